@@ -1,0 +1,99 @@
+// Package example holds keel's incident tools: annotated handlers from which
+// keelgen writes the tool set in ../generated.
+package example
+
+//go:generate go run github.com/keelgen/keel/cmd/keelgen -out ../generated
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+
+	"github.com/invopop/jsonschema"
+
+	"github.com/keelgen/keel/runtime"
+)
+
+// IncidentID identifies an incident, such as INC-001.
+type IncidentID string
+
+// JSONSchema gives IncidentID its pattern wherever it is used.
+func (IncidentID) JSONSchema() *jsonschema.Schema {
+	return &jsonschema.Schema{Type: "string", Pattern: `^INC-[0-9]{3,}$`}
+}
+
+// LookupIncidentArgs are the arguments of lookup_incident.
+type LookupIncidentArgs struct {
+	// IncidentID is the id of the incident to look up, such as INC-001.
+	IncidentID IncidentID `json:"incident_id"`
+}
+
+// Incident is one incident record.
+type Incident struct {
+	IncidentID IncidentID `json:"incident_id"`
+	// Service is the affected service.
+	Service string `json:"service"`
+	// Severity is one of low, medium, high, critical.
+	Severity string `json:"severity" jsonschema:"enum=low,enum=medium,enum=high,enum=critical"`
+	// Symptom is what users see.
+	Symptom string `json:"symptom"`
+	// Evidence lists what points at the cause.
+	Evidence []string `json:"evidence"`
+}
+
+// LookupIncident returns one incident record by its id.
+//
+//keel:tool name=lookup_incident version=1.0 effect=read
+func LookupIncident(ctx context.Context, args LookupIncidentArgs) (Incident, error) {
+	inc, ok := store.get(args.IncidentID)
+	if !ok {
+		return Incident{}, runtime.Fail("incident_not_found", "No incident has this id. Check the id or ask the user for it.")
+	}
+	return inc, nil
+}
+
+// Ticket is a follow-up ticket for an incident.
+type Ticket struct {
+	TicketID   string     `json:"ticket_id"`
+	IncidentID IncidentID `json:"incident_id"`
+	// Status of a new ticket is always open.
+	Status string `json:"status" jsonschema:"enum=open"`
+}
+
+// CreateTicket opens a follow-up ticket for an incident. It writes to the
+// ticket system, so it runs only with approval.
+//
+//keel:tool name=create_ticket version=1.0 effect=write
+func CreateTicket(ctx context.Context, incidentID IncidentID, summary string) (Ticket, error) {
+	if _, ok := store.get(incidentID); !ok {
+		return Ticket{}, runtime.Fail("incident_not_found", "No incident has this id; a ticket needs an existing incident.")
+	}
+	n := ticketSeq.Add(1)
+	return Ticket{TicketID: fmt.Sprintf("TCK-%04d", n), IncidentID: incidentID, Status: "open"}, nil
+}
+
+var ticketSeq atomic.Int64
+
+// incidentStore is the example's in-memory incident database.
+type incidentStore struct {
+	mu   sync.RWMutex
+	byID map[IncidentID]Incident
+}
+
+func (s *incidentStore) get(id IncidentID) (Incident, bool) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	inc, ok := s.byID[id]
+	return inc, ok
+}
+
+var store = &incidentStore{byID: map[IncidentID]Incident{
+	"INC-001": {
+		IncidentID: "INC-001",
+		Service:    "auth-api",
+		Severity:   "high",
+		Symptom:    "登录接口持续返回 502",
+		Evidence:   []string{"auth-api timeout", "database pool exhausted"},
+	},
+}}

@@ -1,0 +1,93 @@
+// Package gen is keelgen's pure core: Generate runs the three stages
+//
+//	load (go/packages) → model → schema (invopop/jsonschema) + render (jennifer)
+//
+// and returns the files and every diagnostic. It writes nothing.
+package gen
+
+import (
+	"fmt"
+	"go/token"
+	"path/filepath"
+	"strings"
+	"unicode"
+
+	"github.com/keelgen/keel/internal/load"
+	"github.com/keelgen/keel/internal/model"
+	"github.com/keelgen/keel/internal/render"
+	"github.com/keelgen/keel/internal/schema"
+)
+
+// Config says what to read and where the output package lives.
+type Config struct {
+	// Dir is the directory Pattern and a relative OutDir are resolved in.
+	Dir string
+	// Pattern names the one handler package (default ".").
+	Pattern string
+	// OutDir is the output package's directory.
+	OutDir string
+	// OutPkg is the output package's name (default: OutDir's base name).
+	OutPkg string
+}
+
+// Result is what Generate produced.
+type Result struct {
+	OutDir string        // absolute
+	Files  []render.File // paths relative to OutDir, in a fixed order
+}
+
+// Generate reads the handler package and renders its whitelist. A non-nil
+// error means keelgen itself could not run (exit 2); diagnostics are problems
+// in the user's code, all of them, and then Result is nil.
+func Generate(cfg Config) (*Result, []model.Diagnostic, error) {
+	if cfg.Pattern == "" {
+		cfg.Pattern = "."
+	}
+	dir, err := filepath.Abs(cfg.Dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	if cfg.OutDir == "" {
+		return nil, nil, fmt.Errorf("no output directory given")
+	}
+	outDir := cfg.OutDir
+	if !filepath.IsAbs(outDir) {
+		outDir = filepath.Join(dir, outDir)
+	}
+	outPkg := cfg.OutPkg
+	if outPkg == "" {
+		outPkg = packageName(filepath.Base(outDir))
+	}
+	if !token.IsIdentifier(outPkg) {
+		return nil, nil, fmt.Errorf("output package name %q is not a Go identifier; set -pkg", outPkg)
+	}
+
+	pkg, diags, err := load.Load(dir, cfg.Pattern)
+	if err != nil || len(diags) > 0 {
+		return nil, diags, err
+	}
+	if filepath.Clean(pkg.Dir) == filepath.Clean(outDir) {
+		return nil, nil, fmt.Errorf("the output directory is the handler package's own directory; the whitelist must be a separate package")
+	}
+	schemas, diags, err := schema.Generate(pkg)
+	if err != nil || len(diags) > 0 {
+		return nil, diags, err
+	}
+	files, err := render.Files(pkg, outPkg, schemas)
+	if err != nil {
+		return nil, nil, err
+	}
+	return &Result{OutDir: outDir, Files: files}, nil, nil
+}
+
+// packageName turns a directory name into a package name: "keel-tools" →
+// "keeltools".
+func packageName(base string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(base) {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_' {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}

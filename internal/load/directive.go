@@ -1,0 +1,103 @@
+package load
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+)
+
+const directivePrefix = "//keel:tool"
+
+// toolNameRule is the one rule every model provider accepts.
+var toolNameRule = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
+
+// versionRule: dotted numbers, e.g. 1, 1.0, 1.2.3.
+var versionRule = regexp.MustCompile(`^[0-9]+(\.[0-9]+){0,2}$`)
+
+// nearMiss matches comments that look like a keel directive but are not one
+// exactly: "// keel:tool", "//keel: tool", "//Keel:tool", "//keel:tools".
+var nearMiss = regexp.MustCompile(`(?i)^(//|/\*)\s*keel\s*:`)
+
+// directive is a parsed //keel:tool line.
+type directive struct {
+	name, version, effect string
+}
+
+// isDirective reports whether a comment line is exactly a //keel:tool directive.
+func isDirective(text string) bool {
+	if !strings.HasPrefix(text, directivePrefix) {
+		return false
+	}
+	rest := text[len(directivePrefix):]
+	return rest == "" || rest[0] == ' ' || rest[0] == '\t'
+}
+
+// classifyComment returns a problem for a comment line that is almost, but
+// not, a directive; "" for ordinary comments and real directives.
+func classifyComment(text string) string {
+	if isDirective(text) || !nearMiss.MatchString(text) {
+		return ""
+	}
+	if strings.HasPrefix(text, "//keel:") {
+		verb := strings.Fields(text[len("//keel:"):])
+		if len(verb) > 0 {
+			return fmt.Sprintf("unknown directive //keel:%s (the only keel directive is //keel:tool)", verb[0])
+		}
+	}
+	return fmt.Sprintf("malformed directive %q: write //keel:tool, with no space after //", firstWords(text))
+}
+
+func firstWords(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	if len(s) > 40 {
+		s = s[:40] + "…"
+	}
+	return s
+}
+
+// parseDirective reads "name=... version=... effect=..." and returns every
+// problem it finds.
+func parseDirective(text string) (directive, []string) {
+	var d directive
+	var problems []string
+	seen := map[string]bool{}
+	for _, field := range strings.Fields(text[len(directivePrefix):]) {
+		key, value, ok := strings.Cut(field, "=")
+		if !ok {
+			problems = append(problems, fmt.Sprintf("//keel:tool: %q is not key=value", field))
+			continue
+		}
+		if seen[key] {
+			problems = append(problems, fmt.Sprintf("//keel:tool: key %q given twice", key))
+			continue
+		}
+		seen[key] = true
+		switch key {
+		case "name":
+			d.name = value
+			if !toolNameRule.MatchString(value) {
+				problems = append(problems, fmt.Sprintf("//keel:tool: name %q must match ^[a-zA-Z0-9_-]{1,64}$", value))
+			}
+		case "version":
+			d.version = value
+			if !versionRule.MatchString(value) {
+				problems = append(problems, fmt.Sprintf("//keel:tool: version %q must be dotted numbers, like 1.0 or 1.2.3", value))
+			}
+		case "effect":
+			d.effect = value
+			if value != "read" && value != "write" {
+				problems = append(problems, fmt.Sprintf("//keel:tool: effect %q must be read or write", value))
+			}
+		default:
+			problems = append(problems, fmt.Sprintf("//keel:tool: unknown key %q (keys are name, version, effect)", key))
+		}
+	}
+	for _, key := range []string{"name", "version", "effect"} {
+		if !seen[key] {
+			problems = append(problems, fmt.Sprintf("//keel:tool: missing required key %q", key))
+		}
+	}
+	return d, problems
+}

@@ -1,0 +1,121 @@
+package load
+
+import (
+	"fmt"
+	"go/token"
+	"go/types"
+	"reflect"
+	"strings"
+)
+
+// typeProblem is a type keel cannot describe with a JSON Schema.
+type typeProblem struct {
+	pos token.Pos // the field's position, or NoPos
+	msg string
+}
+
+// schemaChecker walks a type as encoding/json would see it and reports what
+// has no JSON Schema: channels, funcs, complex numbers, interfaces without an
+// explicit JSONSchema method, non-string map keys, recursive types (schemas
+// are inlined), and json tag options the schema reflector does not model.
+type schemaChecker struct {
+	stack    []*types.Named
+	problems []typeProblem
+}
+
+func (c *schemaChecker) report(pos token.Pos, path string, format string, args ...any) {
+	c.problems = append(c.problems, typeProblem{pos: pos, msg: path + ": " + fmt.Sprintf(format, args...)})
+}
+
+func hasMethod(t types.Type, name string) bool {
+	ms := types.NewMethodSet(types.NewPointer(t))
+	for i := 0; i < ms.Len(); i++ {
+		if ms.At(i).Obj().Name() == name {
+			return true
+		}
+	}
+	return false
+}
+
+// knownLeaf reports types the reflector maps to a fixed schema.
+func knownLeaf(n *types.Named) bool {
+	obj := n.Obj()
+	if obj.Pkg() == nil {
+		return false
+	}
+	switch obj.Pkg().Path() + "." + obj.Name() {
+	case "time.Time", "net/url.URL", "net.IP", "encoding/json.RawMessage":
+		return true
+	}
+	return false
+}
+
+func (c *schemaChecker) check(t types.Type, path string, pos token.Pos) {
+	switch t := t.(type) {
+	case *types.Alias:
+		c.check(types.Unalias(t), path, pos)
+	case *types.Named:
+		if knownLeaf(t) || hasMethod(t, "JSONSchema") || hasMethod(t, "JSONSchemaAlias") {
+			return
+		}
+		for _, s := range c.stack {
+			if types.Identical(s, t) {
+				c.report(pos, path, "recursive type %s cannot be inlined into a schema", t.Obj().Name())
+				return
+			}
+		}
+		c.stack = append(c.stack, t)
+		c.check(t.Underlying(), path, pos)
+		c.stack = c.stack[:len(c.stack)-1]
+	case *types.Basic:
+		switch {
+		case t.Info()&(types.IsBoolean|types.IsInteger|types.IsFloat|types.IsString) != 0 && t.Kind() != types.Uintptr:
+		default:
+			c.report(pos, path, "type %s has no JSON Schema", t.Name())
+		}
+	case *types.Pointer:
+		c.check(t.Elem(), path, pos)
+	case *types.Slice:
+		c.check(t.Elem(), path+"[]", pos)
+	case *types.Array:
+		c.check(t.Elem(), path+"[]", pos)
+	case *types.Map:
+		if b, ok := t.Key().Underlying().(*types.Basic); !ok || b.Info()&(types.IsString|types.IsInteger) == 0 {
+			c.report(pos, path, "map key type %s has no JSON form (use string keys)", t.Key())
+		}
+		c.check(t.Elem(), path+"{}", pos)
+	case *types.Struct:
+		c.checkStruct(t, path)
+	case *types.Interface:
+		c.report(pos, path, "interface type has no JSON Schema (use a concrete type, or give the type a JSONSchema method)")
+	case *types.Chan:
+		c.report(pos, path, "channels cannot be sent as JSON")
+	case *types.Signature:
+		c.report(pos, path, "funcs cannot be sent as JSON")
+	case *types.TypeParam:
+		c.report(pos, path, "type parameters have no JSON Schema")
+	default:
+		c.report(pos, path, "type %s has no JSON Schema", t)
+	}
+}
+
+// unsupportedJSONOptions are json v2 tag options whose meaning the schema
+// reflector does not model; allowing them would let schema and decoder drift.
+var unsupportedJSONOptions = map[string]bool{"inline": true, "unknown": true, "case:ignore": true, "nocase": true, "case:strict": true, "format": true}
+
+func (c *schemaChecker) checkStruct(s *types.Struct, path string) {
+	for i := 0; i < s.NumFields(); i++ {
+		f := s.Field(i)
+		tag := reflect.StructTag(s.Tag(i)).Get("json")
+		if tag == "-" || (!f.Exported() && !f.Embedded()) {
+			continue
+		}
+		for _, opt := range strings.Split(tag, ",")[1:] {
+			key, _, _ := strings.Cut(opt, ":")
+			if unsupportedJSONOptions[opt] || unsupportedJSONOptions[key] {
+				c.report(f.Pos(), path+"."+f.Name(), "json tag option %q is not supported by keel (the schema would not describe it)", opt)
+			}
+		}
+		c.check(f.Type(), path+"."+f.Name(), f.Pos())
+	}
+}

@@ -1,0 +1,370 @@
+// Package load is keelgen's first stage: it reads the handler package with
+// golang.org/x/tools/go/packages (syntax and types), finds //keel:tool
+// functions, checks them and returns the model, or every problem at once.
+package load
+
+import (
+	"errors"
+	"fmt"
+	"go/ast"
+	"go/doc/comment"
+	"go/token"
+	"go/types"
+	"sort"
+	"strconv"
+	"strings"
+
+	"golang.org/x/tools/go/packages"
+
+	"github.com/keelgen/keel/internal/model"
+)
+
+// Load reads the single package matched by pattern in dir. A non-nil error
+// means the package could not be read at all; problems in the user's code
+// come back as diagnostics, and then the package is nil.
+func Load(dir, pattern string) (*model.Package, []model.Diagnostic, error) {
+	cfg := &packages.Config{
+		Mode: packages.NeedName | packages.NeedFiles | packages.NeedSyntax |
+			packages.NeedTypes | packages.NeedTypesInfo | packages.NeedImports,
+		Dir: dir,
+	}
+	pkgs, err := packages.Load(cfg, pattern)
+	if err != nil {
+		return nil, nil, fmt.Errorf("loading %s: %w", pattern, err)
+	}
+	if len(pkgs) != 1 {
+		return nil, nil, fmt.Errorf("pattern %q matched %d packages; keelgen reads exactly one", pattern, len(pkgs))
+	}
+	pkg := pkgs[0]
+	if len(pkg.Errors) > 0 {
+		var ds []model.Diagnostic
+		for _, e := range pkg.Errors {
+			ds = append(ds, model.Diagnostic{Pos: parsePos(e.Pos), Message: e.Msg})
+		}
+		if len(pkg.Syntax) == 0 {
+			return nil, nil, errors.New(ds[0].String())
+		}
+		return nil, ds, nil
+	}
+	l := &loader{pkg: pkg, fset: pkg.Fset}
+	return l.run()
+}
+
+type loader struct {
+	pkg   *packages.Package
+	fset  *token.FileSet
+	diags []model.Diagnostic
+}
+
+func (l *loader) errorf(pos token.Pos, format string, args ...any) {
+	l.diags = append(l.diags, model.Diagnostic{Pos: l.fset.Position(pos), Message: fmt.Sprintf(format, args...)})
+}
+
+func (l *loader) run() (*model.Package, []model.Diagnostic, error) {
+	out := &model.Package{Path: l.pkg.PkgPath, Name: l.pkg.Name, Comments: map[string]string{}}
+	if len(l.pkg.GoFiles) > 0 {
+		out.Dir = dirOf(l.pkg.GoFiles[0])
+	}
+	// Files in name order, so the result does not depend on load order.
+	files := append([]*ast.File(nil), l.pkg.Syntax...)
+	sort.Slice(files, func(i, j int) bool {
+		return l.fset.Position(files[i].Pos()).Filename < l.fset.Position(files[j].Pos()).Filename
+	})
+	for _, f := range files {
+		funcDocs := map[*ast.CommentGroup]*ast.FuncDecl{}
+		for _, decl := range f.Decls {
+			if fd, ok := decl.(*ast.FuncDecl); ok && fd.Doc != nil {
+				funcDocs[fd.Doc] = fd
+			}
+		}
+		for _, cg := range f.Comments {
+			var directives []*ast.Comment
+			for _, c := range cg.List {
+				if msg := classifyComment(c.Text); msg != "" {
+					l.errorf(c.Pos(), "%s", msg)
+				} else if isDirective(c.Text) {
+					directives = append(directives, c)
+				}
+			}
+			if len(directives) == 0 {
+				continue
+			}
+			fd := funcDocs[cg]
+			if fd == nil {
+				l.errorf(directives[0].Pos(), "//keel:tool must be in the doc comment of a top-level func")
+				continue
+			}
+			if len(directives) > 1 {
+				l.errorf(directives[1].Pos(), "func %s has more than one //keel:tool directive", fd.Name.Name)
+				continue
+			}
+			if t := l.tool(fd, directives[0]); t != nil {
+				out.Tools = append(out.Tools, t)
+			}
+		}
+		l.collectComments(f, out.Comments)
+	}
+	l.checkNames(out.Tools)
+	if len(l.diags) > 0 {
+		model.SortDiagnostics(l.diags)
+		return nil, l.diags, nil
+	}
+	sort.Slice(out.Tools, func(i, j int) bool { return out.Tools[i].Name < out.Tools[j].Name })
+	return out, nil, nil
+}
+
+// tool checks one annotated func and builds its model.
+func (l *loader) tool(fd *ast.FuncDecl, dir *ast.Comment) *model.Tool {
+	d, problems := parseDirective(dir.Text)
+	for _, p := range problems {
+		l.errorf(dir.Pos(), "%s", p)
+	}
+	before := len(l.diags)
+	t := &model.Tool{
+		Name: d.name, Version: d.version, Effect: d.effect,
+		Description: docText(fd.Doc),
+		Pos:         l.fset.Position(dir.Pos()),
+		Func:        fd.Name.Name,
+	}
+	label := fd.Name.Name
+	if d.name != "" {
+		label = d.name
+	}
+	if t.Description == "" {
+		l.errorf(dir.Pos(), "%s: the doc comment has no description for the model; write one above the directive", label)
+	}
+	l.signature(fd, t, label)
+	if len(problems) > 0 || len(l.diags) > before {
+		return nil
+	}
+	return t
+}
+
+// signature checks func(ctx context.Context, args A) (R, error) or
+// func(ctx context.Context, p1 T1, ...) (R, error), and that A and R have JSON
+// Schemas.
+func (l *loader) signature(fd *ast.FuncDecl, t *model.Tool, label string) {
+	if fd.Recv != nil {
+		l.errorf(fd.Name.Pos(), "%s: //keel:tool is on a method; handlers must be top-level funcs", label)
+		return
+	}
+	if !fd.Name.IsExported() {
+		l.errorf(fd.Name.Pos(), "%s: handler %s must be exported: the generated package calls it", label, fd.Name.Name)
+		return
+	}
+	fn, _ := l.pkg.TypesInfo.Defs[fd.Name].(*types.Func)
+	if fn == nil {
+		return
+	}
+	sig := fn.Type().(*types.Signature)
+	const want = "want func(context.Context, Args) (Result, error) or func(context.Context, p1 T1, ...) (Result, error)"
+	if sig.TypeParams().Len() > 0 {
+		l.errorf(fd.Name.Pos(), "%s: handler must not be generic", label)
+		return
+	}
+	params, results := sig.Params(), sig.Results()
+	if params.Len() == 0 || !isContext(params.At(0).Type()) {
+		l.errorf(fd.Type.Pos(), "%s: first parameter must be context.Context; %s", label, want)
+		return
+	}
+	if results.Len() != 2 || !isError(results.At(1).Type()) {
+		l.errorf(fd.Type.Pos(), "%s: handler must return (Result, error); %s", label, want)
+		return
+	}
+	if sig.Variadic() {
+		l.errorf(fd.Type.Pos(), "%s: variadic handlers are not supported", label)
+		return
+	}
+	t.Result = results.At(0).Type()
+	if _, ok := derefStruct(t.Result); !ok {
+		l.errorf(fd.Type.Results.Pos(), "%s: result type %s must be a struct (the output schema's root is an object)", label, l.typeString(t.Result))
+	} else {
+		l.checkSchema(fd.Type.Results.Pos(), label+": output", t.Result)
+	}
+
+	if params.Len() == 2 && isNamedStruct(params.At(1).Type()) {
+		t.Form = model.StructArgs
+		t.Args = params.At(1).Type()
+		if named, ok := types.Unalias(t.Args).(*types.Named); ok && !named.Obj().Exported() {
+			l.errorf(fd.Type.Params.Pos(), "%s: argument type %s must be exported: the generated package names it", label, named.Obj().Name())
+			return
+		}
+		l.checkSchema(fd.Type.Params.Pos(), label+": input", t.Args)
+		return
+	}
+	t.Form = model.PlainParams
+	seen := map[string]string{}
+	for i := 1; i < params.Len(); i++ {
+		p := params.At(i)
+		if p.Name() == "" || p.Name() == "_" {
+			l.errorf(fd.Type.Params.Pos(), "%s: parameter %d needs a name: it becomes the JSON member name", label, i+1)
+			continue
+		}
+		param := model.Param{Name: p.Name(), Field: exportedName(p.Name()), JSONName: snakeCase(p.Name()), Type: p.Type()}
+		if other, dup := seen[param.JSONName]; dup {
+			l.errorf(p.Pos(), "%s: parameters %s and %s both become JSON member %q", label, other, p.Name(), param.JSONName)
+			continue
+		}
+		seen[param.JSONName] = p.Name()
+		l.checkSchema(p.Pos(), label+": parameter "+p.Name(), p.Type())
+		t.Params = append(t.Params, param)
+	}
+}
+
+func (l *loader) checkSchema(pos token.Pos, path string, t types.Type) {
+	c := &schemaChecker{}
+	c.check(t, path, pos)
+	for _, p := range c.problems {
+		at := p.pos
+		if !at.IsValid() || !l.inPackage(at) {
+			at = pos
+		}
+		l.errorf(at, "%s", p.msg)
+	}
+}
+
+// inPackage reports whether pos is in one of the handler package's files, so
+// positions always point at code the user can edit here.
+func (l *loader) inPackage(pos token.Pos) bool {
+	file := l.fset.Position(pos).Filename
+	for _, f := range l.pkg.GoFiles {
+		if f == file {
+			return true
+		}
+	}
+	return false
+}
+
+func (l *loader) typeString(t types.Type) string {
+	return types.TypeString(t, types.RelativeTo(l.pkg.Types))
+}
+
+// checkNames reports duplicate tool names and names that map to the same Go
+// identifier.
+func (l *loader) checkNames(tools []*model.Tool) {
+	byName := map[string]*model.Tool{}
+	byIdent := map[string]*model.Tool{}
+	for _, t := range tools {
+		if first, dup := byName[t.Name]; dup {
+			l.diags = append(l.diags, model.Diagnostic{Pos: t.Pos, Message: fmt.Sprintf(
+				"duplicate tool name %q (first declared at %s:%d)", t.Name, baseName(first.Pos.Filename), first.Pos.Line)})
+			continue
+		}
+		byName[t.Name] = t
+		if first, dup := byIdent[t.Ident()]; dup {
+			l.diags = append(l.diags, model.Diagnostic{Pos: t.Pos, Message: fmt.Sprintf(
+				"tool names %q and %q both map to the Go identifier %s", first.Name, t.Name, t.Ident())})
+			continue
+		}
+		byIdent[t.Ident()] = t
+	}
+}
+
+// collectComments records type and field doc comments for schema
+// descriptions, keyed as invopop/jsonschema's CommentMap expects.
+func (l *loader) collectComments(f *ast.File, into map[string]string) {
+	for _, decl := range f.Decls {
+		gd, ok := decl.(*ast.GenDecl)
+		if !ok || gd.Tok != token.TYPE {
+			continue
+		}
+		for _, spec := range gd.Specs {
+			ts := spec.(*ast.TypeSpec)
+			key := l.pkg.PkgPath + "." + ts.Name.Name
+			doc := ts.Doc
+			if doc == nil && len(gd.Specs) == 1 {
+				doc = gd.Doc
+			}
+			if text := docText(doc); text != "" {
+				into[key] = text
+			}
+			st, ok := ts.Type.(*ast.StructType)
+			if !ok {
+				continue
+			}
+			for _, field := range st.Fields.List {
+				doc := field.Doc
+				if doc == nil {
+					doc = field.Comment
+				}
+				text := docText(doc)
+				if text == "" {
+					continue
+				}
+				for _, name := range field.Names {
+					into[key+"."+name.Name] = text
+				}
+			}
+		}
+	}
+}
+
+// docText is a doc comment as plain text for a model: directives dropped,
+// paragraphs kept, lines within a paragraph joined (go/doc/comment).
+func docText(cg *ast.CommentGroup) string {
+	text := cg.Text() // drops //keel:tool and other directives
+	if text == "" {
+		return ""
+	}
+	var p comment.Parser
+	pr := comment.Printer{TextWidth: -1}
+	return strings.TrimSpace(string(pr.Text(p.Parse(text))))
+}
+
+func isContext(t types.Type) bool {
+	n, ok := types.Unalias(t).(*types.Named)
+	return ok && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == "context" && n.Obj().Name() == "Context"
+}
+
+func isError(t types.Type) bool {
+	return types.Identical(t, types.Universe.Lookup("error").Type())
+}
+
+func isNamedStruct(t types.Type) bool {
+	n, ok := types.Unalias(t).(*types.Named)
+	if !ok {
+		return false
+	}
+	_, ok = n.Underlying().(*types.Struct)
+	return ok
+}
+
+func derefStruct(t types.Type) (*types.Struct, bool) {
+	if p, ok := types.Unalias(t).(*types.Pointer); ok {
+		t = p.Elem()
+	}
+	s, ok := types.Unalias(t).Underlying().(*types.Struct)
+	return s, ok
+}
+
+// parsePos reads "file:line:col" from a packages.Error.
+func parsePos(s string) token.Position {
+	parts := strings.Split(s, ":")
+	if len(parts) >= 3 {
+		line, err1 := strconv.Atoi(parts[len(parts)-2])
+		col, err2 := strconv.Atoi(parts[len(parts)-1])
+		if err1 == nil && err2 == nil {
+			return token.Position{Filename: strings.Join(parts[:len(parts)-2], ":"), Line: line, Column: col}
+		}
+	}
+	if len(parts) == 2 {
+		if line, err := strconv.Atoi(parts[1]); err == nil {
+			return token.Position{Filename: parts[0], Line: line}
+		}
+	}
+	return token.Position{Filename: s}
+}
+
+func dirOf(file string) string {
+	if i := strings.LastIndexAny(file, `/\`); i >= 0 {
+		return file[:i]
+	}
+	return "."
+}
+
+func baseName(file string) string {
+	if i := strings.LastIndexAny(file, `/\`); i >= 0 {
+		return file[i+1:]
+	}
+	return file
+}

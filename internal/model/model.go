@@ -1,0 +1,117 @@
+// Package model is the one intermediate form between keelgen's stages:
+// load (go/packages) builds it, schema and render read it.
+package model
+
+import (
+	"fmt"
+	"go/token"
+	"go/types"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// Package is the handler package keelgen read.
+type Package struct {
+	Path  string // import path
+	Name  string // package name
+	Dir   string // directory of its files
+	Tools []*Tool
+	// Comments maps "pkgpath.Type" and "pkgpath.Type.Field" to doc text,
+	// for the schema's descriptions.
+	Comments map[string]string
+}
+
+// Form is the shape of a handler's parameters.
+type Form int
+
+const (
+	// StructArgs: func(ctx context.Context, args A) (R, error), A a struct.
+	StructArgs Form = iota
+	// PlainParams: func(ctx context.Context, p1 T1, p2 T2, ...) (R, error);
+	// keelgen emits the argument struct.
+	PlainParams
+)
+
+// Tool is one annotated handler.
+type Tool struct {
+	Name        string
+	Version     string
+	Effect      string // "read" or "write"
+	Description string
+	Pos         token.Position // of the //keel:tool directive
+
+	Func   string // handler function name in Package
+	Form   Form
+	Args   types.Type // StructArgs: the argument struct type
+	Params []Param    // PlainParams: one per parameter after ctx
+	Result types.Type // R
+}
+
+// Param is one plain parameter, and the field keelgen emits for it.
+type Param struct {
+	Name     string // Go parameter name
+	Field    string // exported field name in the argument struct
+	JSONName string // snake_case
+	Type     types.Type
+}
+
+// Ident is the Go identifier derived from the tool name: lookup_incident →
+// LookupIncident. Names that start with a digit get a leading "T".
+func (t *Tool) Ident() string { return Ident(t.Name) }
+
+// ArgsTypeName is the name of the emitted argument struct (PlainParams).
+func (t *Tool) ArgsTypeName() string { return t.Ident() + "Args" }
+
+// Ident maps a tool name to a Go identifier.
+func Ident(name string) string {
+	var b strings.Builder
+	for _, part := range strings.FieldsFunc(name, func(r rune) bool { return r == '_' || r == '-' }) {
+		b.WriteString(strings.ToUpper(part[:1]) + part[1:])
+	}
+	s := b.String()
+	if s == "" || (s[0] >= '0' && s[0] <= '9') {
+		s = "T" + s
+	}
+	return s
+}
+
+// Diagnostic is one problem, at a position in the user's source.
+type Diagnostic struct {
+	Pos     token.Position
+	Message string
+}
+
+// Format renders "file:line:col: message", with the file relative to dir
+// when it lies below it.
+func (d Diagnostic) Format(dir string) string {
+	file := d.Pos.Filename
+	if dir != "" && file != "" {
+		if rel, err := filepath.Rel(dir, file); err == nil && !strings.HasPrefix(rel, "..") {
+			file = rel
+		}
+	}
+	if file == "" {
+		return d.Message
+	}
+	return fmt.Sprintf("%s:%d:%d: %s", file, d.Pos.Line, d.Pos.Column, d.Message)
+}
+
+func (d Diagnostic) String() string { return d.Format("") }
+
+// SortDiagnostics orders by file, line, column, then message.
+func SortDiagnostics(ds []Diagnostic) {
+	sort.SliceStable(ds, func(i, j int) bool {
+		a, b := ds[i].Pos, ds[j].Pos
+		if a.Filename != b.Filename {
+			return a.Filename < b.Filename
+		}
+		if a.Line != b.Line {
+			return a.Line < b.Line
+		}
+		if a.Column != b.Column {
+			return a.Column < b.Column
+		}
+		return ds[i].Message < ds[j].Message
+	})
+}

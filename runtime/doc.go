@@ -1,0 +1,18 @@
+// Package runtime is what keelgen's generated code and agent harnesses import:
+// the tool call and result types, the error codes, the effect and policy
+// types, and the Executor that runs every call through one fixed order:
+//
+//	registered? → input schema → policy → handler → error classification →
+//	output schema → result
+//
+// The order lives in Executor.Execute and nowhere else. Generated code only
+// describes tools (NewTool, Handle) and selects them with a static switch.
+package runtime
+
+// Version is the version of this runtime package.
+const Version = "0.1.0"
+
+// IsAtLeastVersion0_1_0 is referenced by keelgen's generated code. If the
+// runtime a program links is older than the generator that wrote the code,
+// the constant is missing and the build fails, instead of misbehaving later.
+const IsAtLeastVersion0_1_0 = true

@@ -1,0 +1,32 @@
+package runtime
+
+import (
+	"fmt"
+	"regexp"
+)
+
+// ToolExecutionError is a handler's business failure: a snake_case code and
+// a message written for the model. It is the only error whose text reaches
+// the model; every other error a handler returns becomes tool_internal_error.
+type ToolExecutionError struct {
+	Code    Code
+	Message string
+}
+
+func (e *ToolExecutionError) Error() string {
+	return fmt.Sprintf("%s: %s", e.Code, e.Message)
+}
+
+// Fail returns a business failure with code and a message for the model. The
+// code must be snake_case and not one of the executor's own codes; otherwise
+// the executor reports the call as tool_internal_error.
+func Fail(code Code, message string) error {
+	return &ToolExecutionError{Code: code, Message: message}
+}
+
+var businessCode = regexp.MustCompile(`^[a-z][a-z0-9]*(_[a-z0-9]+)*$`)
+
+// validBusinessCode reports whether a handler may use code.
+func validBusinessCode(code Code) bool {
+	return len(code) <= 64 && businessCode.MatchString(string(code)) && !isExecutorCode(code)
+}

@@ -1,0 +1,72 @@
+package runtime
+
+import "context"
+
+// Effect says whether a tool only reads or also changes the world.
+type Effect string
+
+const (
+	EffectRead  Effect = "read"
+	EffectWrite Effect = "write"
+)
+
+// ExecutionContext is what the harness, never the model, says about a call:
+// who is calling and what they are allowed to do. Handlers can read it with
+// ExecutionContextFrom.
+type ExecutionContext struct {
+	// AllowSideEffects lets tools with effect=write run under the default policy.
+	AllowSideEffects bool
+	// Principal and Tenant identify the caller for policies and logs.
+	Principal string
+	Tenant    string
+}
+
+type execContextKey struct{}
+
+// ExecutionContextFrom returns the ExecutionContext of the call that ctx
+// belongs to.
+func ExecutionContextFrom(ctx context.Context) (ExecutionContext, bool) {
+	ec, ok := ctx.Value(execContextKey{}).(ExecutionContext)
+	return ec, ok
+}
+
+// PolicyRequest is what a Policy decides on. It is built only for a
+// registered tool whose arguments already passed the input schema.
+type PolicyRequest struct {
+	CallID  string
+	Tool    ToolInfo
+	Context ExecutionContext
+	// Arguments are the validated arguments, as the model sent them.
+	Arguments []byte
+}
+
+// Decision is a policy's answer. Reason goes to the protected log only.
+type Decision struct {
+	Allow  bool
+	Reason string
+}
+
+// Policy decides whether a validated call may run. Replace the default with
+// WithPolicy; the executor's order stays the same.
+type Policy interface {
+	Decide(ctx context.Context, req PolicyRequest) Decision
+}
+
+// PolicyFunc adapts a function to Policy.
+type PolicyFunc func(ctx context.Context, req PolicyRequest) Decision
+
+func (f PolicyFunc) Decide(ctx context.Context, req PolicyRequest) Decision { return f(ctx, req) }
+
+// SideEffectPolicy is the default policy: read tools always run; write tools
+// run only when the ExecutionContext allows side effects.
+type SideEffectPolicy struct{}
+
+func (SideEffectPolicy) Decide(_ context.Context, req PolicyRequest) Decision {
+	if req.Tool.Effect == EffectRead {
+		return Decision{Allow: true, Reason: "read tool"}
+	}
+	if req.Context.AllowSideEffects {
+		return Decision{Allow: true, Reason: "side effects allowed by execution context"}
+	}
+	return Decision{Reason: "write tool without AllowSideEffects"}
+}

@@ -1,0 +1,74 @@
+package runtime
+
+import (
+	"encoding/json"
+)
+
+// Code is a stable, machine-readable error code in a ToolResult.
+type Code string
+
+// The executor's own codes. A handler's business failure carries a code of
+// its own (see Fail); it may not use one of these.
+const (
+	CodeUnknownTool       Code = "unknown_tool"
+	CodeInvalidArguments  Code = "invalid_arguments"
+	CodeApprovalRequired  Code = "approval_required"
+	CodeToolInternalError Code = "tool_internal_error"
+	CodeInvalidToolOutput Code = "invalid_tool_output"
+)
+
+// ExecutorCodes lists the executor's own codes.
+var ExecutorCodes = []Code{
+	CodeUnknownTool, CodeInvalidArguments, CodeApprovalRequired,
+	CodeToolInternalError, CodeInvalidToolOutput,
+}
+
+func isExecutorCode(c Code) bool {
+	for _, e := range ExecutorCodes {
+		if e == c {
+			return true
+		}
+	}
+	return false
+}
+
+// ToolCall is one tool call as a model sent it. Every field is untrusted.
+type ToolCall struct {
+	// ID is the provider's call id; it is echoed in the result and keys the log.
+	ID string `json:"call_id"`
+	// Name selects the tool. It must match a registered tool name byte for byte.
+	Name string `json:"name"`
+	// Arguments must be a JSON object. Absent or empty arguments are not
+	// read as {}: they are invalid_arguments.
+	Arguments json.RawMessage `json:"arguments"`
+}
+
+// ToolResult is the one result of every call. Its JSON form is the contract
+// with the model:
+//
+//	{"call_id":..., "tool_name":..., "tool_version":..., "ok":..., "data":..., "error":...}
+//
+// tool_version is null when no registered tool matched, data is null on
+// failure and error is null on success.
+type ToolResult struct {
+	CallID      string          `json:"call_id"`
+	ToolName    string          `json:"tool_name"`
+	ToolVersion *string         `json:"tool_version"`
+	OK          bool            `json:"ok"`
+	Data        json.RawMessage `json:"data"`
+	Error       *ToolError      `json:"error"`
+}
+
+// ToolError is the error part of a failed ToolResult.
+type ToolError struct {
+	Code    Code   `json:"code"`
+	Message string `json:"message"`
+}
+
+// Code returns the result's error code, or "" when the call succeeded.
+func (r ToolResult) Code() Code {
+	if r.Error == nil {
+		return ""
+	}
+	return r.Error.Code
+}

@@ -1,0 +1,133 @@
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+
+	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/santhosh-tekuri/jsonschema/v6"
+)
+
+// ToolInfo is the reviewed contract of a tool, as keelgen generated it.
+type ToolInfo struct {
+	Name        string
+	Version     string
+	Effect      Effect
+	Description string
+	// InputSchema and OutputSchema are JSON Schema (2020-12) documents whose
+	// root is an object.
+	InputSchema  json.RawMessage
+	OutputSchema json.RawMessage
+}
+
+// Tool is one registered tool: its contract and its bound handler. Tools are
+// made by generated code with NewTool and selected by its static switch.
+type Tool struct {
+	info    ToolInfo
+	handler Handler
+
+	compileOnce sync.Once
+	input       *jsonschema.Schema
+	output      *jsonschema.Schema
+	compileErr  error
+}
+
+// NewTool binds a contract to a handler. The schemas are compiled once, on
+// first use (NewExecutor forces it, so a bad schema fails at start-up).
+func NewTool(info ToolInfo, h Handler) *Tool {
+	return &Tool{info: info, handler: h}
+}
+
+// Info returns the tool's contract.
+func (t *Tool) Info() ToolInfo { return t.info }
+
+func (t *Tool) schemas() (in, out *jsonschema.Schema, err error) {
+	t.compileOnce.Do(func() {
+		t.input, t.compileErr = compileSchema(t.info.Name+"/input", t.info.InputSchema)
+		if t.compileErr == nil {
+			t.output, t.compileErr = compileSchema(t.info.Name+"/output", t.info.OutputSchema)
+		}
+	})
+	return t.input, t.output, t.compileErr
+}
+
+// ToolSet is what keelgen generates: a static switch from name to tool, and
+// the sorted list of the same tools.
+type ToolSet interface {
+	// Lookup returns the tool whose name is exactly name, or nil.
+	Lookup(name string) *Tool
+	// Tools returns every tool, sorted by name.
+	Tools() []*Tool
+}
+
+// ModelTool is what a model is shown of a tool.
+type ModelTool struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	Parameters  json.RawMessage `json:"parameters"`
+}
+
+// Handler is a handler bound to its concrete argument and result types. Only
+// Handle makes one, so every handler is reached through strict decoding.
+type Handler interface {
+	decode(args []byte) (any, error)
+	invoke(ctx context.Context, args any) (out []byte, err error)
+}
+
+// Handle binds fn, a handler with argument struct A and result R. keelgen
+// emits the call; harness code has no need to.
+func Handle[A, R any](fn func(context.Context, A) (R, error)) Handler {
+	return typedHandler[A, R]{fn: fn}
+}
+
+type typedHandler[A, R any] struct {
+	fn func(context.Context, A) (R, error)
+}
+
+// strictDecode: exact-case names, unknown members and duplicates rejected,
+// invalid UTF-8 rejected, no float→int conversion (json v2 semantics).
+var strictDecode = jsonv2.JoinOptions(
+	jsonv2.RejectUnknownMembers(true),
+	jsonv2.MatchCaseInsensitiveNames(false),
+)
+
+// resultEncode keeps nil slices and maps as null, so a handler that forgot to
+// fill a required array fails the output schema instead of passing as [].
+var resultEncode = jsonv2.JoinOptions(
+	jsonv2.FormatNilSliceAsNull(true),
+	jsonv2.FormatNilMapAsNull(true),
+	jsonv2.Deterministic(true),
+)
+
+func (h typedHandler[A, R]) decode(args []byte) (any, error) {
+	var a A
+	if err := jsonv2.Unmarshal(args, &a, strictDecode); err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+func (h typedHandler[A, R]) invoke(ctx context.Context, args any) ([]byte, error) {
+	a, ok := args.(A)
+	if !ok {
+		// Unreachable: args always comes from decode of the same handler.
+		return nil, fmt.Errorf("keel: argument type mismatch")
+	}
+	r, err := h.fn(ctx, a)
+	if err != nil {
+		return nil, err
+	}
+	out, err := jsonv2.Marshal(r, resultEncode)
+	if err != nil {
+		return nil, &outputError{err: err}
+	}
+	return out, nil
+}
+
+// outputError marks a result that could not be encoded (NaN, a cycle, …).
+type outputError struct{ err error }
+
+func (e *outputError) Error() string { return "encode result: " + e.err.Error() }
+func (e *outputError) Unwrap() error { return e.err }
