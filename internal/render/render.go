@@ -55,7 +55,7 @@ func Files(pkg *model.Package, outPkg string, schemas map[string]Schemas) ([]Fil
 	f.Add(lineComment("Tool names. Harness code that names a tool by its constant stops compiling\nwhen the tool is removed."))
 	f.Const().DefsFunc(func(g *jen.Group) {
 		for _, t := range pkg.Tools {
-			g.Id("Tool"+t.Ident()).String().Op("=").Lit(t.Name)
+			g.Id("Tool" + t.Ident()).String().Op("=").Lit(t.Name)
 		}
 	})
 

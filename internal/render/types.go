@@ -84,4 +84,3 @@ func ArgsType(pkgPath string, t *model.Tool) jen.Code {
 	}
 	return TypeCode(t.Args)
 }
-

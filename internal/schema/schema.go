@@ -167,4 +167,3 @@ func run(dir string, src []byte) ([]byte, error) {
 	}
 	return stdout.Bytes(), nil
 }
-
