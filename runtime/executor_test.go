@@ -1,0 +1,338 @@
+package runtime_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/keelgen/keel/runtime"
+)
+
+// A hand-built tool set, made the way keelgen's generated code makes one.
+
+type echoArgs struct {
+	Text  string `json:"text"`
+	Count int    `json:"count,omitempty"`
+	Small int8   `json:"small,omitempty"`
+}
+
+type echoResult struct {
+	Text  string   `json:"text"`
+	Tags  []string `json:"tags"`
+	Level string   `json:"level"`
+	Score float64  `json:"score"`
+}
+
+const echoIn = `{"type":"object","properties":{"text":{"type":"string","pattern":"^[a-z]+$"},"count":{"type":"integer"},"small":{"type":"integer"}},"required":["text"],"additionalProperties":false}`
+const echoOut = `{"type":"object","properties":{"text":{"type":"string"},"tags":{"type":"array","items":{"type":"string"}},"level":{"type":"string","enum":["low","high"]},"score":{"type":"number"}},"required":["text","tags","level","score"],"additionalProperties":false}`
+
+type testSet struct{ tools []*runtime.Tool }
+
+func (s testSet) Lookup(name string) *runtime.Tool {
+	for _, t := range s.tools {
+		if t.Info().Name == name {
+			return t
+		}
+	}
+	return nil
+}
+func (s testSet) Tools() []*runtime.Tool { return s.tools }
+
+// fixture records what ran, so tests can assert that a stage was never reached.
+type fixture struct {
+	handlerCalls atomic.Int32
+	policyCalls  atomic.Int32
+	log          bytes.Buffer
+	exec         *runtime.Executor
+}
+
+// behave is what the handler does for the given text.
+func newFixture(t *testing.T, effect runtime.Effect, behave func(ctx context.Context, a echoArgs) (echoResult, error), opts ...runtime.Option) *fixture {
+	t.Helper()
+	f := &fixture{}
+	tool := runtime.NewTool(runtime.ToolInfo{
+		Name: "echo", Version: "2.1", Effect: effect, Description: "Echo text.",
+		InputSchema: json.RawMessage(echoIn), OutputSchema: json.RawMessage(echoOut),
+	}, runtime.Handle(func(ctx context.Context, a echoArgs) (echoResult, error) {
+		f.handlerCalls.Add(1)
+		return behave(ctx, a)
+	}))
+	counting := runtime.PolicyFunc(func(ctx context.Context, req runtime.PolicyRequest) runtime.Decision {
+		f.policyCalls.Add(1)
+		return runtime.SideEffectPolicy{}.Decide(ctx, req)
+	})
+	opts = append([]runtime.Option{runtime.WithPolicy(counting),
+		runtime.WithLogger(slog.New(slog.NewJSONHandler(&f.log, nil)))}, opts...)
+	exec, err := runtime.NewExecutor(testSet{tools: []*runtime.Tool{tool}}, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.exec = exec
+	return f
+}
+
+func okEcho(_ context.Context, a echoArgs) (echoResult, error) {
+	return echoResult{Text: a.Text, Tags: []string{}, Level: "low", Score: 1}, nil
+}
+
+func call(args string) runtime.ToolCall {
+	return runtime.ToolCall{ID: "c1", Name: "echo", Arguments: json.RawMessage(args)}
+}
+
+func marshal(t *testing.T, r runtime.ToolResult) string {
+	t.Helper()
+	b, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func TestResultJSONContract(t *testing.T) {
+	f := newFixture(t, runtime.EffectRead, okEcho)
+	ok := f.exec.Execute(context.Background(), runtime.ExecutionContext{}, call(`{"text":"hi"}`))
+	wantOK := `{"call_id":"c1","tool_name":"echo","tool_version":"2.1","ok":true,"data":{"text":"hi","tags":[],"level":"low","score":1},"error":null}`
+	if s := marshal(t, ok); s != wantOK {
+		t.Errorf("success JSON =\n%s\nwant\n%s", s, wantOK)
+	}
+
+	unknown := f.exec.Execute(context.Background(), runtime.ExecutionContext{}, runtime.ToolCall{ID: "c2", Name: "delete_prod", Arguments: json.RawMessage(`{}`)})
+	wantUnknown := `{"call_id":"c2","tool_name":"delete_prod","tool_version":null,"ok":false,"data":null,"error":{"code":"unknown_tool","message":"No tool with that name is available. Available tools: echo."}}`
+	if s := marshal(t, unknown); s != wantUnknown {
+		t.Errorf("unknown JSON =\n%s\nwant\n%s", s, wantUnknown)
+	}
+}
+
+func TestUnknownToolRunsNothing(t *testing.T) {
+	f := newFixture(t, runtime.EffectRead, okEcho)
+	for _, name := range []string{"Echo", "echo ", " echo", "echo\x00", "еcho" /* Cyrillic е */, "", "okEcho", "newFixture", strings.Repeat("e", 10<<10)} {
+		r := f.exec.Execute(context.Background(), runtime.ExecutionContext{}, runtime.ToolCall{ID: "x", Name: name, Arguments: json.RawMessage(`{"text":"hi"}`)})
+		if r.Code() != runtime.CodeUnknownTool || r.ToolVersion != nil || r.OK || r.Data != nil {
+			t.Errorf("name %.20q: got %s", name, marshal(t, r))
+		}
+		if strings.TrimSpace(name) != "echo" && name != "" && strings.Contains(r.Error.Message, name) {
+			t.Errorf("name %.20q echoed in message", name)
+		}
+	}
+	if f.handlerCalls.Load() != 0 || f.policyCalls.Load() != 0 {
+		t.Fatalf("handler ran %d times, policy %d times for unknown tools", f.handlerCalls.Load(), f.policyCalls.Load())
+	}
+}
+
+func TestInvalidArgumentsReachNeitherPolicyNorHandler(t *testing.T) {
+	f := newFixture(t, runtime.EffectWrite, okEcho)
+	cases := map[string]string{
+		"absent":            ``,
+		"null":              `null`,
+		"array":             `[]`,
+		"string":            `"x"`,
+		"number":            `1`,
+		"whitespace":        `  `,
+		"schema: pattern":   `{"text":"HI"}`,
+		"schema: required":  `{}`,
+		"schema: type":      `{"text":5}`,
+		"unknown member":    `{"text":"hi","extra":1}`,
+		"case variant":      `{"TEXT":"hi"}`,
+		"case variant 2":    `{"Text":"hi"}`,
+		"duplicate":         `{"text":"hi","text":"ho"}`,
+		"duplicate escaped": `{"te\u0078t":"hi","text":"ho"}`,
+		"trailing object":   `{"text":"hi"} {}`,
+		"trailing garbage":  `{"text":"hi"}x`,
+		"trailing comma":    `{"text":"hi",}`,
+		"invalid utf8":      "{\"text\":\"h\xffi\"}",
+		"fraction for int":  `{"text":"hi","count":1.5}`,
+		"huge int":          `{"text":"hi","count":99999999999999999999}`,
+		"exponent overflow": `{"text":"hi","count":1e400}`,
+		"int8 overflow":     `{"text":"hi","small":300}`,
+		"string for int":    `{"text":"hi","count":"5"}`,
+		"null required":     `{"text":null}`,
+		"deep nesting":      `{"text":"hi","x":` + strings.Repeat("[", 100) + strings.Repeat("]", 100) + `}`,
+	}
+	for name, args := range cases {
+		r := f.exec.Execute(context.Background(), runtime.ExecutionContext{AllowSideEffects: true}, call(args))
+		if r.Code() != runtime.CodeInvalidArguments {
+			t.Errorf("%s: code %q, want invalid_arguments", name, r.Code())
+			continue
+		}
+		if r.ToolVersion == nil || *r.ToolVersion != "2.1" {
+			t.Errorf("%s: tool_version %v", name, r.ToolVersion)
+		}
+		if strings.Contains(r.Error.Message, "text") || strings.Contains(r.Error.Message, "pattern") {
+			t.Errorf("%s: message names a field or keyword: %q", name, r.Error.Message)
+		}
+	}
+	if n := f.policyCalls.Load(); n != 0 {
+		t.Errorf("policy saw %d invalid calls; validation must come first", n)
+	}
+	if n := f.handlerCalls.Load(); n != 0 {
+		t.Errorf("handler ran %d times on invalid arguments", n)
+	}
+	if !strings.Contains(f.log.String(), `"call_id":"c1"`) {
+		t.Errorf("validation detail not logged with call_id:\n%s", f.log.String())
+	}
+}
+
+func TestArgumentSizeLimit(t *testing.T) {
+	f := newFixture(t, runtime.EffectRead, okEcho, runtime.WithLimits(runtime.Limits{MaxArgumentBytes: 64}))
+	big := `{"text":"` + strings.Repeat("a", 100) + `"}`
+	if r := f.exec.Execute(context.Background(), runtime.ExecutionContext{}, call(big)); r.Code() != runtime.CodeInvalidArguments {
+		t.Fatalf("oversize arguments: %s", marshal(t, r))
+	}
+	if r := f.exec.Execute(context.Background(), runtime.ExecutionContext{}, call(`{"text":"ok"}`)); !r.OK {
+		t.Fatalf("small arguments: %s", marshal(t, r))
+	}
+}
+
+func TestDefaultPolicyGatesWrites(t *testing.T) {
+	f := newFixture(t, runtime.EffectWrite, okEcho)
+	r := f.exec.Execute(context.Background(), runtime.ExecutionContext{}, call(`{"text":"hi"}`))
+	if r.Code() != runtime.CodeApprovalRequired || f.handlerCalls.Load() != 0 {
+		t.Fatalf("write without approval: %s, handler calls %d", marshal(t, r), f.handlerCalls.Load())
+	}
+	r = f.exec.Execute(context.Background(), runtime.ExecutionContext{AllowSideEffects: true}, call(`{"text":"hi"}`))
+	if !r.OK || f.handlerCalls.Load() != 1 {
+		t.Fatalf("write with AllowSideEffects: %s", marshal(t, r))
+	}
+}
+
+func TestPolicyIsReplaceable(t *testing.T) {
+	var seen runtime.PolicyRequest
+	deny := runtime.PolicyFunc(func(_ context.Context, req runtime.PolicyRequest) runtime.Decision {
+		seen = req
+		return runtime.Decision{Reason: "tenant t9 may not echo"}
+	})
+	f := newFixture(t, runtime.EffectRead, okEcho, runtime.WithPolicy(deny))
+	r := f.exec.Execute(context.Background(), runtime.ExecutionContext{Tenant: "t9"}, call(`{"text":"hi"}`))
+	if r.Code() != runtime.CodeApprovalRequired || f.handlerCalls.Load() != 0 {
+		t.Fatalf("custom deny: %s", marshal(t, r))
+	}
+	if seen.Tool.Name != "echo" || seen.Context.Tenant != "t9" || string(seen.Arguments) != `{"text":"hi"}` || seen.CallID != "c1" {
+		t.Fatalf("policy request = %+v", seen)
+	}
+	if strings.Contains(r.Error.Message, "t9") {
+		t.Fatalf("policy reason leaked: %q", r.Error.Message)
+	}
+	if !strings.Contains(f.log.String(), "tenant t9 may not echo") {
+		t.Fatalf("policy reason not logged:\n%s", f.log.String())
+	}
+}
+
+func TestBusinessErrorKeepsCode(t *testing.T) {
+	f := newFixture(t, runtime.EffectRead, func(context.Context, echoArgs) (echoResult, error) {
+		return echoResult{}, fmt.Errorf("wrapped: %w", runtime.Fail("text_not_found", "No such text."))
+	})
+	r := f.exec.Execute(context.Background(), runtime.ExecutionContext{}, call(`{"text":"hi"}`))
+	if got := marshal(t, r); got != `{"call_id":"c1","tool_name":"echo","tool_version":"2.1","ok":false,"data":null,"error":{"code":"text_not_found","message":"No such text."}}` {
+		t.Fatalf("business error: %s", got)
+	}
+}
+
+func TestBadBusinessCodesBecomeInternal(t *testing.T) {
+	for _, code := range []runtime.Code{runtime.CodeUnknownTool, runtime.CodeApprovalRequired, "Not-Snake", "", "a b"} {
+		f := newFixture(t, runtime.EffectRead, func(context.Context, echoArgs) (echoResult, error) {
+			return echoResult{}, runtime.Fail(code, "borrowed code")
+		})
+		r := f.exec.Execute(context.Background(), runtime.ExecutionContext{}, call(`{"text":"hi"}`))
+		if r.Code() != runtime.CodeToolInternalError || strings.Contains(r.Error.Message, "borrowed") {
+			t.Errorf("code %q: %s", code, marshal(t, r))
+		}
+	}
+}
+
+func TestInternalErrorDetailStaysInTheLog(t *testing.T) {
+	const secret = "open /srv/keel/secrets/db.go:12: password=hunter2 (*errors.errorString)"
+	f := newFixture(t, runtime.EffectRead, func(context.Context, echoArgs) (echoResult, error) {
+		return echoResult{}, errors.New(secret)
+	})
+	r := f.exec.Execute(context.Background(), runtime.ExecutionContext{}, call(`{"text":"hi"}`))
+	out := marshal(t, r)
+	if r.Code() != runtime.CodeToolInternalError {
+		t.Fatalf("got %s", out)
+	}
+	for _, leak := range []string{"hunter2", "/srv", ".go:", "errors.", "password"} {
+		if strings.Contains(out, leak) {
+			t.Errorf("result leaks %q: %s", leak, out)
+		}
+	}
+	logged := f.log.String()
+	for _, want := range []string{"hunter2", `"call_id":"c1"`, `"tool":"echo"`} {
+		if !strings.Contains(logged, want) {
+			t.Errorf("protected log lacks %q:\n%s", want, logged)
+		}
+	}
+}
+
+func TestPanicBecomesInternalError(t *testing.T) {
+	f := newFixture(t, runtime.EffectRead, func(context.Context, echoArgs) (echoResult, error) {
+		var m map[string]int
+		m["boom"]++ // nil map write
+		return echoResult{}, nil
+	})
+	r := f.exec.Execute(context.Background(), runtime.ExecutionContext{}, call(`{"text":"hi"}`))
+	out := marshal(t, r)
+	if r.Code() != runtime.CodeToolInternalError || strings.Contains(out, "panic") || strings.Contains(out, "goroutine") {
+		t.Fatalf("panic result: %s", out)
+	}
+	if !strings.Contains(f.log.String(), "goroutine") || !strings.Contains(f.log.String(), "nil map") {
+		t.Fatalf("panic stack not in the protected log:\n%s", f.log.String())
+	}
+	// The executor still works after a panic.
+	if r := f.exec.Execute(context.Background(), runtime.ExecutionContext{}, call(`{"text":"hi"}`)); r.Code() != runtime.CodeToolInternalError {
+		t.Fatalf("second call: %s", marshal(t, r))
+	}
+}
+
+func TestOutputIsValidated(t *testing.T) {
+	cases := map[string]echoResult{
+		"nil required slice": {Text: "hi", Tags: nil, Level: "low"},
+		"enum outside set":   {Text: "hi", Tags: []string{}, Level: "urgent"},
+		"NaN":                {Text: "hi", Tags: []string{}, Level: "low", Score: math.NaN()},
+		"+Inf":               {Text: "hi", Tags: []string{}, Level: "low", Score: math.Inf(1)},
+		"invalid UTF-8":      {Text: "h\xffi", Tags: []string{}, Level: "low"},
+	}
+	for name, res := range cases {
+		f := newFixture(t, runtime.EffectRead, func(context.Context, echoArgs) (echoResult, error) { return res, nil })
+		r := f.exec.Execute(context.Background(), runtime.ExecutionContext{}, call(`{"text":"hi"}`))
+		if r.Code() != runtime.CodeInvalidToolOutput || r.Data != nil || f.handlerCalls.Load() != 1 {
+			t.Errorf("%s: %s", name, marshal(t, r))
+		}
+	}
+}
+
+func TestHandlerSeesExecutionContextAndExactArguments(t *testing.T) {
+	var got runtime.ExecutionContext
+	var args echoArgs
+	f := newFixture(t, runtime.EffectRead, func(ctx context.Context, a echoArgs) (echoResult, error) {
+		got, _ = runtime.ExecutionContextFrom(ctx)
+		args = a
+		return okEcho(ctx, a)
+	})
+	ec := runtime.ExecutionContext{Principal: "alice", Tenant: "acme"}
+	f.exec.Execute(context.Background(), ec, call(`{"text":"hi","count":9007199254740993}`))
+	if got != ec {
+		t.Errorf("execution context = %+v", got)
+	}
+	if args.Count != 9007199254740993 { // 2^53+1: no float rounding on the way
+		t.Errorf("count = %d", args.Count)
+	}
+}
+
+func TestNewExecutorRejectsBrokenSchema(t *testing.T) {
+	tool := runtime.NewTool(runtime.ToolInfo{Name: "bad", InputSchema: json.RawMessage(`{"type":"object","$ref":"file:///etc/passwd"}`), OutputSchema: json.RawMessage(echoOut)},
+		runtime.Handle(okEcho))
+	if _, err := runtime.NewExecutor(testSet{tools: []*runtime.Tool{tool}}); err == nil {
+		t.Fatal("a schema with a $ref to a file compiled; the loader must load nothing")
+	}
+	tool = runtime.NewTool(runtime.ToolInfo{Name: "bad", InputSchema: json.RawMessage(`{"type":`), OutputSchema: json.RawMessage(echoOut)},
+		runtime.Handle(okEcho))
+	if _, err := runtime.NewExecutor(testSet{tools: []*runtime.Tool{tool}}); err == nil {
+		t.Fatal("malformed schema accepted")
+	}
+}
