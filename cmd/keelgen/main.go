@@ -32,7 +32,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("keelgen", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	out := fs.String("out", "generated", "output package `directory`, relative to the current directory")
-	pkg := fs.String("pkg", "", "output package `name` (default: the output directory's base name)")
+	pkg := fs.String("pkg", "", "output package `name` (default: the package already in the output directory, else its base name)")
 	check := fs.Bool("check", false, "write nothing; exit 1 if any generated file is stale, missing or orphaned")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: keelgen [flags] [package]\n\n"+

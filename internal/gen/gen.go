@@ -7,8 +7,10 @@ package gen
 
 import (
 	"fmt"
+	"go/parser"
 	"go/token"
 	"path/filepath"
+	"sort"
 	"strings"
 	"unicode"
 
@@ -26,7 +28,8 @@ type Config struct {
 	Pattern string
 	// OutDir is the output package's directory.
 	OutDir string
-	// OutPkg is the output package's name (default: OutDir's base name).
+	// OutPkg is the output package's name (default: the package of the Go
+	// files already in OutDir, else OutDir's base name).
 	OutPkg string
 }
 
@@ -56,6 +59,9 @@ func Generate(cfg Config) (*Result, []model.Diagnostic, error) {
 	}
 	outPkg := cfg.OutPkg
 	if outPkg == "" {
+		outPkg = existingPackage(outDir)
+	}
+	if outPkg == "" {
 		outPkg = packageName(filepath.Base(outDir))
 	}
 	if !token.IsIdentifier(outPkg) {
@@ -78,6 +84,22 @@ func Generate(cfg Config) (*Result, []model.Diagnostic, error) {
 		return nil, nil, err
 	}
 	return &Result{OutDir: outDir, Files: files}, nil, nil
+}
+
+// existingPackage returns the package name of the Go files already in dir,
+// so a renamed directory keeps its package; "" when there are none.
+func existingPackage(dir string) string {
+	files, _ := filepath.Glob(filepath.Join(dir, "*.go"))
+	sort.Strings(files)
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		if af, err := parser.ParseFile(token.NewFileSet(), f, nil, parser.PackageClauseOnly); err == nil {
+			return af.Name.Name
+		}
+	}
+	return ""
 }
 
 // packageName turns a directory name into a package name: "keel-tools" →

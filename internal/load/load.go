@@ -164,15 +164,19 @@ func (l *loader) signature(fd *ast.FuncDecl, t *model.Tool, label string) {
 	}
 	params, results := sig.Params(), sig.Results()
 	if params.Len() == 0 || !isContext(params.At(0).Type()) {
-		l.errorf(fd.Type.Pos(), "%s: first parameter must be context.Context; %s", label, want)
+		l.errorf(fd.Type.Params.Pos(), "%s: first parameter must be context.Context; %s", label, want)
 		return
 	}
 	if results.Len() != 2 || !isError(results.At(1).Type()) {
-		l.errorf(fd.Type.Pos(), "%s: handler must return (Result, error); %s", label, want)
+		at := fd.Type.End()
+		if fd.Type.Results != nil {
+			at = fd.Type.Results.Pos()
+		}
+		l.errorf(at, "%s: handler must return (Result, error); %s", label, want)
 		return
 	}
 	if sig.Variadic() {
-		l.errorf(fd.Type.Pos(), "%s: variadic handlers are not supported", label)
+		l.errorf(fd.Type.Params.Pos(), "%s: variadic handlers are not supported", label)
 		return
 	}
 	t.Result = results.At(0).Type()

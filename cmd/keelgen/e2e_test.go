@@ -1,0 +1,224 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/keelgen/keel/internal/testmod"
+)
+
+// A user's module, written from the README: its own handlers, a go:generate
+// line running the pinned keelgen, and a harness that calls the tools.
+var userHandlers = `package notes
+
+//go:generate go tool keelgen -out ../notetools
+
+import (
+	"context"
+	"strings"
+
+	"github.com/keelgen/keel/runtime"
+)
+
+// ForecastArgs ask for a forecast.
+type ForecastArgs struct {
+	// City is the city's name.
+	City string ` + "`json:\"city\" jsonschema:\"minLength=1\"`" + `
+	// Days ahead, 1 to 7.
+	Days int ` + "`json:\"days,omitempty\" jsonschema:\"minimum=1,maximum=7\"`" + `
+}
+
+// Forecast is a weather forecast.
+type Forecast struct {
+	City    string   ` + "`json:\"city\"`" + `
+	Summary []string ` + "`json:\"summary\"`" + `
+}
+
+// GetForecast returns the forecast for a city.
+//
+//keel:tool name=get_forecast version=2.0 effect=read
+func GetForecast(ctx context.Context, args ForecastArgs) (Forecast, error) {
+	if strings.EqualFold(args.City, "atlantis") {
+		return Forecast{}, runtime.Fail("city_not_found", "No forecast exists for that city.")
+	}
+	days := args.Days
+	if days == 0 {
+		days = 1
+	}
+	f := Forecast{City: args.City}
+	for i := 0; i < days; i++ {
+		f.Summary = append(f.Summary, "sunny")
+	}
+	return f, nil
+}
+
+// Note is a saved note.
+type Note struct {
+	ID   int    ` + "`json:\"id\"`" + `
+	Text string ` + "`json:\"text\"`" + `
+}
+
+// AddNote saves a note for the user.
+//
+//keel:tool name=add_note version=1.0 effect=write
+func AddNote(ctx context.Context, noteText string, tags []string) (Note, error) {
+	return Note{ID: len(noteText) + len(tags), Text: noteText}, nil
+}
+`
+
+var userHarness = `package main
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+
+	"example.com/user/notetools"
+	"github.com/keelgen/keel/runtime"
+)
+
+func main() {
+	exec, err := notetools.NewExecutor()
+	if err != nil {
+		panic(err)
+	}
+	calls := []runtime.ToolCall{
+		{ID: "1", Name: notetools.ToolGetForecast, Arguments: json.RawMessage(` + "`" + `{"city":"Oslo","days":2}` + "`" + `)},
+		{ID: "2", Name: notetools.ToolGetForecast, Arguments: json.RawMessage(` + "`" + `{"city":"Atlantis"}` + "`" + `)},
+		{ID: "3", Name: notetools.ToolGetForecast, Arguments: json.RawMessage(` + "`" + `{"city":"Oslo","days":9}` + "`" + `)},
+		{ID: "4", Name: notetools.ToolAddNote, Arguments: json.RawMessage(` + "`" + `{"note_text":"buy milk","tags":["home"]}` + "`" + `)},
+		{ID: "5", Name: "GetForecast", Arguments: json.RawMessage(` + "`" + `{"city":"Oslo"}` + "`" + `)},
+	}
+	enc := json.NewEncoder(os.Stdout)
+	for _, c := range calls {
+		enc.Encode(exec.Execute(context.Background(), runtime.ExecutionContext{AllowSideEffects: len(os.Args) > 1}, c))
+	}
+}
+`
+
+var userViews = `package main
+
+import (
+	"fmt"
+
+	"example.com/user/notetools"
+)
+
+func main() {
+	for _, m := range notetools.ModelTools() {
+		fmt.Println("model", m.Name)
+	}
+	for _, t := range notetools.ToolSet.Tools() {
+		fmt.Println("executor", t.Info().Name, t.Info().Version, t.Info().Effect)
+	}
+}
+`
+
+func TestUserModuleEndToEnd(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a module")
+	}
+	dir := testmod.New(t, map[string]string{
+		"notes/notes.go":      userHandlers,
+		"cmd/harness/main.go": userHarness,
+		"cmd/views/main.go":   userViews,
+		"notetools/.gitkeep":  "",
+	})
+	testmod.MustGo(t, dir, "generate", "./...")
+	for _, f := range []string{"keel_tools.go", "schemas/get_forecast.input.json", "schemas/get_forecast.output.json", "schemas/add_note.input.json", "schemas/add_note.output.json"} {
+		if _, err := os.Stat(filepath.Join(dir, "notetools", f)); err != nil {
+			t.Fatalf("generate did not write %s: %v", f, err)
+		}
+	}
+
+	out := testmod.MustGo(t, dir, "run", "./cmd/harness")
+	want := []string{
+		`{"call_id":"1","tool_name":"get_forecast","tool_version":"2.0","ok":true,"data":{"city":"Oslo","summary":["sunny","sunny"]},"error":null}`,
+		`{"call_id":"2","tool_name":"get_forecast","tool_version":"2.0","ok":false,"data":null,"error":{"code":"city_not_found","message":"No forecast exists for that city."}}`,
+		`{"call_id":"3","tool_name":"get_forecast","tool_version":"2.0","ok":false,"data":null,"error":{"code":"invalid_arguments","message":"The arguments do not match the tool's input schema."}}`,
+		`{"call_id":"4","tool_name":"add_note","tool_version":"1.0","ok":false,"data":null,"error":{"code":"approval_required","message":"This call needs approval before it can run."}}`,
+		`{"call_id":"5","tool_name":"GetForecast","tool_version":null,"ok":false,"data":null,"error":{"code":"unknown_tool","message":"No tool with that name is available. Available tools: add_note, get_forecast."}}`,
+	}
+	if got := strings.Split(out, "\n"); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("harness output:\n%s\nwant:\n%s", out, strings.Join(want, "\n"))
+	}
+	if out := testmod.MustGo(t, dir, "run", "./cmd/harness", "approve"); !strings.Contains(out, `"call_id":"4","tool_name":"add_note","tool_version":"1.0","ok":true,"data":{"id":9,"text":"buy milk"}`) {
+		t.Fatalf("approved write:\n%s", out)
+	}
+
+	// -check: current now.
+	testmod.MustGo(t, dir, "tool", "keelgen", "-check", "-out", "notetools", "./notes")
+
+	// Remove add_note's handler and regenerate: both views lose exactly that
+	// tool, and harness code that names its constant stops compiling.
+	src := userHandlers[:strings.Index(userHandlers, "// Note is a saved note.")]
+	testmod.Write(t, dir, map[string]string{"notes/notes.go": src})
+	out, err := testmod.Go(dir, "tool", "keelgen", "-check", "-out", "notetools", "./notes")
+	if err == nil || !strings.Contains(out, "stale: notetools/keel_tools.go") ||
+		!strings.Contains(out, "orphaned: notetools/schemas/add_note.input.json") || !strings.Contains(out, "orphaned: notetools/schemas/add_note.output.json") {
+		t.Fatalf("-check after removing a tool: err %v\n%s", err, out)
+	}
+	testmod.MustGo(t, dir, "generate", "./...")
+	if _, err := os.Stat(filepath.Join(dir, "notetools/schemas/add_note.input.json")); !os.IsNotExist(err) {
+		t.Fatalf("orphaned schema not removed: %v", err)
+	}
+	views := testmod.MustGo(t, dir, "run", "./cmd/views")
+	if views != "model get_forecast\nexecutor get_forecast 2.0 read" {
+		t.Fatalf("views after removing add_note:\n%s", views)
+	}
+	out, err = testmod.Go(dir, "build", "./cmd/harness")
+	if err == nil || !strings.Contains(out, "undefined: notetools.ToolAddNote") {
+		t.Fatalf("harness naming a removed tool compiled (err %v):\n%s", err, out)
+	}
+}
+
+// A generator that fails writes nothing: a broken handler package leaves the
+// previous output byte for byte.
+func TestFailedRunWritesNothing(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a module")
+	}
+	dir := testmod.New(t, map[string]string{"notes/notes.go": userHandlers})
+	testmod.MustGo(t, dir, "tool", "keelgen", "-out", "notetools", "./notes")
+	before := snapshot(t, filepath.Join(dir, "notetools"))
+
+	broken := strings.Replace(userHandlers, "//keel:tool name=add_note version=1.0 effect=write", "//keel:tool name=add_note version=1.0 effect=delete", 1)
+	broken = strings.Replace(broken, "func GetForecast(ctx context.Context, args ForecastArgs)", "func GetForecast(args ForecastArgs)", 1)
+	testmod.Write(t, dir, map[string]string{"notes/notes.go": broken})
+	out, err := testmod.Go(dir, "tool", "keelgen", "-out", "notetools", "./notes")
+	if err == nil {
+		t.Fatalf("keelgen accepted a broken package:\n%s", out)
+	}
+	for _, want := range []string{
+		`notes/notes.go:29:17: get_forecast: first parameter must be context.Context`,
+		`notes/notes.go:52:1: //keel:tool: effect "delete" must be read or write`,
+		"keelgen: 2 problem(s); nothing written",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if after := snapshot(t, filepath.Join(dir, "notetools")); after != before {
+		t.Fatal("a failed run changed the output directory")
+	}
+}
+
+// snapshot concatenates every file below dir with its path.
+func snapshot(t *testing.T, dir string) string {
+	t.Helper()
+	var b strings.Builder
+	err := filepath.Walk(dir, func(p string, info os.FileInfo, err error) error {
+		if err != nil || info.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		b.WriteString(p + "\n" + string(data))
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}

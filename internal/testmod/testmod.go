@@ -1,0 +1,112 @@
+// Package testmod makes throwaway Go modules for keel's end-to-end tests:
+// a module "written by someone else" that requires keel through a replace
+// directive pointing at this checkout, and pins keelgen with a tool line,
+// exactly as the README tells a user to.
+package testmod
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"golang.org/x/mod/modfile"
+)
+
+// Path is the module path of every test module.
+const Path = "example.com/user"
+
+// Root returns the directory of keel's own module.
+func Root(t testing.TB) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if data, err := os.ReadFile(filepath.Join(dir, "go.mod")); err == nil && modfile.ModulePath(data) == "github.com/keelgen/keel" {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Fatal("keel's go.mod not found above the test's directory")
+		}
+		dir = parent
+	}
+}
+
+// New writes files (slash paths → content) into a new module and returns its
+// directory. The module requires what keel requires, at keel's versions, and
+// reuses keel's go.sum, so it builds from the module cache.
+func New(t testing.TB, files map[string]string) string {
+	t.Helper()
+	root := Root(t)
+	data, err := os.ReadFile(filepath.Join(root, "go.mod"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	keel, err := modfile.Parse("go.mod", data, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mod bytes.Buffer
+	fmt.Fprintf(&mod, "module %s\n\ngo %s\n\nrequire github.com/keelgen/keel v0.0.0\n\nrequire (\n", Path, keel.Go.Version)
+	for _, r := range keel.Require {
+		fmt.Fprintf(&mod, "\t%s %s\n", r.Mod.Path, r.Mod.Version)
+	}
+	fmt.Fprintf(&mod, ")\n\nreplace github.com/keelgen/keel => %s\n\ntool github.com/keelgen/keel/cmd/keelgen\n", root)
+
+	dir := t.TempDir()
+	sum, err := os.ReadFile(filepath.Join(root, "go.sum"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	Write(t, dir, map[string]string{"go.mod": mod.String(), "go.sum": string(sum)})
+	Write(t, dir, files)
+	return dir
+}
+
+// Write writes files below dir.
+func Write(t testing.TB, dir string, files map[string]string) {
+	t.Helper()
+	for name, content := range files {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// Go runs the go command in dir and returns its combined output and error.
+// -mod=mod lets it add go.sum lines for the module's own needs from the cache.
+func Go(dir string, args ...string) (string, error) {
+	out, err := command(dir, args...).CombinedOutput()
+	return strings.TrimSpace(string(out)), err
+}
+
+// MustGo runs the go command in dir, fails the test on error, and returns
+// standard output only (a program's log goes to standard error).
+func MustGo(t testing.TB, dir string, args ...string) string {
+	t.Helper()
+	cmd := command(dir, args...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go %s: %v\n%s%s", strings.Join(args, " "), err, out, stderr.String())
+	}
+	return strings.TrimSpace(string(out))
+}
+
+func command(dir string, args ...string) *exec.Cmd {
+	cmd := exec.Command("go", args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOWORK=off")
+	return cmd
+}
