@@ -38,23 +38,22 @@ func classifyComment(text string) string {
 	if isDirective(text) || !nearMiss.MatchString(text) {
 		return ""
 	}
-	if strings.HasPrefix(text, "//keel:") {
-		verb := strings.Fields(text[len("//keel:"):])
-		if len(verb) > 0 {
-			return fmt.Sprintf("unknown directive //keel:%s (the only keel directive is //keel:tool)", verb[0])
-		}
+	if rest, ok := strings.CutPrefix(text, "//keel:"); ok && rest != "" && rest[0] != ' ' && rest[0] != '\t' {
+		return fmt.Sprintf("unknown directive //keel:%s (the only keel directive is //keel:tool)", strings.Fields(rest)[0])
 	}
-	return fmt.Sprintf("malformed directive %q: write //keel:tool, with no space after //", firstWords(text))
+	return fmt.Sprintf("malformed directive %q: write exactly //keel:tool (lower case, no spaces)", directiveWords(text))
 }
 
-func firstWords(s string) string {
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s = s[:i]
+// directiveWords is the directive part of a near miss, without its keys.
+func directiveWords(text string) string {
+	var words []string
+	for _, w := range strings.Fields(text) {
+		if strings.Contains(w, "=") || w == "*/" {
+			break
+		}
+		words = append(words, w)
 	}
-	if len(s) > 40 {
-		s = s[:40] + "…"
-	}
-	return s
+	return strings.Join(words, " ")
 }
 
 // parseDirective reads "name=... version=... effect=..." and returns every

@@ -19,8 +19,9 @@ type typeProblem struct {
 // explicit JSONSchema method, non-string map keys, recursive types (schemas
 // are inlined), and json tag options the schema reflector does not model.
 type schemaChecker struct {
-	stack    []*types.Named
-	problems []typeProblem
+	qualifier types.Qualifier
+	stack     []*types.Named
+	problems  []typeProblem
 }
 
 func (c *schemaChecker) report(pos token.Pos, path string, format string, args ...any) {
@@ -81,7 +82,7 @@ func (c *schemaChecker) check(t types.Type, path string, pos token.Pos) {
 		c.check(t.Elem(), path+"[]", pos)
 	case *types.Map:
 		if b, ok := t.Key().Underlying().(*types.Basic); !ok || b.Info()&(types.IsString|types.IsInteger) == 0 {
-			c.report(pos, path, "map key type %s has no JSON form (use string keys)", t.Key())
+			c.report(pos, path, "map key type %s has no JSON form (use string keys)", types.TypeString(t.Key(), c.qualifier))
 		}
 		c.check(t.Elem(), path+"{}", pos)
 	case *types.Struct:
@@ -95,7 +96,7 @@ func (c *schemaChecker) check(t types.Type, path string, pos token.Pos) {
 	case *types.TypeParam:
 		c.report(pos, path, "type parameters have no JSON Schema")
 	default:
-		c.report(pos, path, "type %s has no JSON Schema", t)
+		c.report(pos, path, "type %s has no JSON Schema", types.TypeString(t, c.qualifier))
 	}
 }
 

@@ -37,8 +37,20 @@ func Load(dir, pattern string) (*model.Package, []model.Diagnostic, error) {
 	}
 	pkg := pkgs[0]
 	if len(pkg.Errors) > 0 {
+		// The go command repeats the type checker's errors as one list
+		// error; report each error once, at its position.
+		errs := pkg.Errors
+		var typed []packages.Error
+		for _, e := range errs {
+			if e.Kind != packages.ListError {
+				typed = append(typed, e)
+			}
+		}
+		if len(typed) > 0 {
+			errs = typed
+		}
 		var ds []model.Diagnostic
-		for _, e := range pkg.Errors {
+		for _, e := range errs {
 			ds = append(ds, model.Diagnostic{Pos: parsePos(e.Pos), Message: e.Msg})
 		}
 		if len(pkg.Syntax) == 0 {
@@ -216,7 +228,7 @@ func (l *loader) signature(fd *ast.FuncDecl, t *model.Tool, label string) {
 }
 
 func (l *loader) checkSchema(pos token.Pos, path string, t types.Type) {
-	c := &schemaChecker{}
+	c := &schemaChecker{qualifier: types.RelativeTo(l.pkg.Types)}
 	c.check(t, path, pos)
 	for _, p := range c.problems {
 		at := p.pos

@@ -1,0 +1,159 @@
+package gen_test
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"golang.org/x/tools/txtar"
+
+	"github.com/keelgen/keel/internal/gen"
+	"github.com/keelgen/keel/internal/output"
+	"github.com/keelgen/keel/internal/render"
+	"github.com/keelgen/keel/internal/testmod"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata (output and diagnostics)")
+
+func generate(t *testing.T, cfg gen.Config) *gen.Result {
+	t.Helper()
+	res, diags, err := gen.Generate(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range diags {
+		t.Error(d.Format(cfg.Dir))
+	}
+	if len(diags) > 0 {
+		t.FailNow()
+	}
+	return res
+}
+
+// Each testdata/golden/NAME/in is a handler package; NAME/out holds what
+// keelgen must write for it. go test ./internal/gen -update rewrites out.
+func TestGolden(t *testing.T) {
+	cases, err := filepath.Glob("testdata/golden/*")
+	if err != nil || len(cases) == 0 {
+		t.Fatalf("no golden cases: %v", err)
+	}
+	for _, dir := range cases {
+		t.Run(filepath.Base(dir), func(t *testing.T) {
+			res := generate(t, gen.Config{Dir: dir, Pattern: "./in", OutDir: "out"})
+			if *update {
+				changes, err := output.Compare(res.OutDir, res.Files)
+				if err == nil {
+					err = output.Write(res.OutDir, res.Files, changes)
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			changes, err := output.Compare(res.OutDir, res.Files)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, l := range changes.Lines("out") {
+				t.Errorf("%s (run go test ./internal/gen -update and review the diff)", l)
+			}
+			for _, f := range res.Files {
+				if strings.HasSuffix(f.Path, ".go") && !bytes.HasPrefix(f.Content, []byte("// "+render.Header+"\n")) {
+					t.Errorf("%s lacks the header", f.Path)
+				}
+			}
+		})
+	}
+}
+
+// Two runs give the same bytes, and so does the same package with its files
+// in the other order.
+func TestDeterministic(t *testing.T) {
+	cfg := gen.Config{Dir: "testdata/golden/mixed", Pattern: "./in", OutDir: "out"}
+	a, b := generate(t, cfg), generate(t, cfg)
+	sameFiles(t, a.Files, b.Files)
+
+	search, err := os.ReadFile("testdata/golden/mixed/in/search.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tag, err := os.ReadFile("testdata/golden/mixed/in/tag.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Same declarations, file names swapped: go list order is reversed.
+	fwd := testmod.New(t, map[string]string{"in/a.go": string(search), "in/b.go": string(tag)})
+	rev := testmod.New(t, map[string]string{"in/b.go": string(search), "in/a.go": string(tag)})
+	x := generate(t, gen.Config{Dir: fwd, Pattern: "./in", OutDir: "out"})
+	y := generate(t, gen.Config{Dir: rev, Pattern: "./in", OutDir: "out"})
+	sameFiles(t, x.Files, y.Files)
+}
+
+func sameFiles(t *testing.T, a, b []render.File) {
+	t.Helper()
+	if len(a) != len(b) {
+		t.Fatalf("%d files vs %d", len(a), len(b))
+	}
+	for i := range a {
+		if a[i].Path != b[i].Path || !bytes.Equal(a[i].Content, b[i].Content) {
+			t.Errorf("file %d differs: %s vs %s", i, a[i].Path, b[i].Path)
+		}
+	}
+}
+
+// Each testdata/diag/*.txtar holds a handler package and, in its "want"
+// section, every diagnostic keelgen must report for it, in order.
+func TestDiagnostics(t *testing.T) {
+	cases, err := filepath.Glob("testdata/diag/*.txtar")
+	if err != nil || len(cases) == 0 {
+		t.Fatalf("no diagnostic cases: %v", err)
+	}
+	for _, file := range cases {
+		t.Run(strings.TrimSuffix(filepath.Base(file), ".txtar"), func(t *testing.T) {
+			t.Parallel()
+			ar, err := txtar.ParseFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			dir := t.TempDir()
+			files := map[string]string{"go.mod": "module example.com/diag\n\ngo 1.26\n"}
+			var want string
+			for _, f := range ar.Files {
+				if f.Name == "want" {
+					want = string(f.Data)
+					continue
+				}
+				files[f.Name] = string(f.Data)
+			}
+			testmod.Write(t, dir, files)
+			res, diags, err := gen.Generate(gen.Config{Dir: dir, OutDir: "out"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res != nil {
+				t.Fatal("Generate returned files for a package with problems")
+			}
+			var got strings.Builder
+			for _, d := range diags {
+				got.WriteString(d.Format(dir) + "\n")
+			}
+			if *update {
+				for i := range ar.Files {
+					if ar.Files[i].Name == "want" {
+						ar.Files[i].Data = []byte(got.String())
+					}
+				}
+				if err := os.WriteFile(file, txtar.Format(ar), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			if got.String() != want {
+				t.Errorf("diagnostics:\n%s\nwant:\n%s", got.String(), want)
+			}
+		})
+	}
+}

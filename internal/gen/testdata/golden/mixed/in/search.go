@@ -1,0 +1,59 @@
+// Package in is the golden test's handler package: both handler forms,
+// nested, embedded, optional and well-known types.
+package in
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+)
+
+// SearchArgs are the search parameters.
+type SearchArgs struct {
+	// Query is the text to search for.
+	Query string `json:"query" jsonschema:"minLength=1"`
+	// Limit caps the results; optional.
+	Limit int `json:"limit,omitempty" jsonschema:"minimum=1,maximum=100"`
+	// Since restricts results to newer documents.
+	Since   *time.Time        `json:"since,omitempty"`
+	Filters map[string]string `json:"filters,omitempty"`
+	Inner   Nested            `json:"inner"`
+	Paging
+	internal string //nolint:unused // unexported: not part of the schema
+}
+
+// Nested is an inlined nested object.
+type Nested struct {
+	Flag bool     `json:"flag"`
+	Tags []string `json:"tags,omitempty"`
+}
+
+// Paging is embedded, so its fields are inlined.
+type Paging struct {
+	Page int `json:"page,omitempty"`
+}
+
+// Results is a page of items.
+type Results struct {
+	Items []Item `json:"items"`
+	Total int64  `json:"total"`
+	// Debug is never sent.
+	Debug string          `json:"-"`
+	Extra json.RawMessage `json:"extra,omitempty"`
+}
+
+// Item is one search hit.
+type Item struct {
+	ID    string   `json:"id"`
+	Score float64  `json:"score"`
+	Tags  []string `json:"tags"`
+}
+
+// Search finds documents by text.
+//
+// It searches titles and bodies, newest first.
+//
+//keel:tool name=search version=1.2.3 effect=read
+func Search(ctx context.Context, args SearchArgs) (*Results, error) {
+	return &Results{Items: []Item{}}, nil
+}
