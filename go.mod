@@ -1,6 +1,6 @@
 module github.com/keelgen/keel
 
-go 1.26.8
+go 1.26.0
 
 require (
 	github.com/dave/jennifer v1.7.1
@@ -19,3 +19,5 @@ require (
 	golang.org/x/sync v0.24.0 // indirect
 	golang.org/x/text v0.14.0 // indirect
 )
+
+tool github.com/keelgen/keel/cmd/keelgen

@@ -107,7 +107,7 @@ func (e *Executor) Execute(ctx context.Context, ec ExecutionContext, call ToolCa
 	}
 	inSchema, outSchema, err := tool.schemas()
 	if err != nil { // only for an executor whose tools bypassed NewExecutor's check
-		e.log.LogAttrs(ctx, slog.LevelError, "keel: schema does not compile", attrs(slog.String("error", err.Error()))...)
+		e.log.LogAttrs(ctx, slog.LevelError, "keel: schema does not compile", attrs(slog.Any("error", err))...)
 		return fail(CodeToolInternalError, msgInternal)
 	}
 
@@ -121,7 +121,7 @@ func (e *Executor) Execute(ctx context.Context, ec ExecutionContext, call ToolCa
 		args, err = tool.handler.decode(call.Arguments)
 	}
 	if err != nil {
-		e.log.LogAttrs(ctx, slog.LevelInfo, "keel: invalid arguments", attrs(slog.String("detail", err.Error()))...)
+		e.log.LogAttrs(ctx, slog.LevelInfo, "keel: invalid arguments", attrs(slog.Any("detail", err))...)
 		return fail(CodeInvalidArguments, msgInvalidArguments)
 	}
 
@@ -141,12 +141,12 @@ func (e *Executor) Execute(ctx context.Context, ec ExecutionContext, call ToolCa
 		var biz *ToolExecutionError
 		switch {
 		case errors.As(err, &bad):
-			e.log.LogAttrs(ctx, slog.LevelError, "keel: result does not encode", attrs(slog.String("error", err.Error()))...)
+			e.log.LogAttrs(ctx, slog.LevelError, "keel: result does not encode", attrs(slog.Any("error", err))...)
 			return fail(CodeInvalidToolOutput, msgInvalidOutput)
 		case errors.As(err, &biz) && validBusinessCode(biz.Code):
 			return fail(biz.Code, biz.Message)
 		default:
-			e.log.LogAttrs(ctx, slog.LevelError, "keel: handler error", attrs(slog.String("error", err.Error()))...)
+			e.log.LogAttrs(ctx, slog.LevelError, "keel: handler error", attrs(slog.Any("error", err))...)
 			return fail(CodeToolInternalError, msgInternal)
 		}
 	}
@@ -157,7 +157,7 @@ func (e *Executor) Execute(ctx context.Context, ec ExecutionContext, call ToolCa
 		err = outSchema.Validate(res)
 	}
 	if err != nil {
-		e.log.LogAttrs(ctx, slog.LevelError, "keel: invalid tool output", attrs(slog.String("detail", err.Error()))...)
+		e.log.LogAttrs(ctx, slog.LevelError, "keel: invalid tool output", attrs(slog.Any("detail", err))...)
 		return fail(CodeInvalidToolOutput, msgInvalidOutput)
 	}
 

@@ -148,6 +148,8 @@ func TestInvalidArgumentsReachNeitherPolicyNorHandler(t *testing.T) {
 		"trailing comma":    `{"text":"hi",}`,
 		"invalid utf8":      "{\"text\":\"h\xffi\"}",
 		"fraction for int":  `{"text":"hi","count":1.5}`,
+		"1.0 for int":       `{"text":"hi","count":1.0}`,
+		"exponent for int":  `{"text":"hi","count":1e2}`,
 		"huge int":          `{"text":"hi","count":99999999999999999999}`,
 		"exponent overflow": `{"text":"hi","count":1e400}`,
 		"int8 overflow":     `{"text":"hi","small":300}`,

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
 
 	"github.com/go-json-experiment/json/jsontext"
 )
@@ -31,7 +32,9 @@ func parseArguments(raw []byte, lim Limits) (any, error) {
 	if len(raw) > lim.MaxArgumentBytes {
 		return nil, fmt.Errorf("arguments are %d bytes, over the limit of %d", len(raw), lim.MaxArgumentBytes)
 	}
-	dec := jsontext.NewDecoder(bytes.NewReader(raw)) // rejects duplicates and invalid UTF-8 by default
+	dec := decoders.Get().(*jsontext.Decoder)
+	defer decoders.Put(dec)
+	dec.Reset(bytes.NewReader(raw)) // rejects duplicates and invalid UTF-8 by default
 	if dec.PeekKind() != '{' {
 		if _, err := dec.ReadToken(); err != nil {
 			return nil, fmt.Errorf("arguments: %w", err)
@@ -47,6 +50,9 @@ func parseArguments(raw []byte, lim Limits) (any, error) {
 	}
 	return v, nil
 }
+
+// decoders reuses jsontext decoders and their buffers across calls.
+var decoders = sync.Pool{New: func() any { return jsontext.NewDecoder(bytes.NewReader(nil)) }}
 
 func parseValue(dec *jsontext.Decoder, maxDepth int) (any, error) {
 	tok, err := dec.ReadToken()

@@ -13,7 +13,7 @@ import (
 // line running the pinned keelgen, and a harness that calls the tools.
 var userHandlers = `package notes
 
-//go:generate go tool keelgen -out ../notetools
+GENERATE
 
 import (
 	"context"
@@ -68,6 +68,10 @@ func AddNote(ctx context.Context, noteText string, tags []string) (Note, error) 
 }
 `
 
+// generateLine is spliced in so that go generate in keel itself does not
+// find it in this file.
+var generateLine = "//go:" + "generate go tool keelgen -out ../notetools"
+
 var userHarness = `package main
 
 import (
@@ -121,7 +125,7 @@ func TestUserModuleEndToEnd(t *testing.T) {
 		t.Skip("builds a module")
 	}
 	dir := testmod.New(t, map[string]string{
-		"notes/notes.go":      userHandlers,
+		"notes/notes.go":      withGenerate(userHandlers),
 		"cmd/harness/main.go": userHarness,
 		"cmd/views/main.go":   userViews,
 		"notetools/.gitkeep":  "",
@@ -154,7 +158,7 @@ func TestUserModuleEndToEnd(t *testing.T) {
 	// Remove add_note's handler and regenerate: both views lose exactly that
 	// tool, and harness code that names its constant stops compiling.
 	src := userHandlers[:strings.Index(userHandlers, "// Note is a saved note.")]
-	testmod.Write(t, dir, map[string]string{"notes/notes.go": src})
+	testmod.Write(t, dir, map[string]string{"notes/notes.go": withGenerate(src)})
 	out, err := testmod.Go(dir, "tool", "keelgen", "-check", "-out", "notetools", "./notes")
 	if err == nil || !strings.Contains(out, "stale: notetools/keel_tools.go") ||
 		!strings.Contains(out, "orphaned: notetools/schemas/add_note.input.json") || !strings.Contains(out, "orphaned: notetools/schemas/add_note.output.json") {
@@ -180,13 +184,13 @@ func TestFailedRunWritesNothing(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a module")
 	}
-	dir := testmod.New(t, map[string]string{"notes/notes.go": userHandlers})
+	dir := testmod.New(t, map[string]string{"notes/notes.go": withGenerate(userHandlers)})
 	testmod.MustGo(t, dir, "tool", "keelgen", "-out", "notetools", "./notes")
 	before := snapshot(t, filepath.Join(dir, "notetools"))
 
 	broken := strings.Replace(userHandlers, "//keel:tool name=add_note version=1.0 effect=write", "//keel:tool name=add_note version=1.0 effect=delete", 1)
 	broken = strings.Replace(broken, "func GetForecast(ctx context.Context, args ForecastArgs)", "func GetForecast(args ForecastArgs)", 1)
-	testmod.Write(t, dir, map[string]string{"notes/notes.go": broken})
+	testmod.Write(t, dir, map[string]string{"notes/notes.go": withGenerate(broken)})
 	out, err := testmod.Go(dir, "tool", "keelgen", "-out", "notetools", "./notes")
 	if err == nil {
 		t.Fatalf("keelgen accepted a broken package:\n%s", out)
@@ -204,6 +208,8 @@ func TestFailedRunWritesNothing(t *testing.T) {
 		t.Fatal("a failed run changed the output directory")
 	}
 }
+
+func withGenerate(src string) string { return strings.Replace(src, "GENERATE", generateLine, 1) }
 
 // snapshot concatenates every file below dir with its path.
 func snapshot(t *testing.T, dir string) string {

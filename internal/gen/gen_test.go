@@ -65,6 +65,10 @@ func TestGolden(t *testing.T) {
 					t.Errorf("%s lacks the header", f.Path)
 				}
 			}
+			// The golden output compiles and passes vet.
+			if out, err := testmod.Go(".", "vet", "./"+filepath.ToSlash(dir)+"/out"); err != nil {
+				t.Errorf("go vet of the golden output: %v\n%s", err, out)
+			}
 		})
 	}
 }
