@@ -112,7 +112,7 @@ func (e *Executor) Execute(ctx context.Context, ec ExecutionContext, call ToolCa
 	}
 
 	// 2. Input schema: strict parse, validation, then the strict typed decode.
-	doc, err := parseArguments(call.Arguments, e.limits)
+	doc, err := parseObject(call.Arguments, e.limits)
 	if err == nil {
 		err = inSchema.Validate(doc)
 	}
@@ -152,7 +152,7 @@ func (e *Executor) Execute(ctx context.Context, ec ExecutionContext, call ToolCa
 	}
 
 	// 6. Output schema: nothing unchecked reaches the model.
-	res, err := parseArguments(out, Limits{MaxArgumentBytes: len(out), MaxDepth: 10000})
+	res, err := parseObject(out, outputLimits(out))
 	if err == nil {
 		err = outSchema.Validate(res)
 	}
@@ -164,6 +164,9 @@ func (e *Executor) Execute(ctx context.Context, ec ExecutionContext, call ToolCa
 	// 7. Result.
 	return ToolResult{CallID: call.ID, ToolName: info.Name, ToolVersion: &info.Version, OK: true, Data: out}
 }
+
+// outputLimits: a handler's own result is bounded only by what it made.
+func outputLimits(out []byte) Limits { return Limits{MaxArgumentBytes: len(out), MaxDepth: 10000} }
 
 // invoke calls the handler and turns a panic into an error carrying its stack.
 func (e *Executor) invoke(ctx context.Context, tool *Tool, args any) (out []byte, err error) {

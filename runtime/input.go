@@ -22,31 +22,31 @@ type Limits struct {
 // DefaultLimits are the limits of an executor made without WithLimits.
 var DefaultLimits = Limits{MaxArgumentBytes: 1 << 20, MaxDepth: 64}
 
-// parseArguments reads raw model arguments strictly into the generic form
+// parseObject reads raw model arguments (or a handler's encoded result) strictly into the generic form
 // the schema validator takes (map[string]any, []any, string, json.Number,
 // bool, nil). It rejects, before building anything large: oversize input,
 // anything but one JSON object, duplicate names (also when spelled with
 // escapes), invalid UTF-8, trailing data, and nesting beyond the cap.
 // Numbers stay json.Number, so the validator compares them exactly.
-func parseArguments(raw []byte, lim Limits) (any, error) {
+func parseObject(raw []byte, lim Limits) (any, error) {
 	if len(raw) > lim.MaxArgumentBytes {
-		return nil, fmt.Errorf("arguments are %d bytes, over the limit of %d", len(raw), lim.MaxArgumentBytes)
+		return nil, fmt.Errorf("%d bytes, over the limit of %d", len(raw), lim.MaxArgumentBytes)
 	}
 	dec := decoders.Get().(*jsontext.Decoder)
 	defer decoders.Put(dec)
 	dec.Reset(bytes.NewReader(raw)) // rejects duplicates and invalid UTF-8 by default
 	if dec.PeekKind() != '{' {
 		if _, err := dec.ReadToken(); err != nil {
-			return nil, fmt.Errorf("arguments: %w", err)
+			return nil, err
 		}
-		return nil, errors.New("arguments are not a JSON object")
+		return nil, errors.New("not a JSON object")
 	}
 	v, err := parseValue(dec, lim.MaxDepth)
 	if err != nil {
-		return nil, fmt.Errorf("arguments: %w", err)
+		return nil, err
 	}
 	if _, err := dec.ReadToken(); err != io.EOF {
-		return nil, errors.New("arguments: data after the JSON object")
+		return nil, errors.New("data after the JSON object")
 	}
 	return v, nil
 }

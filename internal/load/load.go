@@ -117,6 +117,9 @@ func (l *loader) run() (*model.Package, []model.Diagnostic, error) {
 		l.collectComments(f, out.Comments)
 	}
 	l.checkNames(out.Tools)
+	if len(out.Tools) == 0 && len(l.diags) == 0 && len(files) > 0 {
+		l.errorf(files[0].Package, "package %s has no //keel:tool functions; nothing to generate", l.pkg.Name)
+	}
 	if len(l.diags) > 0 {
 		model.SortDiagnostics(l.diags)
 		return nil, l.diags, nil
