@@ -2,7 +2,6 @@ package example_test
 
 import (
 	"context"
-	"encoding/json"
 	"log/slog"
 	"testing"
 
@@ -13,24 +12,17 @@ import (
 	"github.com/keelgen/keel/runtime"
 )
 
-// The four story calls through the executor, and beside them the floor: the
-// same valid call with no checks at all (decode the arguments, call the
-// handler, encode the result), with the same JSON library. Compare ns/op of
-// each call with BenchmarkFloor in the same run.
-var benchCalls = []runtime.ToolCall{
-	{ID: "call-valid", Name: "lookup_incident", Arguments: json.RawMessage(`{"incident_id": "INC-001"}`)},
-	{ID: "call-unknown", Name: "delete_prod", Arguments: json.RawMessage(`{"target": "db-main"}`)},
-	{ID: "call-invalid", Name: "lookup_incident", Arguments: json.RawMessage(`{"incident_id": 42}`)},
-	{ID: "call-write", Name: "create_ticket", Arguments: json.RawMessage(`{"incident_id": "INC-001", "summary": "Raise the auth-api database pool size"}`)},
-}
-
+// BenchmarkExecute sends the four story calls through the executor. Compare
+// each with BenchmarkFloor in the same run: the same valid call with no checks
+// at all (decode the arguments, call the handler, encode the result), with
+// the same JSON library.
 func BenchmarkExecute(b *testing.B) {
 	e, err := generated.NewExecutor(runtime.WithLogger(slog.New(slog.DiscardHandler)))
 	if err != nil {
 		b.Fatal(err)
 	}
 	ctx := context.Background()
-	for _, c := range benchCalls {
+	for _, c := range example.StoryCalls {
 		b.Run(c.ID, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
@@ -44,7 +36,7 @@ func BenchmarkExecute(b *testing.B) {
 
 func BenchmarkFloor(b *testing.B) {
 	ctx := context.Background()
-	args := benchCalls[0].Arguments
+	args := example.StoryCalls[0].Arguments
 	b.ReportAllocs()
 	for b.Loop() {
 		var a example.LookupIncidentArgs

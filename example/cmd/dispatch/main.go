@@ -25,18 +25,10 @@ import (
 
 	jsonv2 "github.com/go-json-experiment/json"
 
+	"github.com/keelgen/keel/example"
 	"github.com/keelgen/keel/generated"
 	"github.com/keelgen/keel/runtime"
 )
-
-// The four calls of the story: a valid read, a hallucinated tool, invalid
-// arguments, and a write without approval.
-var storyCalls = []runtime.ToolCall{
-	{ID: "call-valid", Name: "lookup_incident", Arguments: json.RawMessage(`{"incident_id": "INC-001"}`)},
-	{ID: "call-unknown", Name: "delete_prod", Arguments: json.RawMessage(`{"target": "db-main"}`)},
-	{ID: "call-invalid", Name: "lookup_incident", Arguments: json.RawMessage(`{"incident_id": 42}`)},
-	{ID: "call-write", Name: "create_ticket", Arguments: json.RawMessage(`{"incident_id": "INC-001", "summary": "Raise the auth-api database pool size"}`)},
-}
 
 // codeInvalidCall is this demo's code for an input line that is not a call.
 const codeInvalidCall runtime.Code = "invalid_call"
@@ -107,8 +99,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 0
 	}
 
-	results := make([]runtime.ToolResult, len(storyCalls))
-	for i, c := range storyCalls {
+	results := make([]runtime.ToolResult, len(example.StoryCalls))
+	for i, c := range example.StoryCalls {
 		results[i] = exec.Execute(ctx, ec, c)
 	}
 	if *asJSON {
