@@ -9,6 +9,7 @@ import (
 	_ "embed"
 	example "github.com/keelgen/keel/example"
 	runtime "github.com/keelgen/keel/runtime"
+	"time"
 )
 
 // The runtime must be at least as new as the generator that wrote this file.
@@ -50,9 +51,11 @@ var schemaLookupIncidentOutput []byte
 var toolCreateTicket = runtime.NewTool(runtime.ToolInfo{
 	Description:  "CreateTicket opens a follow-up ticket for an incident. It writes to the ticket system, so it runs only with approval.",
 	Effect:       runtime.EffectWrite,
+	Errors:       []runtime.Code{"incident_not_found"},
 	InputSchema:  schemaCreateTicketInput,
 	Name:         ToolCreateTicket,
 	OutputSchema: schemaCreateTicketOutput,
+	Timeout:      5 * time.Second,
 	Version:      "1.0",
 }, runtime.Handle(func(ctx context.Context, args CreateTicketArgs) (example.Ticket, error) {
 	return example.CreateTicket(ctx, args.IncidentID, args.Summary)
@@ -62,9 +65,11 @@ var toolCreateTicket = runtime.NewTool(runtime.ToolInfo{
 var toolLookupIncident = runtime.NewTool(runtime.ToolInfo{
 	Description:  "LookupIncident returns one incident record by its id.",
 	Effect:       runtime.EffectRead,
+	Errors:       []runtime.Code{"incident_not_found"},
 	InputSchema:  schemaLookupIncidentInput,
 	Name:         ToolLookupIncident,
 	OutputSchema: schemaLookupIncidentOutput,
+	Timeout:      2 * time.Second,
 	Version:      "1.0",
 }, runtime.Handle(example.LookupIncident))
 
@@ -97,10 +102,12 @@ func (toolSet) Tools() []*runtime.Tool {
 func ModelTools() []runtime.ModelTool {
 	return []runtime.ModelTool{{
 		Description: "CreateTicket opens a follow-up ticket for an incident. It writes to the ticket system, so it runs only with approval.",
+		ErrorCodes:  []runtime.Code{"incident_not_found"},
 		Name:        ToolCreateTicket,
 		Parameters:  schemaCreateTicketInput,
 	}, {
 		Description: "LookupIncident returns one incident record by its id.",
+		ErrorCodes:  []runtime.Code{"incident_not_found"},
 		Name:        ToolLookupIncident,
 		Parameters:  schemaLookupIncidentInput,
 	}}

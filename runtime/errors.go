@@ -18,15 +18,17 @@ func (e *ToolExecutionError) Error() string {
 }
 
 // Fail returns a business failure with code and a message for the model. The
-// code must be snake_case and not one of the executor's own codes; otherwise
-// the executor reports the call as tool_internal_error.
+// code must be one the tool declares (errors= in its //keel:tool line);
+// otherwise the executor reports the call as tool_internal_error, so the
+// model only ever sees codes of the reviewed contract.
 func Fail(code Code, message string) error {
 	return &ToolExecutionError{Code: code, Message: message}
 }
 
 var businessCode = regexp.MustCompile(`^[a-z][a-z0-9]*(_[a-z0-9]+)*$`)
 
-// validBusinessCode reports whether a handler may use code.
-func validBusinessCode(code Code) bool {
+// IsBusinessCode reports whether code is a well-formed business error code:
+// snake_case, at most 64 bytes, and not one of the executor's own codes.
+func IsBusinessCode(code Code) bool {
 	return len(code) <= 64 && businessCode.MatchString(string(code)) && !isExecutorCode(code)
 }

@@ -7,14 +7,18 @@ import (
 	"log/slog"
 	"runtime/debug"
 	"strings"
+	"time"
 )
 
-// Executor runs tool calls against one generated ToolSet.
+// Executor runs tool calls against one generated ToolSet. It is safe for
+// concurrent use.
 type Executor struct {
-	set    ToolSet
-	policy Policy
-	log    *slog.Logger
-	limits Limits
+	set     ToolSet
+	policy  Policy
+	log     *slog.Logger
+	limits  Limits
+	timeout time.Duration
+	details bool
 	// unknownMessage lists the valid names (bounded); built once.
 	unknownMessage string
 }
@@ -39,8 +43,28 @@ func WithLimits(l Limits) Option {
 		if l.MaxDepth > 0 {
 			e.limits.MaxDepth = l.MaxDepth
 		}
+		if l.MaxOutputBytes > 0 {
+			e.limits.MaxOutputBytes = l.MaxOutputBytes
+		}
 	}
 }
+
+// DefaultTimeout bounds a handler whose tool declares no timeout=.
+const DefaultTimeout = 30 * time.Second
+
+// WithDefaultTimeout bounds handlers of tools that declare no timeout.
+func WithDefaultTimeout(d time.Duration) Option {
+	return func(e *Executor) {
+		if d > 0 {
+			e.timeout = d
+		}
+	}
+}
+
+// WithErrorDetails adds Details to invalid_arguments results, for harnesses
+// that let the model repair its call. They name schema places and keywords,
+// never values. Off by default.
+func WithErrorDetails() Option { return func(e *Executor) { e.details = true } }
 
 // maxListedTools bounds the names an unknown_tool message lists.
 const maxListedTools = 20
@@ -48,7 +72,7 @@ const maxListedTools = 20
 // NewExecutor returns an executor for set. It compiles every tool's schemas
 // now, so a broken schema fails here and never during a call.
 func NewExecutor(set ToolSet, opts ...Option) (*Executor, error) {
-	e := &Executor{set: set, policy: SideEffectPolicy{}, log: slog.Default(), limits: DefaultLimits}
+	e := &Executor{set: set, policy: SideEffectPolicy{}, log: slog.Default(), limits: DefaultLimits, timeout: DefaultTimeout}
 	for _, o := range opts {
 		o(e)
 	}
@@ -81,10 +105,11 @@ const (
 	msgApprovalRequired = "This call needs approval before it can run."
 	msgInternal         = "The tool failed with an internal error."
 	msgInvalidOutput    = "The tool produced a result that does not match its output schema."
+	msgTimeout          = "The tool did not finish in time."
 )
 
 // Execute runs one call through the fixed order and returns its one result.
-// It never panics on account of the call or the handler.
+// Neither the call nor the handler can make it panic.
 //
 //	registered? → input schema → policy → handler → error classification →
 //	output schema → result
@@ -102,16 +127,16 @@ func (e *Executor) Execute(ctx context.Context, ec ExecutionContext, call ToolCa
 		return ToolResult{CallID: call.ID, ToolName: info.Name, ToolVersion: &info.Version,
 			Error: &ToolError{Code: code, Message: msg}}
 	}
-	attrs := func(more ...slog.Attr) []slog.Attr {
-		return append([]slog.Attr{slog.String("call_id", call.ID), slog.String("tool", info.Name)}, more...)
+	logf := func(level slog.Level, msg string, attrs ...slog.Attr) {
+		e.log.LogAttrs(ctx, level, msg, append([]slog.Attr{slog.String("call_id", call.ID), slog.String("tool", info.Name)}, attrs...)...)
 	}
 	inSchema, outSchema, err := tool.schemas()
-	if err != nil { // only for an executor whose tools bypassed NewExecutor's check
-		e.log.LogAttrs(ctx, slog.LevelError, "keel: schema does not compile", attrs(slog.Any("error", err))...)
+	if err != nil { // only for tools that bypassed NewExecutor's check
+		logf(slog.LevelError, "keel: schema does not compile", slog.Any("error", err))
 		return fail(CodeToolInternalError, msgInternal)
 	}
 
-	// 2. Input schema: strict parse, validation, then the strict typed decode.
+	// 2. Input: caps and strict parse, schema validation, strict typed decode.
 	doc, err := parseObject(call.Arguments, e.limits)
 	if err == nil {
 		err = inSchema.Validate(doc)
@@ -121,43 +146,59 @@ func (e *Executor) Execute(ctx context.Context, ec ExecutionContext, call ToolCa
 		args, err = tool.handler.decode(call.Arguments)
 	}
 	if err != nil {
-		e.log.LogAttrs(ctx, slog.LevelInfo, "keel: invalid arguments", attrs(slog.Any("detail", err))...)
-		return fail(CodeInvalidArguments, msgInvalidArguments)
+		logf(slog.LevelInfo, "keel: invalid arguments", slog.Any("detail", err))
+		r := fail(CodeInvalidArguments, msgInvalidArguments)
+		if e.details {
+			r.Error.Details = argumentDetails(err, tool.inputDoc)
+		}
+		return r
 	}
 
 	// 3. Policy sees only registered tools with valid arguments.
 	d := e.policy.Decide(ctx, PolicyRequest{CallID: call.ID, Tool: *info, Context: ec, Arguments: call.Arguments})
 	if !d.Allow {
-		e.log.LogAttrs(ctx, slog.LevelInfo, "keel: policy denied", attrs(slog.String("reason", d.Reason))...)
+		logf(slog.LevelInfo, "keel: policy denied", slog.String("reason", d.Reason))
 		return fail(CodeApprovalRequired, msgApprovalRequired)
 	}
 
-	// 4. Handler, with panics recovered.
+	// 4. Handler, bounded by its deadline, with panics recovered.
 	out, err := e.invoke(context.WithValue(ctx, execContextKey{}, ec), tool, args)
 
-	// 5. Business failure keeps its code; anything else is internal.
+	// 5. Classify: a declared business failure keeps its code and message;
+	// everything else gets an executor code, and its detail is logged.
 	if err != nil {
-		var bad *outputError
 		var biz *ToolExecutionError
+		var bad *outputError
 		switch {
+		case errors.Is(err, errTimeout):
+			logf(slog.LevelWarn, "keel: handler timed out", slog.Any("error", err))
+			return fail(CodeToolTimeout, msgTimeout)
 		case errors.As(err, &bad):
-			e.log.LogAttrs(ctx, slog.LevelError, "keel: result does not encode", attrs(slog.Any("error", err))...)
+			logf(slog.LevelError, "keel: result does not encode", slog.Any("error", err))
 			return fail(CodeInvalidToolOutput, msgInvalidOutput)
-		case errors.As(err, &biz) && validBusinessCode(biz.Code):
+		case errors.As(err, &biz) && info.declares(biz.Code):
 			return fail(biz.Code, biz.Message)
+		case errors.As(err, &biz):
+			logf(slog.LevelError, "keel: handler returned an undeclared error code", slog.String("code", string(biz.Code)), slog.String("message", biz.Message))
+			return fail(CodeToolInternalError, msgInternal)
 		default:
-			e.log.LogAttrs(ctx, slog.LevelError, "keel: handler error", attrs(slog.Any("error", err))...)
+			logf(slog.LevelError, "keel: handler error", slog.Any("error", err))
 			return fail(CodeToolInternalError, msgInternal)
 		}
 	}
 
 	// 6. Output schema: nothing unchecked reaches the model.
-	res, err := parseObject(out, outputLimits(out))
-	if err == nil {
-		err = outSchema.Validate(res)
+	if len(out) > e.limits.MaxOutputBytes {
+		err = fmt.Errorf("result is %d bytes, over the limit of %d", len(out), e.limits.MaxOutputBytes)
+	} else {
+		var res any
+		res, err = parseObject(out, outputLimits(out))
+		if err == nil {
+			err = outSchema.Validate(res)
+		}
 	}
 	if err != nil {
-		e.log.LogAttrs(ctx, slog.LevelError, "keel: invalid tool output", attrs(slog.Any("detail", err))...)
+		logf(slog.LevelError, "keel: invalid tool output", slog.Any("detail", err))
 		return fail(CodeInvalidToolOutput, msgInvalidOutput)
 	}
 
@@ -165,15 +206,49 @@ func (e *Executor) Execute(ctx context.Context, ec ExecutionContext, call ToolCa
 	return ToolResult{CallID: call.ID, ToolName: info.Name, ToolVersion: &info.Version, OK: true, Data: out}
 }
 
-// outputLimits: a handler's own result is bounded only by what it made.
+// outputLimits: a handler's own result is bounded only by MaxOutputBytes.
 func outputLimits(out []byte) Limits { return Limits{MaxArgumentBytes: len(out), MaxDepth: 10000} }
 
-// invoke calls the handler and turns a panic into an error carrying its stack.
-func (e *Executor) invoke(ctx context.Context, tool *Tool, args any) (out []byte, err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			err = fmt.Errorf("panic: %v\n%s", p, debug.Stack())
-		}
+// errTimeout marks a handler that did not finish before its deadline, or
+// whose caller gave up.
+var errTimeout = errors.New("keel: handler deadline")
+
+type outcome struct {
+	out []byte
+	err error
+}
+
+// invoke runs the handler in its own goroutine, so that one which ignores
+// its context still yields a result at the deadline. A panic becomes an
+// error carrying its stack. A handler still running after the deadline is
+// left to finish; its result is dropped.
+func (e *Executor) invoke(ctx context.Context, tool *Tool, args any) ([]byte, error) {
+	timeout := tool.info.Timeout
+	if timeout <= 0 {
+		timeout = e.timeout
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	if err := ctx.Err(); err != nil { // the caller already gave up: run nothing
+		return nil, fmt.Errorf("%w: %w before the handler started", errTimeout, err)
+	}
+	done := make(chan outcome, 1) // buffered: a late handler never blocks
+	go func() {
+		defer func() {
+			if p := recover(); p != nil {
+				done <- outcome{err: fmt.Errorf("panic: %v\n%s", p, debug.Stack())}
+			}
+		}()
+		out, err := tool.handler.invoke(ctx, args)
+		done <- outcome{out, err}
 	}()
-	return tool.handler.invoke(ctx, args)
+	select {
+	case o := <-done:
+		if o.err != nil && ctx.Err() != nil && (errors.Is(o.err, context.DeadlineExceeded) || errors.Is(o.err, context.Canceled)) {
+			return nil, fmt.Errorf("%w: %w", errTimeout, o.err) // the handler gave up on its context
+		}
+		return o.out, o.err
+	case <-ctx.Done():
+		return nil, fmt.Errorf("%w: %w after %v", errTimeout, context.Cause(ctx), timeout)
+	}
 }

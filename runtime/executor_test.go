@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/keelgen/keel/runtime"
 )
@@ -60,6 +61,7 @@ func newFixture(t *testing.T, effect runtime.Effect, behave func(ctx context.Con
 	tool := runtime.NewTool(runtime.ToolInfo{
 		Name: "echo", Version: "2.1", Effect: effect, Description: "Echo text.",
 		InputSchema: json.RawMessage(echoIn), OutputSchema: json.RawMessage(echoOut),
+		Errors: []runtime.Code{"text_not_found"}, Timeout: echoTimeout,
 	}, runtime.Handle(func(ctx context.Context, a echoArgs) (echoResult, error) {
 		f.handlerCalls.Add(1)
 		return behave(ctx, a)
@@ -77,6 +79,9 @@ func newFixture(t *testing.T, effect runtime.Effect, behave func(ctx context.Con
 	f.exec = exec
 	return f
 }
+
+// echoTimeout is the echo tool's declared timeout (timeout= in a //keel:tool line).
+const echoTimeout = 200 * time.Millisecond
 
 func okEcho(_ context.Context, a echoArgs) (echoResult, error) {
 	return echoResult{Text: a.Text, Tags: []string{}, Level: "low", Score: 1}, nil
@@ -237,7 +242,7 @@ func TestBusinessErrorKeepsCode(t *testing.T) {
 }
 
 func TestBadBusinessCodesBecomeInternal(t *testing.T) {
-	for _, code := range []runtime.Code{runtime.CodeUnknownTool, runtime.CodeApprovalRequired, "Not-Snake", "", "a b"} {
+	for _, code := range []runtime.Code{"undeclared_code", runtime.CodeUnknownTool, runtime.CodeApprovalRequired, runtime.CodeToolTimeout, "Not-Snake", "", "a b"} {
 		f := newFixture(t, runtime.EffectRead, func(context.Context, echoArgs) (echoResult, error) {
 			return echoResult{}, runtime.Fail(code, "borrowed code")
 		})
@@ -336,5 +341,173 @@ func TestNewExecutorRejectsBrokenSchema(t *testing.T) {
 		runtime.Handle(okEcho))
 	if _, err := runtime.NewExecutor(testSet{tools: []*runtime.Tool{tool}}); err == nil {
 		t.Fatal("malformed schema accepted")
+	}
+}
+
+func TestUndeclaredCodeIsLogged(t *testing.T) {
+	f := newFixture(t, runtime.EffectRead, func(context.Context, echoArgs) (echoResult, error) {
+		return echoResult{}, runtime.Fail("quota_exceeded", "Try tomorrow.")
+	})
+	r := f.exec.Execute(context.Background(), runtime.ExecutionContext{}, call(`{"text":"hi"}`))
+	if r.Code() != runtime.CodeToolInternalError || !strings.Contains(f.log.String(), "quota_exceeded") {
+		t.Fatalf("undeclared code: %s\nlog: %s", marshal(t, r), f.log.String())
+	}
+}
+
+func TestNilPointerResultIsInvalidOutput(t *testing.T) {
+	tool := runtime.NewTool(runtime.ToolInfo{Name: "ptr", Version: "1", Effect: runtime.EffectRead, Description: "d",
+		InputSchema: json.RawMessage(echoIn), OutputSchema: json.RawMessage(echoOut)},
+		runtime.Handle(func(context.Context, echoArgs) (*echoResult, error) { return nil, nil }))
+	exec, err := runtime.NewExecutor(testSet{tools: []*runtime.Tool{tool}}, runtime.WithLogger(slog.New(slog.DiscardHandler)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := exec.Execute(context.Background(), runtime.ExecutionContext{}, runtime.ToolCall{ID: "p", Name: "ptr", Arguments: json.RawMessage(`{"text":"hi"}`)})
+	if r.Code() != runtime.CodeInvalidToolOutput {
+		t.Fatalf("nil, nil: %s", marshal(t, r))
+	}
+}
+
+func TestOutputSizeCap(t *testing.T) {
+	big := func(context.Context, echoArgs) (echoResult, error) {
+		return echoResult{Text: strings.Repeat("a", 2000), Tags: []string{}, Level: "low"}, nil
+	}
+	f := newFixture(t, runtime.EffectRead, big, runtime.WithLimits(runtime.Limits{MaxOutputBytes: 1000}))
+	if r := f.exec.Execute(context.Background(), runtime.ExecutionContext{}, call(`{"text":"hi"}`)); r.Code() != runtime.CodeInvalidToolOutput {
+		t.Fatalf("oversize output: %s", marshal(t, r))
+	}
+	f = newFixture(t, runtime.EffectRead, big)
+	if r := f.exec.Execute(context.Background(), runtime.ExecutionContext{}, call(`{"text":"hi"}`)); !r.OK {
+		t.Fatalf("output under the default cap: %s", marshal(t, r))
+	}
+}
+
+func TestHandlerIgnoringItsContextTimesOut(t *testing.T) {
+	release := make(chan struct{})
+	defer close(release)
+	f := newFixture(t, runtime.EffectRead, func(context.Context, echoArgs) (echoResult, error) {
+		<-release // ignores ctx entirely
+		return echoResult{}, nil
+	})
+	start := time.Now()
+	r := f.exec.Execute(context.Background(), runtime.ExecutionContext{}, call(`{"text":"hi"}`))
+	if r.Code() != runtime.CodeToolTimeout || r.Error.Message != "The tool did not finish in time." {
+		t.Fatalf("got %s", marshal(t, r))
+	}
+	// Not a timing assertion: the call must have returned while the handler
+	// was still blocked, which only the deadline can explain.
+	if elapsed := time.Since(start); elapsed < echoTimeout {
+		t.Fatalf("returned after %v, before the declared timeout %v", elapsed, echoTimeout)
+	}
+}
+
+func TestHandlerHonouringItsContextTimesOut(t *testing.T) {
+	f := newFixture(t, runtime.EffectRead, func(ctx context.Context, _ echoArgs) (echoResult, error) {
+		<-ctx.Done()
+		return echoResult{}, fmt.Errorf("query aborted: %w", ctx.Err())
+	})
+	if r := f.exec.Execute(context.Background(), runtime.ExecutionContext{}, call(`{"text":"hi"}`)); r.Code() != runtime.CodeToolTimeout {
+		t.Fatalf("got %s", marshal(t, r))
+	}
+}
+
+func TestExecutorDefaultTimeout(t *testing.T) {
+	tool := runtime.NewTool(runtime.ToolInfo{Name: "slow", Version: "1", Effect: runtime.EffectRead, Description: "d",
+		InputSchema: json.RawMessage(echoIn), OutputSchema: json.RawMessage(echoOut)}, // no Timeout: the executor's applies
+		runtime.Handle(func(ctx context.Context, _ echoArgs) (echoResult, error) {
+			<-ctx.Done()
+			return echoResult{}, ctx.Err()
+		}))
+	exec, err := runtime.NewExecutor(testSet{tools: []*runtime.Tool{tool}}, runtime.WithDefaultTimeout(50*time.Millisecond), runtime.WithLogger(slog.New(slog.DiscardHandler)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := exec.Execute(context.Background(), runtime.ExecutionContext{}, runtime.ToolCall{ID: "s", Name: "slow", Arguments: json.RawMessage(`{"text":"hi"}`)})
+	if r.Code() != runtime.CodeToolTimeout {
+		t.Fatalf("got %s", marshal(t, r))
+	}
+}
+
+func TestCancelledCallerRunsNothing(t *testing.T) {
+	f := newFixture(t, runtime.EffectRead, okEcho)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	r := f.exec.Execute(ctx, runtime.ExecutionContext{}, call(`{"text":"hi"}`))
+	if r.Code() != runtime.CodeToolTimeout || f.handlerCalls.Load() != 0 {
+		t.Fatalf("cancelled caller: %s, handler calls %d", marshal(t, r), f.handlerCalls.Load())
+	}
+}
+
+func TestCallerCancelsDuringHandler(t *testing.T) {
+	started := make(chan struct{})
+	release := make(chan struct{})
+	defer close(release)
+	f := newFixture(t, runtime.EffectRead, func(context.Context, echoArgs) (echoResult, error) {
+		close(started)
+		<-release
+		return echoResult{}, nil
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { <-started; cancel() }()
+	if r := f.exec.Execute(ctx, runtime.ExecutionContext{}, call(`{"text":"hi"}`)); r.Code() != runtime.CodeToolTimeout {
+		t.Fatalf("got %s", marshal(t, r))
+	}
+}
+
+func TestErrorDetails(t *testing.T) {
+	f := newFixture(t, runtime.EffectRead, okEcho, runtime.WithErrorDetails())
+	cases := map[string]string{
+		`{"text":"HI"}`:                  `[{"pointer":"/text","keyword":"pattern"}]`,
+		`{}`:                             `[{"pointer":"/text","keyword":"required"}]`,
+		`{"text":"hi","secret_key":"x"}`: `[{"pointer":"","keyword":"additionalProperties"}]`,
+		`{"text":5}`:                     `[{"pointer":"/text","keyword":"type"}]`,
+		`{"text":"hi","count":1.5}`:      `[{"pointer":"/count","keyword":"type"}]`,
+		`{"text":"hi","small":300}`:      `[{"pointer":"/small","keyword":"type"}]`,
+		`[]`:                             `[{"pointer":"","keyword":"type"}]`,
+		`{"text":"hi","text":"ho"}`:      `[{"pointer":"","keyword":"json"}]`,
+		`{"text":"hi"} x`:                `[{"pointer":"","keyword":"json"}]`,
+		`{"x":` + strings.Repeat("[", 80) + strings.Repeat("]", 80) + `}`: `[{"pointer":"","keyword":"maxDepth"}]`,
+	}
+	for args, want := range cases {
+		r := f.exec.Execute(context.Background(), runtime.ExecutionContext{}, call(args))
+		got, _ := json.Marshal(r.Error.Details)
+		if r.Code() != runtime.CodeInvalidArguments || string(got) != want {
+			t.Errorf("%.40s: details %s, want %s", args, got, want)
+		}
+		if strings.Contains(marshal(t, r), "secret_key") || strings.Contains(marshal(t, r), "HI") {
+			t.Errorf("%.40s: details echo the call: %s", args, marshal(t, r))
+		}
+	}
+	// Off by default: the error object has exactly code and message.
+	plain := newFixture(t, runtime.EffectRead, okEcho)
+	r := plain.exec.Execute(context.Background(), runtime.ExecutionContext{}, call(`{"text":"HI"}`))
+	if got := marshal(t, r); !strings.HasSuffix(got, `"error":{"code":"invalid_arguments","message":"The arguments do not match the tool's input schema."}}`) {
+		t.Fatalf("details without the option: %s", got)
+	}
+}
+
+// Integers beyond 2^53 are compared exactly against the schema.
+func TestBigIntegersAreExact(t *testing.T) {
+	in := `{"type":"object","properties":{"n":{"type":"integer","maximum":9007199254740992}},"required":["n"],"additionalProperties":false}`
+	type nArgs struct {
+		N int64 `json:"n"`
+	}
+	tool := runtime.NewTool(runtime.ToolInfo{Name: "n", Version: "1", Effect: runtime.EffectRead, Description: "d",
+		InputSchema: json.RawMessage(in), OutputSchema: json.RawMessage(echoOut)},
+		runtime.Handle(func(_ context.Context, a nArgs) (echoResult, error) {
+			return echoResult{Text: "ok", Tags: []string{}, Level: "low"}, nil
+		}))
+	exec, err := runtime.NewExecutor(testSet{tools: []*runtime.Tool{tool}}, runtime.WithLogger(slog.New(slog.DiscardHandler)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for args, want := range map[string]runtime.Code{
+		`{"n":9007199254740992}`: "",
+		`{"n":9007199254740993}`: runtime.CodeInvalidArguments, // equal to the maximum as a float64
+	} {
+		r := exec.Execute(context.Background(), runtime.ExecutionContext{}, runtime.ToolCall{ID: "n", Name: "n", Arguments: json.RawMessage(args)})
+		if r.Code() != want {
+			t.Errorf("%s: code %q, want %q", args, r.Code(), want)
+		}
 	}
 }

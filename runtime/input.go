@@ -11,16 +11,30 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 )
 
-// Limits bound what the executor will read of a model's arguments.
+// Limits bound what the executor reads from a model and returns to it.
 type Limits struct {
 	// MaxArgumentBytes caps the size of the arguments (default 1 MiB).
 	MaxArgumentBytes int
-	// MaxDepth caps the nesting depth of objects and arrays (default 64).
+	// MaxDepth caps the nesting depth of objects and arrays in the
+	// arguments (default 64).
 	MaxDepth int
+	// MaxOutputBytes caps the size of a handler's encoded result (default
+	// 1 MiB); a larger result is invalid_tool_output.
+	MaxOutputBytes int
 }
 
 // DefaultLimits are the limits of an executor made without WithLimits.
-var DefaultLimits = Limits{MaxArgumentBytes: 1 << 20, MaxDepth: 64}
+var DefaultLimits = Limits{MaxArgumentBytes: 1 << 20, MaxDepth: 64, MaxOutputBytes: 1 << 20}
+
+// inputError is a failure before schema validation; keyword is what
+// Details reports for it.
+type inputError struct {
+	keyword string
+	err     error
+}
+
+func (e *inputError) Error() string { return e.keyword + ": " + e.err.Error() }
+func (e *inputError) Unwrap() error { return e.err }
 
 // parseObject reads raw model arguments (or a handler's encoded result) strictly into the generic form
 // the schema validator takes (map[string]any, []any, string, json.Number,
@@ -30,26 +44,31 @@ var DefaultLimits = Limits{MaxArgumentBytes: 1 << 20, MaxDepth: 64}
 // Numbers stay json.Number, so the validator compares them exactly.
 func parseObject(raw []byte, lim Limits) (any, error) {
 	if len(raw) > lim.MaxArgumentBytes {
-		return nil, fmt.Errorf("%d bytes, over the limit of %d", len(raw), lim.MaxArgumentBytes)
+		return nil, &inputError{"maxBytes", fmt.Errorf("%d bytes, over the limit of %d", len(raw), lim.MaxArgumentBytes)}
 	}
 	dec := decoders.Get().(*jsontext.Decoder)
 	defer decoders.Put(dec)
 	dec.Reset(bytes.NewReader(raw)) // rejects duplicates and invalid UTF-8 by default
 	if dec.PeekKind() != '{' {
 		if _, err := dec.ReadToken(); err != nil {
-			return nil, err
+			return nil, &inputError{"json", err}
 		}
-		return nil, errors.New("not a JSON object")
+		return nil, &inputError{"type", errors.New("not a JSON object")}
 	}
 	v, err := parseValue(dec, lim.MaxDepth)
 	if err != nil {
-		return nil, err
+		if errors.Is(err, errTooDeep) {
+			return nil, &inputError{"maxDepth", err}
+		}
+		return nil, &inputError{"json", err}
 	}
 	if _, err := dec.ReadToken(); err != io.EOF {
-		return nil, errors.New("data after the JSON object")
+		return nil, &inputError{"json", errors.New("data after the JSON object")}
 	}
 	return v, nil
 }
+
+var errTooDeep = errors.New("nesting deeper than")
 
 // decoders reuses jsontext decoders and their buffers across calls.
 var decoders = sync.Pool{New: func() any { return jsontext.NewDecoder(bytes.NewReader(nil)) }}
@@ -62,7 +81,7 @@ func parseValue(dec *jsontext.Decoder, maxDepth int) (any, error) {
 	switch tok.Kind() {
 	case '{':
 		if dec.StackDepth() > maxDepth {
-			return nil, fmt.Errorf("nesting deeper than %d", maxDepth)
+			return nil, fmt.Errorf("%w %d", errTooDeep, maxDepth)
 		}
 		obj := map[string]any{}
 		for dec.PeekKind() != '}' {
@@ -83,7 +102,7 @@ func parseValue(dec *jsontext.Decoder, maxDepth int) (any, error) {
 		return obj, nil
 	case '[':
 		if dec.StackDepth() > maxDepth {
-			return nil, fmt.Errorf("nesting deeper than %d", maxDepth)
+			return nil, fmt.Errorf("%w %d", errTooDeep, maxDepth)
 		}
 		arr := []any{}
 		for dec.PeekKind() != ']' {

@@ -15,12 +15,13 @@ const (
 	CodeApprovalRequired  Code = "approval_required"
 	CodeToolInternalError Code = "tool_internal_error"
 	CodeInvalidToolOutput Code = "invalid_tool_output"
+	CodeToolTimeout       Code = "tool_timeout"
 )
 
 // ExecutorCodes lists the executor's own codes.
 var ExecutorCodes = []Code{
 	CodeUnknownTool, CodeInvalidArguments, CodeApprovalRequired,
-	CodeToolInternalError, CodeInvalidToolOutput,
+	CodeToolInternalError, CodeInvalidToolOutput, CodeToolTimeout,
 }
 
 func isExecutorCode(c Code) bool {
@@ -63,6 +64,19 @@ type ToolResult struct {
 type ToolError struct {
 	Code    Code   `json:"code"`
 	Message string `json:"message"`
+	// Details says where invalid arguments failed. It is set only for
+	// invalid_arguments, and only by an executor made WithErrorDetails.
+	Details []Detail `json:"details,omitempty"`
+}
+
+// Detail locates one reason for invalid_arguments, in terms of the public
+// input schema only: Pointer (RFC 6901) names a place the schema declares,
+// Keyword the schema keyword that failed ("pattern", "required",
+// "additionalProperties", ...) or one of keel's own: "json" (not valid
+// strict JSON), "maxBytes", "maxDepth". No value from the call is echoed.
+type Detail struct {
+	Pointer string `json:"pointer"`
+	Keyword string `json:"keyword"`
 }
 
 // Code returns the result's error code, or "" when the call succeeded.

@@ -14,11 +14,12 @@ func (noLoader) Load(url string) (any, error) {
 	return nil, fmt.Errorf("keel: schema loading is disabled (%s)", url)
 }
 
-// compileSchema compiles one generated schema under a private URL.
-func compileSchema(name string, doc []byte) (*jsonschema.Schema, error) {
+// compileSchema compiles one generated schema under a private URL, and
+// returns it with the document it was compiled from.
+func compileSchema(name string, doc []byte) (*jsonschema.Schema, any, error) {
 	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(doc))
 	if err != nil {
-		return nil, fmt.Errorf("schema %s: %w", name, err)
+		return nil, nil, fmt.Errorf("schema %s: %w", name, err)
 	}
 	c := jsonschema.NewCompiler()
 	c.UseLoader(noLoader{})
@@ -26,11 +27,11 @@ func compileSchema(name string, doc []byte) (*jsonschema.Schema, error) {
 	c.AssertFormat()
 	url := "keel:///" + name + ".json"
 	if err := c.AddResource(url, v); err != nil {
-		return nil, fmt.Errorf("schema %s: %w", name, err)
+		return nil, nil, fmt.Errorf("schema %s: %w", name, err)
 	}
 	s, err := c.Compile(url)
 	if err != nil {
-		return nil, fmt.Errorf("schema %s: %w", name, err)
+		return nil, nil, fmt.Errorf("schema %s: %w", name, err)
 	}
-	return s, nil
+	return s, v, nil
 }

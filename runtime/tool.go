@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sync"
+	"time"
 
 	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -20,6 +22,15 @@ type ToolInfo struct {
 	// root is an object.
 	InputSchema  json.RawMessage
 	OutputSchema json.RawMessage
+	// Timeout bounds the handler; zero means the executor's default.
+	Timeout time.Duration
+	// Errors are the business error codes the handler may return.
+	Errors []Code
+}
+
+// declares reports whether the tool may return code.
+func (info *ToolInfo) declares(code Code) bool {
+	return slices.Contains(info.Errors, code)
 }
 
 // Tool is one registered tool: its contract and its bound handler. Tools are
@@ -30,6 +41,7 @@ type Tool struct {
 
 	compileOnce sync.Once
 	input       *jsonschema.Schema
+	inputDoc    any // the input schema as a generic document, for Details
 	output      *jsonschema.Schema
 	compileErr  error
 }
@@ -45,9 +57,14 @@ func (t *Tool) Info() ToolInfo { return t.info }
 
 func (t *Tool) schemas() (in, out *jsonschema.Schema, err error) {
 	t.compileOnce.Do(func() {
-		t.input, t.compileErr = compileSchema(t.info.Name+"/input", t.info.InputSchema)
+		t.input, t.inputDoc, t.compileErr = compileSchema(t.info.Name+"/input", t.info.InputSchema)
 		if t.compileErr == nil {
-			t.output, t.compileErr = compileSchema(t.info.Name+"/output", t.info.OutputSchema)
+			t.output, _, t.compileErr = compileSchema(t.info.Name+"/output", t.info.OutputSchema)
+		}
+		for _, c := range t.info.Errors {
+			if t.compileErr == nil && !IsBusinessCode(c) {
+				t.compileErr = fmt.Errorf("declared error code %q is not a business code", c)
+			}
 		}
 	})
 	return t.input, t.output, t.compileErr
@@ -67,6 +84,9 @@ type ModelTool struct {
 	Name        string          `json:"name"`
 	Description string          `json:"description"`
 	Parameters  json.RawMessage `json:"parameters"`
+	// ErrorCodes are the business error codes the tool may return, besides
+	// the executor's own.
+	ErrorCodes []Code `json:"error_codes,omitempty"`
 }
 
 // Handler is a handler bound to its concrete argument and result types. Only

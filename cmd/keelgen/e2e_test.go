@@ -38,7 +38,7 @@ type Forecast struct {
 
 // GetForecast returns the forecast for a city.
 //
-//keel:tool name=get_forecast version=2.0 effect=read
+//keel:tool name=get_forecast version=2.0 effect=read errors=city_not_found timeout=3s
 func GetForecast(ctx context.Context, args ForecastArgs) (Forecast, error) {
 	if strings.EqualFold(args.City, "atlantis") {
 		return Forecast{}, runtime.Fail("city_not_found", "No forecast exists for that city.")

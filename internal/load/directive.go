@@ -3,7 +3,12 @@ package load
 import (
 	"fmt"
 	"regexp"
+	"slices"
+	"sort"
 	"strings"
+	"time"
+
+	"github.com/keelgen/keel/runtime"
 )
 
 const directivePrefix = "//keel:tool"
@@ -21,7 +26,12 @@ var nearMiss = regexp.MustCompile(`(?i)^(//|/\*)\s*keel\s*:`)
 // directive is a parsed //keel:tool line.
 type directive struct {
 	name, version, effect string
+	timeout               time.Duration
+	errors                []string
 }
+
+// maxTimeout bounds timeout=; a longer tool call is a job, not a tool.
+const maxTimeout = time.Hour
 
 // isDirective reports whether a comment line is exactly a //keel:tool directive.
 func isDirective(text string) bool {
@@ -62,6 +72,7 @@ func parseDirective(text string) (directive, []string) {
 	var d directive
 	var problems []string
 	seen := map[string]bool{}
+	var err error
 	for _, field := range strings.Fields(text[len(directivePrefix):]) {
 		key, value, ok := strings.Cut(field, "=")
 		if !ok {
@@ -89,8 +100,15 @@ func parseDirective(text string) (directive, []string) {
 			if value != "read" && value != "write" {
 				problems = append(problems, fmt.Sprintf("//keel:tool: effect %q must be read or write", value))
 			}
+		case "timeout":
+			d.timeout, err = time.ParseDuration(value)
+			if err != nil || d.timeout <= 0 || d.timeout > maxTimeout {
+				problems = append(problems, fmt.Sprintf("//keel:tool: timeout %q must be a duration between 1ns and 1h, like 2s or 500ms", value))
+			}
+		case "errors":
+			problems = append(problems, d.parseErrors(value)...)
 		default:
-			problems = append(problems, fmt.Sprintf("//keel:tool: unknown key %q (keys are name, version, effect)", key))
+			problems = append(problems, fmt.Sprintf("//keel:tool: unknown key %q (keys are name, version, effect, timeout, errors)", key))
 		}
 	}
 	for _, key := range []string{"name", "version", "effect"} {
@@ -99,4 +117,26 @@ func parseDirective(text string) (directive, []string) {
 		}
 	}
 	return d, problems
+}
+
+// parseErrors reads errors=code1,code2: the business error codes a handler
+// may return, each snake_case and none of the executor's own.
+func (d *directive) parseErrors(value string) []string {
+	var problems []string
+	seen := map[string]bool{}
+	for _, code := range strings.Split(value, ",") {
+		switch {
+		case seen[code]:
+			problems = append(problems, fmt.Sprintf("//keel:tool: error code %q listed twice", code))
+		case slices.Contains(runtime.ExecutorCodes, runtime.Code(code)):
+			problems = append(problems, fmt.Sprintf("//keel:tool: error code %q is the executor's own; declare only the handler's business codes", code))
+		case !runtime.IsBusinessCode(runtime.Code(code)):
+			problems = append(problems, fmt.Sprintf("//keel:tool: error code %q must be snake_case, like incident_not_found", code))
+		default:
+			d.errors = append(d.errors, code)
+		}
+		seen[code] = true
+	}
+	sort.Strings(d.errors)
+	return problems
 }

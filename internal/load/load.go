@@ -136,7 +136,7 @@ func (l *loader) tool(fd *ast.FuncDecl, dir *ast.Comment) *model.Tool {
 	}
 	before := len(l.diags)
 	t := &model.Tool{
-		Name: d.name, Version: d.version, Effect: d.effect,
+		Name: d.name, Version: d.version, Effect: d.effect, Timeout: d.timeout, Errors: d.errors,
 		Description: docText(fd.Doc),
 		Pos:         l.fset.Position(dir.Pos()),
 		Func:        fd.Name.Name,

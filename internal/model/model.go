@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 )
 
 // Package is the handler package keelgen read.
@@ -39,6 +40,8 @@ type Tool struct {
 	Version     string
 	Effect      string // "read" or "write"
 	Description string
+	Timeout     time.Duration  // 0: the executor's default
+	Errors      []string       // declared business error codes, sorted
 	Pos         token.Position // of the //keel:tool directive
 
 	Func   string // handler function name in Package

@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/dave/jennifer/jen"
 
@@ -84,15 +85,22 @@ func Files(pkg *model.Package, outPkg string, schemas map[string]Schemas) ([]Fil
 
 	for _, t := range pkg.Tools {
 		f.Commentf("%s binds %s %s (effect %s) to %s.%s.", toolVar(t), t.Name, t.Version, t.Effect, pkg.Name, t.Func)
+		info := jen.Dict{
+			jen.Id("Name"):         jen.Id("Tool" + t.Ident()),
+			jen.Id("Version"):      jen.Lit(t.Version),
+			jen.Id("Effect"):       effectCode(t.Effect),
+			jen.Id("Description"):  jen.Lit(t.Description),
+			jen.Id("InputSchema"):  jen.Id(schemaVar(t, "Input")),
+			jen.Id("OutputSchema"): jen.Id(schemaVar(t, "Output")),
+		}
+		if t.Timeout > 0 {
+			info[jen.Id("Timeout")] = durationCode(t.Timeout)
+		}
+		if len(t.Errors) > 0 {
+			info[jen.Id("Errors")] = errorCodes(t)
+		}
 		f.Var().Id(toolVar(t)).Op("=").Qual(runtimePkg, "NewTool").Call(
-			jen.Qual(runtimePkg, "ToolInfo").Values(jen.Dict{
-				jen.Id("Name"):         jen.Id("Tool" + t.Ident()),
-				jen.Id("Version"):      jen.Lit(t.Version),
-				jen.Id("Effect"):       effectCode(t.Effect),
-				jen.Id("Description"):  jen.Lit(t.Description),
-				jen.Id("InputSchema"):  jen.Id(schemaVar(t, "Input")),
-				jen.Id("OutputSchema"): jen.Id(schemaVar(t, "Output")),
-			}),
+			jen.Qual(runtimePkg, "ToolInfo").Values(info),
 			handlerBinding(pkg, t),
 		)
 	}
@@ -124,11 +132,15 @@ func Files(pkg *model.Package, outPkg string, schemas map[string]Schemas) ([]Fil
 	f.Func().Id("ModelTools").Params().Index().Qual(runtimePkg, "ModelTool").Block(
 		jen.Return(jen.Index().Qual(runtimePkg, "ModelTool").ValuesFunc(func(g *jen.Group) {
 			for _, t := range pkg.Tools {
-				g.Values(jen.Dict{
+				m := jen.Dict{
 					jen.Id("Name"):        jen.Id("Tool" + t.Ident()),
 					jen.Id("Description"): jen.Lit(t.Description),
 					jen.Id("Parameters"):  jen.Id(schemaVar(t, "Input")),
-				})
+				}
+				if len(t.Errors) > 0 {
+					m[jen.Id("ErrorCodes")] = errorCodes(t)
+				}
+				g.Values(m)
 			}
 		})),
 	)
@@ -155,6 +167,30 @@ func Files(pkg *model.Package, outPkg string, schemas map[string]Schemas) ([]Fil
 
 func toolVar(t *model.Tool) string              { return "tool" + t.Ident() }
 func schemaVar(t *model.Tool, io string) string { return "schema" + t.Ident() + io }
+
+// errorCodes renders a tool's declared business error codes.
+func errorCodes(t *model.Tool) jen.Code {
+	return jen.Index().Qual(runtimePkg, "Code").ValuesFunc(func(g *jen.Group) {
+		for _, c := range t.Errors {
+			g.Lit(c)
+		}
+	})
+}
+
+// durationCode writes d as N * the largest unit that divides it: 2 *
+// time.Second, 1500 * time.Millisecond.
+func durationCode(d time.Duration) jen.Code {
+	units := []struct {
+		name string
+		d    time.Duration
+	}{{"Hour", time.Hour}, {"Minute", time.Minute}, {"Second", time.Second}, {"Millisecond", time.Millisecond}, {"Microsecond", time.Microsecond}}
+	for _, u := range units {
+		if d%u.d == 0 {
+			return jen.Lit(int(d/u.d)).Op("*").Qual("time", u.name)
+		}
+	}
+	return jen.Lit(int(d)).Op("*").Qual("time", "Nanosecond")
+}
 
 func effectCode(effect string) jen.Code {
 	if effect == "write" {

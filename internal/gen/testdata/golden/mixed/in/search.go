@@ -53,7 +53,7 @@ type Item struct {
 //
 // It searches titles and bodies, newest first.
 //
-//keel:tool name=search version=1.2.3 effect=read
+//keel:tool name=search version=1.2.3 effect=read timeout=1500ms errors=query_too_broad,index_offline
 func Search(ctx context.Context, args SearchArgs) (*Results, error) {
 	return &Results{Items: []Item{}}, nil
 }

@@ -80,9 +80,11 @@ var toolT2faReset = runtime.NewTool(runtime.ToolInfo{
 var toolSearch = runtime.NewTool(runtime.ToolInfo{
 	Description:  "Search finds documents by text.\n\nIt searches titles and bodies, newest first.",
 	Effect:       runtime.EffectRead,
+	Errors:       []runtime.Code{"index_offline", "query_too_broad"},
 	InputSchema:  schemaSearchInput,
 	Name:         ToolSearch,
 	OutputSchema: schemaSearchOutput,
+	Timeout:      1500 * time.Millisecond,
 	Version:      "1.2.3",
 }, runtime.Handle(in.Search))
 
@@ -133,6 +135,7 @@ func ModelTools() []runtime.ModelTool {
 		Parameters:  schemaT2faResetInput,
 	}, {
 		Description: "Search finds documents by text.\n\nIt searches titles and bodies, newest first.",
+		ErrorCodes:  []runtime.Code{"index_offline", "query_too_broad"},
 		Name:        ToolSearch,
 		Parameters:  schemaSearchInput,
 	}, {

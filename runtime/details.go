@@ -1,0 +1,125 @@
+package runtime
+
+import (
+	"errors"
+	"sort"
+	"strconv"
+	"strings"
+
+	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/santhosh-tekuri/jsonschema/v6/kind"
+)
+
+// maxDetails bounds the details of one result.
+const maxDetails = 16
+
+// argumentDetails turns why arguments were rejected into Details computed
+// from the public input schema only: pointers are cut at the first token the
+// schema does not declare (a map key, an unknown member), and no value from
+// the call is copied.
+func argumentDetails(err error, schemaDoc any) []Detail {
+	var out []Detail
+	add := func(loc []string, keyword string) {
+		out = append(out, Detail{Pointer: schemaPointer(schemaDoc, loc), Keyword: keyword})
+	}
+	var ie *inputError
+	var ve *jsonschema.ValidationError
+	var se *jsonv2.SemanticError
+	switch {
+	case errors.As(err, &ie):
+		add(nil, ie.keyword)
+	case errors.As(err, &ve):
+		walkLeaves(ve, func(v *jsonschema.ValidationError) {
+			switch k := v.ErrorKind.(type) {
+			case *kind.Required:
+				for _, name := range k.Missing {
+					add(append(append([]string(nil), v.InstanceLocation...), name), "required")
+				}
+			default:
+				if path := v.ErrorKind.KeywordPath(); len(path) > 0 {
+					add(v.InstanceLocation, path[len(path)-1])
+				}
+			}
+		})
+	case errors.As(err, &se):
+		add(splitPointer(string(se.JSONPointer)), "type")
+	default:
+		add(nil, "json")
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Pointer != out[j].Pointer {
+			return out[i].Pointer < out[j].Pointer
+		}
+		return out[i].Keyword < out[j].Keyword
+	})
+	out = compactDetails(out)
+	if len(out) > maxDetails {
+		out = out[:maxDetails]
+	}
+	return out
+}
+
+func walkLeaves(v *jsonschema.ValidationError, leaf func(*jsonschema.ValidationError)) {
+	if len(v.Causes) == 0 {
+		leaf(v)
+		return
+	}
+	for _, c := range v.Causes {
+		walkLeaves(c, leaf)
+	}
+}
+
+func compactDetails(ds []Detail) []Detail {
+	var out []Detail
+	for i, d := range ds {
+		if i == 0 || d != ds[i-1] {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// schemaPointer renders loc as an RFC 6901 pointer, keeping only tokens the
+// schema declares: property names under "properties" and array indexes
+// under "items".
+func schemaPointer(schema any, loc []string) string {
+	var b strings.Builder
+	cur, _ := schema.(map[string]any)
+	for _, tok := range loc {
+		if cur == nil {
+			break
+		}
+		if props, ok := cur["properties"].(map[string]any); ok {
+			if sub, ok := props[tok].(map[string]any); ok {
+				b.WriteString("/" + escapePointer(tok))
+				cur = sub
+				continue
+			}
+		}
+		if items, ok := cur["items"].(map[string]any); ok {
+			if _, err := strconv.ParseUint(tok, 10, 32); err == nil {
+				b.WriteString("/" + tok)
+				cur = items
+				continue
+			}
+		}
+		break
+	}
+	return b.String()
+}
+
+func escapePointer(tok string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(tok, "~", "~0"), "/", "~1")
+}
+
+func splitPointer(p string) []string {
+	if p == "" {
+		return nil
+	}
+	toks := strings.Split(strings.TrimPrefix(p, "/"), "/")
+	for i, t := range toks {
+		toks[i] = strings.ReplaceAll(strings.ReplaceAll(t, "~1", "/"), "~0", "~")
+	}
+	return toks
+}
