@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime/debug"
+	"sort"
 	"strings"
 	"time"
 )
@@ -87,6 +88,7 @@ func NewExecutor(set ToolSet, opts ...Option) (*Executor, error) {
 		}
 		names = append(names, t.info.Name)
 	}
+	sort.Strings(names)
 	e.unknownMessage = "No tool with that name is available."
 	if len(names) > 0 {
 		more := ""
