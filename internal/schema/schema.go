@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/dave/jennifer/jen"
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/invopop/jsonschema"
 
 	"github.com/keelgen/keel/internal/model"
@@ -56,7 +57,9 @@ func Generate(pkg *model.Package) (map[string]render.Schemas, []model.Diagnostic
 				diags = append(diags, model.Diagnostic{Pos: t.Pos, Message: fmt.Sprintf("%s: %s schema %s", t.Name, side, msg)})
 				continue
 			}
-			*dst = format(pair[i])
+			if *dst, err = format(pair[i]); err != nil {
+				return nil, nil, fmt.Errorf("formatting the %s schema of %s: %w", side, t.Name, err)
+			}
 		}
 		out[t.Name] = s
 	}
@@ -80,15 +83,14 @@ func checkRoot(doc []byte) string {
 }
 
 // format indents a schema with two spaces and ends it with a newline. The
-// reflector escapes <, > and & for HTML; those are put back for review.
-func format(doc []byte) []byte {
-	var buf bytes.Buffer
-	_ = json.Indent(&buf, doc, "", "  ") // doc came from json.Unmarshal, it is valid
-	b := buf.Bytes()
-	b = bytes.ReplaceAll(b, []byte(`\u003c`), []byte("<"))
-	b = bytes.ReplaceAll(b, []byte(`\u003e`), []byte(">"))
-	b = bytes.ReplaceAll(b, []byte(`\u0026`), []byte("&"))
-	return append(b, '\n')
+// reflector escapes <, > and & for HTML; strings are re-encoded minimally so
+// a reviewer reads them as written.
+func format(doc []byte) ([]byte, error) {
+	v := jsontext.Value(bytes.Clone(doc))
+	if err := v.Indent(jsontext.WithIndent("  "), jsontext.PreserveRawStrings(false)); err != nil {
+		return nil, err
+	}
+	return append(v, '\n'), nil
 }
 
 // program writes the throwaway main package: the emitted argument structs,

@@ -10,7 +10,7 @@ import (
 
 // SearchArgs are the search parameters.
 type SearchArgs struct {
-	// Query is the text to search for.
+	// Query is the text to search for, such as "<title> & body".
 	Query string `json:"query" jsonschema:"minLength=1"`
 	// Limit caps the results; optional.
 	Limit int `json:"limit,omitempty" jsonschema:"minimum=1,maximum=100"`
