@@ -358,10 +358,7 @@ func TestNilPointerResultIsInvalidOutput(t *testing.T) {
 	tool := runtime.NewTool(runtime.ToolInfo{Name: "ptr", Version: "1", Effect: runtime.EffectRead, Description: "d",
 		InputSchema: json.RawMessage(echoIn), OutputSchema: json.RawMessage(echoOut)},
 		runtime.Handle(func(context.Context, echoArgs) (*echoResult, error) { return nil, nil }))
-	exec, err := runtime.NewExecutor(testSet{tools: []*runtime.Tool{tool}}, runtime.WithLogger(slog.New(slog.DiscardHandler)))
-	if err != nil {
-		t.Fatal(err)
-	}
+	exec := executorFor(t, tool)
 	r := exec.Execute(context.Background(), runtime.ExecutionContext{}, runtime.ToolCall{ID: "p", Name: "ptr", Arguments: json.RawMessage(`{"text":"hi"}`)})
 	if r.Code() != runtime.CodeInvalidToolOutput {
 		t.Fatalf("nil, nil: %s", marshal(t, r))
@@ -418,10 +415,7 @@ func TestExecutorDefaultTimeout(t *testing.T) {
 			<-ctx.Done()
 			return echoResult{}, ctx.Err()
 		}))
-	exec, err := runtime.NewExecutor(testSet{tools: []*runtime.Tool{tool}}, runtime.WithDefaultTimeout(50*time.Millisecond), runtime.WithLogger(slog.New(slog.DiscardHandler)))
-	if err != nil {
-		t.Fatal(err)
-	}
+	exec := executorFor(t, tool, runtime.WithDefaultTimeout(50*time.Millisecond))
 	r := exec.Execute(context.Background(), runtime.ExecutionContext{}, runtime.ToolCall{ID: "s", Name: "slow", Arguments: json.RawMessage(`{"text":"hi"}`)})
 	if r.Code() != runtime.CodeToolTimeout {
 		t.Fatalf("got %s", marshal(t, r))
@@ -497,10 +491,7 @@ func TestBigIntegersAreExact(t *testing.T) {
 		runtime.Handle(func(_ context.Context, a nArgs) (echoResult, error) {
 			return echoResult{Text: "ok", Tags: []string{}, Level: "low"}, nil
 		}))
-	exec, err := runtime.NewExecutor(testSet{tools: []*runtime.Tool{tool}}, runtime.WithLogger(slog.New(slog.DiscardHandler)))
-	if err != nil {
-		t.Fatal(err)
-	}
+	exec := executorFor(t, tool)
 	for args, want := range map[string]runtime.Code{
 		`{"n":9007199254740992}`: "",
 		`{"n":9007199254740993}`: runtime.CodeInvalidArguments, // equal to the maximum as a float64
@@ -510,4 +501,15 @@ func TestBigIntegersAreExact(t *testing.T) {
 			t.Errorf("%s: code %q, want %q", args, r.Code(), want)
 		}
 	}
+}
+
+// executorFor makes an executor for one hand-built tool, logging nowhere.
+func executorFor(t *testing.T, tool *runtime.Tool, opts ...runtime.Option) *runtime.Executor {
+	t.Helper()
+	opts = append([]runtime.Option{runtime.WithLogger(slog.New(slog.DiscardHandler))}, opts...)
+	exec, err := runtime.NewExecutor(testSet{tools: []*runtime.Tool{tool}}, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return exec
 }
