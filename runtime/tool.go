@@ -52,8 +52,15 @@ func NewTool(info ToolInfo, h Handler) *Tool {
 	return &Tool{info: info, handler: h}
 }
 
-// Info returns the tool's contract.
-func (t *Tool) Info() ToolInfo { return t.info }
+// Info returns a copy of the tool's contract; changing it changes nothing
+// the executor holds.
+func (t *Tool) Info() ToolInfo {
+	info := t.info
+	info.InputSchema = slices.Clone(info.InputSchema)
+	info.OutputSchema = slices.Clone(info.OutputSchema)
+	info.Errors = slices.Clone(info.Errors)
+	return info
+}
 
 func (t *Tool) schemas() (in, out *jsonschema.Schema, err error) {
 	t.compileOnce.Do(func() {
