@@ -42,6 +42,10 @@ func (s *observedSet) Lookup(name string) *runtime.Tool {
 
 func (s *observedSet) Tools() []*runtime.Tool { return s.tools }
 
+// Lock is the generated lock: the observed tools hold the same contracts, so
+// the executor verifies it at start like the generated set's.
+func (s *observedSet) Lock() ([]byte, []byte) { return generated.ToolSet.Lock() }
+
 func (s *observedSet) record(args any) {
 	s.mu.Lock()
 	s.lastArgs = args

@@ -10,9 +10,10 @@
 package runtime
 
 // Version is the version of this runtime package.
-const Version = "0.1.0"
+const Version = "0.2.0"
 
-// IsAtLeastVersion0_1_0 is referenced by keelgen's generated code. If the
+// IsAtLeastVersion0_2_0 is referenced by keelgen's generated code. If the
 // runtime a program links is older than the generator that wrote the code,
 // the constant is missing and the build fails, instead of misbehaving later.
-const IsAtLeastVersion0_1_0 = true
+// (0.2.0: ToolSet.Lock and start-up verification of keel.lock.json.)
+const IsAtLeastVersion0_2_0 = true

@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"context"
+	"crypto/ed25519"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -20,6 +21,10 @@ type Executor struct {
 	limits  Limits
 	timeout time.Duration
 	details bool
+	// signer and pinned are start-up requirements on the lock.
+	signer    ed25519.PublicKey
+	pinned    string
+	setDigest string
 	// unknownMessage lists the valid names (bounded); built once.
 	unknownMessage string
 }
@@ -67,11 +72,26 @@ func WithDefaultTimeout(d time.Duration) Option {
 // never values. Off by default.
 func WithErrorDetails() Option { return func(e *Executor) { e.details = true } }
 
+// WithRequiredSignature makes NewExecutor refuse a tool set whose lock is
+// not signed (keelgen -sign) by the private key of pub.
+func WithRequiredSignature(pub ed25519.PublicKey) Option {
+	return func(e *Executor) { e.signer = pub }
+}
+
+// WithExpectedSetDigest pins the exact tool set: NewExecutor refuses any
+// other set digest.
+func WithExpectedSetDigest(digest string) Option {
+	return func(e *Executor) { e.pinned = digest }
+}
+
 // maxListedTools bounds the names an unknown_tool message lists.
 const maxListedTools = 20
 
-// NewExecutor returns an executor for set. It compiles every tool's schemas
-// now, so a broken schema fails here and never during a call.
+// NewExecutor returns an executor for set. Before it accepts any call it
+// compiles every tool's schemas, recomputes the digests of every contract and
+// compares them with the embedded keel.lock.json, and checks the signature
+// and the pinned digest when the options ask for them. Any disagreement is an
+// error here, never a surprise during a call.
 func NewExecutor(set ToolSet, opts ...Option) (*Executor, error) {
 	e := &Executor{set: set, policy: SideEffectPolicy{}, log: slog.Default(), limits: DefaultLimits, timeout: DefaultTimeout}
 	for _, o := range opts {
@@ -89,6 +109,9 @@ func NewExecutor(set ToolSet, opts ...Option) (*Executor, error) {
 		names = append(names, t.info.Name)
 	}
 	sort.Strings(names)
+	if err := e.verifyLock(set); err != nil {
+		return nil, fmt.Errorf("keel: %w", err)
+	}
 	e.unknownMessage = "No tool with that name is available."
 	if len(names) > 0 {
 		more := ""
@@ -100,6 +123,43 @@ func NewExecutor(set ToolSet, opts ...Option) (*Executor, error) {
 	}
 	return e, nil
 }
+
+// verifyLock checks the embedded lock against the contracts the binary
+// holds, then the signature and the pin, and logs the set digest.
+func (e *Executor) verifyLock(set ToolSet) error {
+	lockFile, sig := set.Lock()
+	if lockFile == nil {
+		if e.signer != nil || e.pinned != "" {
+			return fmt.Errorf("the tool set has no %s to verify", LockFileName)
+		}
+		return nil
+	}
+	infos := make([]ToolInfo, 0, len(set.Tools()))
+	for _, t := range set.Tools() {
+		infos = append(infos, t.info)
+	}
+	l, err := VerifyLock(lockFile, infos)
+	if err != nil {
+		return fmt.Errorf("tool set integrity: %w", err)
+	}
+	if e.signer != nil {
+		if err := VerifyLockSignature(e.signer, lockFile, sig); err != nil {
+			return fmt.Errorf("tool set signature: %w", err)
+		}
+	}
+	if e.pinned != "" && e.pinned != l.SetDigest {
+		return fmt.Errorf("tool set digest is %s, pinned %s", l.SetDigest, e.pinned)
+	}
+	e.setDigest = l.SetDigest
+	e.log.LogAttrs(context.Background(), slog.LevelInfo, "keel: tool set verified",
+		slog.String("set_digest", l.SetDigest), slog.Int("tools", len(infos)), slog.Bool("signed", e.signer != nil))
+	return nil
+}
+
+// SetDigest is the verified set digest of the executor's tool set (from
+// keel.lock.json), "" for a set without a lock. Log it: it answers "which
+// tools could the model call" for any later review.
+func (e *Executor) SetDigest() string { return e.setDigest }
 
 // Model-visible messages: fixed text, never an error's own.
 const (

@@ -34,7 +34,10 @@ type echoResult struct {
 const echoIn = `{"type":"object","properties":{"text":{"type":"string","pattern":"^[a-z]+$"},"count":{"type":"integer"},"small":{"type":"integer"}},"required":["text"],"additionalProperties":false}`
 const echoOut = `{"type":"object","properties":{"text":{"type":"string"},"tags":{"type":"array","items":{"type":"string"}},"level":{"type":"string","enum":["low","high"]},"score":{"type":"number"}},"required":["text","tags","level","score"],"additionalProperties":false}`
 
-type testSet struct{ tools []*runtime.Tool }
+type testSet struct {
+	tools     []*runtime.Tool
+	lock, sig []byte
+}
 
 func (s testSet) Lookup(name string) *runtime.Tool {
 	for _, t := range s.tools {
@@ -45,6 +48,9 @@ func (s testSet) Lookup(name string) *runtime.Tool {
 	return nil
 }
 func (s testSet) Tools() []*runtime.Tool { return s.tools }
+
+// Lock: a hand-built set has no lock, unless a test gives it one.
+func (s testSet) Lock() ([]byte, []byte) { return s.lock, s.sig }
 
 // fixture records what ran, so tests can assert that a stage was never reached.
 type fixture struct {

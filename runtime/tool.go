@@ -77,13 +77,16 @@ func (t *Tool) schemas() (in, out *jsonschema.Schema, err error) {
 	return t.input, t.output, t.compileErr
 }
 
-// ToolSet is what keelgen generates: a static switch from name to tool, and
-// the sorted list of the same tools.
+// ToolSet is what keelgen generates: a static switch from name to tool, the
+// sorted list of the same tools, and the lock they were generated with.
 type ToolSet interface {
 	// Lookup returns the tool whose name is exactly name, or nil.
 	Lookup(name string) *Tool
 	// Tools returns every tool, sorted by name.
 	Tools() []*Tool
+	// Lock returns the embedded keel.lock.json and, when the lock was
+	// signed (keelgen -sign), its detached signature; nil when absent.
+	Lock() (lock, signature []byte)
 }
 
 // ModelTool is what a model is shown of a tool.

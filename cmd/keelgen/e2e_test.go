@@ -77,6 +77,7 @@ var userHarness = `package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 
 	"example.com/user/notetools"
@@ -84,9 +85,22 @@ import (
 )
 
 func main() {
-	exec, err := notetools.NewExecutor()
+	var opts []runtime.Option
+	if file := os.Getenv("KEEL_PUBKEY"); file != "" {
+		pem, err := os.ReadFile(file)
+		if err != nil {
+			panic(err)
+		}
+		pub, err := runtime.ParsePublicKeyPEM(pem)
+		if err != nil {
+			panic(err)
+		}
+		opts = append(opts, runtime.WithRequiredSignature(pub))
+	}
+	exec, err := notetools.NewExecutor(opts...)
 	if err != nil {
-		panic(err)
+		fmt.Fprintln(os.Stderr, "harness:", err)
+		os.Exit(3)
 	}
 	calls := []runtime.ToolCall{
 		{ID: "1", Name: notetools.ToolGetForecast, Arguments: json.RawMessage(` + "`" + `{"city":"Oslo","days":2}` + "`" + `)},
@@ -152,8 +166,11 @@ func TestUserModuleEndToEnd(t *testing.T) {
 		t.Fatalf("approved write:\n%s", out)
 	}
 
-	// -check: current now.
+	// -check: current now; -diff: nothing changed.
 	testmod.MustGo(t, dir, "tool", "keelgen", "-check", "-out", "notetools", "./notes")
+	if out := testmod.MustGo(t, dir, "tool", "keelgen", "-diff", "-out", "notetools", "./notes"); !strings.HasPrefix(out, "tool set unchanged: sha256:") {
+		t.Fatalf("-diff on an unchanged set:\n%s", out)
+	}
 
 	// Remove add_note's handler and regenerate: both views lose exactly that
 	// tool, and harness code that names its constant stops compiling.
@@ -163,6 +180,10 @@ func TestUserModuleEndToEnd(t *testing.T) {
 	if err == nil || !strings.Contains(out, "stale: notetools/keel_tools.go") ||
 		!strings.Contains(out, "orphaned: notetools/schemas/add_note.input.json") || !strings.Contains(out, "orphaned: notetools/schemas/add_note.output.json") {
 		t.Fatalf("-check after removing a tool: err %v\n%s", err, out)
+	}
+	out, err = testmod.Go(dir, "tool", "keelgen", "-diff", "-out", "notetools", "./notes")
+	if err == nil || !strings.Contains(out, "- add_note 1.0 (write): removed") {
+		t.Fatalf("-diff after removing a tool: err %v\n%s", err, out)
 	}
 	testmod.MustGo(t, dir, "generate", "./...")
 	if _, err := os.Stat(filepath.Join(dir, "notetools/schemas/add_note.input.json")); !os.IsNotExist(err) {
@@ -206,6 +227,90 @@ func TestFailedRunWritesNothing(t *testing.T) {
 	}
 	if after := snapshot(t, filepath.Join(dir, "notetools")); after != before {
 		t.Fatal("a failed run changed the output directory")
+	}
+}
+
+// The lock is verified when a program starts: a tampered schema stops it,
+// a signature is checked against the given key, and regenerating after a
+// change drops the signature that no longer verifies. A contract change
+// without a version bump is refused, also against a base branch's lock.
+func TestLockSignatureAndTamper(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a module")
+	}
+	dir := testmod.New(t, map[string]string{"notes/notes.go": withGenerate(userHandlers), "cmd/harness/main.go": userHarness})
+	keelgen := func(args ...string) (string, error) {
+		return testmod.Go(dir, append([]string{"tool", "keelgen", "-out", "notetools"}, append(args, "./notes")...)...)
+	}
+	if out, err := keelgen(); err != nil {
+		t.Fatalf("generate: %v\n%s", err, out)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "notetools/keel.lock.json")); err != nil {
+		t.Fatal(err)
+	}
+
+	// Tamper with an embedded schema: the program refuses to start.
+	schemaFile := filepath.Join(dir, "notetools/schemas/get_forecast.input.json")
+	orig, err := os.ReadFile(schemaFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	relaxed := strings.Replace(string(orig), `"maximum": 7`, `"maximum": 700`, 1)
+	if relaxed == string(orig) {
+		t.Fatalf("schema has no maximum to relax:\n%s", orig)
+	}
+	testmod.Write(t, dir, map[string]string{"notetools/schemas/get_forecast.input.json": relaxed})
+	if out, err := testmod.Go(dir, "run", "./cmd/harness"); err == nil || !strings.Contains(out, "integrity") {
+		t.Fatalf("tampered schema: err %v\n%s", err, out)
+	}
+	testmod.Write(t, dir, map[string]string{"notetools/schemas/get_forecast.input.json": string(orig)})
+
+	// Sign; the harness requires the signature by the matching public key.
+	testmod.MustGo(t, dir, "tool", "keelgen", "-genkey", "release.pem")
+	testmod.MustGo(t, dir, "tool", "keelgen", "-genkey", "other.pem")
+	if out, err := keelgen("-sign", "release.pem"); err != nil {
+		t.Fatalf("-sign: %v\n%s", err, out)
+	}
+	env := func(key string) []string { return []string{"KEEL_PUBKEY=" + filepath.Join(dir, key)} }
+	if out, err := testmod.GoEnv(dir, env("release.pem.pub"), "run", "./cmd/harness"); err != nil || !strings.Contains(out, `"call_id":"1"`) {
+		t.Fatalf("signed set with the right key: err %v\n%s", err, out)
+	}
+	if out, err := testmod.GoEnv(dir, env("other.pem.pub"), "run", "./cmd/harness"); err == nil || !strings.Contains(out, "signature") {
+		t.Fatalf("signed set with the wrong key: err %v\n%s", err, out)
+	}
+	if out, err := keelgen("-genkey", "release.pem"); err == nil {
+		t.Fatalf("-genkey overwrote a key:\n%s", out)
+	}
+
+	// A contract change without a bump is refused; with the bump, the
+	// regenerated lock drops the old signature, and the harness refuses to
+	// start until it is signed again.
+	base, err := os.ReadFile(filepath.Join(dir, "notetools/keel.lock.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	testmod.Write(t, dir, map[string]string{"base.lock.json": string(base)})
+	changed := strings.Replace(userHandlers, "// AddNote saves a note for the user.", "// AddNote saves a note for the user, with tags.", 1)
+	testmod.Write(t, dir, map[string]string{"notes/notes.go": withGenerate(changed)})
+	for _, args := range [][]string{{"-check"}, {}, {"-check", "-lock", "base.lock.json"}} {
+		out, err := keelgen(args...)
+		if err == nil || !strings.Contains(out, "add_note: description changed since keel.lock.json (description changed); bump version") {
+			t.Fatalf("keelgen %v with an unbumped change: err %v\n%s", args, err, out)
+		}
+	}
+	bumped := strings.Replace(changed, "name=add_note version=1.0", "name=add_note version=1.1", 1)
+	testmod.Write(t, dir, map[string]string{"notes/notes.go": withGenerate(bumped)})
+	if out, err := keelgen(); err != nil {
+		t.Fatalf("bumped: %v\n%s", err, out)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "notetools/keel.lock.json.sig")); !os.IsNotExist(err) {
+		t.Fatalf("a signature of the old lock survived: %v", err)
+	}
+	if out, err := testmod.GoEnv(dir, env("release.pem.pub"), "run", "./cmd/harness"); err == nil || !strings.Contains(out, "missing") {
+		t.Fatalf("unsigned new lock: err %v\n%s", err, out)
+	}
+	if out, err := keelgen("-diff", "-lock", "base.lock.json"); err == nil || !strings.Contains(out, "~ add_note 1.0 → 1.1") {
+		t.Fatalf("-diff against the base lock: err %v\n%s", err, out)
 	}
 }
 

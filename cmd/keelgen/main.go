@@ -1,16 +1,19 @@
 // Command keelgen writes a keel tool set: from the //keel:tool functions of
-// one Go package, a static dispatcher, argument types and JSON Schemas.
+// one Go package, a static dispatcher, argument types, JSON Schemas, and
+// keel.lock.json, the versioned contract of the set.
 //
 // Usage:
 //
-//	keelgen [-out dir] [-pkg name] [-check] [package]
+//	keelgen [-out dir] [-pkg name] [-lock file] [-check | -diff | -sign keyfile] [package]
+//	keelgen -genkey file
 //
 // Typically run by go generate, from a line in the handler package:
 //
 //	//go:generate go tool keelgen -out ../generated
 //
-// Exit status: 0 on success (with -check: the files are current), 1 with
-// -check when any file is stale, missing or orphaned, 2 on any error.
+// Exit status: 0 on success (-check: the files are current; -diff: the tool
+// set is unchanged), 1 when -check finds a stale, missing or orphaned file or
+// -diff finds a change, 2 on any error or refused change.
 package main
 
 import (
@@ -20,8 +23,11 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/keelgen/keel/internal/contract"
 	"github.com/keelgen/keel/internal/gen"
 	"github.com/keelgen/keel/internal/output"
+	"github.com/keelgen/keel/internal/signing"
+	"github.com/keelgen/keel/runtime"
 )
 
 func main() {
@@ -33,29 +39,56 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	out := fs.String("out", "generated", "output package `directory`, relative to the current directory")
 	pkg := fs.String("pkg", "", "output package `name` (default: the package already in the output directory, else its base name)")
+	lock := fs.String("lock", "", "compare with this lock `file` instead of the output directory's keel.lock.json (e.g. the base branch's)")
 	check := fs.Bool("check", false, "write nothing; exit 1 if any generated file is stale, missing or orphaned")
+	diff := fs.Bool("diff", false, "write nothing; print what changed in the tool set against the lock, exit 1 if anything did")
+	sign := fs.String("sign", "", "after writing, sign keel.lock.json with the ed25519 private key in `keyfile` (PEM, PKCS #8)")
+	genkey := fs.String("genkey", "", "write a new ed25519 key pair to `file` (private) and file.pub (public), and exit")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: keelgen [flags] [package]\n\n"+
 			"keelgen reads the //keel:tool functions of one package (default \".\") and\n"+
-			"writes its tool set: a Go file and one JSON Schema per tool input and output.\n\nFlags:\n")
+			"writes its tool set: a Go file, one JSON Schema per tool input and output,\n"+
+			"and keel.lock.json. A contract change without a version bump is refused.\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	if fs.NArg() > 1 {
+	modes := 0
+	for _, on := range []bool{*check, *diff, *sign != "", *genkey != ""} {
+		if on {
+			modes++
+		}
+	}
+	if fs.NArg() > 1 || modes > 1 {
 		fs.Usage()
 		return 2
+	}
+	if *genkey != "" {
+		if err := signing.GenerateKey(*genkey); err != nil {
+			fmt.Fprintln(stderr, "keelgen:", err)
+			return 2
+		}
+		fmt.Fprintf(stderr, "keelgen: wrote %s (keep it secret) and %s.pub\n", *genkey, *genkey)
+		return 0
 	}
 	wd, err := os.Getwd()
 	if err != nil {
 		fmt.Fprintln(stderr, "keelgen:", err)
 		return 2
 	}
-	res, diags, err := gen.Generate(gen.Config{Dir: wd, Pattern: fs.Arg(0), OutDir: *out, OutPkg: *pkg})
+	res, diags, err := gen.Generate(gen.Config{Dir: wd, Pattern: fs.Arg(0), OutDir: *out, OutPkg: *pkg, LockFile: *lock})
 	if err != nil {
 		fmt.Fprintln(stderr, "keelgen:", err)
 		return 2
+	}
+	if res != nil {
+		for _, w := range res.Warnings {
+			fmt.Fprintln(stderr, w.Format(wd))
+		}
+		if *diff {
+			fmt.Fprint(stdout, contract.Diff(res.Previous, res.Lock, res.Changes))
+		}
 	}
 	if len(diags) > 0 {
 		for _, d := range diags {
@@ -63,6 +96,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		fmt.Fprintf(stderr, "keelgen: %d problem(s); nothing written\n", len(diags))
 		return 2
+	}
+	if *diff {
+		if contract.AnyChange(res.Changes) {
+			return 1
+		}
+		return 0
 	}
 	changes, err := output.Compare(res.OutDir, res.Files)
 	if err != nil {
@@ -86,6 +125,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if err := output.Write(res.OutDir, res.Files, changes); err != nil {
 		fmt.Fprintln(stderr, "keelgen:", err)
 		return 2
+	}
+	if *sign != "" {
+		if err := signing.SignLock(*sign, filepath.Join(res.OutDir, runtime.LockFileName)); err != nil {
+			fmt.Fprintln(stderr, "keelgen:", err)
+			return 2
+		}
 	}
 	return 0
 }

@@ -14,10 +14,12 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/keelgen/keel/internal/contract"
 	"github.com/keelgen/keel/internal/load"
 	"github.com/keelgen/keel/internal/model"
 	"github.com/keelgen/keel/internal/render"
 	"github.com/keelgen/keel/internal/schema"
+	"github.com/keelgen/keel/runtime"
 )
 
 // Config says what to read and where the output package lives.
@@ -28,6 +30,9 @@ type Config struct {
 	Pattern string
 	// OutDir is the output package's directory.
 	OutDir string
+	// LockFile is the lock the version gate compares with (default: the
+	// keel.lock.json in OutDir), e.g. the base branch's copy in CI.
+	LockFile string
 	// OutPkg is the output package's name (default: the package of the Go
 	// files already in OutDir, else OutDir's base name).
 	OutPkg string
@@ -37,11 +42,19 @@ type Config struct {
 type Result struct {
 	OutDir string        // absolute
 	Files  []render.File // paths relative to OutDir, in a fixed order
+	// The contract: the lock compared with, the new lock, what changed,
+	// and warnings (effect escalations) that do not stop generation.
+	Previous *contract.Previous
+	Lock     runtime.Lock
+	Changes  []contract.ToolChange
+	Warnings []model.Diagnostic
 }
 
 // Generate reads the handler package and renders its whitelist. A non-nil
 // error means keelgen itself could not run (exit 2); diagnostics are problems
-// in the user's code, all of them, and then Result is nil.
+// in the user's code, all of them. With diagnostics the Result is nil, except
+// when only the version gate refused: then it is returned for -diff, and must
+// not be written.
 func Generate(cfg Config) (*Result, []model.Diagnostic, error) {
 	if cfg.Pattern == "" {
 		cfg.Pattern = "."
@@ -79,11 +92,33 @@ func Generate(cfg Config) (*Result, []model.Diagnostic, error) {
 	if err != nil || len(diags) > 0 {
 		return nil, diags, err
 	}
-	files, err := render.Files(pkg, outPkg, schemas)
+
+	// The contract stage: compare with the committed lock, gate versions.
+	lockPath := cfg.LockFile
+	if lockPath == "" {
+		lockPath = filepath.Join(outDir, runtime.LockFileName)
+	} else if !filepath.IsAbs(lockPath) {
+		lockPath = filepath.Join(dir, lockPath)
+	}
+	prev, err := contract.ReadPrevious(lockPath, filepath.Join(outDir, render.SchemaDir))
 	if err != nil {
 		return nil, nil, err
 	}
-	return &Result{OutDir: outDir, Files: files}, nil, nil
+	changes, lock, err := contract.Compare(prev, contract.Infos(pkg, schemas))
+	if err != nil {
+		return nil, nil, err
+	}
+	refusals, warnings := contract.Gate(changes, pkg.Tools)
+	lockFile, err := lock.Marshal()
+	if err != nil {
+		return nil, nil, err
+	}
+	files, err := render.Files(pkg, outPkg, schemas, lockFile, lock.SetDigest)
+	if err != nil {
+		return nil, nil, err
+	}
+	res := &Result{OutDir: outDir, Files: files, Previous: prev, Lock: lock, Changes: changes, Warnings: warnings}
+	return res, refusals, nil
 }
 
 // existingPackage returns the package name of the Go files already in dir,

@@ -10,7 +10,9 @@ import (
 
 	"golang.org/x/tools/txtar"
 
+	"github.com/keelgen/keel/internal/contract"
 	"github.com/keelgen/keel/internal/gen"
+	"github.com/keelgen/keel/internal/model"
 	"github.com/keelgen/keel/internal/output"
 	"github.com/keelgen/keel/internal/render"
 	"github.com/keelgen/keel/internal/testmod"
@@ -157,6 +159,67 @@ func TestDiagnostics(t *testing.T) {
 			}
 			if got.String() != want {
 				t.Errorf("diagnostics:\n%s\nwant:\n%s", got.String(), want)
+			}
+		})
+	}
+}
+
+// Each testdata/contract/*.txtar holds a handler package before (old.go)
+// and after (new.go) a change. The test generates and writes the old
+// package, then generates the new one against the written lock, and
+// compares the warnings, the version gate's refusals and the review diff
+// with the "want" section.
+func TestContractChanges(t *testing.T) {
+	cases, err := filepath.Glob("testdata/contract/*.txtar")
+	if err != nil || len(cases) == 0 {
+		t.Fatalf("no contract cases: %v", err)
+	}
+	for _, file := range cases {
+		t.Run(strings.TrimSuffix(filepath.Base(file), ".txtar"), func(t *testing.T) {
+			t.Parallel()
+			ar, err := txtar.ParseFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sections := map[string]string{}
+			for _, f := range ar.Files {
+				sections[f.Name] = string(f.Data)
+			}
+			dir := testmod.New(t, map[string]string{"h/h.go": sections["old.go"]})
+			cfg := gen.Config{Dir: dir, Pattern: "./h", OutDir: "out"}
+			first := generate(t, cfg)
+			changes, err := output.Compare(first.OutDir, first.Files)
+			if err == nil {
+				err = output.Write(first.OutDir, first.Files, changes)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			testmod.Write(t, dir, map[string]string{"h/h.go": sections["new.go"]})
+			res, diags, err := gen.Generate(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got strings.Builder
+			for _, list := range [][]model.Diagnostic{res.Warnings, diags} {
+				for _, d := range list {
+					got.WriteString(d.Format(dir) + "\n")
+				}
+			}
+			got.WriteString(contract.Diff(res.Previous, res.Lock, res.Changes))
+			if *update {
+				for i := range ar.Files {
+					if ar.Files[i].Name == "want" {
+						ar.Files[i].Data = []byte(got.String())
+					}
+				}
+				if err := os.WriteFile(file, txtar.Format(ar), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			if got.String() != sections["want"] {
+				t.Errorf("got:\n%s\nwant:\n%s", got.String(), sections["want"])
 			}
 		})
 	}

@@ -93,6 +93,9 @@ func ownedFiles(dir string) ([]string, error) {
 			owned = append(owned, filepath.Base(g))
 		}
 	}
+	if _, err := os.Stat(filepath.Join(dir, render.LockFileName)); err == nil {
+		owned = append(owned, render.LockFileName)
+	}
 	sort.Strings(owned)
 	return owned, nil
 }
@@ -147,6 +150,12 @@ func Write(dir string, files []render.File, c Changes) error {
 	}
 	for _, p := range c.Orphaned {
 		if err := os.Remove(filepath.Join(dir, filepath.FromSlash(p))); err != nil {
+			return err
+		}
+	}
+	// A signature of a lock that just changed no longer verifies.
+	if changed[render.LockFileName] {
+		if err := os.Remove(filepath.Join(dir, render.SignatureFileName)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return err
 		}
 	}

@@ -90,6 +90,14 @@ func Go(dir string, args ...string) (string, error) {
 	return strings.TrimSpace(string(out)), err
 }
 
+// GoEnv is Go with extra environment variables.
+func GoEnv(dir string, env []string, args ...string) (string, error) {
+	cmd := command(dir, args...)
+	cmd.Env = append(cmd.Env, env...)
+	out, err := cmd.CombinedOutput()
+	return strings.TrimSpace(string(out)), err
+}
+
 // MustGo runs the go command in dir, fails the test on error, and returns
 // standard output only (a program's log goes to standard error).
 func MustGo(t testing.TB, dir string, args ...string) string {

@@ -6,14 +6,18 @@ package out
 
 import (
 	"context"
-	_ "embed"
+	"embed"
 	in "github.com/keelgen/keel/internal/gen/testdata/golden/mixed/in"
 	runtime "github.com/keelgen/keel/runtime"
 	"time"
 )
 
 // The runtime must be at least as new as the generator that wrote this file.
-const _ = runtime.IsAtLeastVersion0_1_0
+const _ = runtime.IsAtLeastVersion0_2_0
+
+// SetDigest identifies this exact tool set: the set_digest of keel.lock.json.
+// The executor recomputes it from the embedded contracts before it accepts a call.
+const SetDigest = "sha256:226ce5a347493ef73436cd5f44f11f8c5a560f2be08ee37a6c22100f3eaba25d"
 
 // Tool names. Harness code that names a tool by its constant stops compiling
 // when the tool is removed.
@@ -119,6 +123,19 @@ func (toolSet) Lookup(name string) *runtime.Tool {
 	default:
 		return nil
 	}
+}
+
+// lockFS holds keel.lock.json and, once keelgen -sign has signed it,
+// keel.lock.json.sig.
+//
+//go:embed keel.lock*
+var lockFS embed.FS
+
+// Lock returns the embedded lock and its signature (nil when unsigned).
+func (toolSet) Lock() (lock, signature []byte) {
+	lock, _ = lockFS.ReadFile("keel.lock.json")
+	signature, _ = lockFS.ReadFile("keel.lock.json.sig")
+	return lock, signature
 }
 
 // Tools returns every tool, sorted by name.

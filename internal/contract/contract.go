@@ -1,0 +1,216 @@
+// Package contract treats the generated tool set as a versioned contract:
+// it builds keel.lock.json, compares a new generation with the committed
+// lock (and the committed schemas, to say how they changed), refuses a
+// changed contract whose version was not bumped enough, and renders the
+// review diff.
+package contract
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+
+	"github.com/keelgen/keel/internal/model"
+	"github.com/keelgen/keel/internal/render"
+	"github.com/keelgen/keel/runtime"
+)
+
+// Level is how large a change is, and so which version bump it needs.
+type Level int
+
+const (
+	Patch Level = iota + 1 // the description changed
+	Minor                  // something was added that no caller relies on
+	Major                  // a caller that worked before may fail now
+)
+
+func (l Level) String() string {
+	return map[Level]string{Patch: "patch", Minor: "minor", Major: "major"}[l]
+}
+
+// Item is one change to one part of a tool's contract.
+type Item struct {
+	Part  string // "input", "output", "effect", "errors", "description"
+	Text  string
+	Level Level
+}
+
+// Kind says what happened to a tool.
+type Kind int
+
+const (
+	Unchanged Kind = iota
+	Added
+	Removed
+	Changed
+)
+
+// ToolChange is what happened to one tool between the lock and now.
+type ToolChange struct {
+	Name     string
+	Kind     Kind
+	Old, New *runtime.LockedTool
+	Items    []Item // for Changed
+}
+
+// Level is the largest level among the items.
+func (c ToolChange) Level() Level {
+	var l Level
+	for _, it := range c.Items {
+		l = max(l, it.Level)
+	}
+	return l
+}
+
+// Infos turns the model and its schemas into the contracts the runtime will
+// hold, in tool-name order.
+func Infos(pkg *model.Package, schemas map[string]render.Schemas) []runtime.ToolInfo {
+	var infos []runtime.ToolInfo
+	for _, t := range pkg.Tools {
+		s := schemas[t.Name]
+		info := runtime.ToolInfo{Name: t.Name, Version: t.Version, Effect: runtime.Effect(t.Effect),
+			Description: t.Description, InputSchema: s.Input, OutputSchema: s.Output, Timeout: t.Timeout}
+		for _, c := range t.Errors {
+			info.Errors = append(info.Errors, runtime.Code(c))
+		}
+		infos = append(infos, info)
+	}
+	return infos
+}
+
+// Previous is the committed contract: the lock, and the committed schema
+// files whose digests match it.
+type Previous struct {
+	Lock    runtime.Lock
+	schemas map[string]map[string]any // digest → schema document
+}
+
+// ReadPrevious reads the lock at lockPath and the schema files in
+// schemaDir. No lock yet is (nil, nil): every tool is new.
+func ReadPrevious(lockPath, schemaDir string) (*Previous, error) {
+	data, err := os.ReadFile(lockPath)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	l, err := runtime.ParseLock(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", lockPath, err)
+	}
+	p := &Previous{Lock: l, schemas: map[string]map[string]any{}}
+	files, _ := filepath.Glob(filepath.Join(schemaDir, "*.json"))
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return nil, err
+		}
+		d, err := runtime.Digest(b)
+		if err != nil {
+			continue // not JSON: it explains nothing
+		}
+		var doc map[string]any
+		if json.Unmarshal(b, &doc) == nil {
+			p.schemas[d] = doc
+		}
+	}
+	return p, nil
+}
+
+// Compare lists what changed from prev to the tools now, sorted by name.
+func Compare(prev *Previous, now []runtime.ToolInfo) ([]ToolChange, runtime.Lock, error) {
+	lock, err := runtime.NewLock(now)
+	if err != nil {
+		return nil, runtime.Lock{}, err
+	}
+	old := map[string]*runtime.LockedTool{}
+	if prev != nil {
+		for i := range prev.Lock.Tools {
+			old[prev.Lock.Tools[i].Name] = &prev.Lock.Tools[i]
+		}
+	}
+	var changes []ToolChange
+	for i := range lock.Tools {
+		nt, info := &lock.Tools[i], now[i]
+		ot, ok := old[nt.Name]
+		delete(old, nt.Name)
+		if !ok {
+			changes = append(changes, ToolChange{Name: nt.Name, Kind: Added, New: nt})
+			continue
+		}
+		items := compareTool(prev, ot, nt, info)
+		kind := Changed
+		if len(items) == 0 {
+			kind = Unchanged
+		}
+		changes = append(changes, ToolChange{Name: nt.Name, Kind: kind, Old: ot, New: nt, Items: items})
+	}
+	for _, ot := range old {
+		changes = append(changes, ToolChange{Name: ot.Name, Kind: Removed, Old: ot})
+	}
+	sort.Slice(changes, func(i, j int) bool { return changes[i].Name < changes[j].Name })
+	return changes, lock, nil
+}
+
+func compareTool(prev *Previous, ot, nt *runtime.LockedTool, info runtime.ToolInfo) []Item {
+	var items []Item
+	if ot.DescriptionDigest != nt.DescriptionDigest {
+		items = append(items, Item{"description", "description changed", Patch})
+	}
+	switch {
+	case ot.Effect == nt.Effect:
+	case ot.Effect == runtime.EffectRead && nt.Effect == runtime.EffectWrite:
+		items = append(items, Item{"effect", "effect escalated from read to write", Major})
+	default:
+		items = append(items, Item{"effect", fmt.Sprintf("effect changed from %s to %s", ot.Effect, nt.Effect), Minor})
+	}
+	for _, c := range setDiff(ot.Errors, nt.Errors) {
+		items = append(items, Item{"errors", fmt.Sprintf("error code %q added", c), Minor})
+	}
+	for _, c := range setDiff(nt.Errors, ot.Errors) {
+		items = append(items, Item{"errors", fmt.Sprintf("error code %q removed", c), Minor})
+	}
+	for _, side := range []struct {
+		part     string
+		old, new string
+		doc      []byte
+	}{{"input", ot.InputSchemaDigest, nt.InputSchemaDigest, info.InputSchema}, {"output", ot.OutputSchemaDigest, nt.OutputSchemaDigest, info.OutputSchema}} {
+		if side.old == side.new {
+			continue
+		}
+		var newDoc map[string]any
+		_ = json.Unmarshal(side.doc, &newDoc) // generated by keelgen: valid
+		oldDoc := prev.schemas[side.old]
+		if oldDoc == nil {
+			items = append(items, Item{side.part, side.part + " schema changed (the committed schema file that would say how is missing or differs from the lock)", Major})
+			continue
+		}
+		d := &schemaDiff{part: side.part}
+		d.compare(oldDoc, newDoc, "")
+		if len(d.items) == 0 { // only formatting-invisible differences the walk does not name
+			d.items = append(d.items, Item{side.part, side.part + " schema changed", Major})
+		}
+		items = append(items, d.items...)
+	}
+	return items
+}
+
+// setDiff lists the codes in b that are not in a.
+func setDiff(a, b []runtime.Code) []runtime.Code {
+	in := map[runtime.Code]bool{}
+	for _, c := range a {
+		in[c] = true
+	}
+	var out []runtime.Code
+	for _, c := range b {
+		if !in[c] {
+			out = append(out, c)
+		}
+	}
+	return out
+}

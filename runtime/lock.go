@@ -1,0 +1,188 @@
+package runtime
+
+import (
+	"bytes"
+	"crypto/ed25519"
+	"crypto/sha256"
+	"crypto/x509"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"slices"
+
+	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+)
+
+// LockFileName is the lock keelgen writes beside the generated code, and
+// SignatureFileName its detached ed25519 signature (keelgen -sign).
+const (
+	LockFileName      = "keel.lock.json"
+	SignatureFileName = "keel.lock.json.sig"
+)
+
+// LockVersion is the format version of the lock file.
+const LockVersion = 1
+
+// Lock is the reviewed contract of a whole tool set: per tool its name,
+// version, effect, declared error codes and the SHA-256 digests of its
+// description and schemas over their canonical JSON form (RFC 8785), and one
+// digest of the whole set. Formatting never changes a digest.
+type Lock struct {
+	LockVersion int          `json:"lock_version"`
+	SetDigest   string       `json:"set_digest"`
+	Tools       []LockedTool `json:"tools"`
+}
+
+// LockedTool is one tool's entry in the lock.
+type LockedTool struct {
+	Name               string `json:"name"`
+	Version            string `json:"version"`
+	Effect             Effect `json:"effect"`
+	Errors             []Code `json:"errors"`
+	DescriptionDigest  string `json:"description_digest"`
+	InputSchemaDigest  string `json:"input_schema_digest"`
+	OutputSchemaDigest string `json:"output_schema_digest"`
+}
+
+// NewLock computes the lock of tools, which must be sorted by name.
+func NewLock(tools []ToolInfo) (Lock, error) {
+	l := Lock{LockVersion: LockVersion, Tools: []LockedTool{}}
+	for i, t := range tools {
+		if i > 0 && tools[i-1].Name >= t.Name {
+			return Lock{}, fmt.Errorf("tools are not sorted by name: %s before %s", tools[i-1].Name, t.Name)
+		}
+		desc, err := jsonv2.Marshal(t.Description)
+		if err != nil {
+			return Lock{}, fmt.Errorf("tool %s: description: %w", t.Name, err)
+		}
+		lt := LockedTool{Name: t.Name, Version: t.Version, Effect: t.Effect, Errors: slices.Clone(t.Errors)}
+		if lt.Errors == nil {
+			lt.Errors = []Code{}
+		}
+		slices.Sort(lt.Errors)
+		for _, d := range []struct {
+			dst *string
+			doc []byte
+			of  string
+		}{{&lt.DescriptionDigest, desc, "description"}, {&lt.InputSchemaDigest, t.InputSchema, "input schema"}, {&lt.OutputSchemaDigest, t.OutputSchema, "output schema"}} {
+			if *d.dst, err = Digest(d.doc); err != nil {
+				return Lock{}, fmt.Errorf("tool %s: %s: %w", t.Name, d.of, err)
+			}
+		}
+		l.Tools = append(l.Tools, lt)
+	}
+	entries, err := jsonv2.Marshal(l.Tools)
+	if err != nil {
+		return Lock{}, err
+	}
+	if l.SetDigest, err = Digest(entries); err != nil {
+		return Lock{}, err
+	}
+	return l, nil
+}
+
+// Digest is "sha256:" and the hex SHA-256 of doc's canonical JSON form
+// (RFC 8785, integers kept exact).
+func Digest(doc []byte) (string, error) {
+	v := jsontext.Value(bytes.Clone(doc))
+	if err := v.Canonicalize(jsontext.CanonicalizeRawInts(false)); err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256(v)
+	return "sha256:" + hex.EncodeToString(sum[:]), nil
+}
+
+// Marshal renders the lock file: indented, one tool after another, ending in
+// a newline.
+func (l Lock) Marshal() ([]byte, error) {
+	b, err := json.MarshalIndent(l, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return append(b, '\n'), nil
+}
+
+// ParseLock reads a lock file strictly.
+func ParseLock(b []byte) (Lock, error) {
+	var l Lock
+	if err := jsonv2.Unmarshal(b, &l, jsonv2.RejectUnknownMembers(true)); err != nil {
+		return Lock{}, fmt.Errorf("%s: %w", LockFileName, err)
+	}
+	if l.LockVersion != LockVersion {
+		return Lock{}, fmt.Errorf("%s: lock_version %d, this runtime reads %d", LockFileName, l.LockVersion, LockVersion)
+	}
+	return l, nil
+}
+
+// VerifyLock checks that lockFile is exactly the lock of tools: every digest
+// recomputed from the contracts the binary holds equals the lock's.
+func VerifyLock(lockFile []byte, tools []ToolInfo) (Lock, error) {
+	l, err := ParseLock(lockFile)
+	if err != nil {
+		return Lock{}, err
+	}
+	want, err := NewLock(tools)
+	if err != nil {
+		return Lock{}, err
+	}
+	if len(l.Tools) != len(want.Tools) {
+		return Lock{}, fmt.Errorf("%s lists %d tools, the binary holds %d", LockFileName, len(l.Tools), len(want.Tools))
+	}
+	for i := range want.Tools {
+		if got, w := l.Tools[i], want.Tools[i]; !lockedToolEqual(got, w) {
+			return Lock{}, fmt.Errorf("tool %s: the contract in the binary differs from %s", w.Name, LockFileName)
+		}
+	}
+	if l.SetDigest != want.SetDigest {
+		return Lock{}, fmt.Errorf("set digest %s in %s, the binary's tools digest to %s", l.SetDigest, LockFileName, want.SetDigest)
+	}
+	return l, nil
+}
+
+func lockedToolEqual(a, b LockedTool) bool {
+	return a.Name == b.Name && a.Version == b.Version && a.Effect == b.Effect && slices.Equal(a.Errors, b.Errors) &&
+		a.DescriptionDigest == b.DescriptionDigest && a.InputSchemaDigest == b.InputSchemaDigest && a.OutputSchemaDigest == b.OutputSchemaDigest
+}
+
+// SignLock returns the detached signature file for lockFile: the base64
+// ed25519 signature of its bytes, and a newline.
+func SignLock(key ed25519.PrivateKey, lockFile []byte) []byte {
+	return []byte(base64.StdEncoding.EncodeToString(ed25519.Sign(key, lockFile)) + "\n")
+}
+
+// VerifyLockSignature checks a signature file made by SignLock.
+func VerifyLockSignature(pub ed25519.PublicKey, lockFile, sigFile []byte) error {
+	if len(sigFile) == 0 {
+		return fmt.Errorf("%s is missing: sign the lock with keelgen -sign", SignatureFileName)
+	}
+	sig, err := base64.StdEncoding.DecodeString(string(bytes.TrimSpace(sigFile)))
+	if err != nil || len(sig) != ed25519.SignatureSize {
+		return fmt.Errorf("%s is not a base64 ed25519 signature", SignatureFileName)
+	}
+	if !ed25519.Verify(pub, lockFile, sig) {
+		return fmt.Errorf("%s does not verify %s with the given public key", SignatureFileName, LockFileName)
+	}
+	return nil
+}
+
+// ParsePublicKeyPEM reads an ed25519 public key in PEM ("PUBLIC KEY", PKIX),
+// as keelgen -genkey writes it.
+func ParsePublicKeyPEM(b []byte) (ed25519.PublicKey, error) {
+	block, _ := pem.Decode(b)
+	if block == nil || block.Type != "PUBLIC KEY" {
+		return nil, errors.New("no PEM \"PUBLIC KEY\" block")
+	}
+	k, err := x509.ParsePKIXPublicKey(block.Bytes)
+	if err != nil {
+		return nil, err
+	}
+	pub, ok := k.(ed25519.PublicKey)
+	if !ok {
+		return nil, fmt.Errorf("the key is %T, not ed25519", k)
+	}
+	return pub, nil
+}
