@@ -1,8 +1,10 @@
-// Package gen is keelgen's pure core: Generate runs the three stages
+// Package gen is keelgen's pure core: Generate runs the stages
 //
-//	load (go/packages) → model → schema (invopop/jsonschema) + render (jennifer)
+//	load (go/packages) → model → schema (invopop/jsonschema)
+//	→ contract (lock, version gate) → render (jennifer)
 //
-// and returns the files and every diagnostic. It writes nothing.
+// and returns the files and every diagnostic. It reads the committed lock
+// and schemas to compare with, and writes nothing.
 package gen
 
 import (
