@@ -52,3 +52,14 @@ func BenchmarkFloor(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkNewExecutor is the start-up cost after the first: verifying the
+// embedded lock against every contract (schemas compile once per process).
+func BenchmarkNewExecutor(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := generated.NewExecutor(runtime.WithLogger(slog.New(slog.DiscardHandler))); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
