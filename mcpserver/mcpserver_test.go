@@ -1,0 +1,229 @@
+package mcpserver_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/keelgen/keel/generated"
+	"github.com/keelgen/keel/mcpserver"
+	"github.com/keelgen/keel/runtime"
+)
+
+func quietExecutor(t testing.TB, set runtime.ToolSet) *runtime.Executor {
+	t.Helper()
+	exec, err := runtime.NewExecutor(set, runtime.WithLogger(slog.New(slog.DiscardHandler)), runtime.WithDefaultTimeout(100*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return exec
+}
+
+// allowWrites is the owner's hook: only sessions of a client named
+// "approved" may run write tools. The client cannot set it.
+func allowWrites(_ context.Context, req *mcp.CallToolRequest) runtime.ExecutionContext {
+	name := ""
+	if p := req.Session.InitializeParams(); p != nil && p.ClientInfo != nil {
+		name = p.ClientInfo.Name
+	}
+	return runtime.ExecutionContext{AllowSideEffects: name == "approved", Principal: name}
+}
+
+// transports connects a client named clientName to s over each transport.
+func transports(t *testing.T, s *mcp.Server, clientName string) map[string]*mcp.ClientSession {
+	t.Helper()
+	ctx := context.Background()
+	sessions := map[string]*mcp.ClientSession{}
+
+	st, ct := mcp.NewInMemoryTransports()
+	if _, err := s.Connect(ctx, st, nil); err != nil {
+		t.Fatal(err)
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: clientName, Version: "1"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sessions["in-memory (stdio framing)"] = cs
+
+	srv := httptest.NewServer(mcpserver.HTTPHandler(s))
+	t.Cleanup(srv.Close)
+	hs, err := mcp.NewClient(&mcp.Implementation{Name: clientName, Version: "1"}, nil).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: srv.URL}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sessions["streamable HTTP"] = hs
+	for _, s := range sessions {
+		t.Cleanup(func() { s.Close() })
+	}
+	return sessions
+}
+
+func exampleServer(t *testing.T) *mcp.Server {
+	return mcpserver.New(generated.ToolSet, quietExecutor(t, generated.ToolSet), mcpserver.Options{Context: allowWrites})
+}
+
+func TestListToolsShowsKeelSchemas(t *testing.T) {
+	for name, cs := range transports(t, exampleServer(t), "lister") {
+		t.Run(name, func(t *testing.T) {
+			res, err := cs.ListTools(context.Background(), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var names []string
+			for _, tool := range res.Tools {
+				names = append(names, tool.Name)
+				info := generated.ToolSet.Lookup(tool.Name).Info()
+				if !jsonEqual(t, tool.InputSchema, info.InputSchema) || !jsonEqual(t, tool.OutputSchema, info.OutputSchema) {
+					t.Errorf("%s: schemas differ from keel's:\n%v\n%v", tool.Name, tool.InputSchema, tool.OutputSchema)
+				}
+				a := tool.Annotations
+				read := info.Effect == runtime.EffectRead
+				if a == nil || a.ReadOnlyHint != read || a.IdempotentHint != read || a.DestructiveHint == nil || *a.DestructiveHint == read ||
+					a.OpenWorldHint == nil || *a.OpenWorldHint {
+					t.Errorf("%s: annotations %+v", tool.Name, a)
+				}
+				if tool.Description != info.Description {
+					t.Errorf("%s: description %q", tool.Name, tool.Description)
+				}
+			}
+			if !slices.Equal(names, []string{generated.ToolCreateTicket, generated.ToolLookupIncident}) {
+				t.Fatalf("tools %v", names)
+			}
+		})
+	}
+}
+
+// callResult returns the keel result JSON a failed call carries.
+func keelResult(t *testing.T, res *mcp.CallToolResult) runtime.ToolResult {
+	t.Helper()
+	if len(res.Content) != 1 {
+		t.Fatalf("content %v", res.Content)
+	}
+	text, ok := res.Content[0].(*mcp.TextContent)
+	if !ok {
+		t.Fatalf("content %T", res.Content[0])
+	}
+	var r runtime.ToolResult
+	if err := json.Unmarshal([]byte(text.Text), &r); err != nil {
+		t.Fatalf("content is not a keel result: %v\n%s", err, text.Text)
+	}
+	return r
+}
+
+func TestCallsThroughTheExecutor(t *testing.T) {
+	ctx := context.Background()
+	for _, client := range []string{"plain", "approved"} {
+		for name, cs := range transports(t, exampleServer(t), client) {
+			t.Run(client+"/"+name, func(t *testing.T) {
+				ok, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: generated.ToolLookupIncident, Arguments: map[string]any{"incident_id": "INC-001"}})
+				if err != nil || ok.IsError {
+					t.Fatalf("valid call: %v %+v", err, ok)
+				}
+				want := `{"incident_id":"INC-001","service":"auth-api","severity":"high","symptom":"登录接口持续返回 502","evidence":["auth-api timeout","database pool exhausted"]}`
+				if !jsonEqual(t, ok.StructuredContent, json.RawMessage(want)) || ok.Content[0].(*mcp.TextContent).Text != want {
+					t.Fatalf("structured %v, text %v", ok.StructuredContent, ok.Content)
+				}
+
+				for _, c := range []struct {
+					tool string
+					args map[string]any
+					code runtime.Code
+				}{
+					{generated.ToolLookupIncident, map[string]any{"incident_id": 42}, runtime.CodeInvalidArguments},
+					{generated.ToolLookupIncident, map[string]any{"incident_id": "INC-404"}, "incident_not_found"},
+				} {
+					res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: c.tool, Arguments: c.args})
+					if err != nil || !res.IsError || keelResult(t, res).Code() != c.code {
+						t.Errorf("%s %v: err %v, result %+v", c.tool, c.args, err, res)
+					}
+				}
+
+				write, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: generated.ToolCreateTicket, Arguments: map[string]any{"incident_id": "INC-001", "summary": "raise pool size"}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if client == "approved" && write.IsError {
+					t.Errorf("approved write failed: %+v", keelResult(t, write))
+				}
+				if client == "plain" && (!write.IsError || keelResult(t, write).Code() != runtime.CodeApprovalRequired) {
+					t.Errorf("unapproved write: %+v", write)
+				}
+
+				_, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "delete_prod", Arguments: map[string]any{}})
+				var rpcErr *jsonrpc.Error
+				if !errors.As(err, &rpcErr) || rpcErr.Code != jsonrpc.CodeInvalidParams {
+					t.Errorf("unknown tool: %v", err)
+				}
+			})
+		}
+	}
+}
+
+// A tool set whose handlers fail in each way the executor names.
+type faultySet struct{ tools []*runtime.Tool }
+
+func (s faultySet) Lookup(name string) *runtime.Tool {
+	for _, t := range s.tools {
+		if t.Info().Name == name {
+			return t
+		}
+	}
+	return nil
+}
+func (s faultySet) Tools() []*runtime.Tool { return s.tools }
+func (s faultySet) Lock() ([]byte, []byte) { return nil, nil }
+func faulty(name string, h runtime.Handler) *runtime.Tool {
+	return runtime.NewTool(runtime.ToolInfo{Name: name, Version: "1", Effect: runtime.EffectRead, Description: name,
+		InputSchema:  json.RawMessage(`{"type":"object","additionalProperties":false}`),
+		OutputSchema: json.RawMessage(`{"type":"object","properties":{"n":{"type":"integer","minimum":0}},"required":["n"],"additionalProperties":false}`)}, h)
+}
+
+type none struct{}
+type out struct {
+	N int `json:"n"`
+}
+
+func TestEveryFailureCodeIsAnErrorResult(t *testing.T) {
+	set := faultySet{tools: []*runtime.Tool{
+		faulty("bad_output", runtime.Handle(func(context.Context, none) (out, error) { return out{N: -1}, nil })),
+		faulty("panics", runtime.Handle(func(context.Context, none) (out, error) { panic("at /srv/secret.go:1") })),
+		faulty("slow", runtime.Handle(func(ctx context.Context, _ none) (out, error) { <-ctx.Done(); return out{}, ctx.Err() })),
+	}}
+	s := mcpserver.New(set, quietExecutor(t, set), mcpserver.Options{})
+	for name, cs := range transports(t, s, "faults") {
+		for tool, code := range map[string]runtime.Code{"bad_output": runtime.CodeInvalidToolOutput, "panics": runtime.CodeToolInternalError, "slow": runtime.CodeToolTimeout} {
+			res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: tool, Arguments: map[string]any{}})
+			if err != nil || !res.IsError {
+				t.Fatalf("%s %s: %v %+v", name, tool, err, res)
+			}
+			r := keelResult(t, res)
+			if r.Code() != code || strings.Contains(res.Content[0].(*mcp.TextContent).Text, "secret") {
+				t.Errorf("%s %s: %+v", name, tool, r.Error)
+			}
+		}
+	}
+}
+
+func jsonEqual(t *testing.T, a any, b json.RawMessage) bool {
+	t.Helper()
+	ab, err := json.Marshal(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var x, y any
+	if json.Unmarshal(ab, &x) != nil || json.Unmarshal(b, &y) != nil {
+		return false
+	}
+	xb, _ := json.Marshal(x)
+	yb, _ := json.Marshal(y)
+	return string(xb) == string(yb)
+}

@@ -1,0 +1,55 @@
+// Package anthropic speaks Anthropic's Messages API tool format for a keel
+// tool set: tool definitions (name, description, input_schema), tool_use
+// blocks in, tool_result blocks out. It imports no Anthropic SDK.
+package anthropic
+
+import (
+	"encoding/json"
+
+	"github.com/keelgen/keel/internal/schemajson"
+	"github.com/keelgen/keel/runtime"
+)
+
+// Tool is one entry of a Messages request's "tools".
+type Tool struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	InputSchema json.RawMessage `json:"input_schema"`
+}
+
+// Tools returns the definitions of tools (runtime.ModelTools from generated
+// code), with keel's schemas unchanged.
+func Tools(tools []runtime.ModelTool) []Tool {
+	out := make([]Tool, 0, len(tools))
+	for _, t := range tools {
+		out = append(out, Tool{Name: t.Name, Description: t.Description, InputSchema: t.Parameters})
+	}
+	return out
+}
+
+// ToolUse is a tool_use content block of an assistant message.
+type ToolUse struct {
+	Type  string          `json:"type"` // "tool_use"
+	ID    string          `json:"id"`
+	Name  string          `json:"name"`
+	Input json.RawMessage `json:"input"` // an object, as the model sent it
+}
+
+// ToolCall turns a tool_use block into a keel ToolCall; the executor checks it.
+func ToolCall(u ToolUse) runtime.ToolCall {
+	return runtime.ToolCall{ID: u.ID, Name: u.Name, Arguments: u.Input}
+}
+
+// ToolResultBlock is the tool_result content block that answers a tool_use.
+type ToolResultBlock struct {
+	Type      string `json:"type"` // "tool_result"
+	ToolUseID string `json:"tool_use_id"`
+	Content   string `json:"content"`
+	IsError   bool   `json:"is_error"`
+}
+
+// Result answers a call: the result JSON (with its code when it failed), and
+// is_error set for every failed result.
+func Result(r runtime.ToolResult) ToolResultBlock {
+	return ToolResultBlock{Type: "tool_result", ToolUseID: r.CallID, Content: schemajson.ResultContent(r), IsError: !r.OK}
+}

@@ -1,0 +1,150 @@
+// Package ollama speaks Ollama's /api/chat tool format for a keel tool set.
+// Ollama's server reads only part of JSON Schema (per property: type,
+// description, enum, items) and silently drops the rest, such as pattern,
+// anyOf, const, additionalProperties and nested properties. Tools emits a
+// safe form that keeps the lost constraints in the description text, and
+// Lost says what a schema loses, so keelgen can warn at generate time. The
+// executor still validates every call against the full schema.
+package ollama
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/keelgen/keel/internal/schemajson"
+	"github.com/keelgen/keel/runtime"
+)
+
+// Tool is one entry of an /api/chat request's "tools".
+type Tool struct {
+	Type     string   `json:"type"` // "function"
+	Function Function `json:"function"`
+}
+
+// Function is the function definition of a Tool.
+type Function struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	Parameters  json.RawMessage `json:"parameters"`
+}
+
+// kept are the keywords Ollama reads, on the root object and on a property.
+var (
+	keptRoot     = map[string]bool{"type": true, "properties": true, "required": true, "description": true}
+	keptProperty = map[string]bool{"type": true, "description": true, "enum": true, "items": true}
+)
+
+// Tools returns the safe definitions of tools.
+func Tools(tools []runtime.ModelTool) ([]Tool, error) {
+	out := make([]Tool, 0, len(tools))
+	for _, t := range tools {
+		params, _, err := safeForm(t.Parameters)
+		if err != nil {
+			return nil, fmt.Errorf("tool %s: %w", t.Name, err)
+		}
+		out = append(out, Tool{Type: "function", Function: Function{Name: t.Name, Description: t.Description, Parameters: params}})
+	}
+	return out, nil
+}
+
+// Lost lists what Ollama would drop from schema: "incident_id: pattern".
+func Lost(schema json.RawMessage) []string {
+	_, lost, err := safeForm(schema)
+	if err != nil {
+		return []string{err.Error()}
+	}
+	return lost
+}
+
+// safeForm keeps what Ollama reads and moves every dropped constraint of a
+// property into its description, so the model still reads it.
+func safeForm(schema json.RawMessage) (json.RawMessage, []string, error) {
+	doc, err := schemajson.Doc(schema)
+	if err != nil {
+		return nil, nil, err
+	}
+	var lost []string
+	for _, k := range sortedKeys(doc) {
+		if !keptRoot[k] && k != "additionalProperties" { // a closed root is enforced by the executor anyway
+			lost = append(lost, "the arguments: "+k)
+			delete(doc, k)
+		}
+	}
+	delete(doc, "additionalProperties")
+	props, _ := schemajson.Properties(doc)
+	for _, name := range sortedKeys(props) {
+		p, _ := props[name].(map[string]any)
+		if p == nil {
+			continue
+		}
+		var notes []string
+		for _, k := range sortedKeys(p) {
+			if keptProperty[k] {
+				continue
+			}
+			lost = append(lost, name+": "+k)
+			b, _ := json.Marshal(p[k])
+			notes = append(notes, fmt.Sprintf("%s %s", k, b))
+			delete(p, k)
+		}
+		if items, ok := p["items"].(map[string]any); ok {
+			for _, k := range sortedKeys(items) {
+				if k != "type" {
+					lost = append(lost, name+"[]: "+k)
+					b, _ := json.Marshal(items[k])
+					notes = append(notes, fmt.Sprintf("items %s %s", k, b))
+					delete(items, k)
+				}
+			}
+		}
+		if len(notes) > 0 {
+			desc, _ := p["description"].(string)
+			p["description"] = strings.TrimSpace(desc + " (" + strings.Join(notes, "; ") + ")")
+		}
+	}
+	out, err := schemajson.Marshal(doc)
+	return out, lost, err
+}
+
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// ToolCall is one entry of an assistant message's "tool_calls".
+type ToolCall struct {
+	ID       string `json:"id,omitempty"`
+	Function struct {
+		Index     int             `json:"index,omitempty"`
+		Name      string          `json:"name"`
+		Arguments json.RawMessage `json:"arguments"` // an object
+	} `json:"function"`
+}
+
+// Call turns one tool call into a keel ToolCall. Ollama's calls may carry no
+// id; fallbackID (e.g. the message's index and the call's) stands in.
+func Call(c ToolCall, fallbackID string) runtime.ToolCall {
+	id := c.ID
+	if id == "" {
+		id = fallbackID
+	}
+	return runtime.ToolCall{ID: id, Name: c.Function.Name, Arguments: c.Function.Arguments}
+}
+
+// Message is the role "tool" message that answers a call.
+type Message struct {
+	Role     string `json:"role"` // "tool"
+	Content  string `json:"content"`
+	ToolName string `json:"tool_name"`
+}
+
+// Result answers a call with the result JSON, with its code when it failed.
+func Result(r runtime.ToolResult) Message {
+	return Message{Role: "tool", Content: schemajson.ResultContent(r), ToolName: r.ToolName}
+}
