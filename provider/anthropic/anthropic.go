@@ -40,16 +40,24 @@ func ToolCall(u ToolUse) runtime.ToolCall {
 	return runtime.ToolCall{ID: u.ID, Name: u.Name, Arguments: u.Input}
 }
 
-// ToolResultBlock is the tool_result content block that answers a tool_use.
+// ToolResultBlock is the tool_result content block that answers a tool_use,
+// its content one text block, as the official SDK builds it.
 type ToolResultBlock struct {
-	Type      string `json:"type"` // "tool_result"
-	ToolUseID string `json:"tool_use_id"`
-	Content   string `json:"content"`
-	IsError   bool   `json:"is_error"`
+	Type      string      `json:"type"` // "tool_result"
+	ToolUseID string      `json:"tool_use_id"`
+	Content   []TextBlock `json:"content"`
+	IsError   bool        `json:"is_error"`
+}
+
+// TextBlock is a text content block.
+type TextBlock struct {
+	Type string `json:"type"` // "text"
+	Text string `json:"text"`
 }
 
 // Result answers a call: the result JSON (with its code when it failed), and
 // is_error set for every failed result.
 func Result(r runtime.ToolResult) ToolResultBlock {
-	return ToolResultBlock{Type: "tool_result", ToolUseID: r.CallID, Content: schemajson.ResultContent(r), IsError: !r.OK}
+	return ToolResultBlock{Type: "tool_result", ToolUseID: r.CallID, IsError: !r.OK,
+		Content: []TextBlock{{Type: "text", Text: schemajson.ResultContent(r)}}}
 }

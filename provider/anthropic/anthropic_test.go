@@ -1,0 +1,95 @@
+package anthropic_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	sdk "github.com/anthropics/anthropic-sdk-go/v2"
+	"github.com/anthropics/anthropic-sdk-go/v2/option"
+
+	"github.com/keelgen/keel/generated"
+	"github.com/keelgen/keel/provider/anthropic"
+	"github.com/keelgen/keel/runtime"
+)
+
+func canonical(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var x any
+	if err := json.Unmarshal(b, &x); err != nil {
+		t.Fatal(err)
+	}
+	out, _ := json.Marshal(x)
+	return string(out)
+}
+
+const reply = `{"id":"msg_1","type":"message","role":"assistant","model":"claude-test","stop_reason":"tool_use","usage":{"input_tokens":1,"output_tokens":1},
+ "content":[{"type":"text","text":"Looking it up."},
+  {"type":"tool_use","id":"toolu_1","name":"lookup_incident","input":{"incident_id":"INC-001"}},
+  {"type":"tool_use","id":"toolu_2","name":"lookup_incident","input":{"incident_id":"INC-404"}},
+  {"type":"tool_use","id":"toolu_3","name":"delete_prod","input":{}}]}`
+
+func TestMessagesWithTheSDK(t *testing.T) {
+	keel, err := json.Marshal(anthropic.Tools(generated.ModelTools()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var params []sdk.ToolUnionParam
+	if err := json.Unmarshal(keel, &params); err != nil {
+		t.Fatalf("SDK rejects keel's tools: %v", err)
+	}
+	var body []byte
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ = io.ReadAll(r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, reply)
+	}))
+	defer srv.Close()
+	client := sdk.NewClient(option.WithBaseURL(srv.URL), option.WithAPIKey("test"), option.WithMaxRetries(0))
+	msg, err := client.Messages.New(context.Background(), sdk.MessageNewParams{
+		Model: "claude-test", MaxTokens: 256, Tools: params,
+		Messages: []sdk.MessageParam{sdk.NewUserMessage(sdk.NewTextBlock("What broke in INC-001?"))}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sent struct {
+		Tools json.RawMessage `json:"tools"`
+	}
+	_ = json.Unmarshal(body, &sent)
+	if canonical(t, sent.Tools) != canonical(t, json.RawMessage(keel)) {
+		t.Fatalf("the SDK sent\n%s\nkeel emitted\n%s", sent.Tools, keel)
+	}
+
+	exec, err := generated.NewExecutor(runtime.WithLogger(slog.New(slog.DiscardHandler)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, block := range msg.Content {
+		if block.Type != "tool_use" {
+			continue
+		}
+		call := anthropic.ToolCall(anthropic.ToolUse{Type: block.Type, ID: block.ID, Name: block.Name, Input: block.Input})
+		r := exec.Execute(context.Background(), runtime.ExecutionContext{}, call)
+		res := anthropic.Result(r)
+		if canonical(t, res) != canonical(t, sdk.NewToolResultBlock(res.ToolUseID, res.Content[0].Text, res.IsError)) {
+			t.Errorf("keel's tool_result %s differs from the SDK's", canonical(t, res))
+		}
+		if res.IsError != !r.OK || (!r.OK && !strings.Contains(res.Content[0].Text, `"code":"`+string(r.Code())+`"`)) {
+			t.Errorf("result block %+v", res)
+		}
+		got = append(got, call.ID+"="+string(r.Code()))
+	}
+	if strings.Join(got, ",") != "toolu_1=,toolu_2=incident_not_found,toolu_3=unknown_tool" {
+		t.Fatalf("results %v", got)
+	}
+}

@@ -1,0 +1,207 @@
+package openai_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	sdk "github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+	"github.com/openai/openai-go/v3/responses"
+
+	"github.com/keelgen/keel/generated"
+	"github.com/keelgen/keel/provider/openai"
+	"github.com/keelgen/keel/runtime"
+)
+
+// fakeOpenAI records the request body and answers with reply.
+func fakeOpenAI(t *testing.T, reply string) (*httptest.Server, *[]byte) {
+	t.Helper()
+	var body []byte
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ = io.ReadAll(r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, reply)
+	}))
+	t.Cleanup(srv.Close)
+	return srv, &body
+}
+
+func canonical(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var x any
+	if err := json.Unmarshal(b, &x); err != nil {
+		t.Fatal(err)
+	}
+	out, _ := json.Marshal(x)
+	return string(out)
+}
+
+func executor(t *testing.T) *runtime.Executor {
+	exec, err := generated.NewExecutor(runtime.WithLogger(slog.New(slog.DiscardHandler)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return exec
+}
+
+const chatReply = `{"id":"chatcmpl-1","object":"chat.completion","created":1,"model":"gpt-test","choices":[{"index":0,"finish_reason":"tool_calls","message":{"role":"assistant","content":null,"tool_calls":[
+ {"id":"call_1","type":"function","function":{"name":"lookup_incident","arguments":"{\"incident_id\":\"INC-001\"}"}},
+ {"id":"call_2","type":"function","function":{"name":"lookup_incident","arguments":"{\"incident_id\":42}"}}]}}]}`
+
+func TestChatCompletionsWithTheSDK(t *testing.T) {
+	for _, strict := range []bool{false, true} {
+		a := openai.New(generated.ModelTools(), openai.Options{Strict: strict})
+		keel, err := json.Marshal(a.ChatTools())
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The SDK accepts keel's definitions as its own tool params ...
+		var params []sdk.ChatCompletionToolUnionParam
+		if err := json.Unmarshal(keel, &params); err != nil {
+			t.Fatalf("SDK rejects keel's tools: %v", err)
+		}
+		srv, body := fakeOpenAI(t, chatReply)
+		client := sdk.NewClient(option.WithBaseURL(srv.URL), option.WithAPIKey("test"), option.WithMaxRetries(0))
+		completion, err := client.Chat.Completions.New(context.Background(), sdk.ChatCompletionNewParams{
+			Model: "gpt-test", Messages: []sdk.ChatCompletionMessageParamUnion{sdk.UserMessage("What broke in INC-001?")}, Tools: params})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// ... and the request it sends carries exactly keel's definitions.
+		var sent struct {
+			Tools json.RawMessage `json:"tools"`
+		}
+		if err := json.Unmarshal(*body, &sent); err != nil {
+			t.Fatal(err)
+		}
+		if canonical(t, sent.Tools) != canonical(t, json.RawMessage(keel)) {
+			t.Fatalf("strict=%v: the SDK sent\n%s\nkeel emitted\n%s", strict, sent.Tools, keel)
+		}
+		for _, tool := range a.ChatTools() {
+			if tool.Function.Strict != strict {
+				t.Errorf("%s: strict %v", tool.Function.Name, tool.Function.Strict)
+			}
+			if !strict && string(tool.Function.Parameters) != string(generated.ToolSet.Lookup(tool.Function.Name).Info().InputSchema) {
+				t.Errorf("%s: non-strict parameters are not keel's schema", tool.Function.Name)
+			}
+		}
+
+		// The SDK's tool calls become ToolCalls; results go back with their code.
+		exec := executor(t)
+		var codes []runtime.Code
+		for _, tc := range completion.Choices[0].Message.ToolCalls {
+			call := a.ToolCall(tc.ID, tc.Function.Name, tc.Function.Arguments)
+			if call.ID != tc.ID || call.Name != generated.ToolLookupIncident {
+				t.Fatalf("call %+v", call)
+			}
+			r := exec.Execute(context.Background(), runtime.ExecutionContext{}, call)
+			codes = append(codes, r.Code())
+			msg := openai.ChatResult(r)
+			if canonical(t, msg) != canonical(t, sdk.ToolMessage(msg.Content, msg.ToolCallID)) {
+				t.Errorf("keel's tool message %s differs from the SDK's", canonical(t, msg))
+			}
+			if !r.OK && !strings.Contains(msg.Content, `"code":"`+string(r.Code())+`"`) {
+				t.Errorf("failed result without its code: %s", msg.Content)
+			}
+		}
+		if len(codes) != 2 || codes[0] != "" || codes[1] != runtime.CodeInvalidArguments {
+			t.Fatalf("codes %v", codes)
+		}
+	}
+}
+
+const responsesReply = `{"id":"resp_1","object":"response","created_at":1,"model":"gpt-test","status":"completed","output":[
+ {"type":"function_call","id":"fc_1","call_id":"call_9","name":"create_ticket","arguments":"{\"incident_id\":\"INC-001\",\"summary\":\"raise pool size\"}","status":"completed"}]}`
+
+func TestResponsesWithTheSDK(t *testing.T) {
+	a := openai.New(generated.ModelTools(), openai.Options{Strict: true})
+	keel, _ := json.Marshal(a.ResponsesTools())
+	var params []responses.ToolUnionParam
+	if err := json.Unmarshal(keel, &params); err != nil {
+		t.Fatalf("SDK rejects keel's tools: %v", err)
+	}
+	srv, body := fakeOpenAI(t, responsesReply)
+	client := sdk.NewClient(option.WithBaseURL(srv.URL), option.WithAPIKey("test"), option.WithMaxRetries(0))
+	resp, err := client.Responses.New(context.Background(), responses.ResponseNewParams{
+		Model: "gpt-test", Input: responses.ResponseNewParamsInputUnion{OfString: sdk.String("open a ticket")}, Tools: params})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sent struct {
+		Tools json.RawMessage `json:"tools"`
+	}
+	_ = json.Unmarshal(*body, &sent)
+	if canonical(t, sent.Tools) != canonical(t, json.RawMessage(keel)) {
+		t.Fatalf("the SDK sent\n%s\nkeel emitted\n%s", sent.Tools, keel)
+	}
+	item := resp.Output[0]
+	call := a.ToolCall(item.CallID, item.Name, item.Arguments.OfString)
+	r := executor(t).Execute(context.Background(), runtime.ExecutionContext{}, call)
+	if call.ID != "call_9" || r.Code() != runtime.CodeApprovalRequired {
+		t.Fatalf("call %+v result %+v", call, r.Error)
+	}
+	out := openai.ResponsesResult(r)
+	if out.Type != "function_call_output" || out.CallID != "call_9" || !strings.Contains(out.Output, `"code":"approval_required"`) {
+		t.Fatalf("output %+v", out)
+	}
+}
+
+// Strict mode: optional members become required and nullable, and the null
+// a model sends for them is read as absent again.
+func TestStrictMode(t *testing.T) {
+	schema := json.RawMessage(`{"type":"object","properties":{"q":{"type":"string","pattern":"^[a-z]+$"},
+		"limit":{"type":"integer","minimum":1},"level":{"type":"string","enum":["a","b"]},
+		"inner":{"type":"object","properties":{"flag":{"type":"boolean"},"note":{"type":"string"}},"required":["flag"],"additionalProperties":false}},
+		"required":["q","inner"],"additionalProperties":false}`)
+	out, _, problems := openai.StrictSchema(schema)
+	if len(problems) > 0 {
+		t.Fatal(problems)
+	}
+	want := `{"additionalProperties":false,"properties":{"inner":{"additionalProperties":false,"properties":{"flag":{"type":"boolean"},"note":{"type":["string","null"]}},"required":["flag","note"],"type":"object"},"level":{"enum":["a","b",null],"type":["string","null"]},"limit":{"minimum":1,"type":["integer","null"]},"q":{"pattern":"^[a-z]+$","type":"string"}},"required":["inner","level","limit","q"],"type":"object"}`
+	if string(out) != want {
+		t.Fatalf("strict schema\n%s\nwant\n%s", out, want)
+	}
+	a := openai.New([]runtime.ModelTool{{Name: "s", Description: "d", Parameters: schema}}, openai.Options{Strict: true})
+	call := a.ToolCall("c", "s", `{"q":"x","limit":null,"level":null,"inner":{"flag":true,"note":null}}`)
+	if string(call.Arguments) != `{"inner":{"flag":true},"q":"x"}` {
+		t.Fatalf("nulls for optional members kept: %s", call.Arguments)
+	}
+	// A null for a required member stays, so the executor rejects it.
+	if call := a.ToolCall("c", "s", `{"q":null,"inner":{"flag":true}}`); !strings.Contains(string(call.Arguments), `"q":null`) {
+		t.Fatalf("a required null was dropped: %s", call.Arguments)
+	}
+	// Arguments that do not parse pass through untouched.
+	if call := a.ToolCall("c", "s", `{"q":"x","q":"y"}`); string(call.Arguments) != `{"q":"x","q":"y"}` {
+		t.Fatalf("malformed arguments rewritten: %s", call.Arguments)
+	}
+}
+
+func TestStrictProblems(t *testing.T) {
+	for schema, want := range map[string]string{
+		`{"type":"object","properties":{"s":{"type":"string","minLength":1}},"required":["s"],"additionalProperties":false}`:           `s: keyword "minLength" is not supported in strict mode`,
+		`{"type":"object","properties":{"m":{"type":"object","additionalProperties":{"type":"string"}}},"additionalProperties":false}`: `m: a map (additionalProperties with a schema) cannot be expressed in strict mode`,
+		`{"type":"object","properties":{"v":{}},"additionalProperties":false}`:                                                         `v: a value of any type cannot be expressed in strict mode`,
+		`{"type":"object","properties":{"u":{"type":"string","format":"uri"}},"additionalProperties":false}`:                           `u: format "uri" is not supported in strict mode`,
+	} {
+		got := openai.StrictProblems(json.RawMessage(schema))
+		if len(got) != 1 || got[0] != want {
+			t.Errorf("%s:\n%v\nwant %q", schema, got, want)
+		}
+	}
+	// A tool that cannot be strict is offered non-strict, with keel's schema.
+	bad := json.RawMessage(`{"type":"object","properties":{"s":{"type":"string","minLength":1}},"required":["s"],"additionalProperties":false}`)
+	tools := openai.New([]runtime.ModelTool{{Name: "b", Description: "d", Parameters: bad}}, openai.Options{Strict: true}).ChatTools()
+	if tools[0].Function.Strict || string(tools[0].Function.Parameters) != string(bad) {
+		t.Fatalf("non-strict fallback: %+v", tools[0])
+	}
+}

@@ -1,0 +1,23 @@
+package runtime_test
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// A program that imports only runtime pulls in none of the provider
+// adapters' or the MCP server's dependencies.
+func TestRuntimeImportsNoAdapterDependencies(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", ".").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	for _, dep := range strings.Fields(string(out)) {
+		for _, banned := range []string{"modelcontextprotocol", "openai", "anthropic", "keel/provider", "keel/mcpserver", "keel/internal/"} {
+			if strings.Contains(dep, banned) {
+				t.Errorf("runtime depends on %s", dep)
+			}
+		}
+	}
+}
