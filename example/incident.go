@@ -2,7 +2,7 @@
 // keelgen writes the tool set in ../generated.
 package example
 
-//go:generate go tool keelgen -out ../generated
+//go:generate go tool keelgen -targets openai-strict -out ../generated
 
 import (
 	"context"

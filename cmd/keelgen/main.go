@@ -4,7 +4,7 @@
 //
 // Usage:
 //
-//	keelgen [-out dir] [-pkg name] [-lock file] [-check | -diff | -sign keyfile] [package]
+//	keelgen [-out dir] [-pkg name] [-targets list] [-lock file] [-check | -diff | -sign keyfile] [package]
 //	keelgen -genkey file
 //
 // Typically run by go generate, from a line in the handler package:
@@ -22,6 +22,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/keelgen/keel/internal/contract"
 	"github.com/keelgen/keel/internal/gen"
@@ -39,6 +40,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	out := fs.String("out", "generated", "output package `directory`, relative to the current directory")
 	pkg := fs.String("pkg", "", "output package `name` (default: the package already in the output directory, else its base name)")
+	targets := fs.String("targets", "", "comma-separated `providers` whose limits to warn about: openai-strict, ollama")
 	lock := fs.String("lock", "", "compare with this lock `file` instead of the output directory's keel.lock.json (e.g. the base branch's)")
 	check := fs.Bool("check", false, "write nothing; exit 1 if any generated file is stale, missing or orphaned")
 	diff := fs.Bool("diff", false, "write nothing; print what changed in the tool set against the lock, exit 1 if anything did")
@@ -77,7 +79,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "keelgen:", err)
 		return 2
 	}
-	res, diags, err := gen.Generate(gen.Config{Dir: wd, Pattern: fs.Arg(0), OutDir: *out, OutPkg: *pkg, LockFile: *lock})
+	var targetList []string
+	if *targets != "" {
+		targetList = strings.Split(*targets, ",")
+	}
+	res, diags, err := gen.Generate(gen.Config{Dir: wd, Pattern: fs.Arg(0), OutDir: *out, OutPkg: *pkg, LockFile: *lock, Targets: targetList})
 	if err != nil {
 		fmt.Fprintln(stderr, "keelgen:", err)
 		return 2

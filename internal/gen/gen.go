@@ -21,6 +21,8 @@ import (
 	"github.com/keelgen/keel/internal/model"
 	"github.com/keelgen/keel/internal/render"
 	"github.com/keelgen/keel/internal/schema"
+	"github.com/keelgen/keel/provider/ollama"
+	"github.com/keelgen/keel/provider/openai"
 	"github.com/keelgen/keel/runtime"
 )
 
@@ -32,6 +34,10 @@ type Config struct {
 	Pattern string
 	// OutDir is the output package's directory.
 	OutDir string
+	// Targets names the providers whose limits to check at generate time:
+	// "openai-strict" (tools that cannot be offered in strict mode) and
+	// "ollama" (constraints Ollama's server drops). Findings are warnings.
+	Targets []string
 	// LockFile is the lock the version gate compares with (default: the
 	// keel.lock.json in OutDir), e.g. the base branch's copy in CI.
 	LockFile string
@@ -83,6 +89,11 @@ func Generate(cfg Config) (*Result, []model.Diagnostic, error) {
 		return nil, nil, fmt.Errorf("output package name %q is not a Go identifier; set -pkg", outPkg)
 	}
 
+	for _, t := range cfg.Targets {
+		if t != "openai-strict" && t != "ollama" {
+			return nil, nil, fmt.Errorf("unknown target %q (targets are openai-strict, ollama)", t)
+		}
+	}
 	pkg, diags, err := load.Load(dir, cfg.Pattern)
 	if err != nil || len(diags) > 0 {
 		return nil, diags, err
@@ -119,8 +130,31 @@ func Generate(cfg Config) (*Result, []model.Diagnostic, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	warnings = append(warnings, targetWarnings(cfg.Targets, pkg, schemas)...)
 	res := &Result{OutDir: outDir, Files: files, Previous: prev, Lock: lock, Changes: changes, Warnings: warnings}
 	return res, refusals, nil
+}
+
+// targetWarnings reports, at each tool's directive, what a target provider
+// cannot take of its input schema.
+func targetWarnings(targets []string, pkg *model.Package, schemas map[string]render.Schemas) []model.Diagnostic {
+	var out []model.Diagnostic
+	for _, target := range targets {
+		for _, t := range pkg.Tools {
+			in := schemas[t.Name].Input
+			switch target {
+			case "openai-strict":
+				for _, p := range openai.StrictProblems(in) {
+					out = append(out, model.Diagnostic{Pos: t.Pos, Message: fmt.Sprintf("warning: %s: not offered in OpenAI strict mode: %s", t.Name, p)})
+				}
+			case "ollama":
+				if lost := ollama.Lost(in); len(lost) > 0 {
+					out = append(out, model.Diagnostic{Pos: t.Pos, Message: fmt.Sprintf("warning: %s: Ollama drops %s (the safe form repeats them in descriptions; keel still validates them)", t.Name, strings.Join(lost, ", "))})
+				}
+			}
+		}
+	}
+	return out
 }
 
 // existingPackage returns the package name of the Go files already in dir,

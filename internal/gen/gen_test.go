@@ -224,3 +224,32 @@ func TestContractChanges(t *testing.T) {
 		})
 	}
 }
+
+// -targets: what OpenAI strict mode and Ollama cannot take of each tool,
+// as warnings at the directive (testdata/golden/mixed/targets.txt).
+func TestTargetWarnings(t *testing.T) {
+	dir := "testdata/golden/mixed"
+	res := generate(t, gen.Config{Dir: dir, Pattern: "./in", OutDir: "out", Targets: []string{"openai-strict", "ollama"}})
+	var got strings.Builder
+	for _, w := range res.Warnings {
+		abs, _ := filepath.Abs(dir)
+		got.WriteString(w.Format(abs) + "\n")
+	}
+	file := filepath.Join(dir, "targets.txt")
+	if *update {
+		if err := os.WriteFile(file, []byte(got.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.String() != string(want) {
+		t.Fatalf("warnings:\n%s\nwant:\n%s", got.String(), want)
+	}
+	if _, _, err := gen.Generate(gen.Config{Dir: dir, Pattern: "./in", OutDir: "out", Targets: []string{"gemini"}}); err == nil {
+		t.Fatal("an unknown target was accepted")
+	}
+}
