@@ -25,6 +25,8 @@ type Executor struct {
 	signer    ed25519.PublicKey
 	pinned    string
 	setDigest string
+	approvals *approvals
+	observers []Observer
 	// unknownMessage lists the valid names (bounded); built once.
 	unknownMessage string
 }
@@ -171,11 +173,37 @@ const (
 )
 
 // Execute runs one call through the fixed order and returns its one result.
-// Neither the call nor the handler can make it panic.
+// Neither the call nor the handler can make it panic. Observers (the audit
+// log, traces) see every call once, with its stage timings.
 //
 //	registered? → input schema → policy → handler → error classification →
 //	output schema → result
 func (e *Executor) Execute(ctx context.Context, ec ExecutionContext, call ToolCall) ToolResult {
+	if len(e.observers) == 0 {
+		return e.execute(ctx, ec, call, nil)
+	}
+	name := call.Name
+	if len(name) > maxRecordedName { // an unknown name is the model's: bound what the log keeps
+		name = name[:maxRecordedName] + "…"
+	}
+	rec := &CallRecord{CallID: call.ID, Tool: name, SetDigest: e.setDigest, Tenant: ec.Tenant, Principal: ec.Principal, Start: time.Now()}
+	ends := make([]func(*CallRecord), len(e.observers))
+	for i, o := range e.observers {
+		ctx, ends[i] = o.Begin(ctx, call)
+	}
+	r := e.execute(ctx, ec, call, rec)
+	rec.Duration, rec.Code, rec.OK = time.Since(rec.Start), r.Code(), r.OK
+	for i := len(ends) - 1; i >= 0; i-- {
+		ends[i](rec)
+	}
+	return r
+}
+
+// maxRecordedName bounds the tool name an observer records.
+const maxRecordedName = 128
+
+// execute is the fixed order. rec, when not nil, collects what observers see.
+func (e *Executor) execute(ctx context.Context, ec ExecutionContext, call ToolCall, rec *CallRecord) ToolResult {
 	// 1. Registered? The generated switch compares the name byte for byte.
 	tool := e.set.Lookup(call.Name)
 	if tool == nil {
@@ -185,6 +213,11 @@ func (e *Executor) Execute(ctx context.Context, ec ExecutionContext, call ToolCa
 			Error: &ToolError{Code: CodeUnknownTool, Message: e.unknownMessage}}
 	}
 	info := &tool.info
+	sw := stopwatch{rec: rec}
+	if rec != nil {
+		rec.Version = info.Version
+		sw.last = rec.Start
+	}
 	fail := func(code Code, msg string) ToolResult {
 		return ToolResult{CallID: call.ID, ToolName: info.Name, ToolVersion: &info.Version,
 			Error: &ToolError{Code: code, Message: msg}}
@@ -200,12 +233,15 @@ func (e *Executor) Execute(ctx context.Context, ec ExecutionContext, call ToolCa
 
 	// 2. Input: caps and strict parse, schema validation, strict typed decode.
 	doc, err := parseObject(call.Arguments, e.limits)
+	sw.lap(stageDecode)
 	if err == nil {
 		err = inSchema.Validate(doc)
+		sw.lap(stageValidate)
 	}
 	var args any
 	if err == nil {
 		args, err = tool.handler.decode(call.Arguments)
+		sw.lap(stageDecode)
 	}
 	if err != nil {
 		logf(slog.LevelInfo, "keel: invalid arguments", slog.Any("detail", err))
@@ -215,16 +251,47 @@ func (e *Executor) Execute(ctx context.Context, ec ExecutionContext, call ToolCa
 		}
 		return r
 	}
+	argsDigest := ""
+	if rec != nil || e.approvals != nil {
+		argsDigest, _ = Digest(call.Arguments) // valid JSON: it just passed the strict parse
+		if rec != nil {
+			rec.ArgumentsDigest = argsDigest
+		}
+	}
 
-	// 3. Policy sees only registered tools with valid arguments.
+	// 3. Policy sees only registered tools with valid arguments. A call it
+	// sends for approval runs only with a grant for exactly this call.
 	d := e.policy.Decide(ctx, PolicyRequest{CallID: call.ID, Tool: *info, Context: ec, Arguments: call.Arguments})
+	decision := "allow"
 	if !d.Allow {
+		decision = "deny"
+		if d.NeedsApproval {
+			decision = "approval_required"
+			if e.approvals != nil && ec.Grant != "" {
+				if err := e.approvals.redeem(ctx, ec, info, argsDigest); err != nil {
+					logf(slog.LevelWarn, "keel: grant refused", slog.Any("reason", err))
+				} else {
+					decision = "approved"
+				}
+			}
+		}
+	}
+	sw.lap(stagePolicy)
+	if rec != nil {
+		rec.Decision, rec.PolicyReason = decision, d.Reason
+	}
+	if decision == "deny" || decision == "approval_required" {
 		logf(slog.LevelInfo, "keel: policy denied", slog.String("reason", d.Reason))
-		return fail(CodeApprovalRequired, msgApprovalRequired)
+		r := fail(CodeApprovalRequired, msgApprovalRequired)
+		if decision == "approval_required" && e.approvals != nil {
+			r.Error.Approval = &ApprovalRequest{Tool: info.Name, Version: info.Version, SetDigest: e.setDigest, CallID: call.ID, ArgumentsDigest: argsDigest}
+		}
+		return r
 	}
 
 	// 4. Handler, bounded by its deadline, with panics recovered.
 	out, err := e.invoke(context.WithValue(ctx, execContextKey{}, ec), tool, args)
+	sw.lap(stageHandler)
 
 	// 5. Classify: a declared business failure keeps its code and message;
 	// everything else gets an executor code, and its detail is logged.
@@ -259,6 +326,7 @@ func (e *Executor) Execute(ctx context.Context, ec ExecutionContext, call ToolCa
 			err = outSchema.Validate(res)
 		}
 	}
+	sw.lap(stageOutput)
 	if err != nil {
 		logf(slog.LevelError, "keel: invalid tool output", slog.Any("detail", err))
 		return fail(CodeInvalidToolOutput, msgInvalidOutput)

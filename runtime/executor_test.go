@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
+	"reflect"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -329,7 +330,7 @@ func TestHandlerSeesExecutionContextAndExactArguments(t *testing.T) {
 	})
 	ec := runtime.ExecutionContext{Principal: "alice", Tenant: "acme"}
 	f.exec.Execute(context.Background(), ec, call(`{"text":"hi","count":9007199254740993}`))
-	if got != ec {
+	if !reflect.DeepEqual(got, ec) {
 		t.Errorf("execution context = %+v", got)
 	}
 	if args.Count != 9007199254740993 { // 2^53+1: no float rounding on the way

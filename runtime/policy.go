@@ -19,6 +19,12 @@ type ExecutionContext struct {
 	// Principal and Tenant identify the caller for policies and logs.
 	Principal string
 	Tenant    string
+	// Groups the principal belongs to, for policies (e.g. "oncall").
+	Groups []string
+	// Grant is an approval grant the harness presents for this call (see
+	// IssueGrant). It lets a call run that the policy sent for approval, if
+	// it matches the call exactly; it is used once.
+	Grant string
 }
 
 type execContextKey struct{}
@@ -40,10 +46,14 @@ type PolicyRequest struct {
 	Arguments []byte
 }
 
-// Decision is a policy's answer. Reason goes to the protected log only.
+// Decision is a policy's answer. Reason goes to the protected and audit
+// logs only, never to the model.
 type Decision struct {
-	Allow  bool
-	Reason string
+	Allow bool
+	// NeedsApproval, with Allow false, means a person may approve this exact
+	// call: a matching grant lets it run (WithApprovals).
+	NeedsApproval bool
+	Reason        string
 }
 
 // Policy decides whether a validated call may run. Replace the default with
@@ -58,7 +68,8 @@ type PolicyFunc func(ctx context.Context, req PolicyRequest) Decision
 func (f PolicyFunc) Decide(ctx context.Context, req PolicyRequest) Decision { return f(ctx, req) }
 
 // SideEffectPolicy is the default policy: read tools always run; write tools
-// run only when the ExecutionContext allows side effects.
+// run when the ExecutionContext allows side effects, and otherwise need
+// approval.
 type SideEffectPolicy struct{}
 
 func (SideEffectPolicy) Decide(_ context.Context, req PolicyRequest) Decision {
@@ -68,5 +79,5 @@ func (SideEffectPolicy) Decide(_ context.Context, req PolicyRequest) Decision {
 	if req.Context.AllowSideEffects {
 		return Decision{Allow: true, Reason: "side effects allowed by execution context"}
 	}
-	return Decision{Reason: "write tool without AllowSideEffects"}
+	return Decision{NeedsApproval: true, Reason: "write tool without AllowSideEffects"}
 }

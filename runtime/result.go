@@ -67,6 +67,10 @@ type ToolError struct {
 	// Details says where invalid arguments failed. It is set only for
 	// invalid_arguments, and only by an executor made WithErrorDetails.
 	Details []Detail `json:"details,omitempty"`
+	// Approval identifies the exact call to approve. It is set only for
+	// approval_required, by an executor made WithApprovals, when the policy
+	// sent the call for approval.
+	Approval *ApprovalRequest `json:"approval,omitempty"`
 }
 
 // Detail locates one reason for invalid_arguments, in terms of the public

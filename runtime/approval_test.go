@@ -1,0 +1,207 @@
+package runtime_test
+
+import (
+	"bytes"
+	"context"
+	"crypto/ed25519"
+	"crypto/rand"
+	"encoding/json"
+	"log/slog"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/keelgen/keel/runtime"
+)
+
+const writeArgs = `{"text":"hi","count":2}`
+
+// approvalFixture: the echo tool as a write tool, the default policy, grants
+// signed with key.
+func approvalFixture(t *testing.T, key runtime.GrantKey) (*fixture, string) {
+	t.Helper()
+	f := newFixture(t, runtime.EffectWrite, okEcho, runtime.WithApprovals(key, runtime.NewMemoryReplayStore()))
+	digest, err := runtime.Digest([]byte(writeArgs))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f, digest
+}
+
+func grantFor(t *testing.T, key runtime.GrantKey, digest string, change func(*runtime.Grant)) string {
+	t.Helper()
+	g := runtime.Grant{Tenant: "acme", Principal: "alice", Tool: "echo", Version: "2.1", ArgumentsDigest: digest, Expires: time.Now().Add(time.Minute)}
+	if change != nil {
+		change(&g)
+	}
+	tok, err := runtime.IssueGrant(key, g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tok
+}
+
+var alice = runtime.ExecutionContext{Tenant: "acme", Principal: "alice"}
+
+func withGrant(ec runtime.ExecutionContext, tok string) runtime.ExecutionContext {
+	ec.Grant = tok
+	return ec
+}
+
+func TestApprovalLoop(t *testing.T) {
+	key := runtime.HMACKey([]byte("harness secret"))
+	f, digest := approvalFixture(t, key)
+	ctx := context.Background()
+
+	// Refused, with the request a person approves.
+	r := f.exec.Execute(ctx, alice, call(writeArgs))
+	if r.Code() != runtime.CodeApprovalRequired || r.Error.Approval == nil {
+		t.Fatalf("no approval request: %s", marshal(t, r))
+	}
+	if a := r.Error.Approval; a.Tool != "echo" || a.Version != "2.1" || a.CallID != "c1" || a.ArgumentsDigest != digest {
+		t.Fatalf("approval request %+v", a)
+	}
+	// The same call with a grant for exactly it runs, once.
+	tok := grantFor(t, key, digest, nil)
+	if r := f.exec.Execute(ctx, withGrant(alice, tok), call(writeArgs)); !r.OK || f.handlerCalls.Load() != 1 {
+		t.Fatalf("granted call: %s", marshal(t, r))
+	}
+	if r := f.exec.Execute(ctx, withGrant(alice, tok), call(writeArgs)); r.Code() != runtime.CodeApprovalRequired || f.handlerCalls.Load() != 1 {
+		t.Fatalf("replayed grant: %s", marshal(t, r))
+	}
+	// Formatting does not change what was approved: same arguments, other bytes.
+	tok = grantFor(t, key, digest, nil)
+	if r := f.exec.Execute(ctx, withGrant(alice, tok), call(`{ "count": 2, "text": "hi" }`)); !r.OK {
+		t.Fatalf("same arguments reformatted: %s", marshal(t, r))
+	}
+}
+
+func TestGrantMismatches(t *testing.T) {
+	key := runtime.HMACKey([]byte("harness secret"))
+	other := runtime.HMACKey([]byte("another secret"))
+	f, digest := approvalFixture(t, key)
+	otherDigest, _ := runtime.Digest([]byte(`{"text":"hi","count":3}`))
+	cases := map[string]struct {
+		tok string
+		ec  runtime.ExecutionContext
+	}{
+		"other arguments": {grantFor(t, key, otherDigest, nil), alice},
+		"other tool":      {grantFor(t, key, digest, func(g *runtime.Grant) { g.Tool = "shout" }), alice},
+		"other version":   {grantFor(t, key, digest, func(g *runtime.Grant) { g.Version = "2.0" }), alice},
+		"other tenant":    {grantFor(t, key, digest, nil), runtime.ExecutionContext{Tenant: "globex", Principal: "alice"}},
+		"other principal": {grantFor(t, key, digest, nil), runtime.ExecutionContext{Tenant: "acme", Principal: "mallory"}},
+		"expired":         {grantFor(t, key, digest, func(g *runtime.Grant) { g.Expires = time.Now().Add(-time.Second) }), alice},
+		"wrong key":       {grantFor(t, other, digest, nil), alice},
+		"garbage":         {"not-a-grant", alice},
+	}
+	altered := grantFor(t, key, digest, nil)
+	payload, sig, _ := strings.Cut(altered, ".")
+	b := []byte(payload)
+	b[len(b)/2] ^= 1
+	cases["altered"] = struct {
+		tok string
+		ec  runtime.ExecutionContext
+	}{string(b) + "." + sig, alice}
+	for name, c := range cases {
+		r := f.exec.Execute(context.Background(), withGrant(c.ec, c.tok), call(writeArgs))
+		if r.Code() != runtime.CodeApprovalRequired {
+			t.Errorf("%s: %s", name, marshal(t, r))
+		}
+	}
+	if n := f.handlerCalls.Load(); n != 0 {
+		t.Fatalf("mismatched grants ran the handler %d times", n)
+	}
+}
+
+// A grant cannot override a plain deny: only calls the policy sent for
+// approval can be approved.
+func TestGrantCannotOverrideDeny(t *testing.T) {
+	key := runtime.HMACKey([]byte("k"))
+	deny := runtime.PolicyFunc(func(context.Context, runtime.PolicyRequest) runtime.Decision {
+		return runtime.Decision{Reason: "never"}
+	})
+	f := newFixture(t, runtime.EffectWrite, okEcho, runtime.WithApprovals(key, runtime.NewMemoryReplayStore()), runtime.WithPolicy(deny))
+	digest, _ := runtime.Digest([]byte(writeArgs))
+	r := f.exec.Execute(context.Background(), withGrant(alice, grantFor(t, key, digest, nil)), call(writeArgs))
+	if r.Code() != runtime.CodeApprovalRequired || r.Error.Approval != nil || f.handlerCalls.Load() != 0 {
+		t.Fatalf("deny with a grant: %s", marshal(t, r))
+	}
+}
+
+func TestConcurrentRedemptionHasOneWinner(t *testing.T) {
+	key := runtime.HMACKey([]byte("k"))
+	f, digest := approvalFixture(t, key)
+	tok := grantFor(t, key, digest, nil)
+	var ok atomic.Int32
+	var wg sync.WaitGroup
+	for range 64 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if f.exec.Execute(context.Background(), withGrant(alice, tok), call(writeArgs)).OK {
+				ok.Add(1)
+			}
+		}()
+	}
+	wg.Wait()
+	if ok.Load() != 1 || f.handlerCalls.Load() != 1 {
+		t.Fatalf("%d calls ran on one grant", ok.Load())
+	}
+}
+
+func TestEd25519Grants(t *testing.T) {
+	pub, priv, _ := ed25519.GenerateKey(rand.Reader)
+	approver := runtime.Ed25519Key(priv)
+	f, digest := approvalFixture(t, runtime.Ed25519PublicKey(pub)) // the executor can verify, not issue
+	if _, err := runtime.IssueGrant(runtime.Ed25519PublicKey(pub), runtime.Grant{}); err == nil {
+		t.Fatal("a public key issued a grant")
+	}
+	if r := f.exec.Execute(context.Background(), withGrant(alice, grantFor(t, approver, digest, nil)), call(writeArgs)); !r.OK {
+		t.Fatalf("ed25519 grant: %s", marshal(t, r))
+	}
+}
+
+func TestAuditLogRecordsEveryCall(t *testing.T) {
+	var audit bytes.Buffer
+	key := runtime.HMACKey([]byte("k"))
+	f := newFixture(t, runtime.EffectWrite, okEcho, runtime.WithApprovals(key, runtime.NewMemoryReplayStore()),
+		runtime.WithObserver(runtime.AuditLog(slog.New(slog.NewJSONHandler(&audit, nil)))))
+	digest, _ := runtime.Digest([]byte(writeArgs))
+	ctx := context.Background()
+	f.exec.Execute(ctx, alice, call(writeArgs))
+	f.exec.Execute(ctx, withGrant(alice, grantFor(t, key, digest, nil)), call(writeArgs))
+	f.exec.Execute(ctx, alice, call(`{"text":"HI"}`))
+	f.exec.Execute(ctx, alice, runtime.ToolCall{ID: "u", Name: strings.Repeat("x", 5000)})
+	var recs []map[string]any
+	for _, line := range strings.Split(strings.TrimSpace(audit.String()), "\n") {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(line), &m); err != nil {
+			t.Fatal(err)
+		}
+		recs = append(recs, m)
+	}
+	if len(recs) != 4 {
+		t.Fatalf("%d audit records for 4 calls", len(recs))
+	}
+	want := []map[string]any{
+		{"decision": "approval_required", "code": "approval_required", "arguments_digest": digest, "tenant": "acme", "principal": "alice", "version": "2.1"},
+		{"decision": "approved", "code": "ok", "arguments_digest": digest},
+		{"decision": "", "code": "invalid_arguments", "arguments_digest": ""},
+		{"decision": "", "code": "unknown_tool", "version": ""},
+	}
+	for i, w := range want {
+		for k, v := range w {
+			if recs[i][k] != v {
+				t.Errorf("record %d: %s = %v, want %v", i, k, recs[i][k], v)
+			}
+		}
+		if strings.Contains(audit.String(), `"text":"hi"`) {
+			t.Error("the audit log holds the arguments")
+		}
+	}
+	if tool := recs[3]["tool"].(string); len(tool) > 132 {
+		t.Errorf("unknown tool name logged at %d bytes", len(tool))
+	}
+}

@@ -1,0 +1,107 @@
+package runtime
+
+import (
+	"context"
+	"log/slog"
+	"time"
+)
+
+// CallRecord is what observers see of one finished call: who called what,
+// under which tool set, with which arguments (by digest), what the policy
+// decided, and how it ended. It never holds the arguments themselves.
+type CallRecord struct {
+	CallID    string
+	Tool      string // as the call named it, also when unknown
+	Version   string // "" for an unknown tool
+	SetDigest string
+	Tenant    string
+	Principal string
+	// ArgumentsDigest is the SHA-256 of the canonical arguments, "" when
+	// they were not valid.
+	ArgumentsDigest string
+	// Decision is "allow", "deny", "approval_required", "approved" (by a
+	// grant), or "" when the call never reached the policy.
+	Decision     string
+	PolicyReason string
+	Code         Code // "" on success
+	OK           bool
+	Start        time.Time
+	Duration     time.Duration
+	Stages       StageTimes
+}
+
+// StageTimes splits a call's duration by stage of the fixed order.
+type StageTimes struct {
+	Decode, Validate, Policy, Handler, Output time.Duration
+}
+
+// Observer sees every call: Begin when it arrives (the returned context is
+// the one the handler gets, so spans nest), then the end func once, with
+// the record, when the result is ready.
+type Observer interface {
+	Begin(ctx context.Context, call ToolCall) (context.Context, func(*CallRecord))
+}
+
+// WithObserver adds an observer. Without any, the executor records nothing
+// and takes no timestamps.
+func WithObserver(o Observer) Option {
+	return func(e *Executor) { e.observers = append(e.observers, o) }
+}
+
+const (
+	stageDecode = iota
+	stageValidate
+	stagePolicy
+	stageHandler
+	stageOutput
+)
+
+// stopwatch adds the time since its last lap to a stage of rec; with no
+// record it does nothing, not even read the clock.
+type stopwatch struct {
+	rec  *CallRecord
+	last time.Time
+}
+
+func (s *stopwatch) lap(stage int) {
+	if s.rec == nil {
+		return
+	}
+	now := time.Now()
+	d := now.Sub(s.last)
+	s.last = now
+	st := &s.rec.Stages
+	switch stage {
+	case stageDecode:
+		st.Decode += d
+	case stageValidate:
+		st.Validate += d
+	case stagePolicy:
+		st.Policy += d
+	case stageHandler:
+		st.Handler += d
+	default:
+		st.Output += d
+	}
+}
+
+// AuditLog writes one structured record per call to logger: call_id, tool,
+// version, set digest, tenant, principal, argument digest (never the
+// arguments), decision, policy reason, result code and duration.
+func AuditLog(logger *slog.Logger) Observer { return auditLog{logger} }
+
+type auditLog struct{ log *slog.Logger }
+
+func (a auditLog) Begin(ctx context.Context, _ ToolCall) (context.Context, func(*CallRecord)) {
+	return ctx, func(r *CallRecord) {
+		code := string(r.Code)
+		if r.OK {
+			code = "ok"
+		}
+		a.log.LogAttrs(ctx, slog.LevelInfo, "keel.call",
+			slog.String("call_id", r.CallID), slog.String("tool", r.Tool), slog.String("version", r.Version),
+			slog.String("set_digest", r.SetDigest), slog.String("tenant", r.Tenant), slog.String("principal", r.Principal),
+			slog.String("arguments_digest", r.ArgumentsDigest), slog.String("decision", r.Decision),
+			slog.String("policy_reason", r.PolicyReason), slog.String("code", code), slog.Duration("duration", r.Duration))
+	}
+}
