@@ -88,6 +88,14 @@ func (s *incidentStore) get(id IncidentID) (Incident, bool) {
 	return inc, ok
 }
 
+// IncidentTenant is the tenant that owns an incident, "" for an unknown
+// one. The Cedar policies use it to keep tenants apart.
+func IncidentTenant(id IncidentID) string {
+	return incidentTenants[id]
+}
+
+var incidentTenants = map[IncidentID]string{"INC-001": "acme"}
+
 var store = &incidentStore{byID: map[IncidentID]Incident{
 	"INC-001": {
 		IncidentID: "INC-001",

@@ -1,0 +1,226 @@
+// Package cedarpolicy decides keel tool calls with Cedar policies
+// (github.com/cedar-policy/cedar-go), behind runtime.Policy.
+//
+// Each call becomes one Cedar request:
+//
+//	principal  Keel::Principal::"<principal>"  attrs {tenant}, parents Keel::Group::"<group>"...
+//	action     Keel::Action::"<tool name>"
+//	resource   Keel::Tool::"<tool name>"       attrs {effect, version}
+//	context    {tenant, principal, effect, version, args, extra}
+//
+// The context always has every key: args is the validated arguments as a
+// record, extra holds the harness's own attributes (Options.ExtraKeys,
+// "" when unknown). A permit annotated @approval("required") allows the call
+// only with a person's approval. Every evaluation error is a deny: cedar-go
+// skips a forbid that errors, which could otherwise let a call through.
+package cedarpolicy
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/big"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/cedar-policy/cedar-go"
+
+	"github.com/keelgen/keel/runtime"
+)
+
+// Entity types of the requests.
+const (
+	PrincipalType = cedar.EntityType("Keel::Principal")
+	GroupType     = cedar.EntityType("Keel::Group")
+	ActionType    = cedar.EntityType("Keel::Action")
+	ToolType      = cedar.EntityType("Keel::Tool")
+)
+
+// Options configure the policy.
+type Options struct {
+	// ExtraKeys are the attributes Extra supplies under context.extra.
+	ExtraKeys []string
+	// Extra returns the harness's attributes for a call, e.g. which tenant
+	// owns the incident it names. Keys outside ExtraKeys are ignored.
+	Extra func(ctx context.Context, req runtime.PolicyRequest) map[string]string
+}
+
+// Policy is a runtime.Policy backed by a Cedar policy set.
+type Policy struct {
+	set  *cedar.PolicySet
+	opts Options
+}
+
+// New returns a policy deciding with set.
+func New(set *cedar.PolicySet, opts Options) *Policy {
+	return &Policy{set: set, opts: opts}
+}
+
+// LoadFiles parses policy files at start-up. A policy that does not parse
+// stops start-up with its position. Policies are named by their @id
+// annotation, or "file:index"; two policies with one name are an error.
+func LoadFiles(paths ...string) (*cedar.PolicySet, error) {
+	set := cedar.NewPolicySet()
+	for _, path := range paths {
+		src, err := os.ReadFile(path)
+		if err != nil {
+			return nil, err
+		}
+		list, err := cedar.NewPolicyListFromBytes(path, src)
+		if err != nil {
+			return nil, fmt.Errorf("cedar policies: %s: %w", path, err)
+		}
+		for i, p := range list {
+			id := cedar.PolicyID(fmt.Sprintf("%s:%d", filepath.Base(path), i))
+			if name, ok := p.Annotations()["id"]; ok {
+				id = cedar.PolicyID(name)
+			}
+			if !set.Add(id, p) {
+				return nil, fmt.Errorf("cedar policies: %s: two policies are named %q", path, id)
+			}
+		}
+	}
+	return set, nil
+}
+
+// Decide evaluates the call. The reason names the deciding policies, for
+// the audit log.
+func (p *Policy) Decide(ctx context.Context, req runtime.PolicyRequest) runtime.Decision {
+	creq, entities, err := p.request(ctx, req)
+	if err != nil {
+		return runtime.Decision{Reason: "cedar: deny: " + err.Error()}
+	}
+	decision, diag := p.set.IsAuthorized(entities, creq)
+	if len(diag.Errors) > 0 {
+		var errs []string
+		for _, e := range diag.Errors {
+			errs = append(errs, e.String())
+		}
+		return runtime.Decision{Reason: "cedar: deny: evaluation errors: " + strings.Join(errs, "; ")}
+	}
+	ids := make([]string, 0, len(diag.Reasons))
+	approval := false
+	for _, r := range diag.Reasons {
+		ids = append(ids, string(r.PolicyID))
+		if pol := p.set.Get(r.PolicyID); pol != nil && pol.Annotations()["approval"] == "required" {
+			approval = true
+		}
+	}
+	sort.Strings(ids)
+	switch {
+	case decision != cedar.Allow && len(ids) > 0:
+		return runtime.Decision{Reason: "cedar: deny: forbidden by " + strings.Join(ids, ", ")}
+	case decision != cedar.Allow:
+		return runtime.Decision{Reason: "cedar: deny: no policy permits"}
+	case approval:
+		return runtime.Decision{NeedsApproval: true, Reason: "cedar: permitted with approval by " + strings.Join(ids, ", ")}
+	default:
+		return runtime.Decision{Allow: true, Reason: "cedar: permitted by " + strings.Join(ids, ", ")}
+	}
+}
+
+// request builds the Cedar request and entities of a call, always with the
+// same shape.
+func (p *Policy) request(ctx context.Context, req runtime.PolicyRequest) (cedar.Request, cedar.EntityMap, error) {
+	args, err := jsonToCedar(req.Arguments)
+	if err != nil {
+		return cedar.Request{}, nil, fmt.Errorf("arguments: %w", err)
+	}
+	record, ok := args.(cedar.Record)
+	if !ok {
+		return cedar.Request{}, nil, fmt.Errorf("arguments are not an object")
+	}
+	extra := cedar.RecordMap{}
+	var given map[string]string
+	if p.opts.Extra != nil {
+		given = p.opts.Extra(ctx, req)
+	}
+	for _, k := range p.opts.ExtraKeys {
+		extra[cedar.String(k)] = cedar.String(given[k])
+	}
+	ec := req.Context
+	principal := cedar.NewEntityUID(PrincipalType, cedar.String(ec.Principal))
+	var groups []cedar.EntityUID
+	entities := cedar.EntityMap{}
+	for _, g := range ec.Groups {
+		uid := cedar.NewEntityUID(GroupType, cedar.String(g))
+		groups = append(groups, uid)
+		entities[uid] = cedar.Entity{UID: uid}
+	}
+	entities[principal] = cedar.Entity{UID: principal, Parents: cedar.NewEntityUIDSet(groups...),
+		Attributes: cedar.NewRecord(cedar.RecordMap{"tenant": cedar.String(ec.Tenant)})}
+	tool := cedar.NewEntityUID(ToolType, cedar.String(req.Tool.Name))
+	entities[tool] = cedar.Entity{UID: tool, Attributes: cedar.NewRecord(cedar.RecordMap{
+		"effect": cedar.String(req.Tool.Effect), "version": cedar.String(req.Tool.Version)})}
+	return cedar.Request{
+		Principal: principal,
+		Action:    cedar.NewEntityUID(ActionType, cedar.String(req.Tool.Name)),
+		Resource:  tool,
+		Context: cedar.NewRecord(cedar.RecordMap{
+			"tenant": cedar.String(ec.Tenant), "principal": cedar.String(ec.Principal),
+			"effect": cedar.String(req.Tool.Effect), "version": cedar.String(req.Tool.Version),
+			"args": record, "extra": cedar.NewRecord(extra),
+		}),
+	}, entities, nil
+}
+
+// jsonToCedar converts validated arguments: objects to records, arrays to
+// sets, integers to Long, other numbers to their decimal text (Cedar has no
+// floats), null members left out.
+func jsonToCedar(raw []byte) (cedar.Value, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	return toCedar(v)
+}
+
+func toCedar(v any) (cedar.Value, error) {
+	switch v := v.(type) {
+	case map[string]any:
+		m := cedar.RecordMap{}
+		for k, x := range v {
+			if x == nil {
+				continue
+			}
+			cv, err := toCedar(x)
+			if err != nil {
+				return nil, err
+			}
+			m[cedar.String(k)] = cv
+		}
+		return cedar.NewRecord(m), nil
+	case []any:
+		var items []cedar.Value
+		for _, x := range v {
+			if x == nil {
+				continue
+			}
+			cv, err := toCedar(x)
+			if err != nil {
+				return nil, err
+			}
+			items = append(items, cv)
+		}
+		return cedar.NewSet(items...), nil
+	case string:
+		return cedar.String(v), nil
+	case bool:
+		return cedar.Boolean(v), nil
+	case json.Number:
+		if i, err := v.Int64(); err == nil {
+			return cedar.Long(i), nil
+		}
+		if _, ok := new(big.Float).SetString(string(v)); !ok {
+			return nil, fmt.Errorf("number %q", v)
+		}
+		return cedar.String(v.String()), nil
+	default:
+		return nil, fmt.Errorf("value of type %T", v)
+	}
+}

@@ -1,0 +1,210 @@
+package cedarpolicy_test
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cedar-policy/cedar-go"
+
+	"github.com/keelgen/keel/cedarpolicy"
+	"github.com/keelgen/keel/example"
+	"github.com/keelgen/keel/generated"
+	"github.com/keelgen/keel/runtime"
+)
+
+// incidentPolicy is the example's policy set with its extra attribute: the
+// tenant that owns the incident a call names.
+func incidentPolicy(t testing.TB) *cedarpolicy.Policy {
+	t.Helper()
+	set, err := cedarpolicy.LoadFiles("../example/policies/incident.cedar")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cedarpolicy.New(set, cedarpolicy.Options{
+		ExtraKeys: []string{"incident_tenant"},
+		Extra: func(_ context.Context, req runtime.PolicyRequest) map[string]string {
+			var args struct {
+				IncidentID example.IncidentID `json:"incident_id"`
+			}
+			_ = json.Unmarshal(req.Arguments, &args) // validated already
+			return map[string]string{"incident_tenant": example.IncidentTenant(args.IncidentID)}
+		},
+	})
+}
+
+var grantKey = runtime.HMACKey([]byte("test approvals"))
+
+func executor(t testing.TB, p runtime.Policy) *runtime.Executor {
+	t.Helper()
+	exec, err := generated.NewExecutor(runtime.WithPolicy(p), runtime.WithLogger(slog.New(slog.DiscardHandler)),
+		runtime.WithApprovals(grantKey, runtime.NewMemoryReplayStore()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return exec
+}
+
+var (
+	aliceOnCall = runtime.ExecutionContext{Tenant: "acme", Principal: "alice", Groups: []string{"oncall"}}
+	carol       = runtime.ExecutionContext{Tenant: "acme", Principal: "carol"}
+	bobGlobex   = runtime.ExecutionContext{Tenant: "globex", Principal: "bob", Groups: []string{"oncall"}}
+)
+
+func call(name, args string) runtime.ToolCall {
+	return runtime.ToolCall{ID: "c", Name: name, Arguments: json.RawMessage(args)}
+}
+
+const ticketArgs = `{"incident_id":"INC-001","summary":"raise pool size"}`
+
+func TestIncidentPolicyRules(t *testing.T) {
+	p := incidentPolicy(t)
+	exec := executor(t, p)
+	ctx := context.Background()
+
+	// anyone-reads
+	for _, ec := range []runtime.ExecutionContext{aliceOnCall, carol} {
+		if r := exec.Execute(ctx, ec, call(generated.ToolLookupIncident, `{"incident_id":"INC-001"}`)); !r.OK {
+			t.Errorf("%s reads INC-001: %+v", ec.Principal, r.Error)
+		}
+	}
+	// oncall-creates-tickets: carol is not on call; no approval can help.
+	r := exec.Execute(ctx, carol, call(generated.ToolCreateTicket, ticketArgs))
+	if r.Code() != runtime.CodeApprovalRequired || r.Error.Approval != nil {
+		t.Errorf("carol creates a ticket: %+v", r.Error)
+	}
+	// alice is on call: the call needs a person's approval, then runs.
+	r = exec.Execute(ctx, aliceOnCall, call(generated.ToolCreateTicket, ticketArgs))
+	if r.Code() != runtime.CodeApprovalRequired || r.Error.Approval == nil {
+		t.Fatalf("alice creates a ticket without approval: %+v", r.Error)
+	}
+	tok, err := runtime.IssueGrant(grantKey, runtime.Grant{Tenant: "acme", Principal: "alice", Tool: generated.ToolCreateTicket,
+		Version: "1.0", ArgumentsDigest: r.Error.Approval.ArgumentsDigest, Expires: time.Now().Add(time.Minute)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	approved := aliceOnCall
+	approved.Grant = tok
+	if r := exec.Execute(ctx, approved, call(generated.ToolCreateTicket, ticketArgs)); !r.OK {
+		t.Fatalf("alice with a grant: %+v", r.Error)
+	}
+	// tenant-isolation: bob of globex may not read or ticket acme's incident.
+	for _, c := range []runtime.ToolCall{call(generated.ToolLookupIncident, `{"incident_id":"INC-001"}`), call(generated.ToolCreateTicket, ticketArgs)} {
+		if r := exec.Execute(ctx, bobGlobex, c); r.Code() != runtime.CodeApprovalRequired || r.Error.Approval != nil {
+			t.Errorf("bob %s: %+v", c.Name, r.Error)
+		}
+	}
+	// An unknown incident belongs to no tenant: the handler answers.
+	if r := exec.Execute(ctx, bobGlobex, call(generated.ToolLookupIncident, `{"incident_id":"INC-404"}`)); r.Code() != "incident_not_found" {
+		t.Errorf("bob reads INC-404: %+v", r.Error)
+	}
+}
+
+func TestReasonsNamePolicies(t *testing.T) {
+	p := incidentPolicy(t)
+	info := generated.ToolSet.Lookup(generated.ToolLookupIncident).Info()
+	d := p.Decide(context.Background(), runtime.PolicyRequest{Tool: info, Context: bobGlobex, Arguments: []byte(`{"incident_id":"INC-001"}`)})
+	if d.Allow || d.Reason != "cedar: deny: forbidden by tenant-isolation" {
+		t.Fatalf("decision %+v", d)
+	}
+	d = p.Decide(context.Background(), runtime.PolicyRequest{Tool: info, Context: carol, Arguments: []byte(`{"incident_id":"INC-001"}`)})
+	if !d.Allow || d.Reason != "cedar: permitted by anyone-reads" {
+		t.Fatalf("decision %+v", d)
+	}
+}
+
+func write(t *testing.T, src string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "p.cedar")
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// cedar-go skips a forbid whose condition errors and may then allow; the
+// adapter denies on any evaluation error.
+func TestEvaluationErrorsDeny(t *testing.T) {
+	info := generated.ToolSet.Lookup(generated.ToolLookupIncident).Info()
+	req := runtime.PolicyRequest{Tool: info, Context: carol, Arguments: []byte(`{"incident_id":"INC-001"}`)}
+	for name, src := range map[string]string{
+		"erroring forbid":   `permit (principal, action, resource); forbid (principal, action, resource) when { principal.clearance == "none" };`,
+		"missing argument":  `permit (principal, action, resource) when { context.args.summary == "x" || true };`,
+		"missing extra key": `permit (principal, action, resource) when { context.extra.region == "eu" || true };`,
+		"type error":        `permit (principal, action, resource) when { context.tenant > 3 || true };`,
+	} {
+		set, err := cedarpolicy.LoadFiles(write(t, src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := cedarpolicy.New(set, cedarpolicy.Options{}).Decide(context.Background(), req)
+		if d.Allow || d.NeedsApproval || !strings.Contains(d.Reason, "evaluation errors") {
+			t.Errorf("%s: %+v", name, d)
+		}
+	}
+}
+
+// The hazard itself: cedar-go's own decision for a set whose forbid errors.
+func TestCedarGoAllowsWhenForbidErrors(t *testing.T) {
+	set, err := cedar.NewPolicySetFromBytes("p.cedar", []byte(`permit (principal, action, resource); forbid (principal, action, resource) when { principal.clearance == "none" };`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	uid := cedar.NewEntityUID("Keel::Principal", "carol")
+	decision, diag := set.IsAuthorized(cedar.EntityMap{uid: {UID: uid}}, cedar.Request{Principal: uid,
+		Action: cedar.NewEntityUID("Keel::Action", "x"), Resource: cedar.NewEntityUID("Keel::Tool", "x"), Context: cedar.NewRecord(nil)})
+	if decision != cedar.Allow || len(diag.Errors) != 1 {
+		t.Fatalf("cedar-go: %v %+v (if this changed, the adapter's deny-on-error is still right)", decision, diag)
+	}
+}
+
+func TestLoadFilesStopsOnBadPolicies(t *testing.T) {
+	if _, err := cedarpolicy.LoadFiles(write(t, `permit (principal, action, resource) when { context.x == };`)); err == nil || !strings.Contains(err.Error(), "p.cedar") || !strings.Contains(err.Error(), "1:59") {
+		t.Errorf("syntax error: %v", err)
+	}
+	dup := `@id("a") permit (principal, action, resource); @id("a") forbid (principal, action, resource);`
+	if _, err := cedarpolicy.LoadFiles(write(t, dup)); err == nil || !strings.Contains(err.Error(), `"a"`) {
+		t.Errorf("duplicate ids: %v", err)
+	}
+	if _, err := cedarpolicy.LoadFiles(filepath.Join(t.TempDir(), "missing.cedar")); err == nil {
+		t.Error("missing file loaded")
+	}
+}
+
+// Arguments of every JSON kind reach the policy with a fixed shape.
+func TestArgumentsAsRecord(t *testing.T) {
+	set, err := cedarpolicy.LoadFiles(write(t, `permit (principal, action, resource) when {
+		context.args.n == 7 && context.args.s == "x" && context.args.b && context.args.f == "1.5" &&
+		context.args.list.contains("a") && context.args.obj.k == "v" && !(context.args has gone) };`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := cedarpolicy.New(set, cedarpolicy.Options{}).Decide(context.Background(), runtime.PolicyRequest{
+		Tool: runtime.ToolInfo{Name: "t", Version: "1", Effect: runtime.EffectRead}, Context: carol,
+		Arguments: []byte(`{"n":7,"s":"x","b":true,"f":1.5,"list":["a","b"],"obj":{"k":"v"},"gone":null}`)})
+	if !d.Allow {
+		t.Fatalf("decision %+v", d)
+	}
+}
+
+// BenchmarkPolicy compares the policy stage: the default policy and the
+// example's Cedar policies, on the same valid read.
+func BenchmarkPolicy(b *testing.B) {
+	info := generated.ToolSet.Lookup(generated.ToolLookupIncident).Info()
+	req := runtime.PolicyRequest{CallID: "c", Tool: info, Context: aliceOnCall, Arguments: []byte(`{"incident_id":"INC-001"}`)}
+	for name, p := range map[string]runtime.Policy{"default": runtime.SideEffectPolicy{}, "cedar": incidentPolicy(b)} {
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if !p.Decide(context.Background(), req).Allow {
+					b.Fatal("denied")
+				}
+			}
+		})
+	}
+}
