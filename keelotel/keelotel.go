@@ -65,6 +65,13 @@ func (o *Observer) Begin(ctx context.Context, call runtime.ToolCall) (context.Co
 		if r.OK {
 			code = "ok"
 		}
+		labels := metric.WithAttributes(attribute.String("gen_ai.tool.name", tool), attribute.String("keel.result.code", code))
+		o.calls.Add(ctx, 1, labels)
+		o.duration.Record(ctx, r.Duration.Seconds(), labels)
+		if !span.IsRecording() { // no SDK, or not sampled: build nothing
+			span.End()
+			return
+		}
 		span.SetName("execute_tool " + tool)
 		ms := func(d interface{ Seconds() float64 }) float64 { return d.Seconds() * 1000 }
 		span.SetAttributes(
@@ -86,8 +93,5 @@ func (o *Observer) Begin(ctx context.Context, call runtime.ToolCall) (context.Co
 			span.SetStatus(codes.Error, code)
 		}
 		span.End()
-		labels := metric.WithAttributes(attribute.String("gen_ai.tool.name", tool), attribute.String("keel.result.code", code))
-		o.calls.Add(ctx, 1, labels)
-		o.duration.Record(ctx, r.Duration.Seconds(), labels)
 	}
 }
