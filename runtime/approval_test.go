@@ -205,3 +205,35 @@ func TestAuditLogRecordsEveryCall(t *testing.T) {
 		t.Errorf("unknown tool name logged at %d bytes", len(tool))
 	}
 }
+
+// Every code the executor can return appears in the audit record of its call.
+func TestAuditRecordForEachCode(t *testing.T) {
+	behaviours := map[runtime.Code]func(context.Context, echoArgs) (echoResult, error){
+		"": okEcho,
+		"text_not_found": func(context.Context, echoArgs) (echoResult, error) {
+			return echoResult{}, runtime.Fail("text_not_found", "No.")
+		},
+		runtime.CodeToolInternalError: func(context.Context, echoArgs) (echoResult, error) { panic("boom") },
+		runtime.CodeInvalidToolOutput: func(context.Context, echoArgs) (echoResult, error) { return echoResult{Level: "bad"}, nil },
+		runtime.CodeToolTimeout: func(ctx context.Context, _ echoArgs) (echoResult, error) {
+			<-ctx.Done()
+			return echoResult{}, ctx.Err()
+		},
+	}
+	for want, behave := range behaviours {
+		var audit bytes.Buffer
+		f := newFixture(t, runtime.EffectRead, behave, runtime.WithObserver(runtime.AuditLog(slog.New(slog.NewJSONHandler(&audit, nil)))))
+		r := f.exec.Execute(context.Background(), alice, call(`{"text":"hi"}`))
+		var rec map[string]any
+		if err := json.Unmarshal(audit.Bytes(), &rec); err != nil {
+			t.Fatalf("%q: %v\n%s", want, err, audit.String())
+		}
+		wantCode := string(want)
+		if want == "" {
+			wantCode = "ok"
+		}
+		if r.Code() != want || rec["code"] != wantCode || rec["decision"] != "allow" || rec["call_id"] != "c1" {
+			t.Errorf("%q: result %q, audit %v", want, r.Code(), rec)
+		}
+	}
+}

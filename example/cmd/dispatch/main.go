@@ -22,6 +22,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"time"
 
 	jsonv2 "github.com/go-json-experiment/json"
 
@@ -46,11 +47,22 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	asJSON := fs.Bool("json", false, "print the four story results as JSON, one per line")
 	callsFile := fs.String("calls", "", "read tool calls, one JSON object per line, from `FILE` (- for standard input)")
 	allow := fs.Bool("allow-side-effects", false, "set AllowSideEffects in the execution context, so write tools may run")
+	approvalLoop := fs.Bool("approvals", false, "show the approval loop: call-write refused, approved for its exact arguments, run, replay refused")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
 	// The protected log: internal detail goes to stderr, never into results.
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelError}))
+	if *approvalLoop {
+		// A demo key: a real harness keeps its approval key out of the code.
+		grantKey := runtime.HMACKey([]byte("dispatch demo approval key"))
+		exec, err := generated.NewExecutor(runtime.WithLogger(logger), runtime.WithApprovals(grantKey, runtime.NewMemoryReplayStore()))
+		if err != nil {
+			fmt.Fprintln(stderr, "dispatch:", err)
+			return 1
+		}
+		return approvals(stdout, stderr, exec, grantKey)
+	}
 	exec, err := generated.NewExecutor(runtime.WithLogger(logger))
 	if err != nil {
 		fmt.Fprintln(stderr, "dispatch:", err)
@@ -124,6 +136,46 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			break
 		}
 	}
+	return 0
+}
+
+// approvals runs the loop: a write is refused with an approval request, a
+// person approves exactly that call, it runs once, and a replay is refused.
+func approvals(stdout, stderr io.Writer, exec *runtime.Executor, key runtime.GrantKey) int {
+	ctx := context.Background()
+	ec := runtime.ExecutionContext{Tenant: "acme", Principal: "alice"}
+	write := example.StoryCalls[3]
+	show := func(step string, r runtime.ToolResult) {
+		b, _ := json.Marshal(r)
+		fmt.Fprintf(stdout, "%s\n  %s\n", step, b)
+	}
+	r := exec.Execute(ctx, ec, write)
+	show("1. call-write, no approval:", r)
+	if r.Error == nil || r.Error.Approval == nil {
+		fmt.Fprintln(stderr, "dispatch: call-write was not sent for approval")
+		return 1
+	}
+	req := r.Error.Approval
+	approve := func() (string, error) {
+		return runtime.IssueGrant(key, runtime.Grant{Tenant: ec.Tenant, Principal: ec.Principal, Tool: req.Tool,
+			Version: req.Version, ArgumentsDigest: req.ArgumentsDigest, Expires: time.Now().Add(5 * time.Minute)})
+	}
+	grant, err := approve()
+	if err != nil {
+		fmt.Fprintln(stderr, "dispatch:", err)
+		return 1
+	}
+	fmt.Fprintf(stdout, "2. a person approves %s %s with arguments %s, for five minutes\n", req.Tool, req.Version, req.ArgumentsDigest)
+	ec.Grant = grant
+	show("3. the same call with the grant:", exec.Execute(ctx, ec, write))
+	show("4. the grant replayed:", exec.Execute(ctx, ec, write))
+	if ec.Grant, err = approve(); err != nil {
+		fmt.Fprintln(stderr, "dispatch:", err)
+		return 1
+	}
+	other := write
+	other.Arguments = json.RawMessage(`{"incident_id": "INC-001", "summary": "Drop the auth-api database"}`)
+	show("5. a new grant for the approved arguments, presented with other arguments:", exec.Execute(ctx, ec, other))
 	return 0
 }
 

@@ -95,3 +95,24 @@ func TestWriteNeedsTheFlag(t *testing.T) {
 		t.Fatalf("write without -allow-side-effects: %s", got)
 	}
 }
+
+func TestApprovalLoop(t *testing.T) {
+	got, _ := runDemo(t, "", "-approvals")
+	lines := strings.Split(strings.TrimSuffix(got, "\n"), "\n")
+	if len(lines) != 9 {
+		t.Fatalf("approval loop printed %d lines:\n%s", len(lines), got)
+	}
+	for i, want := range map[int]string{
+		1: `"error":{"code":"approval_required","message":"This call needs approval before it can run.","approval":{"tool":"create_ticket","version":"1.0","set_digest":"sha256:`,
+		4: `"ok":true,"data":{"ticket_id":"TCK-`,
+		6: `"code":"approval_required"`,
+		8: `"code":"approval_required"`,
+	} {
+		if !strings.Contains(lines[i], want) {
+			t.Errorf("line %d:\n%s\nlacks\n%s", i+1, lines[i], want)
+		}
+	}
+	if !strings.HasPrefix(lines[2], "2. a person approves create_ticket 1.0 with arguments sha256:") {
+		t.Errorf("line 3: %s", lines[2])
+	}
+}
