@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/keelgen/keel/generated"
+	"github.com/keelgen/keel/internal/jsontest"
 	"github.com/keelgen/keel/mcpserver"
 	"github.com/keelgen/keel/runtime"
 )
@@ -82,7 +83,7 @@ func TestListToolsShowsKeelSchemas(t *testing.T) {
 			for _, tool := range res.Tools {
 				names = append(names, tool.Name)
 				info := generated.ToolSet.Lookup(tool.Name).Info()
-				if !jsonEqual(t, tool.InputSchema, info.InputSchema) || !jsonEqual(t, tool.OutputSchema, info.OutputSchema) {
+				if !jsontest.Equal(t, tool.InputSchema, info.InputSchema) || !jsontest.Equal(t, tool.OutputSchema, info.OutputSchema) {
 					t.Errorf("%s: schemas differ from keel's:\n%v\n%v", tool.Name, tool.InputSchema, tool.OutputSchema)
 				}
 				a := tool.Annotations
@@ -129,7 +130,7 @@ func TestCallsThroughTheExecutor(t *testing.T) {
 					t.Fatalf("valid call: %v %+v", err, ok)
 				}
 				want := `{"incident_id":"INC-001","service":"auth-api","severity":"high","symptom":"登录接口持续返回 502","evidence":["auth-api timeout","database pool exhausted"]}`
-				if !jsonEqual(t, ok.StructuredContent, json.RawMessage(want)) || ok.Content[0].(*mcp.TextContent).Text != want {
+				if !jsontest.Equal(t, ok.StructuredContent, json.RawMessage(want)) || ok.Content[0].(*mcp.TextContent).Text != want {
 					t.Fatalf("structured %v, text %v", ok.StructuredContent, ok.Content)
 				}
 
@@ -211,19 +212,4 @@ func TestEveryFailureCodeIsAnErrorResult(t *testing.T) {
 			}
 		}
 	}
-}
-
-func jsonEqual(t *testing.T, a any, b json.RawMessage) bool {
-	t.Helper()
-	ab, err := json.Marshal(a)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var x, y any
-	if json.Unmarshal(ab, &x) != nil || json.Unmarshal(b, &y) != nil {
-		return false
-	}
-	xb, _ := json.Marshal(x)
-	yb, _ := json.Marshal(y)
-	return string(xb) == string(yb)
 }

@@ -110,69 +110,13 @@ func sameFiles(t *testing.T, a, b []render.File) {
 	}
 }
 
-// Each testdata/diag/*.txtar holds a handler package and, in its "want"
-// section, every diagnostic keelgen must report for it, in order.
-func TestDiagnostics(t *testing.T) {
-	cases, err := filepath.Glob("testdata/diag/*.txtar")
+// txtarCases runs one parallel subtest per testdata file matching pattern:
+// run gets the archive's sections by name and returns what it got, which
+// must equal the "want" section (rewritten with -update).
+func txtarCases(t *testing.T, pattern string, run func(t *testing.T, sections map[string]string) string) {
+	cases, err := filepath.Glob(pattern)
 	if err != nil || len(cases) == 0 {
-		t.Fatalf("no diagnostic cases: %v", err)
-	}
-	for _, file := range cases {
-		t.Run(strings.TrimSuffix(filepath.Base(file), ".txtar"), func(t *testing.T) {
-			t.Parallel()
-			ar, err := txtar.ParseFile(file)
-			if err != nil {
-				t.Fatal(err)
-			}
-			dir := t.TempDir()
-			files := map[string]string{"go.mod": "module example.com/diag\n\ngo 1.26\n"}
-			var want string
-			for _, f := range ar.Files {
-				if f.Name == "want" {
-					want = string(f.Data)
-					continue
-				}
-				files[f.Name] = string(f.Data)
-			}
-			testmod.Write(t, dir, files)
-			res, diags, err := gen.Generate(gen.Config{Dir: dir, OutDir: "out"})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if res != nil {
-				t.Fatal("Generate returned files for a package with problems")
-			}
-			var got strings.Builder
-			for _, d := range diags {
-				got.WriteString(d.Format(dir) + "\n")
-			}
-			if *update {
-				for i := range ar.Files {
-					if ar.Files[i].Name == "want" {
-						ar.Files[i].Data = []byte(got.String())
-					}
-				}
-				if err := os.WriteFile(file, txtar.Format(ar), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			if got.String() != want {
-				t.Errorf("diagnostics:\n%s\nwant:\n%s", got.String(), want)
-			}
-		})
-	}
-}
-
-// Each testdata/contract/*.txtar holds a handler package before (old.go)
-// and after (new.go) a change. The test generates and writes the old
-// package, then generates the new one against the written lock, and
-// compares the warnings, the version gate's refusals and the review diff
-// with the "want" section.
-func TestContractChanges(t *testing.T) {
-	cases, err := filepath.Glob("testdata/contract/*.txtar")
-	if err != nil || len(cases) == 0 {
-		t.Fatalf("no contract cases: %v", err)
+		t.Fatalf("no cases match %s: %v", pattern, err)
 	}
 	for _, file := range cases {
 		t.Run(strings.TrimSuffix(filepath.Base(file), ".txtar"), func(t *testing.T) {
@@ -185,32 +129,11 @@ func TestContractChanges(t *testing.T) {
 			for _, f := range ar.Files {
 				sections[f.Name] = string(f.Data)
 			}
-			dir := testmod.New(t, map[string]string{"h/h.go": sections["old.go"]})
-			cfg := gen.Config{Dir: dir, Pattern: "./h", OutDir: "out"}
-			first := generate(t, cfg)
-			changes, err := output.Compare(first.OutDir, first.Files)
-			if err == nil {
-				err = output.Write(first.OutDir, first.Files, changes)
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			testmod.Write(t, dir, map[string]string{"h/h.go": sections["new.go"]})
-			res, diags, err := gen.Generate(cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var got strings.Builder
-			for _, list := range [][]model.Diagnostic{res.Warnings, diags} {
-				for _, d := range list {
-					got.WriteString(d.Format(dir) + "\n")
-				}
-			}
-			got.WriteString(contract.Diff(res.Previous, res.Lock, res.Changes))
+			got := run(t, sections)
 			if *update {
 				for i := range ar.Files {
 					if ar.Files[i].Name == "want" {
-						ar.Files[i].Data = []byte(got.String())
+						ar.Files[i].Data = []byte(got)
 					}
 				}
 				if err := os.WriteFile(file, txtar.Format(ar), 0o644); err != nil {
@@ -218,11 +141,71 @@ func TestContractChanges(t *testing.T) {
 				}
 				return
 			}
-			if got.String() != sections["want"] {
-				t.Errorf("got:\n%s\nwant:\n%s", got.String(), sections["want"])
+			if got != sections["want"] {
+				t.Errorf("got:\n%s\nwant:\n%s", got, sections["want"])
 			}
 		})
 	}
+}
+
+// Each testdata/diag/*.txtar holds a handler package and, in its "want"
+// section, every diagnostic keelgen must report for it, in order.
+func TestDiagnostics(t *testing.T) {
+	txtarCases(t, "testdata/diag/*.txtar", func(t *testing.T, sections map[string]string) string {
+		dir := t.TempDir()
+		files := map[string]string{"go.mod": "module example.com/diag\n\ngo 1.26\n"}
+		for name, data := range sections {
+			if name != "want" {
+				files[name] = data
+			}
+		}
+		testmod.Write(t, dir, files)
+		res, diags, err := gen.Generate(gen.Config{Dir: dir, OutDir: "out"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res != nil {
+			t.Fatal("Generate returned files for a package with problems")
+		}
+		var got strings.Builder
+		for _, d := range diags {
+			got.WriteString(d.Format(dir) + "\n")
+		}
+		return got.String()
+	})
+}
+
+// Each testdata/contract/*.txtar holds a handler package before (old.go)
+// and after (new.go) a change. The test generates and writes the old
+// package, then generates the new one against the written lock, and
+// compares the warnings, the version gate's refusals and the review diff
+// with the "want" section.
+func TestContractChanges(t *testing.T) {
+	txtarCases(t, "testdata/contract/*.txtar", func(t *testing.T, sections map[string]string) string {
+		dir := testmod.New(t, map[string]string{"h/h.go": sections["old.go"]})
+		cfg := gen.Config{Dir: dir, Pattern: "./h", OutDir: "out"}
+		first := generate(t, cfg)
+		changes, err := output.Compare(first.OutDir, first.Files)
+		if err == nil {
+			err = output.Write(first.OutDir, first.Files, changes)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		testmod.Write(t, dir, map[string]string{"h/h.go": sections["new.go"]})
+		res, diags, err := gen.Generate(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got strings.Builder
+		for _, list := range [][]model.Diagnostic{res.Warnings, diags} {
+			for _, d := range list {
+				got.WriteString(d.Format(dir) + "\n")
+			}
+		}
+		got.WriteString(contract.Diff(res.Previous, res.Lock, res.Changes))
+		return got.String()
+	})
 }
 
 // -targets: what OpenAI strict mode and Ollama cannot take of each tool,

@@ -14,23 +14,10 @@ import (
 	"github.com/anthropics/anthropic-sdk-go/v2/option"
 
 	"github.com/keelgen/keel/generated"
+	"github.com/keelgen/keel/internal/jsontest"
 	"github.com/keelgen/keel/provider/anthropic"
 	"github.com/keelgen/keel/runtime"
 )
-
-func canonical(t *testing.T, v any) string {
-	t.Helper()
-	b, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var x any
-	if err := json.Unmarshal(b, &x); err != nil {
-		t.Fatal(err)
-	}
-	out, _ := json.Marshal(x)
-	return string(out)
-}
 
 const reply = `{"id":"msg_1","type":"message","role":"assistant","model":"claude-test","stop_reason":"tool_use","usage":{"input_tokens":1,"output_tokens":1},
  "content":[{"type":"text","text":"Looking it up."},
@@ -65,7 +52,7 @@ func TestMessagesWithTheSDK(t *testing.T) {
 		Tools json.RawMessage `json:"tools"`
 	}
 	_ = json.Unmarshal(body, &sent)
-	if canonical(t, sent.Tools) != canonical(t, json.RawMessage(keel)) {
+	if jsontest.Canonical(t, sent.Tools) != jsontest.Canonical(t, json.RawMessage(keel)) {
 		t.Fatalf("the SDK sent\n%s\nkeel emitted\n%s", sent.Tools, keel)
 	}
 
@@ -81,8 +68,8 @@ func TestMessagesWithTheSDK(t *testing.T) {
 		call := anthropic.ToolCall(anthropic.ToolUse{Type: block.Type, ID: block.ID, Name: block.Name, Input: block.Input})
 		r := exec.Execute(context.Background(), runtime.ExecutionContext{}, call)
 		res := anthropic.Result(r)
-		if canonical(t, res) != canonical(t, sdk.NewToolResultBlock(res.ToolUseID, res.Content[0].Text, res.IsError)) {
-			t.Errorf("keel's tool_result %s differs from the SDK's", canonical(t, res))
+		if jsontest.Canonical(t, res) != jsontest.Canonical(t, sdk.NewToolResultBlock(res.ToolUseID, res.Content[0].Text, res.IsError)) {
+			t.Errorf("keel's tool_result %s differs from the SDK's", jsontest.Canonical(t, res))
 		}
 		if res.IsError != !r.OK || (!r.OK && !strings.Contains(res.Content[0].Text, `"code":"`+string(r.Code())+`"`)) {
 			t.Errorf("result block %+v", res)

@@ -15,6 +15,7 @@ import (
 	"github.com/openai/openai-go/v3/responses"
 
 	"github.com/keelgen/keel/generated"
+	"github.com/keelgen/keel/internal/jsontest"
 	"github.com/keelgen/keel/provider/openai"
 	"github.com/keelgen/keel/runtime"
 )
@@ -30,20 +31,6 @@ func fakeOpenAI(t *testing.T, reply string) (*httptest.Server, *[]byte) {
 	}))
 	t.Cleanup(srv.Close)
 	return srv, &body
-}
-
-func canonical(t *testing.T, v any) string {
-	t.Helper()
-	b, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var x any
-	if err := json.Unmarshal(b, &x); err != nil {
-		t.Fatal(err)
-	}
-	out, _ := json.Marshal(x)
-	return string(out)
 }
 
 func executor(t *testing.T) *runtime.Executor {
@@ -84,7 +71,7 @@ func TestChatCompletionsWithTheSDK(t *testing.T) {
 		if err := json.Unmarshal(*body, &sent); err != nil {
 			t.Fatal(err)
 		}
-		if canonical(t, sent.Tools) != canonical(t, json.RawMessage(keel)) {
+		if jsontest.Canonical(t, sent.Tools) != jsontest.Canonical(t, json.RawMessage(keel)) {
 			t.Fatalf("strict=%v: the SDK sent\n%s\nkeel emitted\n%s", strict, sent.Tools, keel)
 		}
 		for _, tool := range a.ChatTools() {
@@ -107,8 +94,8 @@ func TestChatCompletionsWithTheSDK(t *testing.T) {
 			r := exec.Execute(context.Background(), runtime.ExecutionContext{}, call)
 			codes = append(codes, r.Code())
 			msg := openai.ChatResult(r)
-			if canonical(t, msg) != canonical(t, sdk.ToolMessage(msg.Content, msg.ToolCallID)) {
-				t.Errorf("keel's tool message %s differs from the SDK's", canonical(t, msg))
+			if jsontest.Canonical(t, msg) != jsontest.Canonical(t, sdk.ToolMessage(msg.Content, msg.ToolCallID)) {
+				t.Errorf("keel's tool message %s differs from the SDK's", jsontest.Canonical(t, msg))
 			}
 			if !r.OK && !strings.Contains(msg.Content, `"code":"`+string(r.Code())+`"`) {
 				t.Errorf("failed result without its code: %s", msg.Content)
@@ -141,7 +128,7 @@ func TestResponsesWithTheSDK(t *testing.T) {
 		Tools json.RawMessage `json:"tools"`
 	}
 	_ = json.Unmarshal(*body, &sent)
-	if canonical(t, sent.Tools) != canonical(t, json.RawMessage(keel)) {
+	if jsontest.Canonical(t, sent.Tools) != jsontest.Canonical(t, json.RawMessage(keel)) {
 		t.Fatalf("the SDK sent\n%s\nkeel emitted\n%s", sent.Tools, keel)
 	}
 	item := resp.Output[0]
