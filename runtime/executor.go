@@ -251,12 +251,16 @@ func (e *Executor) execute(ctx context.Context, ec ExecutionContext, call ToolCa
 		}
 		return r
 	}
+	// The canonical digest costs a re-encode: only observers and approvals need it.
 	argsDigest := ""
-	if rec != nil || e.approvals != nil {
-		argsDigest, _ = Digest(call.Arguments) // valid JSON: it just passed the strict parse
-		if rec != nil {
-			rec.ArgumentsDigest = argsDigest
+	digest := func() string {
+		if argsDigest == "" {
+			argsDigest, _ = Digest(call.Arguments) // valid JSON: it just passed the strict parse
 		}
+		return argsDigest
+	}
+	if rec != nil {
+		rec.ArgumentsDigest = digest()
 	}
 
 	// 3. Policy sees only registered tools with valid arguments. A call it
@@ -268,7 +272,7 @@ func (e *Executor) execute(ctx context.Context, ec ExecutionContext, call ToolCa
 		if d.NeedsApproval {
 			decision = "approval_required"
 			if e.approvals != nil && ec.Grant != "" {
-				if err := e.approvals.redeem(ctx, ec, info, argsDigest); err != nil {
+				if err := e.approvals.redeem(ctx, ec, info, digest()); err != nil {
 					logf(slog.LevelWarn, "keel: grant refused", slog.Any("reason", err))
 				} else {
 					decision = "approved"
@@ -284,7 +288,7 @@ func (e *Executor) execute(ctx context.Context, ec ExecutionContext, call ToolCa
 		logf(slog.LevelInfo, "keel: policy denied", slog.String("reason", d.Reason))
 		r := fail(CodeApprovalRequired, msgApprovalRequired)
 		if decision == "approval_required" && e.approvals != nil {
-			r.Error.Approval = &ApprovalRequest{Tool: info.Name, Version: info.Version, SetDigest: e.setDigest, CallID: call.ID, ArgumentsDigest: argsDigest}
+			r.Error.Approval = &ApprovalRequest{Tool: info.Name, Version: info.Version, SetDigest: e.setDigest, CallID: call.ID, ArgumentsDigest: digest()}
 		}
 		return r
 	}
