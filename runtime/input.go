@@ -36,9 +36,9 @@ type inputError struct {
 func (e *inputError) Error() string { return e.keyword + ": " + e.err.Error() }
 func (e *inputError) Unwrap() error { return e.err }
 
-// parseObject reads raw model arguments (or a handler's encoded result) strictly into the generic form
-// the schema validator takes (map[string]any, []any, string, json.Number,
-// bool, nil). It rejects, before building anything large: oversize input,
+// parseObject reads raw model arguments (or a handler's encoded result)
+// strictly into the generic form the schema validator takes
+// (map[string]any, []any, string, json.Number, bool, nil). It rejects, before building anything large: oversize input,
 // anything but one JSON object, duplicate names (also when spelled with
 // escapes), invalid UTF-8, trailing data, and nesting beyond the cap.
 // Numbers stay json.Number, so the validator compares them exactly.

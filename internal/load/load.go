@@ -10,6 +10,7 @@ import (
 	"go/doc/comment"
 	"go/token"
 	"go/types"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -75,7 +76,7 @@ func (l *loader) errorf(pos token.Pos, format string, args ...any) {
 func (l *loader) run() (*model.Package, []model.Diagnostic, error) {
 	out := &model.Package{Path: l.pkg.PkgPath, Name: l.pkg.Name, Comments: map[string]string{}}
 	if len(l.pkg.GoFiles) > 0 {
-		out.Dir = dirOf(l.pkg.GoFiles[0])
+		out.Dir = filepath.Dir(l.pkg.GoFiles[0])
 	}
 	// Files in name order, so the result does not depend on load order.
 	files := append([]*ast.File(nil), l.pkg.Syntax...)
@@ -266,7 +267,7 @@ func (l *loader) checkNames(tools []*model.Tool) {
 	for _, t := range tools {
 		if first, dup := byName[t.Name]; dup {
 			l.diags = append(l.diags, model.Diagnostic{Pos: t.Pos, Message: fmt.Sprintf(
-				"duplicate tool name %q (first declared at %s:%d)", t.Name, baseName(first.Pos.Filename), first.Pos.Line)})
+				"duplicate tool name %q (first declared at %s:%d)", t.Name, filepath.Base(first.Pos.Filename), first.Pos.Line)})
 			continue
 		}
 		byName[t.Name] = t
@@ -372,18 +373,4 @@ func parsePos(s string) token.Position {
 		}
 	}
 	return token.Position{Filename: s}
-}
-
-func dirOf(file string) string {
-	if i := strings.LastIndexAny(file, `/\`); i >= 0 {
-		return file[:i]
-	}
-	return "."
-}
-
-func baseName(file string) string {
-	if i := strings.LastIndexAny(file, `/\`); i >= 0 {
-		return file[i+1:]
-	}
-	return file
 }

@@ -78,7 +78,7 @@ func ArgsStruct(t *model.Tool) jen.Code {
 }
 
 // ArgsType is the type the generated handler binding decodes into.
-func ArgsType(pkgPath string, t *model.Tool) jen.Code {
+func ArgsType(t *model.Tool) jen.Code {
 	if t.Form == model.PlainParams {
 		return jen.Id(t.ArgsTypeName())
 	}

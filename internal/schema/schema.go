@@ -129,7 +129,7 @@ func program(pkg *model.Package) ([]byte, error) {
 		),
 		jen.Id("out").Op(":=").Map(jen.String()).Index(jen.Lit(2)).Op("*").Qual(reflectorPkg, "Schema").Values(jen.DictFunc(func(d jen.Dict) {
 			for _, t := range pkg.Tools {
-				d[jen.Lit(t.Name)] = jen.Values(typeOf(render.ArgsType(pkg.Path, t)), typeOf(render.TypeCode(t.Result)))
+				d[jen.Lit(t.Name)] = jen.Values(typeOf(render.ArgsType(t)), typeOf(render.TypeCode(t.Result)))
 			}
 		})),
 		jen.If(jen.Err().Op(":=").Qual("encoding/json", "NewEncoder").Call(jen.Qual("os", "Stdout")).Dot("Encode").Call(jen.Id("out")), jen.Err().Op("!=").Nil()).Block(

@@ -5,6 +5,7 @@
 package openai
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"sort"
@@ -327,8 +328,10 @@ func dropNullsAt(raw []byte, path string, optional map[string]map[string]bool) (
 			if err != nil {
 				return nil, err
 			}
-			obj[name] = sub
-			changed = true
+			if !bytes.Equal(sub, v) {
+				obj[name] = sub
+				changed = true
+			}
 		}
 	}
 	if !changed {
