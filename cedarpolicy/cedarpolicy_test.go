@@ -38,7 +38,7 @@ func incidentPolicy(t testing.TB) *cedarpolicy.Policy {
 	})
 }
 
-var grantKey = runtime.HMACKey([]byte("test approvals"))
+var grantKey = runtime.HMACKey([]byte("test approvals: 32 bytes or more"))
 
 func executor(t testing.TB, p runtime.Policy) *runtime.Executor {
 	t.Helper()
@@ -83,8 +83,7 @@ func TestIncidentPolicyRules(t *testing.T) {
 	if r.Code() != runtime.CodeApprovalRequired || r.Error.Approval == nil {
 		t.Fatalf("alice creates a ticket without approval: %+v", r.Error)
 	}
-	tok, err := runtime.IssueGrant(grantKey, runtime.Grant{Tenant: "acme", Principal: "alice", Tool: generated.ToolCreateTicket,
-		Version: "1.0", ArgumentsDigest: r.Error.Approval.ArgumentsDigest, Expires: time.Now().Add(time.Minute)})
+	tok, err := runtime.IssueGrant(grantKey, r.Error.Approval.Grant("acme", "alice", time.Now().Add(time.Minute)))
 	if err != nil {
 		t.Fatal(err)
 	}

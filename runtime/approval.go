@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"container/heap"
 	"context"
 	"crypto/ed25519"
 	"crypto/hmac"
@@ -11,6 +12,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -27,11 +29,14 @@ type ApprovalRequest struct {
 	ArgumentsDigest string `json:"arguments_digest"`
 }
 
-// Grant is a person's approval of one exact call by one principal of one
-// tenant, until Expires. Nonce makes it single-use.
+// Grant is a person's approval of one exact call (tool set, call id, tool,
+// version and arguments) by one principal of one tenant, until Expires.
+// Nonce makes it single-use.
 type Grant struct {
 	Tenant          string    `json:"tenant"`
 	Principal       string    `json:"principal"`
+	SetDigest       string    `json:"set_digest"`
+	CallID          string    `json:"call_id"`
 	Tool            string    `json:"tool"`
 	Version         string    `json:"version"`
 	ArgumentsDigest string    `json:"arguments_digest"`
@@ -39,53 +44,116 @@ type Grant struct {
 	Nonce           string    `json:"nonce"`
 }
 
+// Grant is the grant that approves exactly this request for one principal
+// of one tenant until expires: fill nothing by hand that the request says.
+func (r ApprovalRequest) Grant(tenant, principal string, expires time.Time) Grant {
+	return Grant{Tenant: tenant, Principal: principal, SetDigest: r.SetDigest, CallID: r.CallID,
+		Tool: r.Tool, Version: r.Version, ArgumentsDigest: r.ArgumentsDigest, Expires: expires}
+}
+
 // GrantKey signs and checks grants: HMACKey (one shared secret) or
 // Ed25519Key / Ed25519PublicKey (the approver signs, the executor verifies).
+// A key made from a nil, empty, short or malformed secret signs and verifies
+// nothing: WithApprovals refuses it and IssueGrant returns its error.
 type GrantKey interface {
+	check() error
 	sign(payload []byte) ([]byte, error)
 	verify(payload, sig []byte) bool
 }
 
-type hmacKey []byte
+// MinHMACKeyBytes is the shortest secret HMACKey accepts: as long as the
+// SHA-256 output, as RFC 2104 recommends.
+const MinHMACKeyBytes = 32
 
-// HMACKey signs and verifies grants with HMAC-SHA256 and secret.
-func HMACKey(secret []byte) GrantKey { return hmacKey(secret) }
+type hmacKey struct {
+	secret []byte
+	err    error
+}
+
+// HMACKey signs and verifies grants with HMAC-SHA256 and secret, which must
+// be at least MinHMACKeyBytes long and not all zero.
+func HMACKey(secret []byte) GrantKey {
+	switch {
+	case len(secret) < MinHMACKeyBytes:
+		return hmacKey{err: fmt.Errorf("the HMAC grant key is %d bytes; at least %d are required", len(secret), MinHMACKeyBytes)}
+	case allZero(secret):
+		return hmacKey{err: errors.New("the HMAC grant key is all zero bytes")}
+	}
+	return hmacKey{secret: slices.Clone(secret)}
+}
+
+func allZero(b []byte) bool {
+	for _, c := range b {
+		if c != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+func (k hmacKey) check() error { return k.err }
 
 func (k hmacKey) sign(p []byte) ([]byte, error) {
-	m := hmac.New(sha256.New, k)
+	if k.err != nil {
+		return nil, k.err
+	}
+	m := hmac.New(sha256.New, k.secret)
 	m.Write(p)
 	return m.Sum(nil), nil
 }
+
 func (k hmacKey) verify(p, sig []byte) bool {
-	want, _ := k.sign(p)
-	return hmac.Equal(want, sig)
+	want, err := k.sign(p)
+	return err == nil && hmac.Equal(want, sig)
 }
 
 type edKey struct {
 	priv ed25519.PrivateKey
 	pub  ed25519.PublicKey
+	err  error
 }
 
 // Ed25519Key signs grants with priv and verifies them with its public key.
 func Ed25519Key(priv ed25519.PrivateKey) GrantKey {
+	if len(priv) != ed25519.PrivateKeySize {
+		return edKey{err: fmt.Errorf("the ed25519 grant key is %d bytes, not a private key of %d", len(priv), ed25519.PrivateKeySize)}
+	}
+	priv = slices.Clone(priv)
 	return edKey{priv: priv, pub: priv.Public().(ed25519.PublicKey)}
 }
 
 // Ed25519PublicKey only verifies grants, for an executor that must not be
 // able to issue them.
-func Ed25519PublicKey(pub ed25519.PublicKey) GrantKey { return edKey{pub: pub} }
+func Ed25519PublicKey(pub ed25519.PublicKey) GrantKey {
+	if len(pub) != ed25519.PublicKeySize {
+		return edKey{err: fmt.Errorf("the ed25519 grant key is %d bytes, not a public key of %d", len(pub), ed25519.PublicKeySize)}
+	}
+	return edKey{pub: slices.Clone(pub)}
+}
+
+func (k edKey) check() error { return k.err }
 
 func (k edKey) sign(p []byte) ([]byte, error) {
-	if k.priv == nil {
+	switch {
+	case k.err != nil:
+		return nil, k.err
+	case k.priv == nil:
 		return nil, errors.New("this key only verifies grants")
 	}
 	return ed25519.Sign(k.priv, p), nil
 }
-func (k edKey) verify(p, sig []byte) bool { return ed25519.Verify(k.pub, p, sig) }
+
+func (k edKey) verify(p, sig []byte) bool { return k.err == nil && ed25519.Verify(k.pub, p, sig) }
 
 // IssueGrant signs g into a token a harness presents in
 // ExecutionContext.Grant. A zero Nonce is filled with a random one.
 func IssueGrant(key GrantKey, g Grant) (string, error) {
+	if key == nil {
+		return "", errors.New("grant: no key")
+	}
+	if err := key.check(); err != nil {
+		return "", fmt.Errorf("grant: %w", err)
+	}
 	if g.Nonce == "" {
 		var b [16]byte
 		if _, err := rand.Read(b[:]); err != nil {
@@ -107,6 +175,12 @@ func IssueGrant(key GrantKey, g Grant) (string, error) {
 
 // ParseGrant checks a token's signature and returns its grant.
 func ParseGrant(key GrantKey, token string) (Grant, error) {
+	if key == nil {
+		return Grant{}, errors.New("grant: no key")
+	}
+	if err := key.check(); err != nil {
+		return Grant{}, fmt.Errorf("grant: %w", err)
+	}
 	p, s, ok := strings.Cut(token, ".")
 	enc := base64.RawURLEncoding
 	payload, err1 := enc.DecodeString(p)
@@ -125,39 +199,85 @@ func ParseGrant(key GrantKey, token string) (Grant, error) {
 }
 
 // ReplayStore makes grants single-use. Redeem returns true the first time
-// it sees nonce, false ever after (until expires has passed).
+// it sees nonce, false ever after (until expires has passed). A store that
+// cannot decide returns an error, and the grant is refused.
 type ReplayStore interface {
 	Redeem(ctx context.Context, nonce string, expires time.Time) (bool, error)
 }
 
-// MemoryReplayStore is the in-memory ReplayStore of one process.
+// DefaultReplayStoreSize is how many unexpired grants a MemoryReplayStore
+// made by NewMemoryReplayStore remembers.
+const DefaultReplayStoreSize = 1 << 20
+
+// ErrReplayStoreFull is a MemoryReplayStore's answer when it holds its
+// bound of unexpired grants: it refuses a new grant rather than forget a
+// used one.
+var ErrReplayStoreFull = errors.New("replay store is full of unexpired grants")
+
+// MemoryReplayStore is the in-memory ReplayStore of one process. It keeps
+// each nonce until its grant expires, evicts expired ones in O(log n), and
+// refuses new grants once it holds its bound of unexpired ones.
 type MemoryReplayStore struct {
-	mu   sync.Mutex
-	seen map[string]time.Time
+	mu       sync.Mutex
+	max      int
+	seen     map[string]struct{}
+	byExpiry expiryHeap
 }
 
-// NewMemoryReplayStore returns an empty store.
+// NewMemoryReplayStore returns an empty store bounded by DefaultReplayStoreSize.
 func NewMemoryReplayStore() *MemoryReplayStore {
-	return &MemoryReplayStore{seen: map[string]time.Time{}}
+	return NewMemoryReplayStoreSize(DefaultReplayStoreSize)
 }
 
-// Redeem records nonce; expired entries are dropped as it goes.
+// NewMemoryReplayStoreSize returns an empty store that remembers at most size
+// unexpired grants (at least 1).
+func NewMemoryReplayStoreSize(size int) *MemoryReplayStore {
+	return &MemoryReplayStore{max: max(size, 1), seen: map[string]struct{}{}}
+}
+
+// Redeem records nonce until expires. Expired entries are evicted first.
 func (s *MemoryReplayStore) Redeem(_ context.Context, nonce string, expires time.Time) (bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	now := time.Now()
-	if len(s.seen) > 1024 {
-		for n, exp := range s.seen {
-			if now.After(exp) {
-				delete(s.seen, n)
-			}
-		}
+	for len(s.byExpiry) > 0 && !now.Before(s.byExpiry[0].expires) {
+		delete(s.seen, heap.Pop(&s.byExpiry).(expiring).nonce)
 	}
 	if _, used := s.seen[nonce]; used {
 		return false, nil
 	}
-	s.seen[nonce] = expires
+	if len(s.seen) >= s.max {
+		return false, ErrReplayStoreFull
+	}
+	s.seen[nonce] = struct{}{}
+	heap.Push(&s.byExpiry, expiring{nonce: nonce, expires: expires})
 	return true, nil
+}
+
+// Len is how many unexpired grants the store remembers.
+func (s *MemoryReplayStore) Len() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.seen)
+}
+
+type expiring struct {
+	nonce   string
+	expires time.Time
+}
+
+// expiryHeap is a container/heap of nonces, the soonest expiry first.
+type expiryHeap []expiring
+
+func (h expiryHeap) Len() int           { return len(h) }
+func (h expiryHeap) Less(i, j int) bool { return h[i].expires.Before(h[j].expires) }
+func (h expiryHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *expiryHeap) Push(x any)        { *h = append(*h, x.(expiring)) }
+func (h *expiryHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
 }
 
 // approvals is an executor's grant checking.
@@ -168,15 +288,27 @@ type approvals struct {
 
 // WithApprovals lets a call the policy sent for approval run when the
 // ExecutionContext presents a grant, signed with key, that matches it
-// exactly (tenant, principal, tool, version, argument digest, not expired)
-// and that store has not seen. Approval_required results then carry the
-// ApprovalRequest to show a person.
+// exactly (tenant, principal, tool set, call id, tool, version, argument
+// digest, not expired) and that store has not seen. Approval_required
+// results then carry the ApprovalRequest to show a person. A nil or weak
+// key, or a nil store, fails NewExecutor.
 func WithApprovals(key GrantKey, store ReplayStore) Option {
-	return func(e *Executor) { e.approvals = &approvals{key: key, store: store} }
+	return func(e *Executor) {
+		switch {
+		case key == nil:
+			e.refuse("WithApprovals", "the grant key is nil")
+		case key.check() != nil:
+			e.refuse("WithApprovals", "%v", key.check())
+		case store == nil:
+			e.refuse("WithApprovals", "the replay store is nil")
+		default:
+			e.approvals = &approvals{key: key, store: store}
+		}
+	}
 }
 
 // redeem checks a presented grant against the call and uses it up.
-func (a *approvals) redeem(ctx context.Context, ec ExecutionContext, info *ToolInfo, argsDigest string) error {
+func (a *approvals) redeem(ctx context.Context, ec ExecutionContext, info *ToolInfo, call ApprovalRequest) error {
 	g, err := ParseGrant(a.key, ec.Grant)
 	if err != nil {
 		return err
@@ -184,9 +316,13 @@ func (a *approvals) redeem(ctx context.Context, ec ExecutionContext, info *ToolI
 	switch {
 	case g.Tenant != ec.Tenant || g.Principal != ec.Principal:
 		return errors.New("grant: for another tenant or principal")
+	case g.SetDigest != call.SetDigest:
+		return errors.New("grant: for another tool set")
+	case g.CallID != call.CallID:
+		return errors.New("grant: for another call")
 	case g.Tool != info.Name || g.Version != info.Version:
 		return errors.New("grant: for another tool or version")
-	case g.ArgumentsDigest != argsDigest:
+	case g.ArgumentsDigest != call.ArgumentsDigest:
 		return errors.New("grant: for other arguments")
 	case !time.Now().Before(g.Expires):
 		return errors.New("grant: expired")

@@ -32,7 +32,7 @@ func approvalFixture(t *testing.T, key runtime.GrantKey) (*fixture, string) {
 
 func grantFor(t *testing.T, key runtime.GrantKey, digest string, change func(*runtime.Grant)) string {
 	t.Helper()
-	g := runtime.Grant{Tenant: "acme", Principal: "alice", Tool: "echo", Version: "2.1", ArgumentsDigest: digest, Expires: time.Now().Add(time.Minute)}
+	g := runtime.Grant{Tenant: "acme", Principal: "alice", CallID: "c1", Tool: "echo", Version: "2.1", ArgumentsDigest: digest, Expires: time.Now().Add(time.Minute)}
 	if change != nil {
 		change(&g)
 	}
@@ -51,7 +51,7 @@ func withGrant(ec runtime.ExecutionContext, tok string) runtime.ExecutionContext
 }
 
 func TestApprovalLoop(t *testing.T) {
-	key := runtime.HMACKey([]byte("harness secret"))
+	key := runtime.HMACKey([]byte("harness secret: 32 bytes or more"))
 	f, digest := approvalFixture(t, key)
 	ctx := context.Background()
 
@@ -79,8 +79,8 @@ func TestApprovalLoop(t *testing.T) {
 }
 
 func TestGrantMismatches(t *testing.T) {
-	key := runtime.HMACKey([]byte("harness secret"))
-	other := runtime.HMACKey([]byte("another secret"))
+	key := runtime.HMACKey([]byte("harness secret: 32 bytes or more"))
+	other := runtime.HMACKey([]byte("another secret, 32 bytes or more"))
 	f, digest := approvalFixture(t, key)
 	otherDigest, _ := runtime.Digest([]byte(`{"text":"hi","count":3}`))
 	cases := map[string]struct {
@@ -90,6 +90,8 @@ func TestGrantMismatches(t *testing.T) {
 		"other arguments": {grantFor(t, key, otherDigest, nil), alice},
 		"other tool":      {grantFor(t, key, digest, func(g *runtime.Grant) { g.Tool = "shout" }), alice},
 		"other version":   {grantFor(t, key, digest, func(g *runtime.Grant) { g.Version = "2.0" }), alice},
+		"other call id":   {grantFor(t, key, digest, func(g *runtime.Grant) { g.CallID = "c0" }), alice},
+		"other tool set":  {grantFor(t, key, digest, func(g *runtime.Grant) { g.SetDigest = "sha256:" + strings.Repeat("0", 64) }), alice},
 		"other tenant":    {grantFor(t, key, digest, nil), runtime.ExecutionContext{Tenant: "globex", Principal: "alice"}},
 		"other principal": {grantFor(t, key, digest, nil), runtime.ExecutionContext{Tenant: "acme", Principal: "mallory"}},
 		"expired":         {grantFor(t, key, digest, func(g *runtime.Grant) { g.Expires = time.Now().Add(-time.Second) }), alice},
@@ -118,7 +120,7 @@ func TestGrantMismatches(t *testing.T) {
 // A grant cannot override a plain deny: only calls the policy sent for
 // approval can be approved.
 func TestGrantCannotOverrideDeny(t *testing.T) {
-	key := runtime.HMACKey([]byte("k"))
+	key := runtime.HMACKey([]byte("test grant key, 32 bytes or more"))
 	deny := runtime.PolicyFunc(func(context.Context, runtime.PolicyRequest) runtime.Decision {
 		return runtime.Decision{Reason: "never"}
 	})
@@ -131,7 +133,7 @@ func TestGrantCannotOverrideDeny(t *testing.T) {
 }
 
 func TestConcurrentRedemptionHasOneWinner(t *testing.T) {
-	key := runtime.HMACKey([]byte("k"))
+	key := runtime.HMACKey([]byte("test grant key, 32 bytes or more"))
 	f, digest := approvalFixture(t, key)
 	tok := grantFor(t, key, digest, nil)
 	var ok atomic.Int32
@@ -165,7 +167,7 @@ func TestEd25519Grants(t *testing.T) {
 
 func TestAuditLogRecordsEveryCall(t *testing.T) {
 	var audit bytes.Buffer
-	key := runtime.HMACKey([]byte("k"))
+	key := runtime.HMACKey([]byte("test grant key, 32 bytes or more"))
 	f := newFixture(t, runtime.EffectWrite, okEcho, runtime.WithApprovals(key, runtime.NewMemoryReplayStore()),
 		runtime.WithObserver(runtime.AuditLog(slog.New(slog.NewJSONHandler(&audit, nil)))))
 	digest, _ := runtime.Digest([]byte(writeArgs))

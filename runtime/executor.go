@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime/debug"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -27,20 +28,46 @@ type Executor struct {
 	setDigest string
 	approvals *approvals
 	observers []Observer
+	// verified holds the tools NewExecutor checked; Execute dispatches to no other.
+	verified map[*Tool]struct{}
 	// unknownMessage lists the valid names (bounded); built once.
 	unknownMessage string
+	// optionErrs are options given a value that would weaken a check; NewExecutor refuses them.
+	optionErrs []error
 }
 
-// Option configures an Executor.
+// Option configures an Executor. An option given a nil, empty or malformed
+// value makes NewExecutor fail: a zero value never turns a check off.
 type Option func(*Executor)
 
+// refuse records a misconfigured option for NewExecutor to report.
+func (e *Executor) refuse(option, format string, args ...any) {
+	e.optionErrs = append(e.optionErrs, fmt.Errorf("%s: %s", option, fmt.Sprintf(format, args...)))
+}
+
 // WithPolicy replaces the default SideEffectPolicy.
-func WithPolicy(p Policy) Option { return func(e *Executor) { e.policy = p } }
+func WithPolicy(p Policy) Option {
+	return func(e *Executor) {
+		if p == nil {
+			e.refuse("WithPolicy", "the policy is nil")
+			return
+		}
+		e.policy = p
+	}
+}
 
 // WithLogger sets the protected log: internal errors, panics with stacks,
 // validation detail and policy reasons go there, keyed by call_id. The
 // default is slog.Default().
-func WithLogger(l *slog.Logger) Option { return func(e *Executor) { e.log = l } }
+func WithLogger(l *slog.Logger) Option {
+	return func(e *Executor) {
+		if l == nil {
+			e.refuse("WithLogger", "the logger is nil")
+			return
+		}
+		e.log = l
+	}
+}
 
 // WithLimits replaces DefaultLimits. A zero field keeps its default.
 func WithLimits(l Limits) Option {
@@ -75,15 +102,42 @@ func WithDefaultTimeout(d time.Duration) Option {
 func WithErrorDetails() Option { return func(e *Executor) { e.details = true } }
 
 // WithRequiredSignature makes NewExecutor refuse a tool set whose lock is
-// not signed (keelgen -sign) by the private key of pub.
+// not signed (keelgen -sign) by the private key of pub. A nil or malformed
+// pub (say, after an ignored ParsePublicKeyPEM error) fails NewExecutor.
 func WithRequiredSignature(pub ed25519.PublicKey) Option {
-	return func(e *Executor) { e.signer = pub }
+	return func(e *Executor) {
+		if len(pub) != ed25519.PublicKeySize {
+			e.refuse("WithRequiredSignature", "the public key is %d bytes, not an ed25519 key of %d", len(pub), ed25519.PublicKeySize)
+			return
+		}
+		e.signer = slices.Clone(pub)
+	}
 }
 
 // WithExpectedSetDigest pins the exact tool set: NewExecutor refuses any
-// other set digest.
+// other set digest. An empty or malformed digest fails NewExecutor.
 func WithExpectedSetDigest(digest string) Option {
-	return func(e *Executor) { e.pinned = digest }
+	return func(e *Executor) {
+		if !isSetDigest(digest) {
+			e.refuse("WithExpectedSetDigest", "%q is not a set digest (sha256: and 64 lowercase hex digits)", digest)
+			return
+		}
+		e.pinned = digest
+	}
+}
+
+// isSetDigest reports whether d has the form Digest returns.
+func isSetDigest(d string) bool {
+	hexPart, ok := strings.CutPrefix(d, "sha256:")
+	if !ok || len(hexPart) != 64 {
+		return false
+	}
+	for _, c := range []byte(hexPart) {
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
 }
 
 // maxListedTools bounds the names an unknown_tool message lists.
@@ -96,18 +150,36 @@ const maxListedTools = 20
 // error here, never a surprise during a call.
 func NewExecutor(set ToolSet, opts ...Option) (*Executor, error) {
 	e := &Executor{set: set, policy: SideEffectPolicy{}, log: slog.Default(), limits: DefaultLimits, timeout: DefaultTimeout}
+	if set == nil {
+		return nil, errors.New("keel: the tool set is nil")
+	}
 	for _, o := range opts {
+		if o == nil {
+			e.refuse("NewExecutor", "an option is nil")
+			continue
+		}
 		o(e)
+	}
+	if err := errors.Join(e.optionErrs...); err != nil {
+		return nil, fmt.Errorf("keel: %w", err)
 	}
 	tools := set.Tools()
 	names := make([]string, 0, len(tools))
+	e.verified = make(map[*Tool]struct{}, len(tools))
 	for _, t := range tools {
+		if t == nil {
+			return nil, errors.New("keel: the tool set lists a nil tool")
+		}
 		if _, _, err := t.schemas(); err != nil {
 			return nil, fmt.Errorf("keel: tool %s: %w", t.info.Name, err)
 		}
 		if got := set.Lookup(t.info.Name); got != t {
 			return nil, fmt.Errorf("keel: tool %s is listed but not selected by its own name", t.info.Name)
 		}
+		if _, dup := e.verified[t]; dup {
+			return nil, fmt.Errorf("keel: tool %s is listed twice", t.info.Name)
+		}
+		e.verified[t] = struct{}{}
 		names = append(names, t.info.Name)
 	}
 	sort.Strings(names)
@@ -199,13 +271,30 @@ func (e *Executor) Execute(ctx context.Context, ec ExecutionContext, call ToolCa
 	return r
 }
 
+// dispatchable reports whether tool was verified by NewExecutor and carries
+// exactly the name the call asked for.
+func (e *Executor) dispatchable(tool *Tool, name string) bool {
+	if tool.info.Name != name {
+		return false
+	}
+	_, ok := e.verified[tool]
+	return ok
+}
+
 // maxRecordedName bounds the tool name an observer records.
 const maxRecordedName = 128
 
 // execute is the fixed order. rec, when not nil, collects what observers see.
 func (e *Executor) execute(ctx context.Context, ec ExecutionContext, call ToolCall, rec *CallRecord) ToolResult {
-	// 1. Registered? The generated switch compares the name byte for byte.
+	// 1. Registered? The generated switch compares the name byte for byte,
+	// and only a tool NewExecutor verified, under exactly its own name, runs:
+	// a case added to the switch by hand selects nothing.
 	tool := e.set.Lookup(call.Name)
+	if tool != nil && !e.dispatchable(tool, call.Name) {
+		e.log.LogAttrs(ctx, slog.LevelError, "keel: the tool set's switch selected a tool that was not verified under that name; refused",
+			slog.String("call_id", call.ID), slog.Int("name_bytes", len(call.Name)), slog.String("selected", tool.info.Name))
+		tool = nil
+	}
 	if tool == nil {
 		e.log.LogAttrs(ctx, slog.LevelWarn, "keel: unknown tool",
 			slog.String("call_id", call.ID), slog.Int("name_bytes", len(call.Name)))
@@ -272,7 +361,7 @@ func (e *Executor) execute(ctx context.Context, ec ExecutionContext, call ToolCa
 		if d.NeedsApproval {
 			decision = "approval_required"
 			if e.approvals != nil && ec.Grant != "" {
-				if err := e.approvals.redeem(ctx, ec, info, digest()); err != nil {
+				if err := e.approvals.redeem(ctx, ec, info, ApprovalRequest{Tool: info.Name, Version: info.Version, SetDigest: e.setDigest, CallID: call.ID, ArgumentsDigest: digest()}); err != nil {
 					logf(slog.LevelWarn, "keel: grant refused", slog.Any("reason", err))
 				} else {
 					decision = "approved"

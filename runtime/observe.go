@@ -45,7 +45,13 @@ type Observer interface {
 // WithObserver adds an observer. Without any, the executor records nothing
 // and takes no timestamps.
 func WithObserver(o Observer) Option {
-	return func(e *Executor) { e.observers = append(e.observers, o) }
+	return func(e *Executor) {
+		if o == nil {
+			e.refuse("WithObserver", "the observer is nil")
+			return
+		}
+		e.observers = append(e.observers, o)
+	}
 }
 
 const (

@@ -55,7 +55,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelError}))
 	if *approvalLoop {
 		// A demo key: a real harness keeps its approval key out of the code.
-		grantKey := runtime.HMACKey([]byte("dispatch demo approval key"))
+		grantKey := runtime.HMACKey([]byte("dispatch demo approval key: not a secret"))
 		exec, err := generated.NewExecutor(runtime.WithLogger(logger), runtime.WithApprovals(grantKey, runtime.NewMemoryReplayStore()))
 		if err != nil {
 			fmt.Fprintln(stderr, "dispatch:", err)
@@ -157,8 +157,7 @@ func approvals(stdout, stderr io.Writer, exec *runtime.Executor, key runtime.Gra
 	}
 	req := r.Error.Approval
 	approve := func() (string, error) {
-		return runtime.IssueGrant(key, runtime.Grant{Tenant: ec.Tenant, Principal: ec.Principal, Tool: req.Tool,
-			Version: req.Version, ArgumentsDigest: req.ArgumentsDigest, Expires: time.Now().Add(5 * time.Minute)})
+		return runtime.IssueGrant(key, req.Grant(ec.Tenant, ec.Principal, time.Now().Add(5*time.Minute)))
 	}
 	grant, err := approve()
 	if err != nil {

@@ -1,0 +1,212 @@
+package runtime_test
+
+import (
+	"bytes"
+	"context"
+	"crypto/ed25519"
+	"crypto/rand"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/keelgen/keel/runtime"
+)
+
+// Every security option given a nil, empty, short or malformed value makes
+// NewExecutor fail with an error that names the option; none panics and none
+// quietly turns its check off.
+func TestZeroValueOptionsAreRefused(t *testing.T) {
+	set, _ := lockedSet(t)
+	store := runtime.NewMemoryReplayStore()
+	good := runtime.HMACKey([]byte("a grant key of thirty-two bytes!"))
+	cases := map[string]struct {
+		opt  runtime.Option
+		want string
+	}{
+		"signature: nil key":         {runtime.WithRequiredSignature(nil), "WithRequiredSignature: the public key is 0 bytes"},
+		"signature: short key":       {runtime.WithRequiredSignature(make(ed25519.PublicKey, 31)), "WithRequiredSignature: the public key is 31 bytes"},
+		"pin: empty":                 {runtime.WithExpectedSetDigest(""), `WithExpectedSetDigest: "" is not a set digest`},
+		"pin: not a digest":          {runtime.WithExpectedSetDigest("sha256:abc"), "is not a set digest"},
+		"approvals: nil key":         {runtime.WithApprovals(nil, store), "WithApprovals: the grant key is nil"},
+		"approvals: nil store":       {runtime.WithApprovals(good, nil), "WithApprovals: the replay store is nil"},
+		"approvals: HMAC nil":        {runtime.WithApprovals(runtime.HMACKey(nil), store), "the HMAC grant key is 0 bytes; at least 32 are required"},
+		"approvals: HMAC short":      {runtime.WithApprovals(runtime.HMACKey([]byte("secret")), store), "the HMAC grant key is 6 bytes"},
+		"approvals: HMAC zeros":      {runtime.WithApprovals(runtime.HMACKey(make([]byte, 32)), store), "the HMAC grant key is all zero bytes"},
+		"approvals: ed25519 nil pub": {runtime.WithApprovals(runtime.Ed25519PublicKey(nil), store), "the ed25519 grant key is 0 bytes"},
+		"approvals: ed25519 nil key": {runtime.WithApprovals(runtime.Ed25519Key(nil), store), "the ed25519 grant key is 0 bytes"},
+		"policy: nil":                {runtime.WithPolicy(nil), "WithPolicy: the policy is nil"},
+		"logger: nil":                {runtime.WithLogger(nil), "WithLogger: the logger is nil"},
+		"observer: nil":              {runtime.WithObserver(nil), "WithObserver: the observer is nil"},
+		"option: nil":                {nil, "an option is nil"},
+	}
+	for name, c := range cases {
+		exec, err := runtime.NewExecutor(set, c.opt)
+		if err == nil || exec != nil {
+			t.Errorf("%s: NewExecutor accepted it", name)
+			continue
+		}
+		if !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %q, want it to contain %q", name, err, c.want)
+		}
+	}
+	if _, err := runtime.NewExecutor(nil); err == nil {
+		t.Error("NewExecutor accepted a nil tool set")
+	}
+}
+
+// A bad key neither issues nor verifies a grant, and nothing panics.
+func TestBadGrantKeysIssueAndVerifyNothing(t *testing.T) {
+	g := runtime.Grant{Tool: "echo", Expires: time.Now().Add(time.Minute)}
+	for name, key := range map[string]runtime.GrantKey{
+		"HMAC nil":        runtime.HMACKey(nil),
+		"HMAC empty":      runtime.HMACKey([]byte{}),
+		"ed25519 nil":     runtime.Ed25519Key(nil),
+		"ed25519 pub nil": runtime.Ed25519PublicKey(nil),
+		"nil":             nil,
+	} {
+		if tok, err := runtime.IssueGrant(key, g); err == nil {
+			t.Errorf("%s issued %q", name, tok)
+		}
+		if _, err := runtime.ParseGrant(key, "e30.AAAA"); err == nil {
+			t.Errorf("%s verified a grant", name)
+		}
+	}
+	// A grant signed with an empty HMAC secret by someone else never verifies.
+	_, priv, _ := ed25519.GenerateKey(rand.Reader)
+	tok, err := runtime.IssueGrant(runtime.Ed25519Key(priv), g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := runtime.ParseGrant(runtime.HMACKey(nil), tok); err == nil {
+		t.Error("an empty HMAC key verified a grant")
+	}
+}
+
+// handEditedSet is a generated switch edited by hand: it answers names the
+// lock does not list, and binds a listed tool under an alias.
+type handEditedSet struct {
+	testSet
+	hidden *runtime.Tool
+}
+
+func (s handEditedSet) Lookup(name string) *runtime.Tool {
+	switch name {
+	case "sync_to_prod":
+		return s.hidden
+	case "ECHO", "echo\x00":
+		return s.testSet.Lookup("echo")
+	}
+	return s.testSet.Lookup(name)
+}
+
+// The executor runs only tools NewExecutor verified, under exactly their
+// own names: a hidden case or an alias in the switch selects nothing, and
+// the attempt is logged at error level.
+func TestDispatchOnlyToVerifiedTools(t *testing.T) {
+	set, _ := lockedSet(t)
+	ran := 0
+	hidden := runtime.NewTool(runtime.ToolInfo{Name: "sync_to_prod", Version: "1.0", Effect: runtime.EffectRead,
+		InputSchema: json.RawMessage(echoIn), OutputSchema: json.RawMessage(echoOut)},
+		runtime.Handle(func(ctx context.Context, a echoArgs) (echoResult, error) { ran++; return okEcho(ctx, a) }))
+	var log bytes.Buffer
+	exec, err := runtime.NewExecutor(handEditedSet{testSet: set, hidden: hidden},
+		runtime.WithLogger(slog.New(slog.NewJSONHandler(&log, nil))), runtime.WithExpectedSetDigest(mustParseLock(t, set.lock).SetDigest))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"sync_to_prod", "ECHO", "echo\x00"} {
+		r := exec.Execute(context.Background(), runtime.ExecutionContext{}, runtime.ToolCall{ID: "x", Name: name, Arguments: json.RawMessage(`{"text":"hi"}`)})
+		if r.Code() != runtime.CodeUnknownTool || r.ToolVersion != nil {
+			t.Errorf("%q: %s", name, marshal(t, r))
+		}
+	}
+	if ran != 0 {
+		t.Fatal("the hidden tool ran")
+	}
+	if n := strings.Count(log.String(), `"level":"ERROR","msg":"keel: the tool set's switch selected a tool that was not verified`); n != 3 {
+		t.Errorf("%d error-level log lines for 3 refused dispatches:\n%s", n, log.String())
+	}
+	// The verified tool still runs under its own name.
+	if r := exec.Execute(context.Background(), runtime.ExecutionContext{}, runtime.ToolCall{ID: "y", Name: "echo", Arguments: json.RawMessage(`{"text":"hi"}`)}); !r.OK {
+		t.Fatalf("echo: %s", marshal(t, r))
+	}
+}
+
+func mustParseLock(t *testing.T, b []byte) runtime.Lock {
+	t.Helper()
+	l, err := runtime.ParseLock(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
+// The memory store refuses, never forgets: when it holds its bound of
+// unexpired grants, a new grant is refused; an expired one frees a place.
+func TestMemoryReplayStoreIsBounded(t *testing.T) {
+	ctx := context.Background()
+	s := runtime.NewMemoryReplayStoreSize(2)
+	soon, later := time.Now().Add(50*time.Millisecond), time.Now().Add(time.Hour)
+	for _, n := range []string{"a", "b"} {
+		if ok, err := s.Redeem(ctx, n, map[string]time.Time{"a": soon, "b": later}[n]); !ok || err != nil {
+			t.Fatalf("redeem %s: %v %v", n, ok, err)
+		}
+	}
+	if ok, err := s.Redeem(ctx, "c", later); ok || err != runtime.ErrReplayStoreFull {
+		t.Fatalf("a full store accepted a grant: %v %v", ok, err)
+	}
+	if ok, _ := s.Redeem(ctx, "b", later); ok {
+		t.Fatal("a used grant was accepted again")
+	}
+	time.Sleep(60 * time.Millisecond) // "a" expires
+	if ok, err := s.Redeem(ctx, "c", later); !ok || err != nil {
+		t.Fatalf("after an expiry: %v %v", ok, err)
+	}
+	if s.Len() != 2 {
+		t.Fatalf("store holds %d grants, want 2", s.Len())
+	}
+}
+
+// A full store refuses the grant: the call stays approval_required.
+func TestFullReplayStoreDeniesTheCall(t *testing.T) {
+	key := runtime.HMACKey([]byte("harness secret: 32 bytes or more"))
+	store := runtime.NewMemoryReplayStoreSize(1)
+	if ok, _ := store.Redeem(context.Background(), "someone else's", time.Now().Add(time.Hour)); !ok {
+		t.Fatal("could not fill the store")
+	}
+	f := newFixture(t, runtime.EffectWrite, okEcho, runtime.WithApprovals(key, store))
+	digest, _ := runtime.Digest([]byte(writeArgs))
+	r := f.exec.Execute(context.Background(), withGrant(alice, grantFor(t, key, digest, nil)), call(writeArgs))
+	if r.Code() != runtime.CodeApprovalRequired || f.handlerCalls.Load() != 0 {
+		t.Fatalf("a full store let the call run: %s", marshal(t, r))
+	}
+}
+
+// BenchmarkMemoryReplayStoreRedeem: the cost of one redeem with n live
+// grants in the store; flat in n (a heap, not a sweep of every entry).
+func BenchmarkMemoryReplayStoreRedeem(b *testing.B) {
+	for _, live := range []int{1 << 10, 1 << 16} {
+		b.Run(fmt.Sprintf("live=%d", live), func(b *testing.B) {
+			s := runtime.NewMemoryReplayStoreSize(live + b.N + 1)
+			ctx := context.Background()
+			far := time.Now().Add(time.Hour)
+			for i := range live {
+				s.Redeem(ctx, "live-"+strconv.Itoa(i), far.Add(time.Duration(i)))
+			}
+			nonces := make([]string, b.N)
+			for i := range nonces {
+				nonces[i] = "new-" + strconv.Itoa(i)
+			}
+			b.ResetTimer()
+			for i := range b.N {
+				if ok, err := s.Redeem(ctx, nonces[i], far); !ok || err != nil {
+					b.Fatal(ok, err)
+				}
+			}
+		})
+	}
+}
