@@ -118,6 +118,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		rel = res.OutDir
 	}
+	if len(changes.Refused) > 0 {
+		for _, l := range changes.RefusalLines(filepath.ToSlash(rel)) {
+			fmt.Fprintln(stderr, l)
+		}
+		fmt.Fprintf(stderr, "keelgen: %d file(s) in the way; nothing written\n", len(changes.Refused))
+		return 2
+	}
 	if *check {
 		if changes.Empty() {
 			return 0

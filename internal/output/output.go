@@ -9,13 +9,15 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/keelgen/keel/internal/render"
+	"github.com/keelgen/keel/runtime"
 )
 
 // Changes is how the directory differs from what keelgen would write. Paths
@@ -24,10 +26,20 @@ type Changes struct {
 	Stale    []string // on disk with other content
 	Missing  []string // not on disk
 	Orphaned []string // owned by keelgen, no longer generated
+	// Refused are places keelgen must write but will not: a file it does not
+	// own, or a symbolic link. Any refusal means nothing may be written.
+	Refused []Refusal
+}
+
+// Refusal is a path keelgen will not write or delete, and why.
+type Refusal struct {
+	Path, Reason string
 }
 
 // Empty reports whether the directory is current.
-func (c Changes) Empty() bool { return len(c.Stale)+len(c.Missing)+len(c.Orphaned) == 0 }
+func (c Changes) Empty() bool {
+	return len(c.Stale)+len(c.Missing)+len(c.Orphaned)+len(c.Refused) == 0
+}
 
 // Lines renders one line per changed file, "stale: path" etc.
 func (c Changes) Lines(prefix string) []string {
@@ -43,61 +55,170 @@ func (c Changes) Lines(prefix string) []string {
 	return out
 }
 
-// Compare reads dir and reports what differs from files.
+// RefusalLines renders one line per refusal, "path: reason".
+func (c Changes) RefusalLines(prefix string) []string {
+	var out []string
+	for _, r := range c.Refused {
+		out = append(out, fmt.Sprintf("%s: %s", path.Join(prefix, r.Path), r.Reason))
+	}
+	return out
+}
+
+// Compare reads dir and reports what differs from files. keelgen owns only
+// Go files that start with its header, keel.lock.json and its signature,
+// and the schema files of the tools that dir's keel.lock.json lists; it
+// follows no symbolic link inside dir. Anything else in its way is refused.
 func Compare(dir string, files []render.File) (Changes, error) {
 	var c Changes
-	want := map[string]bool{}
-	for _, f := range files {
-		want[f.Path] = true
-		got, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(f.Path)))
-		switch {
-		case errors.Is(err, fs.ErrNotExist):
-			c.Missing = append(c.Missing, f.Path)
-		case err != nil:
-			return c, err
-		case !bytes.Equal(got, f.Content):
-			c.Stale = append(c.Stale, f.Path)
-		}
-	}
-	owned, err := ownedFiles(dir)
+	own, err := readOwnership(dir)
 	if err != nil {
 		return c, err
 	}
-	for _, p := range owned {
-		if !want[p] {
+	c.Refused = own.refused
+	want := map[string]bool{}
+	for _, f := range files {
+		want[f.Path] = true
+		if c.refusedUnder(f.Path) {
+			continue // its directory is a link: already refused
+		}
+		p := filepath.Join(dir, filepath.FromSlash(f.Path))
+		fi, err := os.Lstat(p)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			c.Missing = append(c.Missing, f.Path)
+			continue
+		case err != nil:
+			return c, err
+		case fi.Mode()&fs.ModeSymlink != 0:
+			c.Refused = append(c.Refused, Refusal{f.Path, "is a symbolic link; keelgen follows no link inside the output directory"})
+			continue
+		case !fi.Mode().IsRegular():
+			c.Refused = append(c.Refused, Refusal{f.Path, "is not a regular file"})
+			continue
+		case !own.files[f.Path]:
+			c.Refused = append(c.Refused, Refusal{f.Path, own.notOwned(f.Path)})
+			continue
+		}
+		got, err := os.ReadFile(p)
+		if err != nil {
+			return c, err
+		}
+		if !bytes.Equal(got, f.Content) {
+			c.Stale = append(c.Stale, f.Path)
+		}
+	}
+	for _, p := range slices.Sorted(maps.Keys(own.files)) {
+		if !want[p] && p != render.SignatureFileName {
 			c.Orphaned = append(c.Orphaned, p)
 		}
 	}
 	return c, nil
 }
 
-// ownedFiles lists what keelgen owns in dir: the schema files, and Go files
-// that start with keelgen's header.
-func ownedFiles(dir string) ([]string, error) {
-	var owned []string
-	schemas, err := filepath.Glob(filepath.Join(dir, render.SchemaDir, "*.json"))
-	if err != nil {
-		return nil, err
+func (c Changes) refusedUnder(p string) bool {
+	return slices.ContainsFunc(c.Refused, func(r Refusal) bool { return strings.HasPrefix(p, r.Path+"/") })
+}
+
+// ownership is what keelgen may replace or delete in an output directory.
+type ownership struct {
+	files   map[string]bool // slash paths of owned regular files
+	refused []Refusal       // links where keelgen would otherwise look
+	locked  bool            // dir has a readable keel.lock.json
+}
+
+func (o ownership) notOwned(p string) string {
+	switch {
+	case p == render.LockFileName:
+		return "is not a lock keelgen can read; keelgen does not overwrite a file it did not write (move it, or choose another -out)"
+	case strings.HasSuffix(p, ".go"):
+		return "exists without keelgen's header; keelgen does not overwrite a file it did not write (move it, or choose another -out)"
+	case !o.locked:
+		return "exists and no keel.lock.json lists its tool; keelgen does not overwrite a file it did not write (move it, or choose another -out)"
+	default:
+		return "exists and keel.lock.json does not list its tool; keelgen does not overwrite a file it did not write (move it, or choose another -out)"
 	}
-	for _, s := range schemas {
-		owned = append(owned, render.SchemaDir+"/"+filepath.Base(s))
+}
+
+// readOwnership lists the files keelgen owns in dir.
+func readOwnership(dir string) (ownership, error) {
+	o := ownership{files: map[string]bool{}}
+	regular := func(rel string) (bool, error) {
+		fi, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(rel)))
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return false, nil
+		case err != nil:
+			return false, err
+		case fi.Mode()&fs.ModeSymlink != 0:
+			o.refused = append(o.refused, Refusal{rel, "is a symbolic link; keelgen follows no link inside the output directory"})
+			return false, nil
+		}
+		return fi.Mode().IsRegular(), nil
 	}
 	gofiles, err := filepath.Glob(filepath.Join(dir, "*.go"))
 	if err != nil {
-		return nil, err
+		return o, err
 	}
 	for _, g := range gofiles {
+		rel := filepath.Base(g)
+		if ok, err := regular(rel); err != nil || !ok {
+			if err != nil {
+				return o, err
+			}
+			continue
+		}
 		if ok, err := hasHeader(g); err != nil {
-			return nil, err
+			return o, err
 		} else if ok {
-			owned = append(owned, filepath.Base(g))
+			o.files[rel] = true
 		}
 	}
-	if _, err := os.Stat(filepath.Join(dir, render.LockFileName)); err == nil {
-		owned = append(owned, render.LockFileName)
+	if ok, err := regular(render.SignatureFileName); err != nil {
+		return o, err
+	} else if ok {
+		o.files[render.SignatureFileName] = true
 	}
-	sort.Strings(owned)
-	return owned, nil
+	ok, err := regular(render.LockFileName)
+	if err != nil || !ok {
+		return o, err
+	}
+	b, err := os.ReadFile(filepath.Join(dir, render.LockFileName))
+	if err != nil {
+		return o, err
+	}
+	lock, err := runtime.ParseLock(b)
+	if err != nil {
+		return o, nil // not a lock keelgen wrote: it owns neither it nor the schemas
+	}
+	o.files[render.LockFileName], o.locked = true, true
+	if ok, err := isDir(dir, render.SchemaDir, &o); err != nil || !ok {
+		return o, err
+	}
+	for _, t := range lock.Tools {
+		for _, rel := range []string{render.InputSchemaFile(t.Name), render.OutputSchemaFile(t.Name)} {
+			if ok, err := regular(rel); err != nil {
+				return o, err
+			} else if ok {
+				o.files[rel] = true
+			}
+		}
+	}
+	return o, nil
+}
+
+// isDir reports whether rel is a real directory in dir; a link there is refused.
+func isDir(dir, rel string, o *ownership) (bool, error) {
+	fi, err := os.Lstat(filepath.Join(dir, rel))
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return false, nil
+	case err != nil:
+		return false, err
+	case fi.Mode()&fs.ModeSymlink != 0:
+		o.refused = append(o.refused, Refusal{rel, "is a symbolic link; keelgen follows no link inside the output directory"})
+		return false, nil
+	}
+	return fi.IsDir(), nil
 }
 
 func hasHeader(file string) (bool, error) {
@@ -117,6 +238,9 @@ func hasHeader(file string) (bool, error) {
 // temporary file and a rename, so none is ever half-written, and orphans
 // are removed. Files that are already current are not touched.
 func Write(dir string, files []render.File, c Changes) error {
+	if len(c.Refused) > 0 {
+		return fmt.Errorf("%s: %s", c.Refused[0].Path, c.Refused[0].Reason)
+	}
 	changed := map[string]bool{}
 	for _, p := range append(append([]string(nil), c.Stale...), c.Missing...) {
 		changed[p] = true

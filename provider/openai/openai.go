@@ -7,11 +7,12 @@ package openai
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
+	"slices"
 	"sort"
-	"strings"
 
-	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/keelgen/keel/internal/schemajson"
@@ -24,33 +25,43 @@ type Options struct {
 	// "strict": true, in the form strict mode requires. Others stay
 	// non-strict; StrictProblems (and keelgen) say why.
 	Strict bool
+	// Limits are the executor's caps on arguments (runtime.WithLimits); a
+	// zero field takes runtime.DefaultLimits. Arguments over them are
+	// handed on untouched, for the executor to reject, before any walk.
+	Limits runtime.Limits
 }
 
 // Adapter converts between a keel tool set and OpenAI's wire format.
 type Adapter struct {
 	tools  []tool
 	byName map[string]*tool
+	limits runtime.Limits
 }
 
 type tool struct {
 	model  runtime.ModelTool
 	params json.RawMessage // what the model is shown
 	strict bool
-	// optional records, per object path, the members that strict mode
-	// made required-but-nullable, so a null the model sends for them is
-	// read as "absent" again.
-	optional map[string]map[string]bool
+	// nulls records where strict mode made an optional member required but
+	// nullable, so a null the model sends there is read as "absent" again.
+	nulls *NullShape
 }
 
 // New prepares the definitions of tools (runtime.ModelTools from generated
 // code) once.
 func New(tools []runtime.ModelTool, opts Options) *Adapter {
-	a := &Adapter{byName: map[string]*tool{}}
+	a := &Adapter{byName: map[string]*tool{}, limits: runtime.DefaultLimits}
+	if opts.Limits.MaxArgumentBytes > 0 {
+		a.limits.MaxArgumentBytes = opts.Limits.MaxArgumentBytes
+	}
+	if opts.Limits.MaxDepth > 0 {
+		a.limits.MaxDepth = opts.Limits.MaxDepth
+	}
 	for _, m := range tools {
 		t := tool{model: m, params: m.Parameters}
 		if opts.Strict {
-			if s, optional, problems := StrictSchema(m.Parameters); len(problems) == 0 {
-				t.params, t.strict, t.optional = s, true, optional
+			if s, nulls, problems := StrictSchema(m.Parameters); len(problems) == 0 {
+				t.params, t.strict, t.nulls = s, true, nulls
 			}
 		}
 		a.tools = append(a.tools, t)
@@ -128,7 +139,7 @@ type FunctionCall struct {
 func (a *Adapter) ToolCall(id, name, arguments string) runtime.ToolCall {
 	args := json.RawMessage(arguments)
 	if t := a.byName[name]; t != nil && t.strict {
-		args = dropNulls(args, t.optional)
+		args = t.nulls.Drop(args, a.limits)
 	}
 	return runtime.ToolCall{ID: id, Name: name, Arguments: args}
 }
@@ -180,14 +191,15 @@ var strictFormats = map[string]bool{"date-time": true, "time": true, "date": tru
 // StrictSchema rewrites schema into the form OpenAI's strict mode requires:
 // every object closed, every property required, optional properties
 // nullable. It returns the problems that make that impossible instead,
-// with the path of each.
-func StrictSchema(schema json.RawMessage) (out json.RawMessage, optional map[string]map[string]bool, problems []string) {
+// with the path of each. nulls says where a null the model sends means
+// "absent".
+func StrictSchema(schema json.RawMessage) (out json.RawMessage, nulls *NullShape, problems []string) {
 	doc, err := schemajson.Doc(schema)
 	if err != nil {
 		return nil, nil, []string{"the schema is not a JSON object"}
 	}
-	optional = map[string]map[string]bool{}
-	problems = strictify(doc, "", optional)
+	nulls = &NullShape{}
+	problems = strictify(doc, "", nulls)
 	if len(problems) > 0 {
 		return nil, nil, problems
 	}
@@ -195,7 +207,7 @@ func StrictSchema(schema json.RawMessage) (out json.RawMessage, optional map[str
 	if err != nil {
 		return nil, nil, []string{err.Error()}
 	}
-	return out, optional, nil
+	return out, nulls, nil
 }
 
 // StrictProblems says why a schema cannot be offered in strict mode; none
@@ -205,7 +217,7 @@ func StrictProblems(schema json.RawMessage) []string {
 	return problems
 }
 
-func strictify(s map[string]any, path string, optional map[string]map[string]bool) []string {
+func strictify(s map[string]any, path string, nulls *NullShape) []string {
 	var problems []string
 	at := func(format string, args ...any) {
 		where := path
@@ -249,12 +261,9 @@ func strictify(s map[string]any, path string, optional map[string]map[string]boo
 				at("property %q has no schema", name)
 				continue
 			}
-			problems = append(problems, strictify(sub, join(path, name), optional)...)
+			problems = append(problems, strictify(sub, join(path, name), nulls.member(name))...)
 			if !req[name] {
-				if optional[path] == nil {
-					optional[path] = map[string]bool{}
-				}
-				optional[path][name] = true
+				nulls.optional(name)
 				nullable(sub)
 			}
 			required = append(required, name)
@@ -264,32 +273,54 @@ func strictify(s map[string]any, path string, optional map[string]map[string]boo
 		}
 	}
 	if items, ok := s["items"].(map[string]any); ok {
-		problems = append(problems, strictify(items, path+"[]", optional)...)
+		problems = append(problems, strictify(items, path+"[]", nulls.elements())...)
 	}
 	if alts, ok := s["anyOf"].([]any); ok {
 		for i, alt := range alts {
 			if m, ok := alt.(map[string]any); ok {
-				problems = append(problems, strictify(m, fmt.Sprintf("%s|%d", path, i), optional)...)
+				// The alternatives share one shape: a value's members are read
+				// alike whichever alternative it matches.
+				problems = append(problems, strictify(m, fmt.Sprintf("%s|%d", path, i), nulls)...)
 			}
 		}
 	}
 	return problems
 }
 
-// nullable lets a property be null: ["T", "null"], and null in its enum.
+// nullable lets a property be null: ["T", "null"] and null in its enum, or
+// a null alternative in its anyOf, or else (a const) an anyOf of the value
+// and null.
 func nullable(s map[string]any) {
+	if alts, ok := s["anyOf"].([]any); ok && s["type"] == nil {
+		for _, alt := range alts {
+			if m, ok := alt.(map[string]any); ok && m["type"] == "null" {
+				return
+			}
+		}
+		s["anyOf"] = append(alts, map[string]any{"type": "null"})
+		return
+	}
 	switch t := s["type"].(type) {
 	case string:
 		s["type"] = []any{t, "null"}
 	case []any:
-		for _, x := range t {
-			if x == "null" {
-				return
-			}
+		if !slices.Contains(t, any("null")) {
+			s["type"] = append(t, "null")
 		}
-		s["type"] = append(t, "null")
+	case nil:
+		if _, ok := s["const"]; ok {
+			alt := map[string]any{}
+			for k, v := range s {
+				if k != "description" {
+					alt[k] = v
+					delete(s, k)
+				}
+			}
+			s["anyOf"] = []any{alt, map[string]any{"type": "null"}}
+			return
+		}
 	}
-	if e, ok := s["enum"].([]any); ok {
+	if e, ok := s["enum"].([]any); ok && !slices.Contains(e, nil) {
 		s["enum"] = append(e, nil)
 	}
 }
@@ -301,41 +332,132 @@ func join(path, name string) string {
 	return path + "." + name
 }
 
-// dropNulls removes, from a strict tool's arguments, members that are null
-// and were optional before strict mode. Arguments that do not parse pass
-// through unchanged: the executor rejects them.
-func dropNulls(args json.RawMessage, optional map[string]map[string]bool) json.RawMessage {
-	out, err := dropNullsAt(args, "", optional)
-	if err != nil {
-		return args
-	}
-	return out
+// NullShape says, for one strict tool, where a null the model sends stands
+// for a member that was optional before strict mode made it required and
+// nullable: per object, its optional members and the shapes of its members,
+// of its array items, and of its anyOf alternatives (merged).
+type NullShape struct {
+	nullable map[string]bool
+	members  map[string]*NullShape
+	items    *NullShape
 }
 
-func dropNullsAt(raw []byte, path string, optional map[string]map[string]bool) ([]byte, error) {
-	var obj map[string]jsontext.Value
-	if err := jsonv2.Unmarshal(raw, &obj); err != nil {
-		return nil, err
+func (n *NullShape) optional(name string) {
+	if n.nullable == nil {
+		n.nullable = map[string]bool{}
 	}
-	changed := false
-	for name, v := range obj {
-		switch {
-		case optional[path][name] && strings.TrimSpace(string(v)) == "null":
-			delete(obj, name)
-			changed = true
-		case v.Kind() == '{':
-			sub, err := dropNullsAt(v, join(path, name), optional)
-			if err != nil {
-				return nil, err
+	n.nullable[name] = true
+}
+
+func (n *NullShape) member(name string) *NullShape {
+	if n.members == nil {
+		n.members = map[string]*NullShape{}
+	}
+	if n.members[name] == nil {
+		n.members[name] = &NullShape{}
+	}
+	return n.members[name]
+}
+
+func (n *NullShape) elements() *NullShape {
+	if n.items == nil {
+		n.items = &NullShape{}
+	}
+	return n.items
+}
+
+// Drop removes, from a strict tool's arguments, the members that are null
+// where the shape says null means absent, in one streaming pass: linear in
+// the size, with the executor's caps applied first. Arguments over the caps,
+// or that do not parse strictly (duplicates, invalid UTF-8, trailing data),
+// and arguments with nothing to drop are returned untouched, so the
+// executor's verdict on them stands.
+func (n *NullShape) Drop(args json.RawMessage, limits runtime.Limits) json.RawMessage {
+	if n == nil || len(args) > limits.MaxArgumentBytes {
+		return args
+	}
+	var out bytes.Buffer
+	w := nullDropper{dec: jsontext.NewDecoder(bytes.NewReader(args)), enc: jsontext.NewEncoder(&out), maxDepth: limits.MaxDepth}
+	if err := w.value(n, 1); err != nil || !w.dropped {
+		return args
+	}
+	if _, err := w.dec.ReadToken(); err != io.EOF { // trailing data: the executor says so
+		return args
+	}
+	return bytes.TrimSpace(out.Bytes())
+}
+
+// nullDropper copies one JSON value token by token, dropping nulls where
+// its shape allows, and stops at the executor's depth cap.
+type nullDropper struct {
+	dec      *jsontext.Decoder
+	enc      *jsontext.Encoder
+	maxDepth int
+	dropped  bool
+}
+
+var errTooDeep = errors.New("nested deeper than the executor's limit")
+
+// noNulls is the shape of a part of the arguments where nothing is dropped.
+var noNulls = &NullShape{}
+
+func (w *nullDropper) value(n *NullShape, depth int) error {
+	if n == nil {
+		n = noNulls
+	}
+	kind := w.dec.PeekKind()
+	if kind != '{' && kind != '[' {
+		v, err := w.dec.ReadValue()
+		if err != nil {
+			return err
+		}
+		return w.enc.WriteValue(v)
+	}
+	if depth > w.maxDepth {
+		return errTooDeep
+	}
+	if err := w.copyToken(); err != nil { // { or [
+		return err
+	}
+	for {
+		switch w.dec.PeekKind() {
+		case '}', ']':
+			return w.copyToken()
+		case 0:
+			_, err := w.dec.ReadToken()
+			return err
+		}
+		if kind == '[' {
+			if err := w.value(n.items, depth+1); err != nil {
+				return err
 			}
-			if !bytes.Equal(sub, v) {
-				obj[name] = sub
-				changed = true
+			continue
+		}
+		tok, err := w.dec.ReadToken()
+		if err != nil {
+			return err
+		}
+		name := tok.String() // before the next read voids tok
+		if n.nullable[name] && w.dec.PeekKind() == 'n' {
+			if _, err := w.dec.ReadToken(); err != nil {
+				return err
 			}
+			w.dropped = true
+			continue
+		}
+		if err := w.enc.WriteToken(jsontext.String(name)); err != nil {
+			return err
+		}
+		if err := w.value(n.members[name], depth+1); err != nil {
+			return err
 		}
 	}
-	if !changed {
-		return raw, nil
+}
+
+func (w *nullDropper) copyToken() error {
+	t, err := w.dec.ReadToken()
+	if err != nil {
+		return err
 	}
-	return jsonv2.Marshal(obj, jsonv2.Deterministic(true))
+	return w.enc.WriteToken(t)
 }

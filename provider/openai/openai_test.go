@@ -160,7 +160,7 @@ func TestStrictMode(t *testing.T) {
 	}
 	a := openai.New([]runtime.ModelTool{{Name: "s", Description: "d", Parameters: schema}}, openai.Options{Strict: true})
 	call := a.ToolCall("c", "s", `{"q":"x","limit":null,"level":null,"inner":{"flag":true,"note":null}}`)
-	if string(call.Arguments) != `{"inner":{"flag":true},"q":"x"}` {
+	if string(call.Arguments) != `{"q":"x","inner":{"flag":true}}` {
 		t.Fatalf("nulls for optional members kept: %s", call.Arguments)
 	}
 	// A null for a required member stays, so the executor rejects it.

@@ -1,0 +1,182 @@
+package output_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/keelgen/keel/internal/output"
+	"github.com/keelgen/keel/internal/render"
+	"github.com/keelgen/keel/runtime"
+)
+
+const header = "// " + render.Header + "\n\npackage out\n"
+
+// lockFor is a keel.lock.json that lists tools.
+func lockFor(t *testing.T, tools ...string) string {
+	t.Helper()
+	var infos []runtime.ToolInfo
+	for _, name := range tools {
+		infos = append(infos, runtime.ToolInfo{Name: name, Version: "1.0", Effect: runtime.EffectRead,
+			InputSchema: json.RawMessage(`{"type":"object"}`), OutputSchema: json.RawMessage(`{"type":"object"}`)})
+	}
+	l, err := runtime.NewLock(infos)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := l.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func writeTree(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
+	for p, content := range files {
+		full := filepath.Join(dir, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func read(t *testing.T, p string) string {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// generated is what keelgen would write for tool "a".
+func generated(t *testing.T) []render.File {
+	return []render.File{
+		{Path: render.GoFileName, Content: []byte(header + "// new\n")},
+		{Path: render.LockFileName, Content: []byte(lockFor(t, "a"))},
+		{Path: render.InputSchemaFile("a"), Content: []byte(`{"type":"object"}`)},
+		{Path: render.OutputSchemaFile("a"), Content: []byte(`{"type":"object"}`)},
+	}
+}
+
+// Orphans are only the schema files the old lock lists and Go files with
+// keelgen's header; a user's file in schemas/ or a Go file of their own
+// stays, untouched.
+func TestOrphansAreOnlyWhatKeelgenOwns(t *testing.T) {
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{
+		render.GoFileName:            header,
+		"extra_gen.go":               header,
+		"helpers.go":                 "package out\n",
+		render.LockFileName:          lockFor(t, "a", "b"),
+		render.InputSchemaFile("a"):  `{"type":"object"}`,
+		render.OutputSchemaFile("a"): `{"type":"object"}`,
+		render.InputSchemaFile("b"):  `{}`,
+		render.OutputSchemaFile("b"): `{}`,
+		"schemas/user_api.json":      `{"mine":true}`,
+	})
+	files := generated(t)
+	c, err := output.Compare(dir, files)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantOrphans := []string{"extra_gen.go", render.InputSchemaFile("b"), render.OutputSchemaFile("b")}
+	if !slices.Equal(c.Orphaned, wantOrphans) || len(c.Refused) != 0 {
+		t.Fatalf("orphaned %v refused %v, want orphaned %v", c.Orphaned, c.Refused, wantOrphans)
+	}
+	if err := output.Write(dir, files, c); err != nil {
+		t.Fatal(err)
+	}
+	if read(t, filepath.Join(dir, "schemas/user_api.json")) != `{"mine":true}` || read(t, filepath.Join(dir, "helpers.go")) != "package out\n" {
+		t.Fatal("a user's file was changed")
+	}
+	for _, p := range wantOrphans {
+		if _, err := os.Stat(filepath.Join(dir, p)); !os.IsNotExist(err) {
+			t.Errorf("orphan %s not removed", p)
+		}
+	}
+}
+
+// A file keelgen does not own where it must write is refused, and Write
+// writes nothing.
+func TestFilesInTheWayAreRefused(t *testing.T) {
+	cases := map[string]struct {
+		tree map[string]string
+		want string
+	}{
+		"schema file not in the lock": {map[string]string{render.InputSchemaFile("a"): `{"user":1}`},
+			"schemas/a.input.json: exists and no keel.lock.json lists its tool"},
+		"schema file, lock lists other tools": {map[string]string{render.LockFileName: lockFor(t, "z"), render.InputSchemaFile("a"): `{"user":1}`},
+			"schemas/a.input.json: exists and keel.lock.json does not list its tool"},
+		"Go file without the header": {map[string]string{render.GoFileName: "package out\n// mine\n"},
+			"keel_tools.go: exists without keelgen's header"},
+		"a lock keelgen cannot read": {map[string]string{render.LockFileName: `{"mine":true}`},
+			"keel.lock.json: is not a lock keelgen can read"},
+	}
+	for name, c := range cases {
+		dir := t.TempDir()
+		writeTree(t, dir, c.tree)
+		files := generated(t)
+		ch, err := output.Compare(dir, files)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.Join(ch.RefusalLines(""), "\n")
+		if !strings.Contains(lines, c.want) || ch.Empty() {
+			t.Errorf("%s: refusals %q, want %q", name, lines, c.want)
+			continue
+		}
+		if err := output.Write(dir, files, ch); err == nil {
+			t.Errorf("%s: Write went ahead", name)
+		}
+		for p, content := range c.tree {
+			if read(t, filepath.Join(dir, p)) != content {
+				t.Errorf("%s: %s was changed", name, p)
+			}
+		}
+		if _, err := os.Stat(filepath.Join(dir, render.OutputSchemaFile("a"))); !os.IsNotExist(err) && c.tree[render.OutputSchemaFile("a")] == "" {
+			t.Errorf("%s: something was written", name)
+		}
+	}
+}
+
+// keelgen follows no symbolic link inside the output directory: a linked
+// schemas/ or a linked file is refused, and nothing behind it is written or
+// deleted.
+func TestSymlinksAreRefused(t *testing.T) {
+	dir, elsewhere := t.TempDir(), t.TempDir()
+	writeTree(t, elsewhere, map[string]string{"a.input.json": `{"theirs":1}`, "b.input.json": `{"theirs":2}`})
+	writeTree(t, dir, map[string]string{render.LockFileName: lockFor(t, "a", "b")})
+	if err := os.Symlink(elsewhere, filepath.Join(dir, render.SchemaDir)); err != nil {
+		t.Fatal(err)
+	}
+	target := filepath.Join(t.TempDir(), "target.go")
+	writeTree(t, filepath.Dir(target), map[string]string{"target.go": header})
+	if err := os.Symlink(target, filepath.Join(dir, render.GoFileName)); err != nil {
+		t.Fatal(err)
+	}
+	files := generated(t)
+	ch, err := output.Compare(dir, files)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Join(ch.RefusalLines("out"), "\n")
+	for _, want := range []string{"out/schemas: is a symbolic link", "out/keel_tools.go: is a symbolic link"} {
+		if !strings.Contains(lines, want) {
+			t.Errorf("refusals %q lack %q", lines, want)
+		}
+	}
+	if err := output.Write(dir, files, ch); err == nil {
+		t.Fatal("Write went ahead")
+	}
+	if read(t, filepath.Join(elsewhere, "a.input.json")) != `{"theirs":1}` || read(t, filepath.Join(elsewhere, "b.input.json")) != `{"theirs":2}` || read(t, target) != header {
+		t.Fatal("a file behind a link was changed")
+	}
+}
