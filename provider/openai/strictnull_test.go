@@ -54,7 +54,7 @@ func (s planSet) Lookup(name string) *runtime.Tool {
 	}
 	return nil
 }
-func (s planSet) Tools() []*runtime.Tool          { return []*runtime.Tool{s.tool} }
+func (s planSet) Tools() []*runtime.Tool         { return []*runtime.Tool{s.tool} }
 func (s planSet) Lock() (lock, signature []byte) { return nil, nil }
 
 // The strict schema makes every optional member, at every depth, required
