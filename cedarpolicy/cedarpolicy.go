@@ -9,7 +9,8 @@
 //	context    {tenant, principal, effect, version, args, extra}
 //
 // The context always has every key: args is the validated arguments as a
-// record, extra holds the harness's own attributes (Options.ExtraKeys,
+// record (numbers as Long or decimal by the input schema's type, one form
+// whatever the spelling), extra holds the harness's own attributes (Options.ExtraKeys,
 // "" when unknown). A permit annotated @approval("required") allows the call
 // only with a person's approval. Every evaluation error is a deny: cedar-go
 // skips a forbid that errors, which could otherwise let a call through.
@@ -125,7 +126,7 @@ func (p *Policy) Decide(ctx context.Context, req runtime.PolicyRequest) runtime.
 // request builds the Cedar request and entities of a call, always with the
 // same shape.
 func (p *Policy) request(ctx context.Context, req runtime.PolicyRequest) (cedar.Request, cedar.EntityMap, error) {
-	args, err := jsonToCedar(req.Arguments)
+	args, err := jsonToCedar(req.Arguments, req.Tool.InputSchema)
 	if err != nil {
 		return cedar.Request{}, nil, fmt.Errorf("arguments: %w", err)
 	}
@@ -167,20 +168,29 @@ func (p *Policy) request(ctx context.Context, req runtime.PolicyRequest) (cedar.
 	}, entities, nil
 }
 
-// jsonToCedar converts validated arguments: objects to records, arrays to
-// sets, integers to Long, other numbers to their decimal text (Cedar has no
-// floats), null members left out.
-func jsonToCedar(raw []byte) (cedar.Value, error) {
+// jsonToCedar converts validated arguments, guided by the tool's input
+// schema: objects to records, arrays to sets, null members left out, and
+// each number to one canonical Cedar value, whatever its spelling. A member
+// the schema types "integer" becomes a Long; "number" becomes a decimal
+// (Cedar's fixed point, four places), so 0.5, 0.50 and 5e-1 are one value;
+// elsewhere an integral value is a Long and any other a decimal. A number
+// that a decimal or Long cannot hold exactly is an error, and the call is
+// denied: a policy on a number cannot be passed by spelling it differently.
+func jsonToCedar(raw []byte, schema []byte) (cedar.Value, error) {
+	var doc map[string]any
+	if err := json.Unmarshal(schema, &doc); err != nil {
+		doc = nil // no schema: numbers by value alone
+	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	var v any
 	if err := dec.Decode(&v); err != nil {
 		return nil, err
 	}
-	return toCedar(v)
+	return toCedar(v, doc)
 }
 
-func toCedar(v any) (cedar.Value, error) {
+func toCedar(v any, schema map[string]any) (cedar.Value, error) {
 	switch v := v.(type) {
 	case map[string]any:
 		m := cedar.RecordMap{}
@@ -188,7 +198,7 @@ func toCedar(v any) (cedar.Value, error) {
 			if x == nil {
 				continue
 			}
-			cv, err := toCedar(x)
+			cv, err := toCedar(x, memberSchema(schema, k))
 			if err != nil {
 				return nil, err
 			}
@@ -196,31 +206,107 @@ func toCedar(v any) (cedar.Value, error) {
 		}
 		return cedar.NewRecord(m), nil
 	case []any:
-		var items []cedar.Value
+		items, _ := schema["items"].(map[string]any)
+		var out []cedar.Value
 		for _, x := range v {
 			if x == nil {
 				continue
 			}
-			cv, err := toCedar(x)
+			cv, err := toCedar(x, items)
 			if err != nil {
 				return nil, err
 			}
-			items = append(items, cv)
+			out = append(out, cv)
 		}
-		return cedar.NewSet(items...), nil
+		return cedar.NewSet(out...), nil
 	case string:
 		return cedar.String(v), nil
 	case bool:
 		return cedar.Boolean(v), nil
 	case json.Number:
-		if i, err := v.Int64(); err == nil {
-			return cedar.Long(i), nil
-		}
-		if _, ok := new(big.Float).SetString(string(v)); !ok {
-			return nil, fmt.Errorf("number %q", v)
-		}
-		return cedar.String(v.String()), nil
+		return numberToCedar(string(v), types(schema))
 	default:
 		return nil, fmt.Errorf("value of type %T", v)
 	}
+}
+
+// decimalScale is Cedar decimal's fixed point: four places.
+var decimalScale = big.NewRat(10000, 1)
+
+// numberToCedar gives a JSON number its one Cedar form.
+func numberToCedar(text string, typ map[string]bool) (cedar.Value, error) {
+	r, ok := new(big.Rat).SetString(text)
+	if !ok {
+		return nil, fmt.Errorf("number %q", text)
+	}
+	asDecimal := typ["number"] || (!typ["integer"] && !r.IsInt())
+	if !asDecimal {
+		if !r.IsInt() || !r.Num().IsInt64() {
+			return nil, fmt.Errorf("integer %s does not fit a Cedar Long", text)
+		}
+		return cedar.Long(r.Num().Int64()), nil
+	}
+	scaled := new(big.Rat).Mul(r, decimalScale)
+	if !scaled.IsInt() || !scaled.Num().IsInt64() {
+		return nil, fmt.Errorf("number %s is not a Cedar decimal exactly (four places, about ±9.2e14)", text)
+	}
+	d, err := cedar.NewDecimal(scaled.Num().Int64(), -4)
+	if err != nil {
+		return nil, fmt.Errorf("number %s: %w", text, err)
+	}
+	return d, nil
+}
+
+// memberSchema is the schema of member name of an object schema: its
+// property, else its additionalProperties schema; nil when unknown.
+func memberSchema(schema map[string]any, name string) map[string]any {
+	if props, ok := schema["properties"].(map[string]any); ok {
+		if m, ok := props[name].(map[string]any); ok {
+			return m
+		}
+	}
+	if m, ok := schema["additionalProperties"].(map[string]any); ok {
+		return m
+	}
+	for _, alt := range alternatives(schema) {
+		if m := memberSchema(alt, name); m != nil {
+			return m
+		}
+	}
+	return nil
+}
+
+// types is the set of JSON types a schema allows, its anyOf and oneOf
+// alternatives included.
+func types(schema map[string]any) map[string]bool {
+	out := map[string]bool{}
+	switch t := schema["type"].(type) {
+	case string:
+		out[t] = true
+	case []any:
+		for _, x := range t {
+			if s, ok := x.(string); ok {
+				out[s] = true
+			}
+		}
+	}
+	for _, alt := range alternatives(schema) {
+		for t := range types(alt) {
+			out[t] = true
+		}
+	}
+	return out
+}
+
+func alternatives(schema map[string]any) []map[string]any {
+	var out []map[string]any
+	for _, kw := range []string{"anyOf", "oneOf"} {
+		list, _ := schema[kw].([]any)
+		for _, a := range list {
+			if m, ok := a.(map[string]any); ok {
+				out = append(out, m)
+			}
+		}
+	}
+	return out
 }

@@ -178,7 +178,7 @@ func TestLoadFilesStopsOnBadPolicies(t *testing.T) {
 // Arguments of every JSON kind reach the policy with a fixed shape.
 func TestArgumentsAsRecord(t *testing.T) {
 	set, err := cedarpolicy.LoadFiles(write(t, `permit (principal, action, resource) when {
-		context.args.n == 7 && context.args.s == "x" && context.args.b && context.args.f == "1.5" &&
+		context.args.n == 7 && context.args.s == "x" && context.args.b && context.args.f == decimal("1.5") &&
 		context.args.list.contains("a") && context.args.obj.k == "v" && !(context.args has gone) };`))
 	if err != nil {
 		t.Fatal(err)
@@ -188,6 +188,48 @@ func TestArgumentsAsRecord(t *testing.T) {
 		Arguments: []byte(`{"n":7,"s":"x","b":true,"f":1.5,"list":["a","b"],"obj":{"k":"v"},"gone":null}`)})
 	if !d.Allow {
 		t.Fatalf("decision %+v", d)
+	}
+}
+
+// A number reaches Cedar in one form whatever its spelling: a policy on a
+// number field cannot be passed by writing the same value another way, and
+// a value no Cedar decimal holds exactly is denied.
+func TestNumbersHaveOneCedarForm(t *testing.T) {
+	set, err := cedarpolicy.LoadFiles(write(t, `permit (principal, action, resource);
+		forbid (principal, action, resource) when { context.args has ratio && context.args.ratio == decimal("0.5") };
+		forbid (principal, action, resource) when { context.args has count && context.args.count == 7 };
+		forbid (principal, action, resource) when { context.args has weights && context.args.weights.contains(decimal("2.0")) };
+		forbid (principal, action, resource) when { context.args has limits && context.args.limits.cpu == decimal("1.25") };`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	info := runtime.ToolInfo{Name: "t", Version: "1", Effect: runtime.EffectRead, InputSchema: json.RawMessage(`{"type":"object","properties":{
+		"ratio":{"type":"number"},"count":{"type":"integer"},"weights":{"type":"array","items":{"type":"number"}},
+		"limits":{"type":"object","additionalProperties":{"type":"number"}}}}`)}
+	p := cedarpolicy.New(set, cedarpolicy.Options{})
+	decide := func(args string) runtime.Decision {
+		return p.Decide(context.Background(), runtime.PolicyRequest{Tool: info, Context: carol, Arguments: []byte(args)})
+	}
+	for _, args := range []string{
+		`{"ratio":0.5}`, `{"ratio":0.50}`, `{"ratio":5e-1}`, `{"ratio":50E-2}`, `{"ratio":0.5000}`,
+		`{"count":7}`, `{"count":7.0}`, `{"count":0.7e1}`,
+		`{"weights":[1,2]}`, `{"weights":[2.00]}`, `{"weights":[20e-1]}`,
+		`{"limits":{"cpu":1.25}}`, `{"limits":{"cpu":125e-2}}`,
+	} {
+		if d := decide(args); d.Allow || !strings.Contains(d.Reason, "forbidden by") {
+			t.Errorf("%s: %+v", args, d)
+		}
+	}
+	// Not exactly a Cedar decimal or Long: denied, never rounded onto an allowed value.
+	for _, args := range []string{`{"ratio":0.5000000000000000001}`, `{"ratio":0.12345}`, `{"ratio":1e300}`, `{"count":99999999999999999999}`} {
+		if d := decide(args); d.Allow || !strings.Contains(d.Reason, "deny") {
+			t.Errorf("%s: %+v", args, d)
+		}
+	}
+	for _, args := range []string{`{"ratio":0.25}`, `{"ratio":1}`, `{"count":8}`, `{"weights":[2.5]}`, `{"limits":{"cpu":1.5}}`} {
+		if d := decide(args); !d.Allow {
+			t.Errorf("%s: %+v", args, d)
+		}
 	}
 }
 
