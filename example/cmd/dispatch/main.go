@@ -7,9 +7,11 @@
 //
 //	{"call_id": "c1", "name": "lookup_incident", "arguments": {"incident_id": "INC-001"}}
 //
-// and prints one result per line. A line that is not a call object gets a
-// result with code invalid_call (the only code this demo adds; the executor
-// never sees such a line).
+// and prints one result per line. The arguments go to the executor as the
+// exact bytes of the line, so its verdict on them stands. A line that is not
+// a call object, or is longer than 4 MiB, gets a result with code
+// invalid_call (the only code this demo adds; the executor never sees such a
+// line), and reading goes on with the next line.
 package main
 
 import (
@@ -25,6 +27,7 @@ import (
 	"time"
 
 	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/keelgen/keel/example"
 	"github.com/keelgen/keel/generated"
@@ -34,8 +37,9 @@ import (
 // codeInvalidCall is this demo's code for an input line that is not a call.
 const codeInvalidCall runtime.Code = "invalid_call"
 
-// maxLine bounds one input line (the executor's own limit is 1 MiB of arguments).
-const maxLine = 2 << 20
+// maxLine bounds one input line: the executor's default cap of 1 MiB of
+// arguments, escaped as a JSON string if need be, plus the envelope.
+const maxLine = 4 << 20
 
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
@@ -84,31 +88,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			defer f.Close()
 			in = f
 		}
-		sc := bufio.NewScanner(in)
-		sc.Buffer(make([]byte, 64<<10), maxLine)
-		for n := 1; sc.Scan(); n++ {
-			line := bytes.TrimSpace(sc.Bytes())
-			if len(line) == 0 {
-				continue
-			}
-			call, err := parseCall(line)
-			var res runtime.ToolResult
-			if err != nil {
-				res = runtime.ToolResult{CallID: fmt.Sprintf("line-%d", n),
-					Error: &runtime.ToolError{Code: codeInvalidCall, Message: err.Error()}}
-			} else {
-				res = exec.Execute(ctx, ec, call)
-			}
-			if err := enc.Encode(res); err != nil {
-				fmt.Fprintln(stderr, "dispatch:", err)
-				return 1
-			}
-		}
-		if err := sc.Err(); err != nil {
-			fmt.Fprintln(stderr, "dispatch: reading calls:", err)
-			return 1
-		}
-		return 0
+		return dispatchLines(ctx, bufio.NewReader(in), stdout, stderr, func(call runtime.ToolCall) runtime.ToolResult {
+			return exec.Execute(ctx, ec, call)
+		})
 	}
 
 	results := make([]runtime.ToolResult, len(example.StoryCalls))
@@ -178,20 +160,114 @@ func approvals(stdout, stderr io.Writer, exec *runtime.Executor, key runtime.Gra
 	return 0
 }
 
-// callLine is one input line; its members are matched exactly and unknown
-// members are rejected, like the executor's own arguments.
-type callLine struct {
-	CallID    string          `json:"call_id"`
-	Name      string          `json:"name"`
-	Arguments json.RawMessage `json:"arguments"`
+// dispatchLines answers each line of in with one result line. A line over
+// maxLine is answered and skipped to its end; nothing stops the reading but
+// the end of the input or a failure to read or write.
+func dispatchLines(ctx context.Context, in *bufio.Reader, stdout, stderr io.Writer, execute func(runtime.ToolCall) runtime.ToolResult) int {
+	enc := json.NewEncoder(stdout)
+	enc.SetEscapeHTML(false)
+	for n := 1; ; n++ {
+		line, tooLong, err := readLine(in, maxLine)
+		if err != nil && err != io.EOF {
+			fmt.Fprintln(stderr, "dispatch: reading calls:", err)
+			return 1
+		}
+		var res runtime.ToolResult
+		line = bytes.TrimSpace(line)
+		switch {
+		case tooLong:
+			res = invalidCall(n, fmt.Sprintf("The line is longer than %d bytes.", maxLine))
+		case len(line) == 0:
+			if err == io.EOF {
+				return 0
+			}
+			continue
+		default:
+			call, perr := parseCall(line)
+			if perr != nil {
+				res = invalidCall(n, perr.Error())
+			} else {
+				res = execute(call)
+			}
+		}
+		if err := enc.Encode(res); err != nil {
+			fmt.Fprintln(stderr, "dispatch:", err)
+			return 1
+		}
+		if err == io.EOF {
+			return 0
+		}
+	}
 }
 
-func parseCall(line []byte) (runtime.ToolCall, error) {
-	var c callLine
-	if err := jsonv2.Unmarshal(line, &c, jsonv2.RejectUnknownMembers(true)); err != nil {
-		return runtime.ToolCall{}, fmt.Errorf("the line is not a tool call object with call_id, name and arguments")
+func invalidCall(line int, msg string) runtime.ToolResult {
+	return runtime.ToolResult{CallID: fmt.Sprintf("line-%d", line), Error: &runtime.ToolError{Code: codeInvalidCall, Message: msg}}
+}
+
+// readLine reads up to the next newline. A line longer than limit is read
+// to its end but not kept: tooLong says so.
+func readLine(r *bufio.Reader, limit int) (line []byte, tooLong bool, err error) {
+	for {
+		chunk, err := r.ReadSlice('\n')
+		if !tooLong {
+			if len(line)+len(chunk) > limit+1 { // +1: the newline
+				tooLong, line = true, nil
+			} else {
+				line = append(line, chunk...)
+			}
+		}
+		if err != bufio.ErrBufferFull {
+			return line, tooLong, err
+		}
 	}
-	return runtime.ToolCall{ID: c.CallID, Name: c.Name, Arguments: c.Arguments}, nil
+}
+
+// envelope reads the line's own members; the arguments are kept as raw
+// bytes, whatever they hold, for the executor to judge.
+var envelope = []jsontext.Options{jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true)}
+
+// parseCall reads one call object: exactly the members call_id, name and
+// arguments, each at most once, call_id and name as strings.
+func parseCall(line []byte) (runtime.ToolCall, error) {
+	errNotCall := fmt.Errorf("the line is not a tool call object with call_id, name and arguments")
+	dec := jsontext.NewDecoder(bytes.NewReader(line), envelope...)
+	if tok, err := dec.ReadToken(); err != nil || tok.Kind() != '{' {
+		return runtime.ToolCall{}, errNotCall
+	}
+	var call runtime.ToolCall
+	seen := map[string]bool{}
+	for dec.PeekKind() != '}' {
+		tok, err := dec.ReadToken()
+		if err != nil || tok.Kind() != '"' {
+			return runtime.ToolCall{}, errNotCall
+		}
+		name := tok.String()
+		v, err := dec.ReadValue()
+		if err != nil || seen[name] {
+			return runtime.ToolCall{}, errNotCall
+		}
+		seen[name] = true
+		switch name {
+		case "call_id":
+			err = jsonv2.Unmarshal(v, &call.ID)
+		case "name":
+			err = jsonv2.Unmarshal(v, &call.Name)
+		case "arguments":
+			call.Arguments = json.RawMessage(bytes.Clone(v))
+		default:
+			err = errNotCall
+		}
+		if err != nil {
+			return runtime.ToolCall{}, errNotCall
+		}
+	}
+	if _, err := dec.ReadToken(); err != nil { // the closing brace
+		return runtime.ToolCall{}, errNotCall
+	}
+	if _, err := dec.ReadToken(); err != io.EOF { // nothing after the object
+		return runtime.ToolCall{}, errNotCall
+	}
+	return call, nil
 }
 
 func printTable(w io.Writer, results []runtime.ToolResult) {

@@ -116,3 +116,41 @@ func TestApprovalLoop(t *testing.T) {
 		t.Errorf("line 3: %s", lines[2])
 	}
 }
+
+// Lines of any length up to the cap reach the executor; a longer one gets a
+// result of its own and the lines after it are still answered. Arguments go
+// to the executor as raw bytes, so its verdict stands on what they hold.
+func TestCallLinesOfAnyLength(t *testing.T) {
+	long := `{"call_id":"long","name":"lookup_incident","arguments":{"incident_id":"` + strings.Repeat("A", 100<<10) + `"}}`
+	tooLong := `{"call_id":"huge","name":"lookup_incident","arguments":{"incident_id":"` + strings.Repeat("A", maxLine) + `"}}`
+	in := strings.Join([]string{
+		long,
+		tooLong,
+		`{"call_id":"dup","name":"lookup_incident","arguments":{"incident_id":"INC-001","incident_id":"INC-002"}}`,
+		`{"call_id":"sur","name":"lookup_incident","arguments":{"incident_id":"\ud800"}}`,
+		"{\"call_id\":\"utf\",\"name\":\"lookup_incident\",\"arguments\":{\"incident_id\":\"INC-\xff\"}}",
+		`{"call_id":"twice","call_id":"again","name":"lookup_incident","arguments":{"incident_id":"INC-001"}}`,
+		`{"call_id":"ok","name":"lookup_incident","arguments":{"incident_id":"INC-001"}} trailing`,
+		`{"call_id":"last","name":"lookup_incident","arguments":{"incident_id":"INC-001"}}`,
+	}, "\n")
+	got, _ := runDemo(t, in, "-calls", "-")
+	lines := strings.Split(strings.TrimSuffix(got, "\n"), "\n")
+	wantPrefixes := []string{
+		`{"call_id":"long","tool_name":"lookup_incident","tool_version":"1.0","ok":false,"data":null,"error":{"code":"invalid_arguments",`,
+		`{"call_id":"line-2","tool_name":"","tool_version":null,"ok":false,"data":null,"error":{"code":"invalid_call","message":"The line is longer than 4194304 bytes."`,
+		`{"call_id":"dup","tool_name":"lookup_incident","tool_version":"1.0","ok":false,"data":null,"error":{"code":"invalid_arguments",`,
+		`{"call_id":"sur","tool_name":"lookup_incident","tool_version":"1.0","ok":false,"data":null,"error":{"code":"invalid_arguments",`,
+		`{"call_id":"utf","tool_name":"lookup_incident","tool_version":"1.0","ok":false,"data":null,"error":{"code":"invalid_arguments",`,
+		`{"call_id":"line-6","tool_name":"","tool_version":null,"ok":false,"data":null,"error":{"code":"invalid_call",`,
+		`{"call_id":"line-7","tool_name":"","tool_version":null,"ok":false,"data":null,"error":{"code":"invalid_call",`,
+		`{"call_id":"last","tool_name":"lookup_incident","tool_version":"1.0","ok":true,`,
+	}
+	if len(lines) != len(wantPrefixes) {
+		t.Fatalf("got %d result lines, want %d:\n%.2000s", len(lines), len(wantPrefixes), got)
+	}
+	for i, p := range wantPrefixes {
+		if !strings.HasPrefix(lines[i], p) {
+			t.Errorf("line %d:\n%.300s\nwant prefix\n%s", i+1, lines[i], p)
+		}
+	}
+}
