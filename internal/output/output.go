@@ -90,7 +90,7 @@ func Compare(dir string, files []render.File) (Changes, error) {
 		case err != nil:
 			return c, err
 		case fi.Mode()&fs.ModeSymlink != 0:
-			c.Refused = append(c.Refused, Refusal{f.Path, "is a symbolic link; keelgen follows no link inside the output directory"})
+			c.Refused = append(c.Refused, Refusal{f.Path, linkRefused})
 			continue
 		case !fi.Mode().IsRegular():
 			c.Refused = append(c.Refused, Refusal{f.Path, "is not a regular file"})
@@ -108,7 +108,7 @@ func Compare(dir string, files []render.File) (Changes, error) {
 		}
 	}
 	for _, p := range slices.Sorted(maps.Keys(own.files)) {
-		if !want[p] && p != render.SignatureFileName {
+		if own.files[p] && !want[p] && p != render.SignatureFileName {
 			c.Orphaned = append(c.Orphaned, p)
 		}
 	}
@@ -143,17 +143,8 @@ func (o ownership) notOwned(p string) string {
 func readOwnership(dir string) (ownership, error) {
 	o := ownership{files: map[string]bool{}}
 	regular := func(rel string) (bool, error) {
-		fi, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(rel)))
-		switch {
-		case errors.Is(err, fs.ErrNotExist):
-			return false, nil
-		case err != nil:
-			return false, err
-		case fi.Mode()&fs.ModeSymlink != 0:
-			o.refused = append(o.refused, Refusal{rel, "is a symbolic link; keelgen follows no link inside the output directory"})
-			return false, nil
-		}
-		return fi.Mode().IsRegular(), nil
+		fi, err := o.lstat(dir, rel)
+		return fi != nil && fi.Mode().IsRegular(), err
 	}
 	gofiles, err := filepath.Glob(filepath.Join(dir, "*.go"))
 	if err != nil {
@@ -161,22 +152,17 @@ func readOwnership(dir string) (ownership, error) {
 	}
 	for _, g := range gofiles {
 		rel := filepath.Base(g)
-		if ok, err := regular(rel); err != nil || !ok {
-			if err != nil {
-				return o, err
-			}
-			continue
+		ok, err := regular(rel)
+		if err == nil && ok {
+			ok, err = hasHeader(g)
 		}
-		if ok, err := hasHeader(g); err != nil {
+		if err != nil {
 			return o, err
-		} else if ok {
-			o.files[rel] = true
 		}
+		o.files[rel] = ok
 	}
-	if ok, err := regular(render.SignatureFileName); err != nil {
+	if o.files[render.SignatureFileName], err = regular(render.SignatureFileName); err != nil {
 		return o, err
-	} else if ok {
-		o.files[render.SignatureFileName] = true
 	}
 	ok, err := regular(render.LockFileName)
 	if err != nil || !ok {
@@ -191,35 +177,36 @@ func readOwnership(dir string) (ownership, error) {
 		return o, nil // not a lock keelgen wrote: it owns neither it nor the schemas
 	}
 	o.files[render.LockFileName], o.locked = true, true
-	if ok, err := isDir(dir, render.SchemaDir, &o); err != nil || !ok {
+	if fi, err := o.lstat(dir, render.SchemaDir); err != nil || fi == nil || !fi.IsDir() {
 		return o, err
 	}
 	for _, t := range lock.Tools {
 		for _, rel := range []string{render.InputSchemaFile(t.Name), render.OutputSchemaFile(t.Name)} {
-			if ok, err := regular(rel); err != nil {
+			if o.files[rel], err = regular(rel); err != nil {
 				return o, err
-			} else if ok {
-				o.files[rel] = true
 			}
 		}
 	}
 	return o, nil
 }
 
-// isDir reports whether rel is a real directory in dir; a link there is refused.
-func isDir(dir, rel string, o *ownership) (bool, error) {
-	fi, err := os.Lstat(filepath.Join(dir, rel))
+// lstat looks at rel in dir without following a link: nil when there is
+// nothing there, or a link, which it refuses.
+func (o *ownership) lstat(dir, rel string) (fs.FileInfo, error) {
+	fi, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(rel)))
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return false, nil
+		return nil, nil
 	case err != nil:
-		return false, err
+		return nil, err
 	case fi.Mode()&fs.ModeSymlink != 0:
-		o.refused = append(o.refused, Refusal{rel, "is a symbolic link; keelgen follows no link inside the output directory"})
-		return false, nil
+		o.refused = append(o.refused, Refusal{rel, linkRefused})
+		return nil, nil
 	}
-	return fi.IsDir(), nil
+	return fi, nil
 }
+
+const linkRefused = "is a symbolic link; keelgen follows no link inside the output directory"
 
 func hasHeader(file string) (bool, error) {
 	f, err := os.Open(file)

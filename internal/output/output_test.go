@@ -10,6 +10,7 @@ import (
 
 	"github.com/keelgen/keel/internal/output"
 	"github.com/keelgen/keel/internal/render"
+	"github.com/keelgen/keel/internal/testmod"
 	"github.com/keelgen/keel/runtime"
 )
 
@@ -32,19 +33,6 @@ func lockFor(t *testing.T, tools ...string) string {
 		t.Fatal(err)
 	}
 	return string(b)
-}
-
-func writeTree(t *testing.T, dir string, files map[string]string) {
-	t.Helper()
-	for p, content := range files {
-		full := filepath.Join(dir, filepath.FromSlash(p))
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
 }
 
 func read(t *testing.T, p string) string {
@@ -71,7 +59,7 @@ func generated(t *testing.T) []render.File {
 // stays, untouched.
 func TestOrphansAreOnlyWhatKeelgenOwns(t *testing.T) {
 	dir := t.TempDir()
-	writeTree(t, dir, map[string]string{
+	testmod.Write(t, dir, map[string]string{
 		render.GoFileName:            header,
 		"extra_gen.go":               header,
 		"helpers.go":                 "package out\n",
@@ -122,7 +110,7 @@ func TestFilesInTheWayAreRefused(t *testing.T) {
 	}
 	for name, c := range cases {
 		dir := t.TempDir()
-		writeTree(t, dir, c.tree)
+		testmod.Write(t, dir, c.tree)
 		files := generated(t)
 		ch, err := output.Compare(dir, files)
 		if err != nil {
@@ -152,13 +140,13 @@ func TestFilesInTheWayAreRefused(t *testing.T) {
 // deleted.
 func TestSymlinksAreRefused(t *testing.T) {
 	dir, elsewhere := t.TempDir(), t.TempDir()
-	writeTree(t, elsewhere, map[string]string{"a.input.json": `{"theirs":1}`, "b.input.json": `{"theirs":2}`})
-	writeTree(t, dir, map[string]string{render.LockFileName: lockFor(t, "a", "b")})
+	testmod.Write(t, elsewhere, map[string]string{"a.input.json": `{"theirs":1}`, "b.input.json": `{"theirs":2}`})
+	testmod.Write(t, dir, map[string]string{render.LockFileName: lockFor(t, "a", "b")})
 	if err := os.Symlink(elsewhere, filepath.Join(dir, render.SchemaDir)); err != nil {
 		t.Fatal(err)
 	}
 	target := filepath.Join(t.TempDir(), "target.go")
-	writeTree(t, filepath.Dir(target), map[string]string{"target.go": header})
+	testmod.Write(t, filepath.Dir(target), map[string]string{"target.go": header})
 	if err := os.Symlink(target, filepath.Join(dir, render.GoFileName)); err != nil {
 		t.Fatal(err)
 	}
