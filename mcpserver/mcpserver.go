@@ -7,17 +7,21 @@
 // tool's effect. tools/call runs through keel's executor unchanged: success
 // returns structuredContent and the same JSON as text; every keel failure
 // returns isError with keel's result JSON (its code included), except
-// unknown_tool, which the protocol makes a JSON-RPC error (-32602). The
-// ExecutionContext of a call comes from the server owner's hook, never from
-// the client.
+// unknown_tool, which the protocol makes a JSON-RPC error (-32602). Every
+// tools/call reaches the executor, whatever its name, so an unknown name is
+// audited like any other call. The ExecutionContext of a call comes from the
+// server owner's hook (over HTTP: from the verified bearer token, see
+// TokenContext), never from the client. No protocol error the server sends
+// carries a Go type name, a path or the rejected input: each says only its
+// JSON-RPC code's fixed text (the detail goes to the protected log).
 package mcpserver
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
-	"fmt"
-	"net/http"
-	"sync/atomic"
+	"log/slog"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -27,7 +31,9 @@ import (
 )
 
 // ContextFunc decides the ExecutionContext of one call: per session (stdio:
-// req.Session) or per HTTP request (req.Extra.Header, req.Extra.TokenInfo).
+// req.Session) or, over HTTP, from the verified bearer token
+// (req.Extra.TokenInfo; see TokenContext). Never derive a principal, tenant
+// or group from a request header: the client chooses those.
 type ContextFunc func(ctx context.Context, req *mcp.CallToolRequest) runtime.ExecutionContext
 
 // Options configure a server.
@@ -39,6 +45,19 @@ type Options struct {
 	// ExecutionContext: read tools run, write tools need approval.
 	Context ContextFunc
 }
+
+// Members of a tools/call request's _meta that keel reads. A client that
+// takes part in the approval loop names its call (the call_id an approval
+// request and a grant are bound to) and, once a person approved it,
+// presents the grant. A grant is signed and bound to the tenant, principal,
+// call and arguments, so the client cannot forge or widen one.
+const (
+	MetaCallID = "keel/call_id"
+	MetaGrant  = "keel/grant"
+)
+
+// maxCallIDBytes bounds a client-chosen call id.
+const maxCallIDBytes = 128
 
 // New returns an MCP server whose tools are exactly set's, each call run by
 // exec (an executor for the same set).
@@ -59,6 +78,16 @@ func New(set runtime.ToolSet, exec *runtime.Executor, opts Options) *mcp.Server 
 	for _, t := range set.Tools() {
 		s.AddTool(Tool(t.Info()), h.call)
 	}
+	// Every tools/call goes to the executor, also one whose name the SDK
+	// would answer itself: it is audited, and the model reads keel's text.
+	s.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if call, ok := req.(*mcp.CallToolRequest); ok && method == "tools/call" {
+				return h.call(ctx, call)
+			}
+			return next(ctx, method, req)
+		}
+	})
 	return s
 }
 
@@ -86,17 +115,23 @@ func Tool(info runtime.ToolInfo) *mcp.Tool {
 type handler struct {
 	exec    *runtime.Executor
 	context ContextFunc
-	calls   atomic.Uint64
 }
 
 // call runs one tools/call through the executor.
 func (h *handler) call(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	call := runtime.ToolCall{
-		ID:        fmt.Sprintf("mcp-%d", h.calls.Add(1)),
-		Name:      req.Params.Name,
-		Arguments: req.Params.Arguments,
+	if req.Params == nil {
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fixedMessage(jsonrpc.CodeInvalidParams)}
 	}
-	r := h.exec.Execute(ctx, h.context(ctx, req), call)
+	callID, _ := req.Params.Meta[MetaCallID].(string)
+	if callID == "" || len(callID) > maxCallIDBytes {
+		callID = newCallID()
+	}
+	call := runtime.ToolCall{ID: callID, Name: req.Params.Name, Arguments: req.Params.Arguments}
+	ec := h.context(ctx, req)
+	if grant, ok := req.Params.Meta[MetaGrant].(string); ok {
+		ec.Grant = grant
+	}
+	r := h.exec.Execute(ctx, ec, call)
 	switch {
 	case r.Code() == runtime.CodeUnknownTool:
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: r.Error.Message}
@@ -110,13 +145,17 @@ func (h *handler) call(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Call
 	}
 }
 
-// ServeStdio serves s on standard input and output until the client hangs
-// up or ctx ends.
-func ServeStdio(ctx context.Context, s *mcp.Server) error {
-	return s.Run(ctx, &mcp.StdioTransport{})
+// newCallID is a call id unique across processes, so that replicas behind
+// one load balancer never hand out the same one.
+func newCallID() string {
+	var b [12]byte
+	rand.Read(b[:])
+	return "mcp-" + hex.EncodeToString(b[:])
 }
 
-// HTTPHandler serves s over Streamable HTTP.
-func HTTPHandler(s *mcp.Server) http.Handler {
-	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil)
+// ServeStdio serves s on standard input and output until the client hangs
+// up or ctx ends. Protocol error detail goes to slog.Default(); use
+// s.Run(ctx, Transport(&mcp.StdioTransport{}, logger)) for another log.
+func ServeStdio(ctx context.Context, s *mcp.Server) error {
+	return s.Run(ctx, Transport(&mcp.StdioTransport{}, slog.Default()))
 }

@@ -46,7 +46,7 @@ func transports(t *testing.T, s *mcp.Server, clientName string) map[string]*mcp.
 	sessions := map[string]*mcp.ClientSession{}
 
 	st, ct := mcp.NewInMemoryTransports()
-	if _, err := s.Connect(ctx, st, nil); err != nil {
+	if _, err := s.Connect(ctx, mcpserver.Transport(st, slog.New(slog.DiscardHandler)), nil); err != nil {
 		t.Fatal(err)
 	}
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: clientName, Version: "1"}, nil).Connect(ctx, ct, nil)
@@ -55,7 +55,11 @@ func transports(t *testing.T, s *mcp.Server, clientName string) map[string]*mcp.
 	}
 	sessions["in-memory (stdio framing)"] = cs
 
-	srv := httptest.NewServer(mcpserver.HTTPHandler(s))
+	h, err := mcpserver.HTTPHandler(s, mcpserver.HTTPOptions{Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 	hs, err := mcp.NewClient(&mcp.Implementation{Name: clientName, Version: "1"}, nil).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: srv.URL}, nil)
 	if err != nil {

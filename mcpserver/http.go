@@ -1,0 +1,307 @@
+package mcpserver
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/keelgen/keel/runtime"
+)
+
+// Defaults of HTTPOptions.
+const (
+	DefaultSessionTimeout = 5 * time.Minute
+	DefaultMaxSessions    = 1000
+	DefaultMaxBodyBytes   = mcp.DefaultMaxRequestBodyBytes // 4 MiB
+)
+
+// HTTPOptions configure HTTPHandler. A zero field takes its default; no
+// zero value turns a protection off.
+type HTTPOptions struct {
+	// TrustedOrigins are the browser origins ("https://app.example.com")
+	// allowed besides the server's own. A request whose Origin is another
+	// site, or that a browser marks cross-site (Sec-Fetch-Site), gets 403
+	// before it can open a session or run a tool.
+	TrustedOrigins []string
+
+	// Stateless serves every request on its own short-lived session (no
+	// Mcp-Session-Id), so any replica behind a load balancer can answer any
+	// request. Use it with several replicas; use the default (sessions) for
+	// one process, where the server may keep per-session state.
+	Stateless bool
+	// SessionTimeout closes a session that receives no request for that long
+	// (default DefaultSessionTimeout).
+	SessionTimeout time.Duration
+	// MaxSessions caps live sessions (default DefaultMaxSessions); a request
+	// that would open one more gets 503 and opens nothing.
+	MaxSessions int
+
+	// MaxBodyBytes refuses a larger request body with 413 before it is read
+	// whole (default DefaultMaxBodyBytes).
+	MaxBodyBytes int64
+
+	// Verifier, when set, requires every request to carry a bearer token
+	// that it accepts: otherwise 401 with WWW-Authenticate, and nothing runs.
+	// Its TokenInfo reaches each call as req.Extra.TokenInfo (TokenContext).
+	// Set TokenInfo.UserID: the SDK then refuses a session to any other user.
+	Verifier auth.TokenVerifier
+	// Bearer are the SDK's bearer options (scopes, resource metadata URL,
+	// clock skew); nil takes the SDK's defaults (every token must expire).
+	Bearer *auth.RequireBearerTokenOptions
+
+	// Logger is the protected log for refused requests and for the detail of
+	// protocol errors (default slog.Default()).
+	Logger *slog.Logger
+}
+
+// HTTPHandler serves s over Streamable HTTP. In front of the SDK's handler
+// (which keeps its DNS-rebinding check of the Host header), it refuses
+// cross-origin requests, unauthenticated ones when a Verifier is set, and
+// new sessions past the cap; and no error it sends carries the SDK's text.
+// Responses are application/json (JSON-RPC over POST, no event stream).
+func HTTPHandler(s *mcp.Server, opts HTTPOptions) (http.Handler, error) {
+	if s == nil {
+		return nil, errors.New("mcpserver: HTTPHandler: the server is nil")
+	}
+	if opts.SessionTimeout < 0 || opts.MaxSessions < 0 || opts.MaxBodyBytes < 0 {
+		return nil, errors.New("mcpserver: HTTPHandler: SessionTimeout, MaxSessions and MaxBodyBytes may not be negative")
+	}
+	if opts.SessionTimeout == 0 {
+		opts.SessionTimeout = DefaultSessionTimeout
+	}
+	if opts.MaxSessions == 0 {
+		opts.MaxSessions = DefaultMaxSessions
+	}
+	if opts.MaxBodyBytes == 0 {
+		opts.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	origins := http.NewCrossOriginProtection()
+	for _, o := range opts.TrustedOrigins {
+		if err := origins.AddTrustedOrigin(o); err != nil {
+			return nil, fmt.Errorf("mcpserver: HTTPHandler: trusted origin: %w", err)
+		}
+	}
+	var h http.Handler = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{
+		Stateless:           opts.Stateless,
+		JSONResponse:        true,
+		SessionTimeout:      opts.SessionTimeout,
+		MaxRequestBodyBytes: opts.MaxBodyBytes,
+		Logger:              opts.Logger,
+	})
+	if !opts.Stateless {
+		h = sessionCap{next: h, server: s, max: opts.MaxSessions, log: opts.Logger}
+	}
+	if opts.Verifier != nil {
+		h = auth.RequireBearerToken(opaqueVerifier(opts.Verifier, opts.Logger), opts.Bearer)(h)
+	}
+	h = originCheck{next: h, cop: origins, log: opts.Logger}
+	return firewall{next: h, log: opts.Logger}, nil
+}
+
+// opaqueVerifier makes every refusal of the owner's verifier an invalid
+// token (401) whose text says nothing of why; the reason is logged.
+func opaqueVerifier(v auth.TokenVerifier, log *slog.Logger) auth.TokenVerifier {
+	return func(ctx context.Context, token string, req *http.Request) (*auth.TokenInfo, error) {
+		info, err := v(ctx, token, req)
+		if err == nil && info != nil {
+			return info, nil
+		}
+		log.LogAttrs(ctx, slog.LevelWarn, "keel: bearer token refused", slog.Any("reason", err))
+		return nil, fmt.Errorf("%w", auth.ErrInvalidToken)
+	}
+}
+
+// TokenContext derives each call's ExecutionContext from the bearer token
+// the HTTPHandler verified, and from nothing the client chooses. A call
+// without a verified token gets the zero ExecutionContext.
+func TokenContext(f func(ctx context.Context, token *auth.TokenInfo) runtime.ExecutionContext) ContextFunc {
+	return func(ctx context.Context, req *mcp.CallToolRequest) runtime.ExecutionContext {
+		if req.Extra == nil || req.Extra.TokenInfo == nil {
+			return runtime.ExecutionContext{}
+		}
+		return f(ctx, req.Extra.TokenInfo)
+	}
+}
+
+// originCheck refuses a request from another origin: http.CrossOriginProtection
+// for unsafe methods (Sec-Fetch-Site, then Origin against Host), and for any
+// method an Origin header that is neither this host nor trusted.
+type originCheck struct {
+	next http.Handler
+	cop  *http.CrossOriginProtection
+	log  *slog.Logger
+}
+
+func (o originCheck) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	err := o.cop.Check(r)
+	if origin := r.Header.Get("Origin"); err == nil && origin != "" && !sameHost(origin, r.Host) {
+		// Safe methods pass Check; a foreign Origin is refused on them too,
+		// unless trusted (Check on a POST copy asks the trusted list).
+		probe := r.Clone(r.Context())
+		probe.Method = http.MethodPost
+		probe.Header.Del("Sec-Fetch-Site")
+		err = o.cop.Check(probe)
+	}
+	if err != nil {
+		o.log.LogAttrs(r.Context(), slog.LevelWarn, "keel: cross-origin request refused",
+			slog.String("origin", r.Header.Get("Origin")), slog.String("sec_fetch_site", r.Header.Get("Sec-Fetch-Site")))
+		http.Error(w, "Forbidden", http.StatusForbidden)
+		return
+	}
+	o.next.ServeHTTP(w, r)
+}
+
+// sameHost reports whether origin names host ("http://127.0.0.1:8080" and
+// "127.0.0.1:8080").
+func sameHost(origin, host string) bool {
+	_, rest, ok := strings.Cut(origin, "://")
+	return ok && strings.EqualFold(rest, host)
+}
+
+// sessionCap answers 503 to a request that would open a session past max.
+type sessionCap struct {
+	next   http.Handler
+	server *mcp.Server
+	max    int
+	log    *slog.Logger
+}
+
+func (c sessionCap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method == http.MethodPost && r.Header.Get("Mcp-Session-Id") == "" {
+		live := 0
+		for range c.server.Sessions() {
+			live++
+		}
+		if live >= c.max {
+			c.log.LogAttrs(r.Context(), slog.LevelWarn, "keel: session cap reached; new session refused", slog.Int("live", live))
+			w.Header().Set("Retry-After", "1")
+			http.Error(w, "Service Unavailable", http.StatusServiceUnavailable)
+			return
+		}
+	}
+	c.next.ServeHTTP(w, r)
+}
+
+// firewall is the outermost layer: an error status carries only its status
+// text, a 401 always says WWW-Authenticate: Bearer, and a JSON-RPC error in a
+// JSON body says only its code's fixed text.
+type firewall struct {
+	next http.Handler
+	log  *slog.Logger
+}
+
+func (f firewall) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost {
+		f.next.ServeHTTP(&guardedWriter{ResponseWriter: w}, r) // a GET event stream passes through, its errors guarded
+		return
+	}
+	b := &bufferedWriter{header: http.Header{}}
+	f.next.ServeHTTP(b, r)
+	for k, v := range b.header {
+		w.Header()[k] = v
+	}
+	body := b.body.Bytes()
+	switch status := b.statusOrOK(); {
+	case status >= 400:
+		body = []byte(http.StatusText(status) + "\n")
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		if status == http.StatusUnauthorized && w.Header().Get("WWW-Authenticate") == "" {
+			w.Header().Set("WWW-Authenticate", "Bearer")
+		}
+	case strings.HasPrefix(w.Header().Get("Content-Type"), "application/json"):
+		body = f.sanitizeBody(body)
+	}
+	w.Header().Del("Content-Length")
+	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(b.statusOrOK())
+	w.Write(body)
+}
+
+// sanitizeBody rewrites a JSON-RPC error response; anything else is kept.
+func (f firewall) sanitizeBody(body []byte) []byte {
+	msg, err := jsonrpc.DecodeMessage(bytes.TrimSpace(body))
+	if err != nil {
+		return body
+	}
+	clean := sanitize(msg, f.log)
+	if clean == msg {
+		return body
+	}
+	out, err := jsonrpc.EncodeMessage(clean)
+	if err != nil {
+		return body
+	}
+	return out
+}
+
+// bufferedWriter holds a POST's response until it is complete.
+type bufferedWriter struct {
+	header http.Header
+	status int
+	body   bytes.Buffer
+}
+
+func (b *bufferedWriter) Header() http.Header { return b.header }
+func (b *bufferedWriter) Write(p []byte) (int, error) {
+	if b.status == 0 {
+		b.status = http.StatusOK
+	}
+	return b.body.Write(p)
+}
+func (b *bufferedWriter) WriteHeader(status int) {
+	if b.status == 0 {
+		b.status = status
+	}
+}
+func (b *bufferedWriter) Flush() {}
+func (b *bufferedWriter) statusOrOK() int {
+	if b.status == 0 {
+		return http.StatusOK
+	}
+	return b.status
+}
+
+// guardedWriter streams, but replaces the text of an error status.
+type guardedWriter struct {
+	http.ResponseWriter
+	failed bool
+}
+
+func (g *guardedWriter) WriteHeader(status int) {
+	if status == http.StatusUnauthorized && g.Header().Get("WWW-Authenticate") == "" {
+		g.Header().Set("WWW-Authenticate", "Bearer")
+	}
+	g.ResponseWriter.WriteHeader(status)
+	if status >= 400 && !g.failed {
+		g.failed = true
+		g.ResponseWriter.Write([]byte(http.StatusText(status) + "\n"))
+	}
+}
+
+func (g *guardedWriter) Write(p []byte) (int, error) {
+	if g.failed {
+		return len(p), nil // the SDK's error text stays here
+	}
+	return g.ResponseWriter.Write(p)
+}
+
+func (g *guardedWriter) Flush() {
+	if f, ok := g.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+func (g *guardedWriter) Unwrap() http.ResponseWriter { return g.ResponseWriter }

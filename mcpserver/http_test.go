@@ -1,0 +1,311 @@
+package mcpserver_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/keelgen/keel/generated"
+	"github.com/keelgen/keel/mcpserver"
+	"github.com/keelgen/keel/runtime"
+)
+
+const (
+	initialize = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`
+	lookupCall = `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"lookup_incident","arguments":{"incident_id":"INC-001"}}}`
+)
+
+// countingSet is the example's tool set, counting handler runs.
+type countingSet struct {
+	runtime.ToolSet
+	tools []*runtime.Tool
+}
+
+func counted(t *testing.T, ran *atomic.Int32) runtime.ToolSet {
+	t.Helper()
+	var tools []*runtime.Tool
+	for _, tool := range generated.ToolSet.Tools() {
+		info := tool.Info()
+		tools = append(tools, runtime.NewTool(info, runtime.Handle(func(context.Context, struct {
+			IncidentID string `json:"incident_id"`
+			Summary    string `json:"summary,omitempty"`
+		}) (map[string]any, error) {
+			ran.Add(1)
+			return nil, errors.New("counted only")
+		})))
+	}
+	return countingSet{tools: tools}
+}
+
+func (s countingSet) Lookup(name string) *runtime.Tool {
+	for _, t := range s.tools {
+		if t.Info().Name == name {
+			return t
+		}
+	}
+	return nil
+}
+func (s countingSet) Tools() []*runtime.Tool { return s.tools }
+func (s countingSet) Lock() ([]byte, []byte) { return nil, nil }
+
+type rawReply struct {
+	status int
+	header http.Header
+	body   string
+}
+
+func post(t *testing.T, url, body string, headers map[string]string) rawReply {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	for k, v := range headers {
+		if k == "Host" {
+			req.Host = v
+			continue
+		}
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return rawReply{resp.StatusCode, resp.Header, string(b)}
+}
+
+func serve(t *testing.T, s *mcp.Server, opts mcpserver.HTTPOptions) *httptest.Server {
+	t.Helper()
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	h, err := mcpserver.HTTPHandler(s, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func liveSessions(s *mcp.Server) int {
+	n := 0
+	for range s.Sessions() {
+		n++
+	}
+	return n
+}
+
+// A request from another origin, or with a foreign Host on loopback, is
+// refused before it can open a session or run a tool.
+func TestCrossOriginRequestsAreRefused(t *testing.T) {
+	var ran atomic.Int32
+	set := counted(t, &ran)
+	for _, stateless := range []bool{false, true} {
+		s := mcpserver.New(set, quietExecutor(t, set), mcpserver.Options{})
+		srv := serve(t, s, mcpserver.HTTPOptions{Stateless: stateless, TrustedOrigins: []string{"https://console.example.com"}})
+		for name, h := range map[string]map[string]string{
+			"foreign Origin":          {"Origin": "http://evil.example"},
+			"null Origin":             {"Origin": "null"},
+			"cross-site fetch":        {"Sec-Fetch-Site": "cross-site", "Origin": "http://evil.example"},
+			"cross-site, no Origin":   {"Sec-Fetch-Site": "cross-site"},
+			"DNS rebinding (Host)":    {"Host": "evil.example"},
+			"foreign Origin and Host": {"Host": "evil.example", "Origin": "http://evil.example"},
+		} {
+			for _, body := range []string{initialize, lookupCall} {
+				r := post(t, srv.URL, body, h)
+				if r.status != http.StatusForbidden {
+					t.Errorf("stateless=%v %s: status %d, want 403\n%s", stateless, name, r.status, r.body)
+				}
+				if strings.Contains(r.body, "evil") || r.header.Get("Mcp-Session-Id") != "" {
+					t.Errorf("stateless=%v %s: refusal echoes input or opens a session: %q", stateless, name, r.body)
+				}
+			}
+		}
+		// A GET with a foreign Origin is refused too.
+		req, _ := http.NewRequest(http.MethodGet, srv.URL, nil)
+		req.Header.Set("Origin", "http://evil.example")
+		if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != http.StatusForbidden {
+			t.Errorf("stateless=%v GET with a foreign Origin: %v %v", stateless, err, resp.Status)
+		}
+		if n := liveSessions(s); n != 0 || ran.Load() != 0 {
+			t.Fatalf("stateless=%v: %d sessions opened, %d handler runs", stateless, n, ran.Load())
+		}
+		// The server's own origin and a trusted one pass.
+		for _, origin := range []string{srv.URL, "https://console.example.com"} {
+			if r := post(t, srv.URL, initialize, map[string]string{"Origin": origin}); r.status != http.StatusOK {
+				t.Errorf("stateless=%v Origin %s: status %d\n%s", stateless, origin, r.status, r.body)
+			}
+		}
+	}
+}
+
+// Idle sessions close after the timeout; past the cap a new session is 503.
+func TestSessionsExpireAndAreCapped(t *testing.T) {
+	s := exampleServer(t)
+	srv := serve(t, s, mcpserver.HTTPOptions{SessionTimeout: 300 * time.Millisecond, MaxSessions: 2})
+	var ids []string
+	for range 2 {
+		r := post(t, srv.URL, initialize, nil)
+		if r.status != http.StatusOK || r.header.Get("Mcp-Session-Id") == "" {
+			t.Fatalf("initialize: %d %q", r.status, r.body)
+		}
+		ids = append(ids, r.header.Get("Mcp-Session-Id"))
+	}
+	if r := post(t, srv.URL, initialize, nil); r.status != http.StatusServiceUnavailable || r.header.Get("Mcp-Session-Id") != "" {
+		t.Fatalf("a session past the cap: %d %q", r.status, r.body)
+	}
+	if n := liveSessions(s); n != 2 {
+		t.Fatalf("%d live sessions, want 2", n)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for liveSessions(s) > 0 && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if n := liveSessions(s); n != 0 {
+		t.Fatalf("%d sessions outlived the idle timeout", n)
+	}
+	r := post(t, srv.URL, lookupCall, map[string]string{"Mcp-Session-Id": ids[0], "Mcp-Protocol-Version": "2025-06-18"})
+	if r.status != http.StatusNotFound {
+		t.Fatalf("an expired session still answered: %d %q", r.status, r.body)
+	}
+	if r := post(t, srv.URL, initialize, nil); r.status != http.StatusOK {
+		t.Fatalf("a new session after expiry: %d", r.status)
+	}
+}
+
+// Stateless: a call needs no session, and none is kept.
+func TestStatelessServesEveryRequestAlone(t *testing.T) {
+	s := exampleServer(t)
+	srv := serve(t, s, mcpserver.HTTPOptions{Stateless: true})
+	r := post(t, srv.URL, lookupCall, map[string]string{"Mcp-Protocol-Version": "2025-06-18"})
+	if r.status != http.StatusOK || !strings.Contains(r.body, `"INC-001"`) || r.header.Get("Mcp-Session-Id") != "" {
+		t.Fatalf("stateless call: %d %v %q", r.status, r.header, r.body)
+	}
+	if n := liveSessions(s); n != 0 {
+		t.Fatalf("%d sessions kept in stateless mode", n)
+	}
+}
+
+// With a Verifier, a request without a valid bearer token gets 401 with
+// WWW-Authenticate and runs nothing; the ExecutionContext comes from the
+// verified token, never from a header the client sets.
+func TestBearerTokenRequired(t *testing.T) {
+	var ran atomic.Int32
+	var seen atomic.Value
+	set := counted(t, &ran)
+	exec := quietExecutor(t, set)
+	s := mcpserver.New(set, exec, mcpserver.Options{Context: mcpserver.TokenContext(func(_ context.Context, tok *auth.TokenInfo) runtime.ExecutionContext {
+		ec := runtime.ExecutionContext{Principal: tok.UserID, Tenant: tok.Extra["tenant"].(string)}
+		seen.Store(ec)
+		return ec
+	})})
+	verifier := func(_ context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
+		if token != "alice-secret-token" {
+			return nil, errors.New("lookup failed at /srv/tokens.db")
+		}
+		return &auth.TokenInfo{UserID: "alice", Expiration: time.Now().Add(time.Hour), Extra: map[string]any{"tenant": "acme"}}, nil
+	}
+	srv := serve(t, s, mcpserver.HTTPOptions{Stateless: true, Verifier: verifier})
+	for name, h := range map[string]map[string]string{
+		"no token":         {"X-Principal": "admin"},
+		"wrong token":      {"Authorization": "Bearer guess"},
+		"not bearer":       {"Authorization": "Basic YWxpY2U6eA=="},
+		"token in a query": {"X-Token": "alice-secret-token"},
+	} {
+		r := post(t, srv.URL, lookupCall, h)
+		if r.status != http.StatusUnauthorized || !strings.HasPrefix(r.header.Get("WWW-Authenticate"), "Bearer") {
+			t.Errorf("%s: %d %v", name, r.status, r.header)
+		}
+		if strings.Contains(r.body, "/srv") || strings.Contains(r.body, "lookup failed") {
+			t.Errorf("%s: the refusal leaks the verifier's error: %q", name, r.body)
+		}
+	}
+	if ran.Load() != 0 {
+		t.Fatalf("%d handler runs without a valid token", ran.Load())
+	}
+	r := post(t, srv.URL, lookupCall, map[string]string{"Authorization": "Bearer alice-secret-token", "X-Principal": "admin", "Mcp-Protocol-Version": "2025-06-18"})
+	if r.status != http.StatusOK || ran.Load() != 1 {
+		t.Fatalf("valid token: %d %q", r.status, r.body)
+	}
+	if ec := seen.Load().(runtime.ExecutionContext); ec.Principal != "alice" || ec.Tenant != "acme" {
+		t.Fatalf("execution context %+v, want alice of acme from the token", ec)
+	}
+}
+
+// A body over the cap is refused before it is read whole; nothing runs.
+func TestBodyCap(t *testing.T) {
+	var ran atomic.Int32
+	set := counted(t, &ran)
+	srv := serve(t, mcpserver.New(set, quietExecutor(t, set), mcpserver.Options{}), mcpserver.HTTPOptions{Stateless: true, MaxBodyBytes: 1 << 10})
+	big := `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"lookup_incident","arguments":{"incident_id":"` + strings.Repeat("A", 4<<10) + `"}}}`
+	if r := post(t, srv.URL, big, map[string]string{"Mcp-Protocol-Version": "2025-06-18"}); r.status != http.StatusRequestEntityTooLarge || ran.Load() != 0 {
+		t.Fatalf("over the cap: %d %q, %d runs", r.status, r.body, ran.Load())
+	}
+}
+
+// No protocol error carries Go type names, paths or the rejected input:
+// only its code's fixed text. An unknown tool reaches the executor (its
+// audit record is written) and gets keel's fixed message, JSON-RPC -32602.
+func TestProtocolErrorsSayNothingInternal(t *testing.T) {
+	var audit bytes.Buffer
+	exec, err := runtime.NewExecutor(generated.ToolSet, runtime.WithLogger(slog.New(slog.DiscardHandler)),
+		runtime.WithObserver(runtime.AuditLog(slog.New(slog.NewJSONHandler(&audit, nil)))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := mcpserver.New(generated.ToolSet, exec, mcpserver.Options{})
+	srv := serve(t, s, mcpserver.HTTPOptions{Stateless: true})
+	hdr := map[string]string{"Mcp-Protocol-Version": "2025-06-18"}
+	for name, c := range map[string]struct{ body, want string }{
+		"name not a string":   {`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":{"x":"SECRET-INPUT"}}}`, `"code":-32602,"message":"Invalid params."`},
+		"params not object":   {`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":["SECRET-INPUT"]}`, `"message":"Invalid params."`},
+		"unknown method":      {`{"jsonrpc":"2.0","id":5,"method":"SECRET-INPUT/x","params":{}}`, "Bad Request\n"},
+		"unknown tool":        {`{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"SECRET-INPUT","arguments":{}}}`, `"code":-32602,"message":"No tool with that name is available. Available tools: create_ticket, lookup_incident."`},
+		"not JSON at all":     {`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"SECRET-INPUT"`, ``},
+		"arguments a string":  {`{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"lookup_incident","arguments":"SECRET-INPUT"}}`, `\"code\":\"invalid_arguments\"`},
+	} {
+		r := post(t, srv.URL, c.body, hdr)
+		if strings.Contains(r.body, "SECRET-INPUT") || strings.Contains(r.body, "mcp.") || strings.Contains(r.body, "Go ") {
+			t.Errorf("%s: the error says too much: %d %q", name, r.status, r.body)
+		}
+		if !strings.Contains(r.body, c.want) {
+			t.Errorf("%s: %d %q, want %q", name, r.status, r.body, c.want)
+		}
+	}
+	if !strings.Contains(audit.String(), `"code":"unknown_tool"`) {
+		t.Fatalf("the unknown tool has no audit record:\n%s", audit.String())
+	}
+
+	// The same over a sanitizing stdio-style transport, with the SDK client.
+	st, ct := mcp.NewInMemoryTransports()
+	if _, err := s.Connect(context.Background(), mcpserver.Transport(st, slog.New(slog.DiscardHandler)), nil); err != nil {
+		t.Fatal(err)
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, nil).Connect(context.Background(), ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	_, err = cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "SECRET-INPUT", Arguments: map[string]any{}})
+	var rpc *jsonrpc.Error
+	if !errors.As(err, &rpc) || rpc.Code != jsonrpc.CodeInvalidParams || strings.Contains(rpc.Message, "SECRET") {
+		t.Fatalf("unknown tool over the transport: %v", err)
+	}
+}

@@ -1,0 +1,88 @@
+package mcpserver
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// keelUnknownTool starts the executor's unknown_tool message, the one
+// protocol error text written for the model that a client may read.
+const keelUnknownTool = "No tool with that name is available."
+
+// fixedMessage is the only text a protocol error carries: the SDK's own
+// messages can hold Go type names and the rejected input.
+func fixedMessage(code int64) string {
+	switch code {
+	case jsonrpc.CodeParseError:
+		return "Parse error."
+	case jsonrpc.CodeInvalidRequest:
+		return "Invalid request."
+	case jsonrpc.CodeMethodNotFound:
+		return "Method not found."
+	case jsonrpc.CodeInvalidParams:
+		return "Invalid params."
+	case jsonrpc.CodeInternalError:
+		return "Internal error."
+	default:
+		return "The request failed."
+	}
+}
+
+// sanitize replaces the error of a response with its code's fixed text,
+// logging what it replaced. keel's unknown_tool message stays.
+func sanitize(msg jsonrpc.Message, log *slog.Logger) jsonrpc.Message {
+	resp, ok := msg.(*jsonrpc.Response)
+	if !ok || resp.Error == nil {
+		return msg
+	}
+	code := int64(jsonrpc.CodeInternalError)
+	var wire *jsonrpc.Error
+	if errors.As(resp.Error, &wire) {
+		code = wire.Code
+		if strings.HasPrefix(wire.Message, keelUnknownTool) && wire.Data == nil {
+			return msg
+		}
+	}
+	log.LogAttrs(context.Background(), slog.LevelInfo, "keel: protocol error; the client gets the fixed text",
+		slog.Int64("code", code), slog.Any("detail", resp.Error))
+	out := *resp
+	out.Error = &jsonrpc.Error{Code: code, Message: fixedMessage(code)}
+	return &out
+}
+
+// Transport wraps t so that every protocol error the server writes says
+// only its code's fixed text; the detail goes to log. ServeStdio uses it;
+// use it for any other transport you serve a keel server on.
+func Transport(t mcp.Transport, log *slog.Logger) mcp.Transport {
+	if log == nil {
+		log = slog.Default()
+	}
+	return sanitizingTransport{t: t, log: log}
+}
+
+type sanitizingTransport struct {
+	t   mcp.Transport
+	log *slog.Logger
+}
+
+func (s sanitizingTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+	c, err := s.t.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return sanitizingConnection{Connection: c, log: s.log}, nil
+}
+
+type sanitizingConnection struct {
+	mcp.Connection
+	log *slog.Logger
+}
+
+func (c sanitizingConnection) Write(ctx context.Context, msg jsonrpc.Message) error {
+	return c.Connection.Write(ctx, sanitize(msg, c.log))
+}
