@@ -274,12 +274,12 @@ func TestProtocolErrorsSayNothingInternal(t *testing.T) {
 	srv := serve(t, s, mcpserver.HTTPOptions{Stateless: true})
 	hdr := map[string]string{"Mcp-Protocol-Version": "2025-06-18"}
 	for name, c := range map[string]struct{ body, want string }{
-		"name not a string":   {`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":{"x":"SECRET-INPUT"}}}`, `"code":-32602,"message":"Invalid params."`},
-		"params not object":   {`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":["SECRET-INPUT"]}`, `"message":"Invalid params."`},
-		"unknown method":      {`{"jsonrpc":"2.0","id":5,"method":"SECRET-INPUT/x","params":{}}`, "Bad Request\n"},
-		"unknown tool":        {`{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"SECRET-INPUT","arguments":{}}}`, `"code":-32602,"message":"No tool with that name is available. Available tools: create_ticket, lookup_incident."`},
-		"not JSON at all":     {`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"SECRET-INPUT"`, ``},
-		"arguments a string":  {`{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"lookup_incident","arguments":"SECRET-INPUT"}}`, `\"code\":\"invalid_arguments\"`},
+		"name not a string":  {`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":{"x":"SECRET-INPUT"}}}`, `"code":-32602,"message":"Invalid params."`},
+		"params not object":  {`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":["SECRET-INPUT"]}`, `"message":"Invalid params."`},
+		"unknown method":     {`{"jsonrpc":"2.0","id":5,"method":"SECRET-INPUT/x","params":{}}`, "Bad Request\n"},
+		"unknown tool":       {`{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"SECRET-INPUT","arguments":{}}}`, `"code":-32602,"message":"No tool with that name is available. Available tools: create_ticket, lookup_incident."`},
+		"not JSON at all":    {`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"SECRET-INPUT"`, ``},
+		"arguments a string": {`{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"lookup_incident","arguments":"SECRET-INPUT"}}`, `\"code\":\"invalid_arguments\"`},
 	} {
 		r := post(t, srv.URL, c.body, hdr)
 		if strings.Contains(r.body, "SECRET-INPUT") || strings.Contains(r.body, "mcp.") || strings.Contains(r.body, "Go ") {
