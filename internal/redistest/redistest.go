@@ -1,0 +1,98 @@
+// Package redistest runs a real redis-server on a loopback port for tests:
+// one process per test, with persistence on (append-only, fsync on every
+// write) in the test's own directory, stopped when the test ends.
+package redistest
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// Server is one redis-server process.
+type Server struct {
+	Addr string
+	dir  string
+	cmd  *exec.Cmd
+	t    testing.TB
+}
+
+// Start runs redis-server on a free loopback port. Without the binary the
+// test is skipped, except in CI (CI=true), where .ci/run installs it and
+// its absence is a failure.
+func Start(t testing.TB) *Server {
+	t.Helper()
+	if _, err := exec.LookPath("redis-server"); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("redis-server is not installed; .ci/run installs the Debian package redis-server")
+		}
+		t.Skip("redis-server is not installed (Debian package redis-server); skipping the tests against a real Redis")
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	s := &Server{Addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), dir: t.TempDir(), t: t}
+	s.start()
+	t.Cleanup(s.Stop)
+	return s
+}
+
+func (s *Server) start() {
+	s.t.Helper()
+	_, port, _ := net.SplitHostPort(s.Addr)
+	s.cmd = exec.Command("redis-server", "--port", port, "--bind", "127.0.0.1", "--dir", s.dir,
+		"--appendonly", "yes", "--appendfsync", "always", "--save", "", "--daemonize", "no", "--protected-mode", "yes")
+	if err := s.cmd.Start(); err != nil {
+		s.t.Fatal(err)
+	}
+	c := redis.NewClient(&redis.Options{Addr: s.Addr})
+	defer c.Close()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+		err := c.Ping(ctx).Err()
+		cancel()
+		if err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			s.t.Fatalf("redis-server on %s did not answer: %v", s.Addr, err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// Kill ends the process at once (SIGKILL): nothing is flushed that was not
+// already on disk.
+func (s *Server) Kill() {
+	if s.cmd != nil && s.cmd.Process != nil {
+		s.cmd.Process.Kill()
+		s.cmd.Wait()
+		s.cmd = nil
+	}
+}
+
+// Restart starts the server again on the same port and directory.
+func (s *Server) Restart() { s.start() }
+
+// Stop ends the server.
+func (s *Server) Stop() { s.Kill() }
+
+// Client is a client of the server, closed when the test ends.
+func (s *Server) Client() *redis.Client {
+	c := redis.NewClient(&redis.Options{Addr: s.Addr})
+	s.t.Cleanup(func() { c.Close() })
+	return c
+}
+
+func (s *Server) String() string { return fmt.Sprintf("redis-server at %s", s.Addr) }

@@ -1,0 +1,205 @@
+package redisreplay_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"net"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/keelgen/keel/generated"
+	"github.com/keelgen/keel/internal/redistest"
+	"github.com/keelgen/keel/redisreplay"
+	"github.com/keelgen/keel/runtime"
+)
+
+var (
+	grantKey = runtime.HMACKey([]byte("replicas share this key: 32+ bytes"))
+	alice    = runtime.ExecutionContext{Tenant: "acme", Principal: "alice"}
+	write    = runtime.ToolCall{ID: "call-write", Name: generated.ToolCreateTicket,
+		Arguments: json.RawMessage(`{"incident_id":"INC-001","summary":"raise pool size"}`)}
+)
+
+// replica is one harness process: its own executor and its own client of
+// the shared Redis.
+func replica(t testing.TB, addr string, timeout time.Duration) *runtime.Executor {
+	t.Helper()
+	client := redis.NewClient(&redis.Options{Addr: addr, MaxRetries: -1})
+	t.Cleanup(func() { client.Close() })
+	store, err := redisreplay.New(client, redisreplay.Options{Timeout: timeout})
+	if err != nil {
+		t.Fatal(err)
+	}
+	exec, err := generated.NewExecutor(runtime.WithLogger(slog.New(slog.DiscardHandler)), runtime.WithApprovals(grantKey, store))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return exec
+}
+
+// grant is a person's approval of the write call, as the executor asked for it.
+func grant(t testing.TB, exec *runtime.Executor) string {
+	t.Helper()
+	r := exec.Execute(context.Background(), alice, write)
+	if r.Code() != runtime.CodeApprovalRequired || r.Error.Approval == nil {
+		t.Fatalf("no approval request: %+v", r)
+	}
+	tok, err := runtime.IssueGrant(grantKey, r.Error.Approval.Grant(alice.Tenant, alice.Principal, time.Now().Add(time.Minute)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tok
+}
+
+// Two replicas sharing one Redis run a grant exactly once under 64
+// concurrent presentations, half on each.
+func TestTwoReplicasRunAGrantOnce(t *testing.T) {
+	srv := redistest.Start(t)
+	a, b := replica(t, srv.Addr, time.Second), replica(t, srv.Addr, time.Second)
+	for round := range 3 {
+		ec := alice
+		ec.Grant = grant(t, a)
+		var ok, refused atomic.Int32
+		var wg sync.WaitGroup
+		for i := range 64 {
+			exec := a
+			if i%2 == 1 {
+				exec = b
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				switch r := exec.Execute(context.Background(), ec, write); {
+				case r.OK:
+					ok.Add(1)
+				case r.Code() == runtime.CodeApprovalRequired:
+					refused.Add(1)
+				default:
+					t.Errorf("unexpected result %+v", r.Error)
+				}
+			}()
+		}
+		wg.Wait()
+		if ok.Load() != 1 || refused.Load() != 63 {
+			t.Fatalf("round %d: %d ran, %d refused; want 1 and 63", round, ok.Load(), refused.Load())
+		}
+	}
+}
+
+// A store that is down, or that never answers, refuses the grant: the call
+// stays approval_required, within the store's timeout.
+func TestStoreThatCannotDecideDenies(t *testing.T) {
+	srv := redistest.Start(t)
+	issuer := replica(t, srv.Addr, time.Second)
+
+	down := replica(t, srv.Addr, time.Second)
+	srv.Kill()
+	ec := alice
+	ec.Grant = grant(t, issuer)
+	if r := down.Execute(context.Background(), ec, write); r.Code() != runtime.CodeApprovalRequired {
+		t.Fatalf("Redis down: %+v", r)
+	}
+
+	// A listener that accepts and never answers.
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			defer c.Close()
+		}
+	}()
+	silent := replica(t, l.Addr().String(), 200*time.Millisecond)
+	start := time.Now()
+	if r := silent.Execute(context.Background(), ec, write); r.Code() != runtime.CodeApprovalRequired {
+		t.Fatalf("Redis silent: %+v", r)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Fatalf("a silent store held the call for %v", d)
+	}
+}
+
+// With persistence on (append-only, fsync always), a killed and restarted
+// Redis still knows every unexpired grant it recorded.
+func TestRestartKeepsUnexpiredMarkers(t *testing.T) {
+	srv := redistest.Start(t)
+	store, err := redisreplay.New(srv.Client(), redisreplay.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	for i := range 100 {
+		if ok, err := store.Redeem(ctx, fmt.Sprintf("n%d", i), time.Now().Add(time.Hour)); !ok || err != nil {
+			t.Fatalf("redeem n%d: %v %v", i, ok, err)
+		}
+	}
+	srv.Kill()
+	srv.Restart()
+	after, err := redisreplay.New(srv.Client(), redisreplay.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 100 {
+		if ok, err := after.Redeem(ctx, fmt.Sprintf("n%d", i), time.Now().Add(time.Hour)); ok || err != nil {
+			t.Fatalf("after a restart n%d was accepted again: %v %v", i, ok, err)
+		}
+	}
+	// Markers expire with their grants.
+	if ok, _ := after.Redeem(ctx, "short", time.Now().Add(50*time.Millisecond)); !ok {
+		t.Fatal("redeem short")
+	}
+	time.Sleep(150 * time.Millisecond)
+	if ok, _ := after.Redeem(ctx, "short", time.Now().Add(time.Minute)); !ok {
+		t.Fatal("an expired marker was kept")
+	}
+}
+
+func TestNewRefusesNil(t *testing.T) {
+	if _, err := redisreplay.New(nil, redisreplay.Options{}); err == nil {
+		t.Fatal("a nil client was accepted")
+	}
+	var c *redis.Client
+	if _, err := redisreplay.New(c, redisreplay.Options{Timeout: -1}); err == nil {
+		t.Fatal("a negative timeout was accepted")
+	}
+}
+
+var nonces atomic.Int64
+
+// BenchmarkRedeem is one grant redeemed against a real loopback Redis
+// (fsync on every write); the memory store is its peer.
+func BenchmarkRedeem(b *testing.B) {
+	srv := redistest.Start(b)
+	redisStore, err := redisreplay.New(srv.Client(), redisreplay.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	stores := map[string]func() runtime.ReplayStore{
+		"redis":  func() runtime.ReplayStore { return redisStore },
+		"memory": func() runtime.ReplayStore { return runtime.NewMemoryReplayStore() },
+	}
+	for name, newStore := range stores {
+		b.Run(name, func(b *testing.B) {
+			store := newStore()
+			ctx := context.Background()
+			exp := time.Now().Add(time.Hour)
+			for b.Loop() {
+				if ok, err := store.Redeem(ctx, fmt.Sprintf("%s-%d", name, nonces.Add(1)), exp); !ok || err != nil {
+					b.Fatal(ok, err)
+				}
+			}
+		})
+	}
+}
