@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -213,36 +214,55 @@ func (f firewall) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	for k, v := range b.header {
 		w.Header()[k] = v
 	}
-	body := b.body.Bytes()
-	switch status := b.statusOrOK(); {
+	body, status := b.body.Bytes(), b.statusOrOK()
+	switch {
+	case strings.HasPrefix(w.Header().Get("Content-Type"), "application/json"):
+		body = f.sanitizeBody(body) // a JSON-RPC answer, whatever the status
 	case status >= 400:
 		body = []byte(http.StatusText(status) + "\n")
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-		if status == http.StatusUnauthorized && w.Header().Get("WWW-Authenticate") == "" {
-			w.Header().Set("WWW-Authenticate", "Bearer")
-		}
-	case strings.HasPrefix(w.Header().Get("Content-Type"), "application/json"):
-		body = f.sanitizeBody(body)
+	}
+	if status == http.StatusUnauthorized && w.Header().Get("WWW-Authenticate") == "" {
+		w.Header().Set("WWW-Authenticate", "Bearer")
 	}
 	w.Header().Del("Content-Length")
 	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
-	w.WriteHeader(b.statusOrOK())
+	w.WriteHeader(status)
 	w.Write(body)
 }
 
-// sanitizeBody rewrites a JSON-RPC error response; anything else is kept.
+// sanitizeBody rewrites the JSON-RPC error responses in a body (one
+// message, or a batch); other messages are kept. A JSON body that is
+// neither is replaced by an internal error.
 func (f firewall) sanitizeBody(body []byte) []byte {
-	msg, err := jsonrpc.DecodeMessage(bytes.TrimSpace(body))
+	trimmed := bytes.TrimSpace(body)
+	if bytes.HasPrefix(trimmed, []byte("[")) {
+		var batch []json.RawMessage
+		if err := json.Unmarshal(trimmed, &batch); err == nil {
+			for i, m := range batch {
+				batch[i] = f.sanitizeMessage(m)
+			}
+			if out, err := json.Marshal(batch); err == nil {
+				return out
+			}
+		}
+	}
+	return f.sanitizeMessage(trimmed)
+}
+
+func (f firewall) sanitizeMessage(raw []byte) []byte {
+	msg, err := jsonrpc.DecodeMessage(raw)
 	if err != nil {
-		return body
+		f.log.LogAttrs(context.Background(), slog.LevelWarn, "keel: a JSON body that is not JSON-RPC; replaced", slog.Any("error", err))
+		msg = &jsonrpc.Response{Error: errors.New("not JSON-RPC")}
 	}
 	clean := sanitize(msg, f.log)
 	if clean == msg {
-		return body
+		return raw
 	}
 	out, err := jsonrpc.EncodeMessage(clean)
 	if err != nil {
-		return body
+		return []byte(`{"jsonrpc":"2.0","error":{"code":-32603,"message":"Internal error."}}`)
 	}
 	return out
 }

@@ -2,27 +2,43 @@
 // Context Protocol: on standard input and output by default, or over
 // Streamable HTTP with -http.
 //
-//	go run ./example/cmd/incident-mcp                       # stdio
-//	go run ./example/cmd/incident-mcp -http 127.0.0.1:8080  # Streamable HTTP at /
+//	go run ./example/cmd/incident-mcp                                         # stdio
+//	go run ./example/cmd/incident-mcp -http 127.0.0.1:8080                    # HTTP on loopback
+//	go run ./example/cmd/incident-mcp -http :8080 -tokens tokens.txt          # HTTP with bearer tokens
+//	go run ./example/cmd/incident-mcp -http :8080 -tokens tokens.txt -stateless \
+//	    -grant-key grant.key -redis 127.0.0.1:6379                            # one of several replicas
 //
-// Write tools (create_ticket) run only with -allow-side-effects: the
-// server's owner decides that, never the client.
+// Write tools (create_ticket) run only with -allow-side-effects, or with a
+// person's grant when -grant-key is set: the server's owner decides that,
+// never the client. Binding anything but a loopback address without
+// -tokens is refused unless -insecure-no-auth says so.
 package main
 
 import (
+	"bufio"
+	"bytes"
 	"context"
+	"crypto/sha256"
+	"crypto/subtle"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"os"
 	"os/signal"
+	"strings"
+	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/redis/go-redis/v9"
 
 	"github.com/keelgen/keel/generated"
 	"github.com/keelgen/keel/mcpserver"
+	"github.com/keelgen/keel/redisreplay"
 	"github.com/keelgen/keel/runtime"
 )
 
@@ -30,43 +46,198 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stderr))
 }
 
-func run(args []string, stderr io.Writer) int {
+type flags struct {
+	addr, tokens, grantKey, redisAddr, origins string
+	allow, stateless, insecure                 bool
+	sessionTimeout                             time.Duration
+	maxSessions                                int
+}
+
+func parse(args []string, stderr io.Writer) (flags, error) {
+	var f flags
 	fs := flag.NewFlagSet("incident-mcp", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	addr := fs.String("http", "", "serve Streamable HTTP on `address` (host:port) instead of stdio")
-	allow := fs.Bool("allow-side-effects", false, "let write tools run (the execution context of every call)")
+	fs.StringVar(&f.addr, "http", "", "serve Streamable HTTP on `address` (host:port) instead of stdio")
+	fs.BoolVar(&f.allow, "allow-side-effects", false, "let write tools run without approval (the execution context of every call)")
+	fs.StringVar(&f.tokens, "tokens", "", "require bearer tokens listed in `file`, one per line: token principal tenant [group,group...]")
+	fs.BoolVar(&f.insecure, "insecure-no-auth", false, "serve a non-loopback address without -tokens (anyone who can connect can call)")
+	fs.BoolVar(&f.stateless, "stateless", false, "no sessions: every request stands alone, so any replica can serve it")
+	fs.StringVar(&f.origins, "trusted-origins", "", "comma-separated browser `origins` allowed besides the server's own")
+	fs.DurationVar(&f.sessionTimeout, "session-timeout", mcpserver.DefaultSessionTimeout, "close a session idle this `long`")
+	fs.IntVar(&f.maxSessions, "max-sessions", mcpserver.DefaultMaxSessions, "refuse a new session past this `many` live ones")
+	fs.StringVar(&f.grantKey, "grant-key", "", "take approval grants signed with the HMAC secret in `file` (32 bytes or more)")
+	fs.StringVar(&f.redisAddr, "redis", "", "use up grants in the Redis at `address` (shared by replicas) instead of in memory")
 	if err := fs.Parse(args); err != nil {
+		return f, err
+	}
+	if fs.NArg() > 0 {
+		return f, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	if f.addr != "" && f.tokens == "" && !f.insecure && !isLoopback(f.addr) {
+		return f, fmt.Errorf("-http %s is not a loopback address: set -tokens, or -insecure-no-auth to serve it without authentication", f.addr)
+	}
+	if f.redisAddr != "" && f.grantKey == "" {
+		return f, errors.New("-redis needs -grant-key: it stores used grants")
+	}
+	return f, nil
+}
+
+func run(args []string, stderr io.Writer) int {
+	f, err := parse(args, stderr)
+	if err != nil {
+		if !errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintln(stderr, "incident-mcp:", err)
+		}
 		return 2
 	}
 	// The protected log goes to stderr: stdout carries the protocol on stdio.
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
-	exec, err := generated.NewExecutor(runtime.WithLogger(logger))
+	opts := []runtime.Option{runtime.WithLogger(logger)}
+	if f.grantKey != "" {
+		store, err := replayStore(f.redisAddr)
+		if err != nil {
+			fmt.Fprintln(stderr, "incident-mcp:", err)
+			return 1
+		}
+		key, err := os.ReadFile(f.grantKey)
+		if err != nil {
+			fmt.Fprintln(stderr, "incident-mcp:", err)
+			return 1
+		}
+		opts = append(opts, runtime.WithApprovals(runtime.HMACKey(bytes.TrimSpace(key)), store))
+	}
+	exec, err := generated.NewExecutor(opts...)
 	if err != nil {
 		fmt.Fprintln(stderr, "incident-mcp:", err)
 		return 1
 	}
-	logger.Info("serving tools", "set_digest", exec.SetDigest(), "allow_side_effects", *allow)
-	server := mcpserver.New(generated.ToolSet, exec, mcpserver.Options{
-		Name: "incident-tools",
-		Context: func(context.Context, *mcp.CallToolRequest) runtime.ExecutionContext {
-			return runtime.ExecutionContext{AllowSideEffects: *allow, Principal: "mcp-client"}
-		},
-	})
+	logger.Info("serving tools", "set_digest", exec.SetDigest(), "allow_side_effects", f.allow)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	if *addr != "" {
-		srv := &http.Server{Addr: *addr, Handler: mcpserver.HTTPHandler(server)}
-		go func() { <-ctx.Done(); srv.Close() }()
-		fmt.Fprintf(stderr, "incident-mcp: Streamable HTTP on http://%s/\n", *addr)
-		if err := srv.ListenAndServe(); err != nil && err != http.ErrServerClosed {
+	if f.addr == "" {
+		server := mcpserver.New(generated.ToolSet, exec, mcpserver.Options{Name: "incident-tools", Context: fixedContext(f.allow)})
+		if err := mcpserver.ServeStdio(ctx, server); err != nil && ctx.Err() == nil {
 			fmt.Fprintln(stderr, "incident-mcp:", err)
 			return 1
 		}
 		return 0
 	}
-	if err := mcpserver.ServeStdio(ctx, server); err != nil && ctx.Err() == nil {
+	if err := serveHTTP(ctx, f, exec, logger, stderr); err != nil {
 		fmt.Fprintln(stderr, "incident-mcp:", err)
 		return 1
 	}
 	return 0
+}
+
+// serveHTTP serves until ctx ends; it prints the address it listens on.
+func serveHTTP(ctx context.Context, f flags, exec *runtime.Executor, logger *slog.Logger, stderr io.Writer) error {
+	contextOf := fixedContext(f.allow)
+	httpOpts := mcpserver.HTTPOptions{Stateless: f.stateless, SessionTimeout: f.sessionTimeout, MaxSessions: f.maxSessions, Logger: logger}
+	if f.origins != "" {
+		httpOpts.TrustedOrigins = strings.Split(f.origins, ",")
+	}
+	if f.tokens != "" {
+		ids, err := readTokens(f.tokens)
+		if err != nil {
+			return err
+		}
+		httpOpts.Verifier = ids.verify
+		contextOf = mcpserver.TokenContext(func(_ context.Context, tok *auth.TokenInfo) runtime.ExecutionContext {
+			id := tok.Extra["identity"].(identity)
+			return runtime.ExecutionContext{AllowSideEffects: f.allow, Principal: id.principal, Tenant: id.tenant, Groups: id.groups}
+		})
+	}
+	server := mcpserver.New(generated.ToolSet, exec, mcpserver.Options{Name: "incident-tools", Context: contextOf})
+	h, err := mcpserver.HTTPHandler(server, httpOpts)
+	if err != nil {
+		return err
+	}
+	l, err := net.Listen("tcp", f.addr)
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	go func() { <-ctx.Done(); srv.Close() }()
+	fmt.Fprintf(stderr, "incident-mcp: Streamable HTTP on http://%s/\n", l.Addr())
+	if err := srv.Serve(l); err != nil && err != http.ErrServerClosed {
+		return err
+	}
+	return nil
+}
+
+// fixedContext is the execution context of a server without tokens: one
+// principal for every call, writes as the owner's flag says.
+func fixedContext(allow bool) mcpserver.ContextFunc {
+	return func(context.Context, *mcp.CallToolRequest) runtime.ExecutionContext {
+		return runtime.ExecutionContext{AllowSideEffects: allow, Principal: "mcp-client"}
+	}
+}
+
+func replayStore(addr string) (runtime.ReplayStore, error) {
+	if addr == "" {
+		return runtime.NewMemoryReplayStore(), nil
+	}
+	return redisreplay.New(redis.NewClient(&redis.Options{Addr: addr}), redisreplay.Options{})
+}
+
+func isLoopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// identity is who a bearer token speaks for.
+type identity struct {
+	principal, tenant string
+	groups            []string
+}
+
+// tokens maps the SHA-256 of each token to its identity.
+type tokens map[[sha256.Size]byte]identity
+
+func readTokens(file string) (tokens, error) {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	ids := tokens{}
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	for n := 1; sc.Scan(); n++ {
+		fields := strings.Fields(sc.Text())
+		if len(fields) == 0 || strings.HasPrefix(fields[0], "#") {
+			continue
+		}
+		if len(fields) < 3 || len(fields) > 4 || len(fields[0]) < 16 {
+			return nil, fmt.Errorf("%s:%d: want: token (16 characters or more) principal tenant [group,group...]", file, n)
+		}
+		id := identity{principal: fields[1], tenant: fields[2]}
+		if len(fields) == 4 {
+			id.groups = strings.Split(fields[3], ",")
+		}
+		ids[sha256.Sum256([]byte(fields[0]))] = id
+	}
+	if len(ids) == 0 {
+		return nil, fmt.Errorf("%s: no tokens", file)
+	}
+	return ids, nil
+}
+
+// verify accepts a listed token. Tokens are compared by their digests in
+// constant time, so timing says nothing of how much of a guess was right.
+func (ids tokens) verify(_ context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
+	sum := sha256.Sum256([]byte(token))
+	for k, id := range ids {
+		if subtle.ConstantTimeCompare(k[:], sum[:]) == 1 {
+			// Static tokens do not expire; this verification holds for one request.
+			return &auth.TokenInfo{UserID: id.principal, Expiration: time.Now().Add(time.Minute),
+				Extra: map[string]any{"identity": id}}, nil
+		}
+	}
+	return nil, auth.ErrInvalidToken
 }
