@@ -31,21 +31,78 @@ import (
 	"github.com/keelgen/keel/runtime"
 )
 
+// Exit codes.
+const (
+	exitOK      = 0
+	exitChanged = 1 // -check: not current; -diff: changed
+	exitError   = 2
+)
+
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
+// options are the parsed flags.
+type options struct {
+	out, pkg, targets, lock, sign, genkey string
+	check, diff                           bool
+	pattern                               string
+}
+
 func run(args []string, stdout, stderr io.Writer) int {
+	o, ok := parseFlags(args, stderr)
+	if !ok {
+		return exitError
+	}
+	if o.genkey != "" {
+		return genkey(o.genkey, stderr)
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return fail(stderr, err)
+	}
+	cfg := gen.Config{Dir: wd, Pattern: o.pattern, OutDir: o.out, OutPkg: o.pkg, LockFile: o.lock}
+	if o.targets != "" {
+		cfg.Targets = strings.Split(o.targets, ",")
+	}
+	res, err := gen.Generate(cfg)
+	if err != nil {
+		return fail(stderr, err)
+	}
+	for _, w := range res.Warnings {
+		fmt.Fprintln(stderr, w.Format(wd))
+	}
+	if o.diff && res.Files != nil {
+		fmt.Fprint(stdout, contract.Diff(res.Previous, res.Lock, res.Changes))
+	}
+	if !res.Writable() {
+		for _, d := range res.Diagnostics {
+			fmt.Fprintln(stderr, d.Format(wd))
+		}
+		fmt.Fprintf(stderr, "keelgen: %d problem(s); nothing written\n", len(res.Diagnostics))
+		return exitError
+	}
+	if o.diff {
+		if contract.AnyChange(res.Changes) {
+			return exitChanged
+		}
+		return exitOK
+	}
+	return writeOrCheck(o, wd, res, stderr)
+}
+
+func parseFlags(args []string, stderr io.Writer) (options, bool) {
+	var o options
 	fs := flag.NewFlagSet("keelgen", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	out := fs.String("out", "generated", "output package `directory`, relative to the current directory")
-	pkg := fs.String("pkg", "", "output package `name` (default: the package already in the output directory, else its base name)")
-	targets := fs.String("targets", "", "comma-separated `providers` whose limits to warn about: openai-strict, ollama")
-	lock := fs.String("lock", "", "compare with this lock `file` instead of the output directory's keel.lock.json (e.g. the base branch's)")
-	check := fs.Bool("check", false, "write nothing; exit 1 if any generated file is stale, missing or orphaned")
-	diff := fs.Bool("diff", false, "write nothing; print what changed in the tool set against the lock, exit 1 if anything did")
-	sign := fs.String("sign", "", "after writing, sign keel.lock.json with the ed25519 private key in `keyfile` (PEM, PKCS #8)")
-	genkey := fs.String("genkey", "", "write a new ed25519 key pair to `file` (private) and file.pub (public), and exit")
+	fs.StringVar(&o.out, "out", "generated", "output package `directory`, relative to the current directory")
+	fs.StringVar(&o.pkg, "pkg", "", "output package `name` (default: the package already in the output directory, else its base name)")
+	fs.StringVar(&o.targets, "targets", "", "comma-separated `providers` whose limits to warn about: "+gen.TargetNames())
+	fs.StringVar(&o.lock, "lock", "", "compare with this lock `file` instead of the output directory's keel.lock.json (e.g. the base branch's)")
+	fs.BoolVar(&o.check, "check", false, "write nothing; exit 1 if any generated file is stale, missing or orphaned")
+	fs.BoolVar(&o.diff, "diff", false, "write nothing; print what changed in the tool set against the lock, exit 1 if anything did")
+	fs.StringVar(&o.sign, "sign", "", "after writing, sign keel.lock.json with the ed25519 private key in `keyfile` (PEM, PKCS #8)")
+	fs.StringVar(&o.genkey, "genkey", "", "write a new ed25519 key pair to `file` (private) and file.pub (public), and exit")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: keelgen [flags] [package]\n\n"+
 			"keelgen reads the //keel:tool functions of one package (default \".\") and\n"+
@@ -54,96 +111,71 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
-		return 2
+		return o, false
 	}
 	modes := 0
-	for _, on := range []bool{*check, *diff, *sign != "", *genkey != ""} {
+	for _, on := range []bool{o.check, o.diff, o.sign != "", o.genkey != ""} {
 		if on {
 			modes++
 		}
 	}
 	if fs.NArg() > 1 || modes > 1 {
 		fs.Usage()
-		return 2
+		return o, false
 	}
-	if *genkey != "" {
-		if err := signing.GenerateKey(*genkey); err != nil {
-			fmt.Fprintln(stderr, "keelgen:", err)
-			return 2
-		}
-		fmt.Fprintf(stderr, "keelgen: wrote %s (keep it secret) and %s.pub\n", *genkey, *genkey)
-		return 0
-	}
-	wd, err := os.Getwd()
-	if err != nil {
-		fmt.Fprintln(stderr, "keelgen:", err)
-		return 2
-	}
-	var targetList []string
-	if *targets != "" {
-		targetList = strings.Split(*targets, ",")
-	}
-	res, diags, err := gen.Generate(gen.Config{Dir: wd, Pattern: fs.Arg(0), OutDir: *out, OutPkg: *pkg, LockFile: *lock, Targets: targetList})
-	if err != nil {
-		fmt.Fprintln(stderr, "keelgen:", err)
-		return 2
-	}
-	if res != nil {
-		for _, w := range res.Warnings {
-			fmt.Fprintln(stderr, w.Format(wd))
-		}
-		if *diff {
-			fmt.Fprint(stdout, contract.Diff(res.Previous, res.Lock, res.Changes))
-		}
-	}
-	if len(diags) > 0 {
-		for _, d := range diags {
-			fmt.Fprintln(stderr, d.Format(wd))
-		}
-		fmt.Fprintf(stderr, "keelgen: %d problem(s); nothing written\n", len(diags))
-		return 2
-	}
-	if *diff {
-		if contract.AnyChange(res.Changes) {
-			return 1
-		}
-		return 0
-	}
+	o.pattern = fs.Arg(0)
+	return o, true
+}
+
+// writeOrCheck compares the output directory with the result, then either
+// reports (-check) or writes, and signs when asked.
+func writeOrCheck(o options, wd string, res *gen.Result, stderr io.Writer) int {
 	changes, err := output.Compare(res.OutDir, res.Files)
 	if err != nil {
-		fmt.Fprintln(stderr, "keelgen:", err)
-		return 2
+		return fail(stderr, err)
 	}
 	rel, err := filepath.Rel(wd, res.OutDir)
 	if err != nil {
 		rel = res.OutDir
 	}
+	rel = filepath.ToSlash(rel)
 	if len(changes.Refused) > 0 {
-		for _, l := range changes.RefusalLines(filepath.ToSlash(rel)) {
+		for _, l := range changes.RefusalLines(rel) {
 			fmt.Fprintln(stderr, l)
 		}
 		fmt.Fprintf(stderr, "keelgen: %d file(s) in the way; nothing written\n", len(changes.Refused))
-		return 2
+		return exitError
 	}
-	if *check {
+	if o.check {
 		if changes.Empty() {
-			return 0
+			return exitOK
 		}
-		for _, l := range changes.Lines(filepath.ToSlash(rel)) {
+		for _, l := range changes.Lines(rel) {
 			fmt.Fprintln(stderr, l)
 		}
 		fmt.Fprintln(stderr, "keelgen: generated files are not current; run go generate and commit the result")
-		return 1
+		return exitChanged
 	}
 	if err := output.Write(res.OutDir, res.Files, changes); err != nil {
-		fmt.Fprintln(stderr, "keelgen:", err)
-		return 2
+		return fail(stderr, err)
 	}
-	if *sign != "" {
-		if err := signing.SignLock(*sign, filepath.Join(res.OutDir, runtime.LockFileName)); err != nil {
-			fmt.Fprintln(stderr, "keelgen:", err)
-			return 2
+	if o.sign != "" {
+		if err := signing.SignLock(o.sign, filepath.Join(res.OutDir, runtime.LockFileName)); err != nil {
+			return fail(stderr, err)
 		}
 	}
-	return 0
+	return exitOK
+}
+
+func genkey(file string, stderr io.Writer) int {
+	if err := signing.GenerateKey(file); err != nil {
+		return fail(stderr, err)
+	}
+	fmt.Fprintf(stderr, "keelgen: wrote %s (keep it secret) and %s.pub\n", file, file)
+	return exitOK
+}
+
+func fail(stderr io.Writer, err error) int {
+	fmt.Fprintln(stderr, "keelgen:", err)
+	return exitError
 }

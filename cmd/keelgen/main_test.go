@@ -5,7 +5,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+
+	"github.com/keelgen/keel/internal/gen"
 )
 
 func keelgen(t *testing.T, args ...string) (int, string) {
@@ -13,6 +16,27 @@ func keelgen(t *testing.T, args ...string) (int, string) {
 	var stdout, stderr bytes.Buffer
 	code := run(args, &stdout, &stderr)
 	return code, stdout.String() + stderr.String()
+}
+
+// example is the generation of example/, made once: the tests of -check and
+// of writing run the command's last step on copies of generated/ with it.
+var example = sync.OnceValues(func() (*gen.Result, error) {
+	return gen.Generate(gen.Config{Dir: ".", Pattern: "../../example", OutDir: "../../generated", OutPkg: "generated"})
+})
+
+// onCopy runs the command's compare-and-write step (with -check, or not) for
+// the example's generation on dir, a copy of generated/.
+func onCopy(t *testing.T, dir string, check bool) (int, string) {
+	t.Helper()
+	res, err := example()
+	if err != nil || !res.Writable() {
+		t.Fatalf("generating the example: %v %v", err, res.Diagnostics)
+	}
+	r := *res
+	r.OutDir = dir
+	var stderr bytes.Buffer
+	code := writeOrCheck(options{check: check}, ".", &r, &stderr)
+	return code, stderr.String()
 }
 
 // The committed generated/ is what keelgen writes for example/ today.
@@ -66,13 +90,13 @@ func TestCheckExitCodes(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			dir := copyDir(t, "../../generated")
-			if code, out := keelgen(t, "-check", "-pkg", "generated", "-out", dir, "../../example"); code != 0 {
+			if code, out := onCopy(t, dir, true); code != 0 {
 				t.Fatalf("undamaged copy: exit %d\n%s", code, out)
 			}
 			if err := c.damage(dir); err != nil {
 				t.Fatal(err)
 			}
-			code, out := keelgen(t, "-check", "-pkg", "generated", "-out", dir, "../../example")
+			code, out := onCopy(t, dir, true)
 			if code != 1 || !strings.Contains(out, c.want) {
 				t.Fatalf("exit %d, want 1 with %q:\n%s", code, c.want, out)
 			}
@@ -80,10 +104,10 @@ func TestCheckExitCodes(t *testing.T) {
 			if err := os.WriteFile(filepath.Join(dir, "handwritten.go"), []byte("package generated\n"), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			if code, out := keelgen(t, "-pkg", "generated", "-out", dir, "../../example"); code != 0 {
+			if code, out := onCopy(t, dir, false); code != 0 {
 				t.Fatalf("repair run: exit %d\n%s", code, out)
 			}
-			if code, out := keelgen(t, "-check", "-pkg", "generated", "-out", dir, "../../example"); code != 0 {
+			if code, out := onCopy(t, dir, true); code != 0 {
 				t.Fatalf("after repair: exit %d\n%s", code, out)
 			}
 			if _, err := os.Stat(filepath.Join(dir, "handwritten.go")); err != nil {
@@ -102,10 +126,10 @@ func TestFilesKeelgenDoesNotOwn(t *testing.T) {
 	if err := os.WriteFile(mine, []byte("{}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if code, out := keelgen(t, "-check", "-pkg", "generated", "-out", dir, "../../example"); code != 0 {
+	if code, out := onCopy(t, dir, true); code != 0 {
 		t.Fatalf("-check with a user's schema file: exit %d\n%s", code, out)
 	}
-	if code, out := keelgen(t, "-pkg", "generated", "-out", dir, "../../example"); code != 0 {
+	if code, out := onCopy(t, dir, false); code != 0 {
 		t.Fatalf("run with a user's schema file: exit %d\n%s", code, out)
 	}
 	if _, err := os.Stat(mine); err != nil {
@@ -117,12 +141,15 @@ func TestFilesKeelgenDoesNotOwn(t *testing.T) {
 	if err := os.WriteFile(goFile, []byte("package generated\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	for _, mode := range [][]string{{"-check"}, {}} {
-		args := append(mode, "-pkg", "generated", "-out", dir, "../../example")
-		code, out := keelgen(t, args...)
+	for _, check := range []bool{true, false} {
+		code, out := onCopy(t, dir, check)
 		if code != 2 || !strings.Contains(out, "keel_tools.go: exists without keelgen's header") || !strings.Contains(out, "nothing written") {
-			t.Fatalf("keelgen %v over a hand-written keel_tools.go: exit %d\n%s", mode, code, out)
+			t.Fatalf("check=%v over a hand-written keel_tools.go: exit %d\n%s", check, code, out)
 		}
+	}
+	// The whole command says the same.
+	if code, out := keelgen(t, "-check", "-pkg", "generated", "-out", dir, "../../example"); code != 2 || !strings.Contains(out, "nothing written") {
+		t.Fatalf("keelgen -check over a hand-written keel_tools.go: exit %d\n%s", code, out)
 	}
 	if b, _ := os.ReadFile(goFile); string(b) != "package generated\n" {
 		t.Fatal("keelgen overwrote a file it does not own")

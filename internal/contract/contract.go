@@ -15,7 +15,6 @@ import (
 	"sort"
 
 	"github.com/keelgen/keel/internal/model"
-	"github.com/keelgen/keel/internal/render"
 	"github.com/keelgen/keel/runtime"
 )
 
@@ -68,7 +67,7 @@ func (c ToolChange) Level() Level {
 
 // Infos turns the model and its schemas into the contracts the runtime will
 // hold, in tool-name order.
-func Infos(pkg *model.Package, schemas map[string]render.Schemas) []runtime.ToolInfo {
+func Infos(pkg *model.Package, schemas map[string]model.Schemas) []runtime.ToolInfo {
 	var infos []runtime.ToolInfo
 	for _, t := range pkg.Tools {
 		s := schemas[t.Name]

@@ -1,18 +1,20 @@
-// Package gen is keelgen's pure core: Generate runs the stages
+// Package gen is keelgen's core: Generate runs the stages
 //
 //	load (go/packages) → model → schema (invopop/jsonschema)
 //	→ contract (lock, version gate) → render (jennifer)
 //
-// and returns the files and every diagnostic. It reads the committed lock
-// and schemas to compare with, and writes nothing.
+// and returns the files and every diagnostic. It reads the handler package,
+// the committed lock and schemas, and runs the schema program (go run); it
+// writes nothing: the command writes, and only a Result that may be written.
 package gen
 
 import (
+	"errors"
 	"fmt"
 	"go/parser"
 	"go/token"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 	"unicode"
 
@@ -26,6 +28,13 @@ import (
 	"github.com/keelgen/keel/runtime"
 )
 
+// SchemaSource is the schema stage: the input and output schema of every
+// tool of a package. schema.Program is the real one; tests of other stages
+// may give another.
+type SchemaSource interface {
+	Schemas(pkg *model.Package) (map[string]model.Schemas, []model.Diagnostic, error)
+}
+
 // Config says what to read and where the output package lives.
 type Config struct {
 	// Dir is the directory Pattern and a relative OutDir are resolved in.
@@ -34,9 +43,8 @@ type Config struct {
 	Pattern string
 	// OutDir is the output package's directory.
 	OutDir string
-	// Targets names the providers whose limits to check at generate time:
-	// "openai-strict" (tools that cannot be offered in strict mode) and
-	// "ollama" (constraints Ollama's server drops). Findings are warnings.
+	// Targets names the providers whose limits to check at generate time
+	// (see Targets). Findings are warnings.
 	Targets []string
 	// LockFile is the lock the version gate compares with (default: the
 	// keel.lock.json in OutDir), e.g. the base branch's copy in CI.
@@ -44,41 +52,129 @@ type Config struct {
 	// OutPkg is the output package's name (default: the package of the Go
 	// files already in OutDir, else OutDir's base name).
 	OutPkg string
+	// Schemas is the schema stage (default schema.Program{}).
+	Schemas SchemaSource
 }
 
-// Result is what Generate produced.
+// Target is a provider whose limits keelgen can warn about.
+type Target struct {
+	Name string
+	What string // for the flag's help
+	// Problems lists what the provider cannot take of an input schema.
+	Problems func(input []byte) []string
+}
+
+// Targets are the providers -targets knows, in the order they are listed.
+var Targets = []Target{
+	{Name: "openai-strict", What: "tools OpenAI strict mode cannot take, and why", Problems: func(in []byte) []string {
+		var out []string
+		for _, p := range openai.StrictProblems(in) {
+			out = append(out, "not offered in OpenAI strict mode: "+p)
+		}
+		return out
+	}},
+	{Name: "ollama", What: "keywords Ollama's server drops", Problems: func(in []byte) []string {
+		if lost := ollama.Lost(in); len(lost) > 0 {
+			return []string{fmt.Sprintf("Ollama drops %s (the safe form repeats them in descriptions; keel still validates them)", strings.Join(lost, ", "))}
+		}
+		return nil
+	}},
+}
+
+// TargetNames lists the names of Targets, comma-separated.
+func TargetNames() string {
+	names := make([]string, len(Targets))
+	for i, t := range Targets {
+		names[i] = t.Name
+	}
+	return strings.Join(names, ", ")
+}
+
+func target(name string) (Target, bool) {
+	i := slices.IndexFunc(Targets, func(t Target) bool { return t.Name == name })
+	if i < 0 {
+		return Target{}, false
+	}
+	return Targets[i], true
+}
+
+// Result is what Generate produced. Diagnostics are problems in the user's
+// code; a Result with any may not be written (Writable says so), but its
+// contract fields still serve -diff when only the version gate refused.
 type Result struct {
-	OutDir string        // absolute
-	Files  []render.File // paths relative to OutDir, in a fixed order
-	// The contract: the lock compared with, the new lock, what changed,
-	// and warnings (effect escalations) that do not stop generation.
+	OutDir      string        // absolute
+	Files       []render.File // paths relative to OutDir, in a fixed order; nil when loading or schemas failed
+	Diagnostics []model.Diagnostic
+	Warnings    []model.Diagnostic
+	// The contract: the lock compared with, the new lock, and what changed.
 	Previous *contract.Previous
 	Lock     runtime.Lock
 	Changes  []contract.ToolChange
-	Warnings []model.Diagnostic
 }
 
-// Generate reads the handler package and renders its whitelist. A non-nil
-// error means keelgen itself could not run (exit 2); diagnostics are problems
-// in the user's code, all of them. With diagnostics the Result is nil, except
-// when only the version gate refused: then it is returned for -diff, and must
-// not be written.
-func Generate(cfg Config) (*Result, []model.Diagnostic, error) {
-	if cfg.Pattern == "" {
-		cfg.Pattern = "."
-	}
-	dir, err := filepath.Abs(cfg.Dir)
+// Writable reports whether the files may be written: no diagnostics.
+func (r *Result) Writable() bool { return len(r.Diagnostics) == 0 && r.Files != nil }
+
+// Generate reads the handler package and renders its whitelist. An error
+// means keelgen itself could not run (exit 2); problems in the user's code
+// are the Result's Diagnostics, all of them.
+func Generate(cfg Config) (*Result, error) {
+	dir, outDir, outPkg, err := resolve(cfg)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
+	}
+	var targets []Target
+	for _, name := range cfg.Targets {
+		t, ok := target(name)
+		if !ok {
+			return nil, fmt.Errorf("unknown target %q (targets are %s)", name, TargetNames())
+		}
+		targets = append(targets, t)
+	}
+	if cfg.Schemas == nil {
+		cfg.Schemas = schema.Program{}
+	}
+	res := &Result{OutDir: outDir}
+	pkg, diags, err := load.Load(dir, cfg.Pattern)
+	if err != nil || len(diags) > 0 {
+		res.Diagnostics = diags
+		return res, err
+	}
+	if filepath.Clean(pkg.Dir) == filepath.Clean(outDir) {
+		return nil, errors.New("the output directory is the handler package's own directory; the whitelist must be a separate package")
+	}
+	schemas, diags, err := cfg.Schemas.Schemas(pkg)
+	if err != nil || len(diags) > 0 {
+		res.Diagnostics = diags
+		return res, err
+	}
+	if err := res.compareContract(cfg, dir, pkg, schemas); err != nil {
+		return nil, err
+	}
+	lockFile, err := res.Lock.Marshal()
+	if err != nil {
+		return nil, err
+	}
+	if res.Files, err = render.Files(pkg, outPkg, schemas, lockFile, res.Lock.SetDigest); err != nil {
+		return nil, err
+	}
+	res.Warnings = append(res.Warnings, targetWarnings(targets, pkg, schemas)...)
+	return res, nil
+}
+
+// resolve makes the directories absolute and picks the output package name.
+func resolve(cfg Config) (dir, outDir, outPkg string, err error) {
+	if dir, err = filepath.Abs(cfg.Dir); err != nil {
+		return "", "", "", err
 	}
 	if cfg.OutDir == "" {
-		return nil, nil, fmt.Errorf("no output directory given")
+		return "", "", "", errors.New("no output directory given")
 	}
-	outDir := cfg.OutDir
+	outDir = cfg.OutDir
 	if !filepath.IsAbs(outDir) {
 		outDir = filepath.Join(dir, outDir)
 	}
-	outPkg := cfg.OutPkg
+	outPkg = cfg.OutPkg
 	if outPkg == "" {
 		outPkg = existingPackage(outDir)
 	}
@@ -86,71 +182,42 @@ func Generate(cfg Config) (*Result, []model.Diagnostic, error) {
 		outPkg = packageName(filepath.Base(outDir))
 	}
 	if !token.IsIdentifier(outPkg) {
-		return nil, nil, fmt.Errorf("output package name %q is not a Go identifier; set -pkg", outPkg)
+		return "", "", "", fmt.Errorf("output package name %q is not a Go identifier; set -pkg", outPkg)
 	}
+	return dir, outDir, outPkg, nil
+}
 
-	for _, t := range cfg.Targets {
-		if t != "openai-strict" && t != "ollama" {
-			return nil, nil, fmt.Errorf("unknown target %q (targets are openai-strict, ollama)", t)
-		}
-	}
-	pkg, diags, err := load.Load(dir, cfg.Pattern)
-	if err != nil || len(diags) > 0 {
-		return nil, diags, err
-	}
-	if filepath.Clean(pkg.Dir) == filepath.Clean(outDir) {
-		return nil, nil, fmt.Errorf("the output directory is the handler package's own directory; the whitelist must be a separate package")
-	}
-	schemas, diags, err := schema.Generate(pkg)
-	if err != nil || len(diags) > 0 {
-		return nil, diags, err
-	}
-
-	// The contract stage: compare with the committed lock, gate versions.
+// compareContract is the contract stage: compare with the committed lock
+// and gate versions. A refused change is a diagnostic; an escalation a
+// warning.
+func (r *Result) compareContract(cfg Config, dir string, pkg *model.Package, schemas map[string]model.Schemas) error {
 	lockPath := cfg.LockFile
 	if lockPath == "" {
-		lockPath = filepath.Join(outDir, runtime.LockFileName)
+		lockPath = filepath.Join(r.OutDir, runtime.LockFileName)
 	} else if !filepath.IsAbs(lockPath) {
 		lockPath = filepath.Join(dir, lockPath)
 	}
-	prev, err := contract.ReadPrevious(lockPath, filepath.Join(outDir, render.SchemaDir))
+	prev, err := contract.ReadPrevious(lockPath, filepath.Join(r.OutDir, render.SchemaDir))
 	if err != nil {
-		return nil, nil, err
+		return err
 	}
 	changes, lock, err := contract.Compare(prev, contract.Infos(pkg, schemas))
 	if err != nil {
-		return nil, nil, err
+		return err
 	}
-	refusals, warnings := contract.Gate(changes, pkg.Tools)
-	lockFile, err := lock.Marshal()
-	if err != nil {
-		return nil, nil, err
-	}
-	files, err := render.Files(pkg, outPkg, schemas, lockFile, lock.SetDigest)
-	if err != nil {
-		return nil, nil, err
-	}
-	warnings = append(warnings, targetWarnings(cfg.Targets, pkg, schemas)...)
-	res := &Result{OutDir: outDir, Files: files, Previous: prev, Lock: lock, Changes: changes, Warnings: warnings}
-	return res, refusals, nil
+	r.Previous, r.Lock, r.Changes = prev, lock, changes
+	r.Diagnostics, r.Warnings = contract.Gate(changes, pkg.Tools)
+	return nil
 }
 
 // targetWarnings reports, at each tool's directive, what a target provider
 // cannot take of its input schema.
-func targetWarnings(targets []string, pkg *model.Package, schemas map[string]render.Schemas) []model.Diagnostic {
+func targetWarnings(targets []Target, pkg *model.Package, schemas map[string]model.Schemas) []model.Diagnostic {
 	var out []model.Diagnostic
 	for _, target := range targets {
 		for _, t := range pkg.Tools {
-			in := schemas[t.Name].Input
-			switch target {
-			case "openai-strict":
-				for _, p := range openai.StrictProblems(in) {
-					out = append(out, model.Diagnostic{Pos: t.Pos, Message: fmt.Sprintf("warning: %s: not offered in OpenAI strict mode: %s", t.Name, p)})
-				}
-			case "ollama":
-				if lost := ollama.Lost(in); len(lost) > 0 {
-					out = append(out, model.Diagnostic{Pos: t.Pos, Message: fmt.Sprintf("warning: %s: Ollama drops %s (the safe form repeats them in descriptions; keel still validates them)", t.Name, strings.Join(lost, ", "))})
-				}
+			for _, p := range target.Problems(schemas[t.Name].Input) {
+				out = append(out, model.Diagnostic{Pos: t.Pos, Message: fmt.Sprintf("warning: %s: %s", t.Name, p)})
 			}
 		}
 	}
@@ -160,8 +227,7 @@ func targetWarnings(targets []string, pkg *model.Package, schemas map[string]ren
 // existingPackage returns the package name of the Go files already in dir,
 // so a renamed directory keeps its package; "" when there are none.
 func existingPackage(dir string) string {
-	files, _ := filepath.Glob(filepath.Join(dir, "*.go"))
-	sort.Strings(files)
+	files, _ := filepath.Glob(filepath.Join(dir, "*.go")) // sorted
 	for _, f := range files {
 		if strings.HasSuffix(f, "_test.go") {
 			continue

@@ -22,14 +22,14 @@ var update = flag.Bool("update", false, "rewrite the golden files under testdata
 
 func generate(t *testing.T, cfg gen.Config) *gen.Result {
 	t.Helper()
-	res, diags, err := gen.Generate(cfg)
+	res, err := gen.Generate(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, d := range diags {
+	for _, d := range res.Diagnostics {
 		t.Error(d.Format(cfg.Dir))
 	}
-	if len(diags) > 0 {
+	if !res.Writable() {
 		t.FailNow()
 	}
 	return res
@@ -160,15 +160,15 @@ func TestDiagnostics(t *testing.T) {
 			}
 		}
 		testmod.Write(t, dir, files)
-		res, diags, err := gen.Generate(gen.Config{Dir: dir, OutDir: "out"})
+		res, err := gen.Generate(gen.Config{Dir: dir, OutDir: "out"})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if res != nil {
+		if res.Writable() || res.Files != nil {
 			t.Fatal("Generate returned files for a package with problems")
 		}
 		var got strings.Builder
-		for _, d := range diags {
+		for _, d := range res.Diagnostics {
 			got.WriteString(d.Format(dir) + "\n")
 		}
 		return got.String()
@@ -193,12 +193,12 @@ func TestContractChanges(t *testing.T) {
 			t.Fatal(err)
 		}
 		testmod.Write(t, dir, map[string]string{"h/h.go": sections["new.go"]})
-		res, diags, err := gen.Generate(cfg)
+		res, err := gen.Generate(cfg)
 		if err != nil {
 			t.Fatal(err)
 		}
 		var got strings.Builder
-		for _, list := range [][]model.Diagnostic{res.Warnings, diags} {
+		for _, list := range [][]model.Diagnostic{res.Warnings, res.Diagnostics} {
 			for _, d := range list {
 				got.WriteString(d.Format(dir) + "\n")
 			}
@@ -232,7 +232,7 @@ func TestTargetWarnings(t *testing.T) {
 	if got.String() != string(want) {
 		t.Fatalf("warnings:\n%s\nwant:\n%s", got.String(), want)
 	}
-	if _, _, err := gen.Generate(gen.Config{Dir: dir, Pattern: "./in", OutDir: "out", Targets: []string{"gemini"}}); err == nil {
+	if _, err := gen.Generate(gen.Config{Dir: dir, Pattern: "./in", OutDir: "out", Targets: []string{"gemini"}}); err == nil {
 		t.Fatal("an unknown target was accepted")
 	}
 }

@@ -79,6 +79,12 @@ func Ident(name string) string {
 	return s
 }
 
+// Schemas are one tool's input and output JSON Schema, formatted as keelgen
+// writes them.
+type Schemas struct {
+	Input, Output []byte
+}
+
 // Diagnostic is one problem, at a position in the user's source.
 type Diagnostic struct {
 	Pos     token.Position

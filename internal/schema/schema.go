@@ -1,8 +1,11 @@
 // Package schema is keelgen's schema stage: it produces each tool's input
 // and output JSON Schema with github.com/invopop/jsonschema from the real Go
-// types. The reflector works on reflect.Type at run time, so keelgen writes a
-// throwaway program into the handler package's directory (inside the user's
-// module, so it builds with the user's go.mod), runs it, and deletes it.
+// types. The reflector works on reflect.Type at run time, so keelgen renders
+// a throwaway program and runs it with go run as if it lived in the handler
+// package's directory (so it builds with the user's go.mod): an -overlay
+// places it there, and nothing is written into the user's tree. Its path
+// is fixed, so the go command's cache answers a second run of the same
+// program without a build.
 package schema
 
 import (
@@ -11,25 +14,30 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"maps"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/dave/jennifer/jen"
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/invopop/jsonschema"
 
+	"github.com/keelgen/keel/internal/gocode"
 	"github.com/keelgen/keel/internal/model"
-	"github.com/keelgen/keel/internal/render"
 )
 
 const reflectorPkg = "github.com/invopop/jsonschema"
 
-// Generate returns the formatted schemas of every tool in pkg, keyed by tool
+// Program is the schema stage as it runs for users: the reflector in a go
+// run of a generated program.
+type Program struct{}
+
+// Schemas returns the formatted schemas of every tool in pkg, keyed by tool
 // name. Schemas whose root is not an object come back as diagnostics.
-func Generate(pkg *model.Package) (map[string]render.Schemas, []model.Diagnostic, error) {
+func (Program) Schemas(pkg *model.Package) (map[string]model.Schemas, []model.Diagnostic, error) {
 	if len(pkg.Tools) == 0 {
-		return map[string]render.Schemas{}, nil, nil
+		return map[string]model.Schemas{}, nil, nil
 	}
 	src, err := program(pkg)
 	if err != nil {
@@ -43,14 +51,14 @@ func Generate(pkg *model.Package) (map[string]render.Schemas, []model.Diagnostic
 	if err := json.Unmarshal(raw, &pairs); err != nil {
 		return nil, nil, fmt.Errorf("reading reflected schemas: %w", err)
 	}
-	out := map[string]render.Schemas{}
+	out := map[string]model.Schemas{}
 	var diags []model.Diagnostic
 	for _, t := range pkg.Tools {
 		pair, ok := pairs[t.Name]
 		if !ok {
 			return nil, nil, fmt.Errorf("reflected schemas lack tool %s", t.Name)
 		}
-		var s render.Schemas
+		var s model.Schemas
 		for i, dst := range []*[]byte{&s.Input, &s.Output} {
 			side := [2]string{"input", "output"}[i]
 			if msg := checkRoot(pair[i]); msg != "" {
@@ -97,39 +105,37 @@ func format(doc []byte) ([]byte, error) {
 // and a reflector configured for the design's schema shape.
 func program(pkg *model.Package) ([]byte, error) {
 	f := jen.NewFile("main")
-	f.HeaderComment(render.Header)
+	f.HeaderComment(gocode.Header)
 	f.Comment("keelgen's throwaway schema program; it deletes it after running it.")
 	for _, t := range pkg.Tools {
 		if t.Form == model.PlainParams {
-			f.Add(render.ArgsStruct(t))
+			f.Add(gocode.ArgsStruct(t))
 		}
 	}
-	keys := make([]string, 0, len(pkg.Comments))
-	for k := range pkg.Comments {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
 	comments := jen.Dict{}
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(pkg.Comments)) {
 		comments[jen.Lit(k)] = jen.Lit(pkg.Comments[k])
 	}
 	typeOf := func(c jen.Code) jen.Code {
-		return jen.Id("reflectType").Call(jen.Qual("reflect", "TypeFor").Types(c).Call())
+		return jen.Id("reflectType").Call(jen.Id("r"), jen.Qual("reflect", "TypeFor").Types(c).Call())
 	}
+	// reflectType is a top-level function, not a closure in main: a closure
+	// called twice per tool makes the compiler's inliner re-walk all of main
+	// for each call, quadratic in the number of tools.
+	f.Func().Id("reflectType").Params(jen.Id("r").Op("*").Qual(reflectorPkg, "Reflector"), jen.Id("t").Qual("reflect", "Type")).Op("*").Qual(reflectorPkg, "Schema").Block(
+		jen.Id("s").Op(":=").Id("r").Dot("ReflectFromType").Call(jen.Id("t")),
+		jen.Id("s").Dot("Version").Op("=").Lit(""), // the runtime compiles as 2020-12
+		jen.Return(jen.Id("s")),
+	)
 	f.Func().Id("main").Params().Block(
 		jen.Id("r").Op(":=").Op("&").Qual(reflectorPkg, "Reflector").Values(jen.Dict{
 			jen.Id("DoNotReference"): jen.True(), // inline every type
 			jen.Id("Anonymous"):      jen.True(), // no $id derived from the package path
 			jen.Id("CommentMap"):     jen.Map(jen.String()).String().Values(comments),
 		}),
-		jen.Id("reflectType").Op(":=").Func().Params(jen.Id("t").Qual("reflect", "Type")).Op("*").Qual(reflectorPkg, "Schema").Block(
-			jen.Id("s").Op(":=").Id("r").Dot("ReflectFromType").Call(jen.Id("t")),
-			jen.Id("s").Dot("Version").Op("=").Lit(""), // the runtime compiles as 2020-12
-			jen.Return(jen.Id("s")),
-		),
 		jen.Id("out").Op(":=").Map(jen.String()).Index(jen.Lit(2)).Op("*").Qual(reflectorPkg, "Schema").Values(jen.DictFunc(func(d jen.Dict) {
 			for _, t := range pkg.Tools {
-				d[jen.Lit(t.Name)] = jen.Values(typeOf(render.ArgsType(t)), typeOf(render.TypeCode(t.Result)))
+				d[jen.Lit(t.Name)] = jen.Values(typeOf(gocode.ArgsType(t)), typeOf(gocode.TypeCode(t.Result)))
 			}
 		})),
 		jen.If(jen.Err().Op(":=").Qual("encoding/json", "NewEncoder").Call(jen.Qual("os", "Stdout")).Dot("Encode").Call(jen.Id("out")), jen.Err().Op("!=").Nil()).Block(
@@ -144,19 +150,35 @@ func program(pkg *model.Package) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// run builds and runs the program in a temporary directory inside dir and
-// returns its standard output. The directory is removed in every case.
+// programDir is where the program seems to live, inside the handler
+// package's directory; the go command ignores names starting with a dot
+// for ./... patterns.
+const programDir = ".keelgen-schema"
+
+// run runs the program as the package dir/.keelgen-schema, through an
+// overlay: the source is a temporary file outside the user's tree, removed
+// in every case. It returns the program's standard output.
 func run(dir string, src []byte) ([]byte, error) {
-	tmp, err := os.MkdirTemp(dir, ".keelgen-schema-")
+	tmp, err := os.MkdirTemp("", "keelgen-schema-")
 	if err != nil {
 		return nil, fmt.Errorf("schema program: %w", err)
 	}
 	defer os.RemoveAll(tmp)
-	if err := os.WriteFile(filepath.Join(tmp, "main.go"), src, 0o644); err != nil {
+	mainFile := filepath.Join(tmp, "main.go")
+	overlay, err := json.Marshal(map[string]map[string]string{"Replace": {filepath.Join(dir, programDir, "main.go"): mainFile}})
+	if err == nil {
+		err = os.WriteFile(mainFile, src, 0o644)
+	}
+	if err == nil {
+		err = os.WriteFile(filepath.Join(tmp, "overlay.json"), overlay, 0o644)
+	}
+	if err != nil {
 		return nil, fmt.Errorf("schema program: %w", err)
 	}
-	cmd := exec.Command("go", "run", ".")
-	cmd.Dir = tmp
+	// -trimpath: the program's identity does not depend on where the
+	// module lives, so the same program elsewhere is a cache hit too.
+	cmd := exec.Command("go", "run", "-trimpath", "-overlay", filepath.Join(tmp, "overlay.json"), "./"+programDir)
+	cmd.Dir = dir
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {

@@ -115,6 +115,8 @@ func MustGo(t testing.TB, dir string, args ...string) string {
 func command(dir string, args ...string) *exec.Cmd {
 	cmd := exec.Command("go", args...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOWORK=off")
+	// -trimpath keeps the throwaway directory out of every build: the same
+	// sources in another test's module hit the build and run caches.
+	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod -trimpath", "GOWORK=off")
 	return cmd
 }
