@@ -7,13 +7,14 @@ package generated
 import (
 	"context"
 	"embed"
-	example "github.com/keelgen/keel/example"
-	runtime "github.com/keelgen/keel/runtime"
 	"time"
+
+	"github.com/keelgen/keel/example"
+	"github.com/keelgen/keel/runtime"
 )
 
 // The runtime must be at least as new as the generator that wrote this file.
-const _ = runtime.IsAtLeastVersion0_2_0
+const _ = runtime.IsAtLeastVersion0_3_0
 
 // SetDigest identifies this exact tool set: the set_digest of keel.lock.json.
 // The executor recomputes it from the embedded contracts before it accepts a call.
@@ -22,8 +23,8 @@ const SetDigest = "sha256:9e1a400909329dd67ca30ef3824ad3c570a99078cdad27434287da
 // Tool names. Harness code that names a tool by its constant stops compiling
 // when the tool is removed.
 const (
-	ToolCreateTicket   string = "create_ticket"
-	ToolLookupIncident string = "lookup_incident"
+	ToolCreateTicket   = "create_ticket"
+	ToolLookupIncident = "lookup_incident"
 )
 
 // Handler signatures as generated. A changed handler fails to compile here;
@@ -51,30 +52,28 @@ var schemaLookupIncidentInput []byte
 //go:embed schemas/lookup_incident.output.json
 var schemaLookupIncidentOutput []byte
 
-// toolCreateTicket binds create_ticket 1.0 (effect write) to example.CreateTicket.
 var toolCreateTicket = runtime.NewTool(runtime.ToolInfo{
-	Description:  "CreateTicket opens a follow-up ticket for an incident. It writes to the ticket system, so it runs only with approval.",
+	Name:         ToolCreateTicket,
+	Version:      "1.0",
 	Effect:       runtime.EffectWrite,
+	Description:  "CreateTicket opens a follow-up ticket for an incident. It writes to the ticket system, so it runs only with approval.",
+	Timeout:      5 * time.Second,
 	Errors:       []runtime.Code{"incident_not_found"},
 	InputSchema:  schemaCreateTicketInput,
-	Name:         ToolCreateTicket,
 	OutputSchema: schemaCreateTicketOutput,
-	Timeout:      5 * time.Second,
-	Version:      "1.0",
 }, runtime.Handle(func(ctx context.Context, args CreateTicketArgs) (example.Ticket, error) {
 	return example.CreateTicket(ctx, args.IncidentID, args.Summary)
 }))
 
-// toolLookupIncident binds lookup_incident 1.0 (effect read) to example.LookupIncident.
 var toolLookupIncident = runtime.NewTool(runtime.ToolInfo{
-	Description:  "LookupIncident returns one incident record by its id.",
+	Name:         ToolLookupIncident,
+	Version:      "1.0",
 	Effect:       runtime.EffectRead,
+	Description:  "LookupIncident returns one incident record by its id.",
+	Timeout:      2 * time.Second,
 	Errors:       []runtime.Code{"incident_not_found"},
 	InputSchema:  schemaLookupIncidentInput,
-	Name:         ToolLookupIncident,
 	OutputSchema: schemaLookupIncidentOutput,
-	Timeout:      2 * time.Second,
-	Version:      "1.0",
 }, runtime.Handle(example.LookupIncident))
 
 // ToolSet is what the executor holds: the tools a model can call, selected
@@ -96,6 +95,11 @@ func (toolSet) Lookup(name string) *runtime.Tool {
 	}
 }
 
+// Tools returns every tool, sorted by name.
+func (toolSet) Tools() []*runtime.Tool {
+	return []*runtime.Tool{toolCreateTicket, toolLookupIncident}
+}
+
 // lockFS holds keel.lock.json and, once keelgen -sign has signed it,
 // keel.lock.json.sig.
 //
@@ -104,30 +108,13 @@ var lockFS embed.FS
 
 // Lock returns the embedded lock and its signature (nil when unsigned).
 func (toolSet) Lock() (lock, signature []byte) {
-	lock, _ = lockFS.ReadFile("keel.lock.json")
-	signature, _ = lockFS.ReadFile("keel.lock.json.sig")
-	return lock, signature
-}
-
-// Tools returns every tool, sorted by name.
-func (toolSet) Tools() []*runtime.Tool {
-	return []*runtime.Tool{toolCreateTicket, toolLookupIncident}
+	return runtime.EmbeddedLock(lockFS)
 }
 
 // ModelTools is what the model sees: each tool's name, description and
 // parameters schema, sorted by name.
 func ModelTools() []runtime.ModelTool {
-	return []runtime.ModelTool{{
-		Description: "CreateTicket opens a follow-up ticket for an incident. It writes to the ticket system, so it runs only with approval.",
-		ErrorCodes:  []runtime.Code{"incident_not_found"},
-		Name:        ToolCreateTicket,
-		Parameters:  schemaCreateTicketInput,
-	}, {
-		Description: "LookupIncident returns one incident record by its id.",
-		ErrorCodes:  []runtime.Code{"incident_not_found"},
-		Name:        ToolLookupIncident,
-		Parameters:  schemaLookupIncidentInput,
-	}}
+	return runtime.ModelTools(ToolSet)
 }
 
 // NewExecutor returns an executor for ToolSet.

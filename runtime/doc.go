@@ -10,10 +10,14 @@
 package runtime
 
 // Version is the version of this runtime package.
-const Version = "0.2.0"
+const Version = "0.3.0"
 
 // IsAtLeastVersion0_2_0 is referenced by keelgen's generated code. If the
 // runtime a program links is older than the generator that wrote the code,
 // the constant is missing and the build fails, instead of misbehaving later.
 // (0.2.0: ToolSet.Lock and start-up verification of keel.lock.json.)
 const IsAtLeastVersion0_2_0 = true
+
+// IsAtLeastVersion0_3_0 is referenced by code generated since runtime
+// ModelTools and EmbeddedLock took over bodies keelgen used to write.
+const IsAtLeastVersion0_3_0 = true

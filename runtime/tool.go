@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"slices"
 	"sync"
 	"time"
@@ -87,6 +88,28 @@ type ToolSet interface {
 	// Lock returns the embedded keel.lock.json and, when the lock was
 	// signed (keelgen -sign), its detached signature; nil when absent.
 	Lock() (lock, signature []byte)
+}
+
+// ModelTools is what a model is shown of set: each tool's name,
+// description, parameters schema and business codes, in the set's order
+// (sorted by name). Generated code's ModelTools calls it, so every
+// description is written once, in the tool's contract.
+func ModelTools(set ToolSet) []ModelTool {
+	tools := set.Tools()
+	out := make([]ModelTool, 0, len(tools))
+	for _, t := range tools {
+		info := t.Info() // a copy: the caller cannot reach the executor's schema
+		out = append(out, ModelTool{Name: info.Name, Description: info.Description, Parameters: info.InputSchema, ErrorCodes: info.Errors})
+	}
+	return out
+}
+
+// EmbeddedLock reads keel.lock.json and its detached signature from the
+// generated package's embedded files; either is nil when absent.
+func EmbeddedLock(fsys fs.FS) (lock, signature []byte) {
+	lock, _ = fs.ReadFile(fsys, LockFileName)
+	signature, _ = fs.ReadFile(fsys, SignatureFileName)
+	return lock, signature
 }
 
 // ModelTool is what a model is shown of a tool.

@@ -91,3 +91,41 @@ func ArgsType(t *model.Tool) jen.Code {
 	}
 	return TypeCode(t.Args)
 }
+
+// Packages calls add with the path and name of every package whose named
+// types t refers to; seen stops it from walking a type twice.
+func Packages(t types.Type, seen map[types.Type]bool, add func(path, name string)) {
+	if t == nil || seen[t] {
+		return
+	}
+	seen[t] = true
+	switch t := t.(type) {
+	case *types.Alias:
+		if pkg := t.Obj().Pkg(); pkg != nil {
+			add(pkg.Path(), pkg.Name())
+		}
+		Packages(types.Unalias(t), seen, add)
+	case *types.Named:
+		if pkg := t.Obj().Pkg(); pkg != nil {
+			add(pkg.Path(), pkg.Name())
+		}
+		if args := t.TypeArgs(); args != nil {
+			for i := 0; i < args.Len(); i++ {
+				Packages(args.At(i), seen, add)
+			}
+		}
+	case *types.Pointer:
+		Packages(t.Elem(), seen, add)
+	case *types.Slice:
+		Packages(t.Elem(), seen, add)
+	case *types.Array:
+		Packages(t.Elem(), seen, add)
+	case *types.Map:
+		Packages(t.Key(), seen, add)
+		Packages(t.Elem(), seen, add)
+	case *types.Struct:
+		for i := 0; i < t.NumFields(); i++ {
+			Packages(t.Field(i).Type(), seen, add)
+		}
+	}
+}

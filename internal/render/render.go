@@ -1,11 +1,19 @@
 // Package render is keelgen's last stage: from the model and the schemas it
 // writes, with jennifer, the Go file of the compiled whitelist and the
-// schema files. It is pure: it returns files and writes nothing.
+// schema files. It is pure: it returns files and writes nothing. Files
+// renders the Go file one section at a time, in the order a reviewer reads
+// it; each section is one function below.
 package render
 
 import (
 	"bytes"
 	"fmt"
+	"go/format"
+	"go/parser"
+	"go/token"
+	"go/types"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -34,6 +42,10 @@ const SchemaDir = "schemas"
 
 const runtimePkg = "github.com/keelgen/keel/runtime"
 
+// handshake is the runtime constant generated code references: a runtime
+// older than this generator fails to compile it.
+const handshake = "IsAtLeastVersion0_3_0"
+
 // File is one output file, with a slash-separated path relative to the
 // output directory.
 type File struct {
@@ -49,69 +61,137 @@ func OutputSchemaFile(tool string) string { return SchemaDir + "/" + tool + ".ou
 // set digest. Tools are already sorted by name, so the output is
 // deterministic.
 func Files(pkg *model.Package, outPkg string, schemas map[string]model.Schemas, lockFile []byte, setDigest string) ([]File, error) {
+	for _, t := range pkg.Tools {
+		if _, ok := schemas[t.Name]; !ok {
+			return nil, fmt.Errorf("no schema for tool %s", t.Name)
+		}
+	}
 	f := jen.NewFile(outPkg)
+	importNames(f, pkg)
+	header(f, pkg, outPkg)
+	setDigestConst(f, setDigest)
+	nameConsts(f, pkg)
+	signatureChecks(f, pkg)
+	argsStructs(f, pkg)
+	schemaVars(f, pkg)
+	toolVars(f, pkg)
+	toolSet(f, pkg)
+	entryPoints(f)
+
+	var buf bytes.Buffer
+	if err := f.Render(&buf); err != nil {
+		return nil, fmt.Errorf("render %s: %w", GoFileName, err)
+	}
+	src, err := groupImports(buf.Bytes())
+	if err != nil {
+		return nil, fmt.Errorf("render %s: %w", GoFileName, err)
+	}
+	files := []File{{Path: GoFileName, Content: src}, {Path: LockFileName, Content: lockFile}}
+	for _, t := range pkg.Tools {
+		s := schemas[t.Name]
+		files = append(files,
+			File{Path: InputSchemaFile(t.Name), Content: s.Input},
+			File{Path: OutputSchemaFile(t.Name), Content: s.Output})
+	}
+	return files, nil
+}
+
+// importNames tells jennifer every imported package's real name, so it
+// writes no alias that merely repeats it.
+func importNames(f *jen.File, pkg *model.Package) {
+	f.ImportName(runtimePkg, "runtime")
+	f.ImportName(pkg.Path, pkg.Name)
+	seen := map[types.Type]bool{}
+	for _, t := range pkg.Tools {
+		for _, typ := range append([]types.Type{t.Args, t.Result}, paramTypes(t)...) {
+			gocode.Packages(typ, seen, func(path, name string) { f.ImportName(path, name) })
+		}
+	}
+}
+
+func paramTypes(t *model.Tool) []types.Type {
+	var out []types.Type
+	for _, p := range t.Params {
+		out = append(out, p.Type)
+	}
+	return out
+}
+
+func header(f *jen.File, pkg *model.Package, outPkg string) {
 	f.HeaderComment(Header)
 	f.PackageComment(lineText(fmt.Sprintf("Package %s is the compiled whitelist of tools from %s:\n"+
 		"the only tools a model can see and call. keelgen writes it; review it in diffs.", outPkg, pkg.Path)))
 	f.Comment("The runtime must be at least as new as the generator that wrote this file.")
-	f.Const().Id("_").Op("=").Qual(runtimePkg, "IsAtLeastVersion0_2_0")
+	f.Const().Id("_").Op("=").Qual(runtimePkg, handshake)
+}
 
+func setDigestConst(f *jen.File, setDigest string) {
 	f.Add(lineComment("SetDigest identifies this exact tool set: the set_digest of keel.lock.json.\n" +
 		"The executor recomputes it from the embedded contracts before it accepts a call."))
 	f.Const().Id("SetDigest").Op("=").Lit(setDigest)
+}
 
+func nameConsts(f *jen.File, pkg *model.Package) {
 	f.Add(lineComment("Tool names. Harness code that names a tool by its constant stops compiling\nwhen the tool is removed."))
 	f.Const().DefsFunc(func(g *jen.Group) {
 		for _, t := range pkg.Tools {
-			g.Id("Tool" + t.Ident()).String().Op("=").Lit(t.Name)
+			g.Id(nameConst(t)).Op("=").Lit(t.Name)
 		}
 	})
+}
 
+func signatureChecks(f *jen.File, pkg *model.Package) {
 	f.Add(lineComment("Handler signatures as generated. A changed handler fails to compile here;\nrun go generate and review the diff."))
 	f.Var().DefsFunc(func(g *jen.Group) {
 		for _, t := range pkg.Tools {
 			g.Id("_").Add(handlerFuncType(t)).Op("=").Qual(pkg.Path, t.Func)
 		}
 	})
+}
 
+func argsStructs(f *jen.File, pkg *model.Package) {
 	for _, t := range pkg.Tools {
 		if t.Form == model.PlainParams {
 			f.Add(gocode.ArgsStruct(t))
 		}
 	}
+}
 
+func schemaVars(f *jen.File, pkg *model.Package) {
 	for _, t := range pkg.Tools {
-		if _, ok := schemas[t.Name]; !ok {
-			return nil, fmt.Errorf("no schema for tool %s", t.Name)
-		}
 		f.Comment("//go:embed " + InputSchemaFile(t.Name))
 		f.Var().Id(schemaVar(t, "Input")).Index().Byte()
 		f.Comment("//go:embed " + OutputSchemaFile(t.Name))
 		f.Var().Id(schemaVar(t, "Output")).Index().Byte()
 	}
+}
 
+// toolVars binds each contract to its handler, fields in reading order.
+func toolVars(f *jen.File, pkg *model.Package) {
 	for _, t := range pkg.Tools {
-		f.Commentf("%s binds %s %s (effect %s) to %s.%s.", toolVar(t), t.Name, t.Version, t.Effect, pkg.Name, t.Func)
-		info := jen.Dict{
-			jen.Id("Name"):         jen.Id("Tool" + t.Ident()),
-			jen.Id("Version"):      jen.Lit(t.Version),
-			jen.Id("Effect"):       effectCode(t.Effect),
-			jen.Id("Description"):  jen.Lit(t.Description),
-			jen.Id("InputSchema"):  jen.Id(schemaVar(t, "Input")),
-			jen.Id("OutputSchema"): jen.Id(schemaVar(t, "Output")),
-		}
-		if t.Timeout > 0 {
-			info[jen.Id("Timeout")] = durationCode(t.Timeout)
-		}
-		if len(t.Errors) > 0 {
-			info[jen.Id("Errors")] = errorCodes(t)
-		}
-		f.Var().Id(toolVar(t)).Op("=").Qual(runtimePkg, "NewTool").Call(
-			jen.Qual(runtimePkg, "ToolInfo").Values(info),
-			handlerBinding(pkg, t),
-		)
+		info := jen.Qual(runtimePkg, "ToolInfo").CustomFunc(multiLine, func(g *jen.Group) {
+			g.Id("Name").Op(":").Id(nameConst(t))
+			g.Id("Version").Op(":").Lit(t.Version)
+			g.Id("Effect").Op(":").Add(effectCode(t.Effect))
+			g.Id("Description").Op(":").Lit(t.Description)
+			if t.Timeout > 0 {
+				g.Id("Timeout").Op(":").Add(durationCode(t.Timeout))
+			}
+			if len(t.Errors) > 0 {
+				g.Id("Errors").Op(":").Add(errorCodes(t))
+			}
+			g.Id("InputSchema").Op(":").Id(schemaVar(t, "Input"))
+			g.Id("OutputSchema").Op(":").Id(schemaVar(t, "Output"))
+		})
+		f.Line()
+		f.Var().Id(toolVar(t)).Op("=").Qual(runtimePkg, "NewTool").Call(info, handlerBinding(pkg, t))
 	}
+}
 
+var multiLine = jen.Options{Open: "{", Close: "}", Separator: ",", Multi: true}
+
+// toolSet is the executor's view: the static switch, the list, the lock.
+func toolSet(f *jen.File, pkg *model.Package) {
 	f.Add(lineComment("ToolSet is what the executor holds: the tools a model can call, selected\nby exact name with a static switch."))
 	f.Var().Id("ToolSet").Qual(runtimePkg, "ToolSet").Op("=").Id("toolSet").Values()
 	f.Type().Id("toolSet").Struct()
@@ -120,21 +200,10 @@ func Files(pkg *model.Package, outPkg string, schemas map[string]model.Schemas, 
 	f.Func().Params(jen.Id("toolSet")).Id("Lookup").Params(jen.Id("name").String()).Op("*").Qual(runtimePkg, "Tool").Block(
 		jen.Switch(jen.Id("name")).BlockFunc(func(g *jen.Group) {
 			for _, t := range pkg.Tools {
-				g.Case(jen.Id("Tool" + t.Ident())).Block(jen.Return(jen.Id(toolVar(t))))
+				g.Case(jen.Id(nameConst(t))).Block(jen.Return(jen.Id(toolVar(t))))
 			}
 			g.Default().Block(jen.Return(jen.Nil()))
 		}),
-	)
-
-	f.Add(lineComment("lockFS holds keel.lock.json and, once keelgen -sign has signed it,\nkeel.lock.json.sig."))
-	f.Comment("//go:embed keel.lock*")
-	f.Var().Id("lockFS").Qual("embed", "FS")
-
-	f.Comment("Lock returns the embedded lock and its signature (nil when unsigned).")
-	f.Func().Params(jen.Id("toolSet")).Id("Lock").Params().Params(jen.Id("lock"), jen.Id("signature").Index().Byte()).Block(
-		jen.List(jen.Id("lock"), jen.Id("_")).Op("=").Id("lockFS").Dot("ReadFile").Call(jen.Lit(LockFileName)),
-		jen.List(jen.Id("signature"), jen.Id("_")).Op("=").Id("lockFS").Dot("ReadFile").Call(jen.Lit(SignatureFileName)),
-		jen.Return(jen.Id("lock"), jen.Id("signature")),
 	)
 
 	f.Comment("Tools returns every tool, sorted by name.")
@@ -146,21 +215,21 @@ func Files(pkg *model.Package, outPkg string, schemas map[string]model.Schemas, 
 		})),
 	)
 
+	f.Add(lineComment("lockFS holds keel.lock.json and, once keelgen -sign has signed it,\nkeel.lock.json.sig."))
+	f.Comment("//go:embed keel.lock*")
+	f.Var().Id("lockFS").Qual("embed", "FS")
+
+	f.Comment("Lock returns the embedded lock and its signature (nil when unsigned).")
+	f.Func().Params(jen.Id("toolSet")).Id("Lock").Params().Params(jen.Id("lock"), jen.Id("signature").Index().Byte()).Block(
+		jen.Return(jen.Qual(runtimePkg, "EmbeddedLock").Call(jen.Id("lockFS"))),
+	)
+}
+
+// entryPoints are what a harness calls.
+func entryPoints(f *jen.File) {
 	f.Add(lineComment("ModelTools is what the model sees: each tool's name, description and\nparameters schema, sorted by name."))
 	f.Func().Id("ModelTools").Params().Index().Qual(runtimePkg, "ModelTool").Block(
-		jen.Return(jen.Index().Qual(runtimePkg, "ModelTool").ValuesFunc(func(g *jen.Group) {
-			for _, t := range pkg.Tools {
-				m := jen.Dict{
-					jen.Id("Name"):        jen.Id("Tool" + t.Ident()),
-					jen.Id("Description"): jen.Lit(t.Description),
-					jen.Id("Parameters"):  jen.Id(schemaVar(t, "Input")),
-				}
-				if len(t.Errors) > 0 {
-					m[jen.Id("ErrorCodes")] = errorCodes(t)
-				}
-				g.Values(m)
-			}
-		})),
+		jen.Return(jen.Qual(runtimePkg, "ModelTools").Call(jen.Id("ToolSet"))),
 	)
 
 	f.Comment("NewExecutor returns an executor for ToolSet.")
@@ -168,21 +237,9 @@ func Files(pkg *model.Package, outPkg string, schemas map[string]model.Schemas, 
 		Params(jen.Op("*").Qual(runtimePkg, "Executor"), jen.Error()).Block(
 		jen.Return(jen.Qual(runtimePkg, "NewExecutor").Call(jen.Id("ToolSet"), jen.Id("opts").Op("..."))),
 	)
-
-	var buf bytes.Buffer
-	if err := f.Render(&buf); err != nil {
-		return nil, fmt.Errorf("render %s: %w", GoFileName, err)
-	}
-	files := []File{{Path: GoFileName, Content: buf.Bytes()}, {Path: LockFileName, Content: lockFile}}
-	for _, t := range pkg.Tools {
-		s := schemas[t.Name]
-		files = append(files,
-			File{Path: InputSchemaFile(t.Name), Content: s.Input},
-			File{Path: OutputSchemaFile(t.Name), Content: s.Output})
-	}
-	return files, nil
 }
 
+func nameConst(t *model.Tool) string            { return "Tool" + t.Ident() }
 func toolVar(t *model.Tool) string              { return "tool" + t.Ident() }
 func schemaVar(t *model.Tool, io string) string { return "schema" + t.Ident() + io }
 
@@ -254,3 +311,42 @@ func lineText(text string) string {
 }
 
 func lineComment(text string) jen.Code { return jen.Comment(lineText(text)) }
+
+// groupImports splits the import block into the standard library, then the
+// rest, as goimports lays it out; jennifer writes one sorted block.
+func groupImports(src []byte) ([]byte, error) {
+	fset := token.NewFileSet()
+	file, err := parser.ParseFile(fset, "", src, parser.ImportsOnly)
+	if err != nil || len(file.Imports) == 0 {
+		return src, err
+	}
+	decl := file.Decls[0]
+	start, end := fset.Position(decl.Pos()).Offset, fset.Position(decl.End()).Offset
+	var std, other []string
+	for _, spec := range file.Imports {
+		path, _ := strconv.Unquote(spec.Path.Value)
+		line := spec.Path.Value
+		if spec.Name != nil {
+			line = spec.Name.Name + " " + line
+		}
+		if first, _, _ := strings.Cut(path, "/"); strings.Contains(first, ".") {
+			other = append(other, line)
+		} else {
+			std = append(std, line)
+		}
+	}
+	groups := slices.DeleteFunc([][]string{std, other}, func(g []string) bool { return len(g) == 0 })
+	var b strings.Builder
+	b.WriteString("import (\n")
+	for i, g := range groups {
+		if i > 0 {
+			b.WriteString("\n")
+		}
+		for _, line := range g {
+			b.WriteString("\t" + line + "\n")
+		}
+	}
+	b.WriteString(")")
+	out := append(append(append([]byte{}, src[:start]...), b.String()...), src[end:]...)
+	return format.Source(out)
+}

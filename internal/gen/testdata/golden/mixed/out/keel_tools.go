@@ -7,13 +7,14 @@ package out
 import (
 	"context"
 	"embed"
-	in "github.com/keelgen/keel/internal/gen/testdata/golden/mixed/in"
-	runtime "github.com/keelgen/keel/runtime"
 	"time"
+
+	"github.com/keelgen/keel/internal/gen/testdata/golden/mixed/in"
+	"github.com/keelgen/keel/runtime"
 )
 
 // The runtime must be at least as new as the generator that wrote this file.
-const _ = runtime.IsAtLeastVersion0_2_0
+const _ = runtime.IsAtLeastVersion0_3_0
 
 // SetDigest identifies this exact tool set: the set_digest of keel.lock.json.
 // The executor recomputes it from the embedded contracts before it accepts a call.
@@ -22,9 +23,9 @@ const SetDigest = "sha256:226ce5a347493ef73436cd5f44f11f8c5a560f2be08ee37a6c2210
 // Tool names. Harness code that names a tool by its constant stops compiling
 // when the tool is removed.
 const (
-	ToolT2faReset string = "2fa_reset"
-	ToolSearch    string = "search"
-	ToolTagItem   string = "tag-item"
+	ToolT2faReset = "2fa_reset"
+	ToolSearch    = "search"
+	ToolTagItem   = "tag-item"
 )
 
 // Handler signatures as generated. A changed handler fails to compile here;
@@ -68,38 +69,35 @@ var schemaTagItemInput []byte
 //go:embed schemas/tag-item.output.json
 var schemaTagItemOutput []byte
 
-// toolT2faReset binds 2fa_reset 0.1 (effect write) to in.Reset2FA.
 var toolT2faReset = runtime.NewTool(runtime.ToolInfo{
-	Description:  "Reset2FA resets a user's second factor.",
-	Effect:       runtime.EffectWrite,
-	InputSchema:  schemaT2faResetInput,
 	Name:         ToolT2faReset,
-	OutputSchema: schemaT2faResetOutput,
 	Version:      "0.1",
+	Effect:       runtime.EffectWrite,
+	Description:  "Reset2FA resets a user's second factor.",
+	InputSchema:  schemaT2faResetInput,
+	OutputSchema: schemaT2faResetOutput,
 }, runtime.Handle(func(ctx context.Context, args T2faResetArgs) (in.Item, error) {
 	return in.Reset2FA(ctx, args.UserURL)
 }))
 
-// toolSearch binds search 1.2.3 (effect read) to in.Search.
 var toolSearch = runtime.NewTool(runtime.ToolInfo{
-	Description:  "Search finds documents by text.\n\nIt searches titles and bodies, newest first.",
+	Name:         ToolSearch,
+	Version:      "1.2.3",
 	Effect:       runtime.EffectRead,
+	Description:  "Search finds documents by text.\n\nIt searches titles and bodies, newest first.",
+	Timeout:      1500 * time.Millisecond,
 	Errors:       []runtime.Code{"index_offline", "query_too_broad"},
 	InputSchema:  schemaSearchInput,
-	Name:         ToolSearch,
 	OutputSchema: schemaSearchOutput,
-	Timeout:      1500 * time.Millisecond,
-	Version:      "1.2.3",
 }, runtime.Handle(in.Search))
 
-// toolTagItem binds tag-item 1 (effect write) to in.TagItem.
 var toolTagItem = runtime.NewTool(runtime.ToolInfo{
-	Description:  "TagItem adds tags to an item.",
-	Effect:       runtime.EffectWrite,
-	InputSchema:  schemaTagItemInput,
 	Name:         ToolTagItem,
-	OutputSchema: schemaTagItemOutput,
 	Version:      "1",
+	Effect:       runtime.EffectWrite,
+	Description:  "TagItem adds tags to an item.",
+	InputSchema:  schemaTagItemInput,
+	OutputSchema: schemaTagItemOutput,
 }, runtime.Handle(func(ctx context.Context, args TagItemArgs) (in.Item, error) {
 	return in.TagItem(ctx, args.ItemID, args.Tags, args.Weight, args.At, args.Counts, args.Note)
 }))
@@ -125,6 +123,11 @@ func (toolSet) Lookup(name string) *runtime.Tool {
 	}
 }
 
+// Tools returns every tool, sorted by name.
+func (toolSet) Tools() []*runtime.Tool {
+	return []*runtime.Tool{toolT2faReset, toolSearch, toolTagItem}
+}
+
 // lockFS holds keel.lock.json and, once keelgen -sign has signed it,
 // keel.lock.json.sig.
 //
@@ -133,33 +136,13 @@ var lockFS embed.FS
 
 // Lock returns the embedded lock and its signature (nil when unsigned).
 func (toolSet) Lock() (lock, signature []byte) {
-	lock, _ = lockFS.ReadFile("keel.lock.json")
-	signature, _ = lockFS.ReadFile("keel.lock.json.sig")
-	return lock, signature
-}
-
-// Tools returns every tool, sorted by name.
-func (toolSet) Tools() []*runtime.Tool {
-	return []*runtime.Tool{toolT2faReset, toolSearch, toolTagItem}
+	return runtime.EmbeddedLock(lockFS)
 }
 
 // ModelTools is what the model sees: each tool's name, description and
 // parameters schema, sorted by name.
 func ModelTools() []runtime.ModelTool {
-	return []runtime.ModelTool{{
-		Description: "Reset2FA resets a user's second factor.",
-		Name:        ToolT2faReset,
-		Parameters:  schemaT2faResetInput,
-	}, {
-		Description: "Search finds documents by text.\n\nIt searches titles and bodies, newest first.",
-		ErrorCodes:  []runtime.Code{"index_offline", "query_too_broad"},
-		Name:        ToolSearch,
-		Parameters:  schemaSearchInput,
-	}, {
-		Description: "TagItem adds tags to an item.",
-		Name:        ToolTagItem,
-		Parameters:  schemaTagItemInput,
-	}}
+	return runtime.ModelTools(ToolSet)
 }
 
 // NewExecutor returns an executor for ToolSet.
