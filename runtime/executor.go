@@ -284,11 +284,36 @@ func (e *Executor) dispatchable(tool *Tool, name string) bool {
 // maxRecordedName bounds the tool name an observer records.
 const maxRecordedName = 128
 
-// execute is the fixed order. rec, when not nil, collects what observers see.
+// execute is the fixed order, one step per stage. rec, when not nil,
+// collects what observers see.
 func (e *Executor) execute(ctx context.Context, ec ExecutionContext, call ToolCall, rec *CallRecord) ToolResult {
-	// 1. Registered? The generated switch compares the name byte for byte,
-	// and only a tool NewExecutor verified, under exactly its own name, runs:
-	// a case added to the switch by hand selects nothing.
+	tool := e.registered(ctx, call) // 1. registered?
+	if tool == nil {
+		return ToolResult{CallID: call.ID, ToolName: call.Name, Error: &ToolError{Code: CodeUnknownTool, Message: e.unknownMessage}}
+	}
+	c := newCallRun(e, ctx, call, tool, rec)
+	args, ok := c.input() // 2. input schema
+	if !ok {
+		return c.result
+	}
+	if !c.policy(ec) { // 3. effect / approval policy
+		return c.result
+	}
+	out, err := e.invoke(context.WithValue(ctx, execContextKey{}, ec), tool, args) // 4. handler
+	c.sw.lap(stageHandler)
+	if err != nil { // 5. business error or internal error
+		return c.classify(err)
+	}
+	if !c.output(out) { // 6. output schema
+		return c.result
+	}
+	return ToolResult{CallID: call.ID, ToolName: c.info.Name, ToolVersion: &c.info.Version, OK: true, Data: out} // 7. result
+}
+
+// registered selects the tool by exact name through the generated switch,
+// and only one NewExecutor verified under that very name: a case added to
+// the switch by hand selects nothing.
+func (e *Executor) registered(ctx context.Context, call ToolCall) *Tool {
 	tool := e.set.Lookup(call.Name)
 	if tool != nil && !e.dispatchable(tool, call.Name) {
 		e.log.LogAttrs(ctx, slog.LevelError, "keel: the tool set's switch selected a tool that was not verified under that name; refused",
@@ -298,135 +323,169 @@ func (e *Executor) execute(ctx context.Context, ec ExecutionContext, call ToolCa
 	if tool == nil {
 		e.log.LogAttrs(ctx, slog.LevelWarn, "keel: unknown tool",
 			slog.String("call_id", call.ID), slog.Int("name_bytes", len(call.Name)))
-		return ToolResult{CallID: call.ID, ToolName: call.Name,
-			Error: &ToolError{Code: CodeUnknownTool, Message: e.unknownMessage}}
 	}
-	info := &tool.info
-	sw := stopwatch{rec: rec}
-	if rec != nil {
-		rec.Version = info.Version
-		sw.last = rec.Start
-	}
-	fail := func(code Code, msg string) ToolResult {
-		return ToolResult{CallID: call.ID, ToolName: info.Name, ToolVersion: &info.Version,
-			Error: &ToolError{Code: code, Message: msg}}
-	}
-	logf := func(level slog.Level, msg string, attrs ...slog.Attr) {
-		e.log.LogAttrs(ctx, level, msg, append([]slog.Attr{slog.String("call_id", call.ID), slog.String("tool", info.Name)}, attrs...)...)
-	}
-	inSchema, outSchema, err := tool.schemas()
-	if err != nil { // only for tools that bypassed NewExecutor's check
-		logf(slog.LevelError, "keel: schema does not compile", slog.Any("error", err))
-		return fail(CodeToolInternalError, msgInternal)
-	}
+	return tool
+}
 
-	// 2. Input: caps and strict parse, schema validation, strict typed decode.
-	doc, err := parseObject(call.Arguments, e.limits)
-	sw.lap(stageDecode)
+// callRun is one registered call on its way through the stages: what each
+// stage needs, and the result of the stage that stopped it.
+type callRun struct {
+	e          *Executor
+	ctx        context.Context
+	call       ToolCall
+	tool       *Tool
+	info       *ToolInfo
+	rec        *CallRecord
+	sw         stopwatch
+	argsDigest string
+	result     ToolResult
+}
+
+func newCallRun(e *Executor, ctx context.Context, call ToolCall, tool *Tool, rec *CallRecord) *callRun {
+	c := &callRun{e: e, ctx: ctx, call: call, tool: tool, info: &tool.info, rec: rec, sw: stopwatch{rec: rec}}
+	if rec != nil {
+		rec.Version = c.info.Version
+		c.sw.last = rec.Start
+	}
+	return c
+}
+
+// fail stops the call with an executor code and a fixed message.
+func (c *callRun) fail(code Code, msg string) ToolResult {
+	c.result = ToolResult{CallID: c.call.ID, ToolName: c.info.Name, ToolVersion: &c.info.Version,
+		Error: &ToolError{Code: code, Message: msg}}
+	return c.result
+}
+
+func (c *callRun) log(level slog.Level, msg string, attrs ...slog.Attr) {
+	c.e.log.LogAttrs(c.ctx, level, msg, append([]slog.Attr{slog.String("call_id", c.call.ID), slog.String("tool", c.info.Name)}, attrs...)...)
+}
+
+// digest is the canonical argument digest; it costs a re-encode, so only
+// observers and approvals ask for it.
+func (c *callRun) digest() string {
+	if c.argsDigest == "" {
+		c.argsDigest, _ = Digest(c.call.Arguments) // valid JSON: it passed the strict parse
+	}
+	return c.argsDigest
+}
+
+// input runs the caps and the strict parse, the schema, and the strict
+// typed decode; the value it returns is what the handler gets.
+func (c *callRun) input() (any, bool) {
+	inSchema, _, err := c.tool.schemas()
+	if err != nil { // only for tools that bypassed NewExecutor's check
+		c.log(slog.LevelError, "keel: schema does not compile", slog.Any("error", err))
+		c.fail(CodeToolInternalError, msgInternal)
+		return nil, false
+	}
+	doc, err := parseObject(c.call.Arguments, c.e.limits)
+	c.sw.lap(stageDecode)
 	if err == nil {
 		err = inSchema.Validate(doc)
-		sw.lap(stageValidate)
+		c.sw.lap(stageValidate)
 	}
 	var args any
 	if err == nil {
-		args, err = tool.handler.decode(call.Arguments)
-		sw.lap(stageDecode)
+		args, err = c.tool.handler.decode(c.call.Arguments)
+		c.sw.lap(stageDecode)
 	}
 	if err != nil {
-		logf(slog.LevelInfo, "keel: invalid arguments", slog.Any("detail", err))
-		r := fail(CodeInvalidArguments, msgInvalidArguments)
-		if e.details {
-			r.Error.Details = argumentDetails(err, tool.inputDoc)
+		c.log(slog.LevelInfo, "keel: invalid arguments", slog.Any("detail", err))
+		r := c.fail(CodeInvalidArguments, msgInvalidArguments)
+		if c.e.details {
+			r.Error.Details = argumentDetails(err, c.tool.inputDoc)
 		}
-		return r
+		return nil, false
 	}
-	// The canonical digest costs a re-encode: only observers and approvals need it.
-	argsDigest := ""
-	digest := func() string {
-		if argsDigest == "" {
-			argsDigest, _ = Digest(call.Arguments) // valid JSON: it just passed the strict parse
-		}
-		return argsDigest
+	if c.rec != nil {
+		c.rec.ArgumentsDigest = c.digest()
 	}
-	if rec != nil {
-		rec.ArgumentsDigest = digest()
-	}
+	return args, true
+}
 
-	// 3. Policy sees only registered tools with valid arguments. A call it
-	// sends for approval runs only with a grant for exactly this call.
-	d := e.policy.Decide(ctx, PolicyRequest{CallID: call.ID, Tool: *info, Context: ec, Arguments: call.Arguments})
+// policy decides on a valid call. A call it sends for approval runs only
+// with a grant for exactly this call.
+func (c *callRun) policy(ec ExecutionContext) bool {
+	e := c.e
+	d := e.policy.Decide(c.ctx, PolicyRequest{CallID: c.call.ID, Tool: *c.info, Context: ec, Arguments: c.call.Arguments})
 	decision := "allow"
 	if !d.Allow {
 		decision = "deny"
 		if d.NeedsApproval {
 			decision = "approval_required"
 			if e.approvals != nil && ec.Grant != "" {
-				if err := e.approvals.redeem(ctx, ec, info, ApprovalRequest{Tool: info.Name, Version: info.Version, SetDigest: e.setDigest, CallID: call.ID, ArgumentsDigest: digest()}); err != nil {
-					logf(slog.LevelWarn, "keel: grant refused", slog.Any("reason", err))
+				if err := e.approvals.redeem(c.ctx, ec, c.info, c.approvalRequest()); err != nil {
+					c.log(slog.LevelWarn, "keel: grant refused", slog.Any("reason", err))
 				} else {
 					decision = "approved"
 				}
 			}
 		}
 	}
-	sw.lap(stagePolicy)
-	if rec != nil {
-		rec.Decision, rec.PolicyReason = decision, d.Reason
+	c.sw.lap(stagePolicy)
+	if c.rec != nil {
+		c.rec.Decision, c.rec.PolicyReason = decision, d.Reason
 	}
-	if decision == "deny" || decision == "approval_required" {
-		logf(slog.LevelInfo, "keel: policy denied", slog.String("reason", d.Reason))
-		r := fail(CodeApprovalRequired, msgApprovalRequired)
-		if decision == "approval_required" && e.approvals != nil {
-			r.Error.Approval = &ApprovalRequest{Tool: info.Name, Version: info.Version, SetDigest: e.setDigest, CallID: call.ID, ArgumentsDigest: digest()}
-		}
-		return r
+	if decision == "allow" || decision == "approved" {
+		return true
 	}
-
-	// 4. Handler, bounded by its deadline, with panics recovered.
-	out, err := e.invoke(context.WithValue(ctx, execContextKey{}, ec), tool, args)
-	sw.lap(stageHandler)
-
-	// 5. Classify: a declared business failure keeps its code and message;
-	// everything else gets an executor code, and its detail is logged.
-	if err != nil {
-		var biz *ToolExecutionError
-		var bad *outputError
-		switch {
-		case errors.Is(err, errTimeout):
-			logf(slog.LevelWarn, "keel: handler timed out", slog.Any("error", err))
-			return fail(CodeToolTimeout, msgTimeout)
-		case errors.As(err, &bad):
-			logf(slog.LevelError, "keel: result does not encode", slog.Any("error", err))
-			return fail(CodeInvalidToolOutput, msgInvalidOutput)
-		case errors.As(err, &biz) && info.declares(biz.Code):
-			return fail(biz.Code, biz.Message)
-		case errors.As(err, &biz):
-			logf(slog.LevelError, "keel: handler returned an undeclared error code", slog.String("code", string(biz.Code)), slog.String("message", biz.Message))
-			return fail(CodeToolInternalError, msgInternal)
-		default:
-			logf(slog.LevelError, "keel: handler error", slog.Any("error", err))
-			return fail(CodeToolInternalError, msgInternal)
-		}
+	c.log(slog.LevelInfo, "keel: policy denied", slog.String("reason", d.Reason))
+	r := c.fail(CodeApprovalRequired, msgApprovalRequired)
+	if decision == "approval_required" && e.approvals != nil {
+		req := c.approvalRequest()
+		r.Error.Approval = &req
 	}
+	return false
+}
 
-	// 6. Output schema: nothing unchecked reaches the model.
-	if len(out) > e.limits.MaxOutputBytes {
-		err = fmt.Errorf("result is %d bytes, over the limit of %d", len(out), e.limits.MaxOutputBytes)
+func (c *callRun) approvalRequest() ApprovalRequest {
+	return ApprovalRequest{Tool: c.info.Name, Version: c.info.Version, SetDigest: c.e.setDigest, CallID: c.call.ID, ArgumentsDigest: c.digest()}
+}
+
+// classify: a declared business failure keeps its code and message;
+// everything else gets an executor code, and its detail is logged.
+func (c *callRun) classify(err error) ToolResult {
+	var biz *ToolExecutionError
+	var bad *outputError
+	switch {
+	case errors.Is(err, errTimeout):
+		c.log(slog.LevelWarn, "keel: handler timed out", slog.Any("error", err))
+		return c.fail(CodeToolTimeout, msgTimeout)
+	case errors.As(err, &bad):
+		c.log(slog.LevelError, "keel: result does not encode", slog.Any("error", err))
+		return c.fail(CodeInvalidToolOutput, msgInvalidOutput)
+	case errors.As(err, &biz) && c.info.declares(biz.Code):
+		return c.fail(biz.Code, biz.Message)
+	case errors.As(err, &biz):
+		c.log(slog.LevelError, "keel: handler returned an undeclared error code", slog.String("code", string(biz.Code)), slog.String("message", biz.Message))
+		return c.fail(CodeToolInternalError, msgInternal)
+	default:
+		c.log(slog.LevelError, "keel: handler error", slog.Any("error", err))
+		return c.fail(CodeToolInternalError, msgInternal)
+	}
+}
+
+// output checks the encoded result against the size cap and the output
+// schema: nothing unchecked reaches the model.
+func (c *callRun) output(out []byte) bool {
+	var err error
+	if len(out) > c.e.limits.MaxOutputBytes {
+		err = fmt.Errorf("result is %d bytes, over the limit of %d", len(out), c.e.limits.MaxOutputBytes)
 	} else {
+		_, outSchema, _ := c.tool.schemas()
 		var res any
-		res, err = parseObject(out, outputLimits(out))
-		if err == nil {
+		if res, err = parseObject(out, outputLimits(out)); err == nil {
 			err = outSchema.Validate(res)
 		}
 	}
-	sw.lap(stageOutput)
+	c.sw.lap(stageOutput)
 	if err != nil {
-		logf(slog.LevelError, "keel: invalid tool output", slog.Any("detail", err))
-		return fail(CodeInvalidToolOutput, msgInvalidOutput)
+		c.log(slog.LevelError, "keel: invalid tool output", slog.Any("detail", err))
+		c.fail(CodeInvalidToolOutput, msgInvalidOutput)
+		return false
 	}
-
-	// 7. Result.
-	return ToolResult{CallID: call.ID, ToolName: info.Name, ToolVersion: &info.Version, OK: true, Data: out}
+	return true
 }
 
 // outputLimits: a handler's own result is bounded only by MaxOutputBytes.
