@@ -62,58 +62,74 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		grantKey := runtime.HMACKey([]byte("dispatch demo approval key: not a secret"))
 		exec, err := generated.NewExecutor(runtime.WithLogger(logger), runtime.WithApprovals(grantKey, runtime.NewMemoryReplayStore()))
 		if err != nil {
-			fmt.Fprintln(stderr, "dispatch:", err)
-			return 1
+			return fail(stderr, err)
 		}
 		return approvals(stdout, stderr, exec, grantKey)
 	}
 	exec, err := generated.NewExecutor(runtime.WithLogger(logger))
 	if err != nil {
-		fmt.Fprintln(stderr, "dispatch:", err)
-		return 1
+		return fail(stderr, err)
 	}
-	ec := runtime.ExecutionContext{AllowSideEffects: *allow, Principal: "demo"}
 	ctx := context.Background()
+	ec := runtime.ExecutionContext{AllowSideEffects: *allow, Principal: "demo"}
+	execute := func(call runtime.ToolCall) runtime.ToolResult { return exec.Execute(ctx, ec, call) }
+	switch {
+	case *callsFile != "":
+		return callsFrom(*callsFile, stdin, stdout, stderr, execute)
+	case *asJSON:
+		return storyJSON(stdout, stderr, execute)
+	default:
+		return storyTable(stdout, stderr, execute)
+	}
+}
+
+func fail(stderr io.Writer, err error) int {
+	fmt.Fprintln(stderr, "dispatch:", err)
+	return 1
+}
+
+// callsFrom answers the calls in file (- for stdin), one per line.
+func callsFrom(file string, stdin io.Reader, stdout, stderr io.Writer, execute func(runtime.ToolCall) runtime.ToolResult) int {
+	in := stdin
+	if file != "-" {
+		f, err := os.Open(file)
+		if err != nil {
+			return fail(stderr, err)
+		}
+		defer f.Close()
+		in = f
+	}
+	return dispatchLines(bufio.NewReader(in), stdout, stderr, execute)
+}
+
+// storyJSON prints the results of the story's four calls, one per line.
+func storyJSON(stdout, stderr io.Writer, execute func(runtime.ToolCall) runtime.ToolResult) int {
 	enc := json.NewEncoder(stdout)
 	enc.SetEscapeHTML(false)
-
-	if *callsFile != "" {
-		in := stdin
-		if *callsFile != "-" {
-			f, err := os.Open(*callsFile)
-			if err != nil {
-				fmt.Fprintln(stderr, "dispatch:", err)
-				return 1
-			}
-			defer f.Close()
-			in = f
+	for _, c := range example.StoryCalls {
+		if err := enc.Encode(execute(c)); err != nil {
+			return fail(stderr, err)
 		}
-		return dispatchLines(ctx, bufio.NewReader(in), stdout, stderr, func(call runtime.ToolCall) runtime.ToolResult {
-			return exec.Execute(ctx, ec, call)
-		})
 	}
+	return 0
+}
 
+// storyTable prints the story's results as a table, then the first
+// successful result as indented JSON.
+func storyTable(stdout, stderr io.Writer, execute func(runtime.ToolCall) runtime.ToolResult) int {
 	results := make([]runtime.ToolResult, len(example.StoryCalls))
 	for i, c := range example.StoryCalls {
-		results[i] = exec.Execute(ctx, ec, c)
-	}
-	if *asJSON {
-		for _, r := range results {
-			if err := enc.Encode(r); err != nil {
-				fmt.Fprintln(stderr, "dispatch:", err)
-				return 1
-			}
-		}
-		return 0
+		results[i] = execute(c)
 	}
 	printTable(stdout, results)
 	for _, r := range results {
 		if r.OK {
 			fmt.Fprintln(stdout)
+			enc := json.NewEncoder(stdout)
+			enc.SetEscapeHTML(false)
 			enc.SetIndent("", "  ")
 			if err := enc.Encode(r); err != nil {
-				fmt.Fprintln(stderr, "dispatch:", err)
-				return 1
+				return fail(stderr, err)
 			}
 			break
 		}
@@ -163,7 +179,7 @@ func approvals(stdout, stderr io.Writer, exec *runtime.Executor, key runtime.Gra
 // dispatchLines answers each line of in with one result line. A line over
 // maxLine is answered and skipped to its end; nothing stops the reading but
 // the end of the input or a failure to read or write.
-func dispatchLines(ctx context.Context, in *bufio.Reader, stdout, stderr io.Writer, execute func(runtime.ToolCall) runtime.ToolResult) int {
+func dispatchLines(in *bufio.Reader, stdout, stderr io.Writer, execute func(runtime.ToolCall) runtime.ToolResult) int {
 	enc := json.NewEncoder(stdout)
 	enc.SetEscapeHTML(false)
 	for n := 1; ; n++ {
