@@ -7,6 +7,7 @@ require (
 	github.com/cedar-policy/cedar-go v1.9.2
 	github.com/dave/jennifer v1.7.1
 	github.com/go-json-experiment/json v1.27.2
+	github.com/google/renameio/v2 v2.0.2
 	github.com/invopop/jsonschema v0.14.0
 	github.com/modelcontextprotocol/go-sdk v1.8.0
 	github.com/openai/openai-go/v3 v3.98.0

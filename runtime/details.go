@@ -1,12 +1,14 @@
 package runtime
 
 import (
+	"cmp"
 	"errors"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 
 	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 )
@@ -43,15 +45,12 @@ func argumentDetails(err error, schemaDoc any) []Detail {
 			}
 		})
 	case errors.As(err, &se):
-		add(splitPointer(string(se.JSONPointer)), "type")
+		add(slices.Collect(se.JSONPointer.Tokens()), "type")
 	default:
 		add(nil, "json")
 	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].Pointer != out[j].Pointer {
-			return out[i].Pointer < out[j].Pointer
-		}
-		return out[i].Keyword < out[j].Keyword
+	slices.SortFunc(out, func(a, b Detail) int {
+		return cmp.Or(strings.Compare(a.Pointer, b.Pointer), strings.Compare(a.Keyword, b.Keyword))
 	})
 	out = compactDetails(out)
 	if len(out) > maxDetails {
@@ -84,7 +83,7 @@ func compactDetails(ds []Detail) []Detail {
 // schema declares: property names under "properties" and array indexes
 // under "items".
 func schemaPointer(schema any, loc []string) string {
-	var b strings.Builder
+	var p jsontext.Pointer
 	cur, _ := schema.(map[string]any)
 	for _, tok := range loc {
 		if cur == nil {
@@ -92,34 +91,19 @@ func schemaPointer(schema any, loc []string) string {
 		}
 		if props, ok := cur["properties"].(map[string]any); ok {
 			if sub, ok := props[tok].(map[string]any); ok {
-				b.WriteString("/" + escapePointer(tok))
+				p = p.AppendToken(tok)
 				cur = sub
 				continue
 			}
 		}
 		if items, ok := cur["items"].(map[string]any); ok {
 			if _, err := strconv.ParseUint(tok, 10, 32); err == nil {
-				b.WriteString("/" + tok)
+				p = p.AppendToken(tok)
 				cur = items
 				continue
 			}
 		}
 		break
 	}
-	return b.String()
-}
-
-func escapePointer(tok string) string {
-	return strings.ReplaceAll(strings.ReplaceAll(tok, "~", "~0"), "/", "~1")
-}
-
-func splitPointer(p string) []string {
-	if p == "" {
-		return nil
-	}
-	toks := strings.Split(strings.TrimPrefix(p, "/"), "/")
-	for i, t := range toks {
-		toks[i] = strings.ReplaceAll(strings.ReplaceAll(t, "~1", "/"), "~0", "~")
-	}
-	return toks
+	return string(p)
 }

@@ -12,7 +12,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
+	"strings"
 
 	"github.com/keelgen/keel/internal/model"
 	"github.com/keelgen/keel/runtime"
@@ -152,7 +153,7 @@ func Compare(prev *Previous, now []runtime.ToolInfo) ([]ToolChange, runtime.Lock
 	for _, ot := range old {
 		changes = append(changes, ToolChange{Name: ot.Name, Kind: Removed, Old: ot})
 	}
-	sort.Slice(changes, func(i, j int) bool { return changes[i].Name < changes[j].Name })
+	slices.SortFunc(changes, func(a, b ToolChange) int { return strings.Compare(a.Name, b.Name) })
 	return changes, lock, nil
 }
 

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 
+	"golang.org/x/mod/semver"
+
 	"github.com/keelgen/keel/internal/model"
 	"github.com/keelgen/keel/runtime"
 )
@@ -111,25 +113,9 @@ func parts(v string) []int {
 	return out
 }
 
-// compareVersions compares dotted numbers, missing parts counting as 0.
-func compareVersions(a, b string) int {
-	pa, pb := parts(a), parts(b)
-	for len(pa) < len(pb) {
-		pa = append(pa, 0)
-	}
-	for len(pb) < len(pa) {
-		pb = append(pb, 0)
-	}
-	for i := range pa {
-		if pa[i] != pb[i] {
-			if pa[i] < pb[i] {
-				return -1
-			}
-			return 1
-		}
-	}
-	return 0
-}
+// compareVersions compares dotted numbers as semantic versions, missing
+// parts counting as 0 ("1" is 1.0.0).
+func compareVersions(a, b string) int { return semver.Compare("v"+a, "v"+b) }
 
 // requiredVersion is the smallest semantic version after old that a change
 // of level need allows; ok is false for versions that are not semantic.

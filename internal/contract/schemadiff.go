@@ -3,7 +3,9 @@ package contract
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"reflect"
+	"slices"
 	"sort"
 )
 
@@ -106,12 +108,7 @@ func (d *schemaDiff) compareProperties(old, new map[string]any, path string) {
 	op, _ := old["properties"].(map[string]any)
 	np, _ := new["properties"].(map[string]any)
 	oreq, nreq := stringSet(old["required"]), stringSet(new["required"])
-	var names []string
-	for name := range union(op, np) {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	for _, name := range names {
+	for _, name := range slices.Sorted(maps.Keys(union(op, np))) {
 		field := fmt.Sprintf("field %q", join(path, name))
 		o, inOld := op[name].(map[string]any)
 		n, inNew := np[name].(map[string]any)

@@ -16,8 +16,9 @@ const directivePrefix = "//keel:tool"
 // toolNameRule is the one rule every model provider accepts.
 var toolNameRule = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
 
-// versionRule: dotted numbers, e.g. 1, 1.0, 1.2.3.
-var versionRule = regexp.MustCompile(`^[0-9]+(\.[0-9]+){0,2}$`)
+// versionRule: one to three dotted numbers without leading zeros, e.g. 1,
+// 1.0, 1.2.3: a semantic version with missing parts counting as 0.
+var versionRule = regexp.MustCompile(`^(0|[1-9][0-9]*)(\.(0|[1-9][0-9]*)){0,2}$`)
 
 // nearMiss matches comments that look like a keel directive but are not one
 // exactly: "// keel:tool", "//keel: tool", "//Keel:tool", "//keel:tools".
@@ -93,7 +94,7 @@ func parseDirective(text string) (directive, []string) {
 		case "version":
 			d.version = value
 			if !versionRule.MatchString(value) {
-				problems = append(problems, fmt.Sprintf("//keel:tool: version %q must be dotted numbers, like 1.0 or 1.2.3", value))
+				problems = append(problems, fmt.Sprintf("//keel:tool: version %q must be one to three dotted numbers without leading zeros, like 1.0 or 1.2.3", value))
 			}
 		case "effect":
 			d.effect = value

@@ -11,7 +11,7 @@ import (
 	"go/token"
 	"go/types"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -80,8 +80,8 @@ func (l *loader) run() (*model.Package, []model.Diagnostic, error) {
 	}
 	// Files in name order, so the result does not depend on load order.
 	files := append([]*ast.File(nil), l.pkg.Syntax...)
-	sort.Slice(files, func(i, j int) bool {
-		return l.fset.Position(files[i].Pos()).Filename < l.fset.Position(files[j].Pos()).Filename
+	slices.SortFunc(files, func(a, b *ast.File) int {
+		return strings.Compare(l.fset.Position(a.Pos()).Filename, l.fset.Position(b.Pos()).Filename)
 	})
 	for _, f := range files {
 		funcDocs := map[*ast.CommentGroup]*ast.FuncDecl{}
@@ -125,7 +125,7 @@ func (l *loader) run() (*model.Package, []model.Diagnostic, error) {
 		model.SortDiagnostics(l.diags)
 		return nil, l.diags, nil
 	}
-	sort.Slice(out.Tools, func(i, j int) bool { return out.Tools[i].Name < out.Tools[j].Name })
+	slices.SortFunc(out.Tools, func(a, b *model.Tool) int { return strings.Compare(a.Name, b.Name) })
 	return out, nil, nil
 }
 

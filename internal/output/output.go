@@ -16,6 +16,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/google/renameio/v2"
+
 	"github.com/keelgen/keel/internal/render"
 	"github.com/keelgen/keel/runtime"
 )
@@ -240,22 +242,7 @@ func Write(dir string, files []render.File, c Changes) error {
 		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 			return err
 		}
-		tmp, err := os.CreateTemp(filepath.Dir(dst), ".keelgen-*")
-		if err != nil {
-			return err
-		}
-		_, werr := tmp.Write(f.Content)
-		cerr := tmp.Close()
-		if err := errors.Join(werr, cerr); err != nil {
-			os.Remove(tmp.Name())
-			return err
-		}
-		if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-			os.Remove(tmp.Name())
-			return err
-		}
-		if err := os.Rename(tmp.Name(), dst); err != nil {
-			os.Remove(tmp.Name())
+		if err := renameio.WriteFile(dst, f.Content, 0o644); err != nil {
 			return err
 		}
 	}

@@ -12,6 +12,8 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/google/renameio/v2"
+
 	"github.com/keelgen/keel/runtime"
 )
 
@@ -87,14 +89,5 @@ func SignLock(keyFile, lockPath string) error {
 	if err := runtime.VerifyLockSignature(priv.Public().(ed25519.PublicKey), lock, sig); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(lockPath), ".keelgen-*")
-	if err != nil {
-		return err
-	}
-	_, werr := tmp.Write(sig)
-	if err := errors.Join(werr, tmp.Close(), os.Chmod(tmp.Name(), 0o644)); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	return os.Rename(tmp.Name(), filepath.Join(filepath.Dir(lockPath), runtime.SignatureFileName))
+	return renameio.WriteFile(filepath.Join(filepath.Dir(lockPath), runtime.SignatureFileName), sig, 0o644)
 }

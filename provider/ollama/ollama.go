@@ -10,7 +10,8 @@ package ollama
 import (
 	"encoding/json"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/keelgen/keel/internal/schemajson"
@@ -108,14 +109,7 @@ func safeForm(schema json.RawMessage) (json.RawMessage, []string, error) {
 	return out, lost, err
 }
 
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
+func sortedKeys(m map[string]any) []string { return slices.Sorted(maps.Keys(m)) }
 
 // ToolCall is one entry of an assistant message's "tool_calls".
 type ToolCall struct {

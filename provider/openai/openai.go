@@ -10,8 +10,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
-	"sort"
 
 	"github.com/go-json-experiment/json/jsontext"
 
@@ -249,13 +249,8 @@ func strictify(s map[string]any, path string, nulls *NullShape) []string {
 			at("a map (additionalProperties with a schema) cannot be expressed in strict mode")
 		}
 		_, req := schemajson.Properties(s)
-		names := make([]string, 0, len(props))
-		for name := range props {
-			names = append(names, name)
-		}
-		sort.Strings(names)
 		var required []any
-		for _, name := range names {
+		for _, name := range slices.Sorted(maps.Keys(props)) {
 			sub, _ := props[name].(map[string]any)
 			if sub == nil {
 				at("property %q has no schema", name)
