@@ -20,6 +20,7 @@ import (
 	"github.com/keelgen/keel/generated"
 	"github.com/keelgen/keel/mcpserver"
 	"github.com/keelgen/keel/runtime"
+	"github.com/keelgen/keel/runtime/keeltest"
 )
 
 const (
@@ -27,12 +28,7 @@ const (
 	lookupCall = `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"lookup_incident","arguments":{"incident_id":"INC-001"}}}`
 )
 
-// countingSet is the example's tool set, counting handler runs.
-type countingSet struct {
-	runtime.ToolSet
-	tools []*runtime.Tool
-}
-
+// counted is the example's tool set, counting handler runs.
 func counted(t *testing.T, ran *atomic.Int32) runtime.ToolSet {
 	t.Helper()
 	var tools []*runtime.Tool
@@ -46,19 +42,8 @@ func counted(t *testing.T, ran *atomic.Int32) runtime.ToolSet {
 			return nil, errors.New("counted only")
 		})))
 	}
-	return countingSet{tools: tools}
+	return keeltest.Of(tools...)
 }
-
-func (s countingSet) Lookup(name string) *runtime.Tool {
-	for _, t := range s.tools {
-		if t.Info().Name == name {
-			return t
-		}
-	}
-	return nil
-}
-func (s countingSet) Tools() []*runtime.Tool { return s.tools }
-func (s countingSet) Lock() ([]byte, []byte) { return nil, nil }
 
 type rawReply struct {
 	status int

@@ -18,6 +18,7 @@ import (
 	"github.com/keelgen/keel/internal/jsontest"
 	"github.com/keelgen/keel/mcpserver"
 	"github.com/keelgen/keel/runtime"
+	"github.com/keelgen/keel/runtime/keeltest"
 )
 
 func quietExecutor(t testing.TB, set runtime.ToolSet) *runtime.Executor {
@@ -173,19 +174,6 @@ func TestCallsThroughTheExecutor(t *testing.T) {
 	}
 }
 
-// A tool set whose handlers fail in each way the executor names.
-type faultySet struct{ tools []*runtime.Tool }
-
-func (s faultySet) Lookup(name string) *runtime.Tool {
-	for _, t := range s.tools {
-		if t.Info().Name == name {
-			return t
-		}
-	}
-	return nil
-}
-func (s faultySet) Tools() []*runtime.Tool { return s.tools }
-func (s faultySet) Lock() ([]byte, []byte) { return nil, nil }
 func faulty(name string, h runtime.Handler) *runtime.Tool {
 	return runtime.NewTool(runtime.ToolInfo{Name: name, Version: "1", Effect: runtime.EffectRead, Description: name,
 		InputSchema:  json.RawMessage(`{"type":"object","additionalProperties":false}`),
@@ -198,11 +186,12 @@ type out struct {
 }
 
 func TestEveryFailureCodeIsAnErrorResult(t *testing.T) {
-	set := faultySet{tools: []*runtime.Tool{
+	// A tool set whose handlers fail in each way the executor names.
+	set := keeltest.Of(
 		faulty("bad_output", runtime.Handle(func(context.Context, none) (out, error) { return out{N: -1}, nil })),
 		faulty("panics", runtime.Handle(func(context.Context, none) (out, error) { panic("at /srv/secret.go:1") })),
 		faulty("slow", runtime.Handle(func(ctx context.Context, _ none) (out, error) { <-ctx.Done(); return out{}, ctx.Err() })),
-	}}
+	)
 	s := mcpserver.New(set, quietExecutor(t, set), mcpserver.Options{})
 	for name, cs := range transports(t, s, "faults") {
 		for tool, code := range map[string]runtime.Code{"bad_output": runtime.CodeInvalidToolOutput, "panics": runtime.CodeToolInternalError, "slow": runtime.CodeToolTimeout} {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/keelgen/keel/runtime"
+	"github.com/keelgen/keel/runtime/keeltest"
 )
 
 // Thousands of calls from many goroutines, mixing valid calls, rejections,
@@ -21,7 +22,7 @@ func TestConcurrentCalls(t *testing.T) {
 			InputSchema: json.RawMessage(echoIn), OutputSchema: json.RawMessage(echoOut),
 			Timeout: timeout, Errors: []runtime.Code{"text_not_found"}}
 	}
-	set := testSet{tools: []*runtime.Tool{
+	set := keeltest.Set{List: []*runtime.Tool{
 		runtime.NewTool(info("echo", 0), runtime.Handle(okEcho)),
 		runtime.NewTool(info("boom", 0), runtime.Handle(func(context.Context, echoArgs) (echoResult, error) {
 			panic("boom")

@@ -14,7 +14,7 @@ func TestRuntimeImportsNoAdapterDependencies(t *testing.T) {
 		t.Fatalf("go list: %v\n%s", err, out)
 	}
 	for _, dep := range strings.Fields(string(out)) {
-		for _, banned := range []string{"modelcontextprotocol", "openai", "anthropic", "keel/provider", "keel/mcpserver", "keel/internal/"} {
+		for _, banned := range []string{"modelcontextprotocol", "openai", "anthropic", "keel/provider", "keel/mcpserver", "keel/internal/", "redis"} {
 			if strings.Contains(dep, banned) {
 				t.Errorf("runtime depends on %s", dep)
 			}

@@ -15,9 +15,10 @@ import (
 	"time"
 
 	"github.com/keelgen/keel/runtime"
+	"github.com/keelgen/keel/runtime/keeltest"
 )
 
-// A hand-built tool set, made the way keelgen's generated code makes one.
+// Hand-built tools, made the way keelgen's generated code makes them.
 
 type echoArgs struct {
 	Text  string `json:"text"`
@@ -34,24 +35,6 @@ type echoResult struct {
 
 const echoIn = `{"type":"object","properties":{"text":{"type":"string","pattern":"^[a-z]+$"},"count":{"type":"integer"},"small":{"type":"integer"}},"required":["text"],"additionalProperties":false}`
 const echoOut = `{"type":"object","properties":{"text":{"type":"string"},"tags":{"type":"array","items":{"type":"string"}},"level":{"type":"string","enum":["low","high"]},"score":{"type":"number"}},"required":["text","tags","level","score"],"additionalProperties":false}`
-
-type testSet struct {
-	tools     []*runtime.Tool
-	lock, sig []byte
-}
-
-func (s testSet) Lookup(name string) *runtime.Tool {
-	for _, t := range s.tools {
-		if t.Info().Name == name {
-			return t
-		}
-	}
-	return nil
-}
-func (s testSet) Tools() []*runtime.Tool { return s.tools }
-
-// Lock: a hand-built set has no lock, unless a test gives it one.
-func (s testSet) Lock() ([]byte, []byte) { return s.lock, s.sig }
 
 // fixture records what ran, so tests can assert that a stage was never reached.
 type fixture struct {
@@ -79,7 +62,7 @@ func newFixture(t *testing.T, effect runtime.Effect, behave func(ctx context.Con
 	})
 	opts = append([]runtime.Option{runtime.WithPolicy(counting),
 		runtime.WithLogger(slog.New(slog.NewJSONHandler(&f.log, nil)))}, opts...)
-	exec, err := runtime.NewExecutor(testSet{tools: []*runtime.Tool{tool}}, opts...)
+	exec, err := runtime.NewExecutor(keeltest.Of(tool), opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -341,12 +324,12 @@ func TestHandlerSeesExecutionContextAndExactArguments(t *testing.T) {
 func TestNewExecutorRejectsBrokenSchema(t *testing.T) {
 	tool := runtime.NewTool(runtime.ToolInfo{Name: "bad", InputSchema: json.RawMessage(`{"type":"object","$ref":"file:///etc/passwd"}`), OutputSchema: json.RawMessage(echoOut)},
 		runtime.Handle(okEcho))
-	if _, err := runtime.NewExecutor(testSet{tools: []*runtime.Tool{tool}}); err == nil {
+	if _, err := runtime.NewExecutor(keeltest.Of(tool)); err == nil {
 		t.Fatal("a schema with a $ref to a file compiled; the loader must load nothing")
 	}
 	tool = runtime.NewTool(runtime.ToolInfo{Name: "bad", InputSchema: json.RawMessage(`{"type":`), OutputSchema: json.RawMessage(echoOut)},
 		runtime.Handle(okEcho))
-	if _, err := runtime.NewExecutor(testSet{tools: []*runtime.Tool{tool}}); err == nil {
+	if _, err := runtime.NewExecutor(keeltest.Of(tool)); err == nil {
 		t.Fatal("malformed schema accepted")
 	}
 }
@@ -514,7 +497,7 @@ func TestBigIntegersAreExact(t *testing.T) {
 func executorFor(t *testing.T, tool *runtime.Tool, opts ...runtime.Option) *runtime.Executor {
 	t.Helper()
 	opts = append([]runtime.Option{runtime.WithLogger(slog.New(slog.DiscardHandler))}, opts...)
-	exec, err := runtime.NewExecutor(testSet{tools: []*runtime.Tool{tool}}, opts...)
+	exec, err := runtime.NewExecutor(keeltest.Of(tool), opts...)
 	if err != nil {
 		t.Fatal(err)
 	}

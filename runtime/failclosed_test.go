@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/keelgen/keel/runtime"
+	"github.com/keelgen/keel/runtime/keeltest"
 )
 
 // Every security option given a nil, empty, short or malformed value makes
@@ -89,7 +90,7 @@ func TestBadGrantKeysIssueAndVerifyNothing(t *testing.T) {
 // handEditedSet is a generated switch edited by hand: it answers names the
 // lock does not list, and binds a listed tool under an alias.
 type handEditedSet struct {
-	testSet
+	keeltest.Set
 	hidden *runtime.Tool
 }
 
@@ -98,9 +99,9 @@ func (s handEditedSet) Lookup(name string) *runtime.Tool {
 	case "sync_to_prod":
 		return s.hidden
 	case "ECHO", "echo\x00":
-		return s.testSet.Lookup("echo")
+		return s.Set.Lookup("echo")
 	}
-	return s.testSet.Lookup(name)
+	return s.Set.Lookup(name)
 }
 
 // The executor runs only tools NewExecutor verified, under exactly their
@@ -113,8 +114,8 @@ func TestDispatchOnlyToVerifiedTools(t *testing.T) {
 		InputSchema: json.RawMessage(echoIn), OutputSchema: json.RawMessage(echoOut)},
 		runtime.Handle(func(ctx context.Context, a echoArgs) (echoResult, error) { ran++; return okEcho(ctx, a) }))
 	var log bytes.Buffer
-	exec, err := runtime.NewExecutor(handEditedSet{testSet: set, hidden: hidden},
-		runtime.WithLogger(slog.New(slog.NewJSONHandler(&log, nil))), runtime.WithExpectedSetDigest(mustParseLock(t, set.lock).SetDigest))
+	exec, err := runtime.NewExecutor(handEditedSet{Set: set, hidden: hidden},
+		runtime.WithLogger(slog.New(slog.NewJSONHandler(&log, nil))), runtime.WithExpectedSetDigest(mustParseLock(t, set.LockFile).SetDigest))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/keelgen/keel/internal/leakcheck"
 	"github.com/keelgen/keel/runtime"
+	"github.com/keelgen/keel/runtime/keeltest"
 )
 
 // probeArgs has a field of each kind the catalog attacks.
@@ -29,7 +30,7 @@ const probeIn = `{"type":"object","properties":{
 // probeSet is a read tool and a write tool with the same input, counting
 // handler calls and policy decisions.
 type probeSet struct {
-	testSet
+	keeltest.Set
 	handlerCalls, policyCalls atomic.Int32
 	exec                      *runtime.Executor
 }
@@ -44,7 +45,7 @@ func newProbeSet(t testing.TB, opts ...runtime.Option) *probeSet {
 		name   string
 		effect runtime.Effect
 	}{{"lookup_incident", runtime.EffectRead}, {"create_ticket", runtime.EffectWrite}} {
-		p.tools = append(p.tools, runtime.NewTool(runtime.ToolInfo{Name: tool.name, Version: "1.0", Effect: tool.effect,
+		p.List = append(p.List, runtime.NewTool(runtime.ToolInfo{Name: tool.name, Version: "1.0", Effect: tool.effect,
 			Description: "probe", InputSchema: json.RawMessage(probeIn), OutputSchema: json.RawMessage(echoOut)}, handle))
 	}
 	counting := runtime.PolicyFunc(func(ctx context.Context, req runtime.PolicyRequest) runtime.Decision {
@@ -52,7 +53,7 @@ func newProbeSet(t testing.TB, opts ...runtime.Option) *probeSet {
 		return runtime.SideEffectPolicy{}.Decide(ctx, req)
 	})
 	opts = append([]runtime.Option{runtime.WithPolicy(counting), runtime.WithLogger(slog.New(slog.DiscardHandler))}, opts...)
-	exec, err := runtime.NewExecutor(p.testSet, opts...)
+	exec, err := runtime.NewExecutor(p.Set, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,9 +160,9 @@ func TestHostileNamesCatalog(t *testing.T) {
 
 // The unknown_tool message lists at most 20 names.
 func TestUnknownToolMessageIsBounded(t *testing.T) {
-	var set testSet
+	var set keeltest.Set
 	for i := 0; i < 30; i++ {
-		set.tools = append(set.tools, runtime.NewTool(runtime.ToolInfo{Name: string(rune('a'+i%26)) + strings.Repeat("x", i), Version: "1",
+		set.List = append(set.List, runtime.NewTool(runtime.ToolInfo{Name: string(rune('a'+i%26)) + strings.Repeat("x", i), Version: "1",
 			Effect: runtime.EffectRead, Description: "d", InputSchema: json.RawMessage(echoIn), OutputSchema: json.RawMessage(echoOut)}, runtime.Handle(okEcho)))
 	}
 	exec, err := runtime.NewExecutor(set, runtime.WithLogger(slog.New(slog.DiscardHandler)))

@@ -10,9 +10,10 @@ import (
 	"testing"
 
 	"github.com/keelgen/keel/runtime"
+	"github.com/keelgen/keel/runtime/keeltest"
 )
 
-func lockedSet(t *testing.T) (testSet, []runtime.ToolInfo) {
+func lockedSet(t *testing.T) (keeltest.Set, []runtime.ToolInfo) {
 	t.Helper()
 	infos := []runtime.ToolInfo{
 		{Name: "echo", Version: "2.1", Effect: runtime.EffectRead, Description: "Echo text.",
@@ -24,28 +25,23 @@ func lockedSet(t *testing.T) (testSet, []runtime.ToolInfo) {
 }
 
 // setOf builds a set from infos with a lock computed from them.
-func setOf(t *testing.T, infos []runtime.ToolInfo) testSet {
+func setOf(t *testing.T, infos []runtime.ToolInfo) keeltest.Set {
 	t.Helper()
-	l, err := runtime.NewLock(infos)
-	if err != nil {
-		t.Fatal(err)
-	}
-	lockFile, err := l.Marshal()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var s testSet
+	var tools []*runtime.Tool
 	for _, info := range infos {
-		s.tools = append(s.tools, runtime.NewTool(info, runtime.Handle(okEcho)))
+		tools = append(tools, runtime.NewTool(info, runtime.Handle(okEcho)))
 	}
-	s.lock = lockFile
+	s, err := keeltest.Locked(tools...)
+	if err != nil {
+		t.Fatal(err)
+	}
 	return s
 }
 
 func TestLockVerifiesAtStart(t *testing.T) {
 	set, _ := lockedSet(t)
 	exec := executorForSet(t, set)
-	l, _ := runtime.ParseLock(set.lock)
+	l, _ := runtime.ParseLock(set.LockFile)
 	if exec.SetDigest() == "" || exec.SetDigest() != l.SetDigest || !strings.HasPrefix(l.SetDigest, "sha256:") {
 		t.Fatalf("set digest %q, lock says %q", exec.SetDigest(), l.SetDigest)
 	}
@@ -84,7 +80,7 @@ func TestTamperedContractFailsStart(t *testing.T) {
 		set := setOf(t, infos) // the lock of the reviewed contracts
 		changed := append([]runtime.ToolInfo(nil), infos...)
 		tamper(&changed[0])
-		set.tools[0] = runtime.NewTool(changed[0], runtime.Handle(okEcho))
+		set.List[0] = runtime.NewTool(changed[0], runtime.Handle(okEcho))
 		if _, err := runtime.NewExecutor(set); err == nil || !strings.Contains(err.Error(), "integrity") {
 			t.Errorf("%s tampered: NewExecutor error %v", name, err)
 		}
@@ -111,7 +107,7 @@ func TestTamperedLockFailsStart(t *testing.T) {
 		},
 	} {
 		set, _ := lockedSet(t)
-		set.lock = tamper(bytes.Clone(set.lock))
+		set.LockFile = tamper(bytes.Clone(set.LockFile))
 		if _, err := runtime.NewExecutor(set); err == nil {
 			t.Errorf("lock %s tampered: NewExecutor accepted it", name)
 		}
@@ -126,24 +122,24 @@ func TestSignedLock(t *testing.T) {
 	otherPub, _, _ := ed25519.GenerateKey(rand.Reader)
 
 	set, _ := lockedSet(t)
-	set.sig = runtime.SignLock(priv, set.lock)
+	set.Signature = runtime.SignLock(priv, set.LockFile)
 	executorForSet(t, set, runtime.WithRequiredSignature(pub))
 
 	if _, err := runtime.NewExecutor(set, runtime.WithRequiredSignature(otherPub)); err == nil || !strings.Contains(err.Error(), "signature") {
 		t.Errorf("wrong key: %v", err)
 	}
 	altered := set
-	altered.lock = bytes.Replace(bytes.Clone(set.lock), []byte("\n"), []byte("\n "), 1) // same content, other bytes
+	altered.LockFile = bytes.Replace(bytes.Clone(set.LockFile), []byte("\n"), []byte("\n "), 1) // same content, other bytes
 	if _, err := runtime.NewExecutor(altered, runtime.WithRequiredSignature(pub)); err == nil || !strings.Contains(err.Error(), "signature") {
 		t.Errorf("altered lock: %v", err)
 	}
 	unsigned := set
-	unsigned.sig = nil
+	unsigned.Signature = nil
 	if _, err := runtime.NewExecutor(unsigned, runtime.WithRequiredSignature(pub)); err == nil || !strings.Contains(err.Error(), "missing") {
 		t.Errorf("unsigned lock: %v", err)
 	}
 	garbage := set
-	garbage.sig = []byte("not base64!\n")
+	garbage.Signature = []byte("not base64!\n")
 	if _, err := runtime.NewExecutor(garbage, runtime.WithRequiredSignature(pub)); err == nil {
 		t.Error("garbage signature accepted")
 	}
@@ -153,19 +149,19 @@ func TestSignedLock(t *testing.T) {
 
 func TestPinnedSetDigest(t *testing.T) {
 	set, _ := lockedSet(t)
-	l, _ := runtime.ParseLock(set.lock)
+	l, _ := runtime.ParseLock(set.LockFile)
 	executorForSet(t, set, runtime.WithExpectedSetDigest(l.SetDigest))
 	if _, err := runtime.NewExecutor(set, runtime.WithExpectedSetDigest("sha256:0000")); err == nil {
 		t.Fatal("a set with another digest passed the pin")
 	}
 	bare := set
-	bare.lock = nil
+	bare.LockFile = nil
 	if _, err := runtime.NewExecutor(bare, runtime.WithExpectedSetDigest(l.SetDigest)); err == nil {
 		t.Fatal("a set without a lock passed the pin")
 	}
 }
 
-func executorForSet(t *testing.T, set testSet, opts ...runtime.Option) *runtime.Executor {
+func executorForSet(t *testing.T, set keeltest.Set, opts ...runtime.Option) *runtime.Executor {
 	t.Helper()
 	opts = append([]runtime.Option{runtime.WithLogger(slog.New(slog.DiscardHandler))}, opts...)
 	exec, err := runtime.NewExecutor(set, opts...)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/keelgen/keel/provider/openai"
 	"github.com/keelgen/keel/runtime"
+	"github.com/keelgen/keel/runtime/keeltest"
 )
 
 // A plan has steps (array items with an optional member), an owner (a
@@ -46,17 +47,6 @@ const planSchema = `{"type":"object","additionalProperties":false,"required":["s
    {"type":"object","additionalProperties":false,"required":["host"],"properties":{"host":{"type":"string"},"port":{"type":"integer"}}},
    {"type":"object","additionalProperties":false,"required":["zone"],"properties":{"zone":{"type":"string"}}}]}}}`
 
-type planSet struct{ tool *runtime.Tool }
-
-func (s planSet) Lookup(name string) *runtime.Tool {
-	if name == "plan" {
-		return s.tool
-	}
-	return nil
-}
-func (s planSet) Tools() []*runtime.Tool         { return []*runtime.Tool{s.tool} }
-func (s planSet) Lock() (lock, signature []byte) { return nil, nil }
-
 // The strict schema makes every optional member, at every depth, required
 // and nullable, and a model's nulls for them reach the executor as absent
 // members: the executor accepts the call and the handler sees zero values.
@@ -89,7 +79,7 @@ func TestStrictNullsAtEveryDepth(t *testing.T) {
 	tool := runtime.NewTool(runtime.ToolInfo{Name: "plan", Version: "1.0", Effect: runtime.EffectRead,
 		InputSchema: json.RawMessage(planSchema), OutputSchema: json.RawMessage(`{"type":"object"}`)},
 		runtime.Handle(func(_ context.Context, a planArgs) (struct{}, error) { seen = a; return struct{}{}, nil }))
-	exec, err := runtime.NewExecutor(planSet{tool}, runtime.WithLogger(slog.New(slog.DiscardHandler)))
+	exec, err := runtime.NewExecutor(keeltest.Of(tool), runtime.WithLogger(slog.New(slog.DiscardHandler)))
 	if err != nil {
 		t.Fatal(err)
 	}
