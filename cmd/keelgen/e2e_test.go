@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -138,6 +140,7 @@ func TestUserModuleEndToEnd(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a module")
 	}
+	t.Parallel()
 	dir := testmod.New(t, map[string]string{
 		"notes/notes.go":      withGenerate(userHandlers),
 		"cmd/harness/main.go": userHarness,
@@ -167,8 +170,8 @@ func TestUserModuleEndToEnd(t *testing.T) {
 	}
 
 	// -check: current now; -diff: nothing changed.
-	testmod.MustGo(t, dir, "tool", "keelgen", "-check", "-out", "notetools", "./notes")
-	if out := testmod.MustGo(t, dir, "tool", "keelgen", "-diff", "-out", "notetools", "./notes"); !strings.HasPrefix(out, "tool set unchanged: sha256:") {
+	mustKeelgenIn(t, dir, "-check", "-out", "notetools", "./notes")
+	if out := mustKeelgenIn(t, dir, "-diff", "-out", "notetools", "./notes"); !strings.HasPrefix(out, "tool set unchanged: sha256:") {
 		t.Fatalf("-diff on an unchanged set:\n%s", out)
 	}
 
@@ -176,12 +179,12 @@ func TestUserModuleEndToEnd(t *testing.T) {
 	// tool, and harness code that names its constant stops compiling.
 	src := userHandlers[:strings.Index(userHandlers, "// Note is a saved note.")]
 	testmod.Write(t, dir, map[string]string{"notes/notes.go": withGenerate(src)})
-	out, err := testmod.Go(dir, "tool", "keelgen", "-check", "-out", "notetools", "./notes")
+	out, err := keelgenIn(dir, "-check", "-out", "notetools", "./notes")
 	if err == nil || !strings.Contains(out, "stale: notetools/keel_tools.go") ||
 		!strings.Contains(out, "orphaned: notetools/schemas/add_note.input.json") || !strings.Contains(out, "orphaned: notetools/schemas/add_note.output.json") {
 		t.Fatalf("-check after removing a tool: err %v\n%s", err, out)
 	}
-	out, err = testmod.Go(dir, "tool", "keelgen", "-diff", "-out", "notetools", "./notes")
+	out, err = keelgenIn(dir, "-diff", "-out", "notetools", "./notes")
 	if err == nil || !strings.Contains(out, "- add_note 1.0 (write): removed") {
 		t.Fatalf("-diff after removing a tool: err %v\n%s", err, out)
 	}
@@ -205,14 +208,15 @@ func TestFailedRunWritesNothing(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a module")
 	}
+	t.Parallel()
 	dir := testmod.New(t, map[string]string{"notes/notes.go": withGenerate(userHandlers)})
-	testmod.MustGo(t, dir, "tool", "keelgen", "-out", "notetools", "./notes")
+	mustKeelgenIn(t, dir, "-out", "notetools", "./notes")
 	before := snapshot(t, filepath.Join(dir, "notetools"))
 
 	broken := strings.Replace(userHandlers, "//keel:tool name=add_note version=1.0 effect=write", "//keel:tool name=add_note version=1.0 effect=delete", 1)
 	broken = strings.Replace(broken, "func GetForecast(ctx context.Context, args ForecastArgs)", "func GetForecast(args ForecastArgs)", 1)
 	testmod.Write(t, dir, map[string]string{"notes/notes.go": withGenerate(broken)})
-	out, err := testmod.Go(dir, "tool", "keelgen", "-out", "notetools", "./notes")
+	out, err := keelgenIn(dir, "-out", "notetools", "./notes")
 	if err == nil {
 		t.Fatalf("keelgen accepted a broken package:\n%s", out)
 	}
@@ -238,9 +242,10 @@ func TestLockSignatureAndTamper(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a module")
 	}
+	t.Parallel()
 	dir := testmod.New(t, map[string]string{"notes/notes.go": withGenerate(userHandlers), "cmd/harness/main.go": userHarness})
 	keelgen := func(args ...string) (string, error) {
-		return testmod.Go(dir, append([]string{"tool", "keelgen", "-out", "notetools"}, append(args, "./notes")...)...)
+		return keelgenIn(dir, append([]string{"-out", "notetools"}, append(args, "./notes")...)...)
 	}
 	if out, err := keelgen(); err != nil {
 		t.Fatalf("generate: %v\n%s", err, out)
@@ -266,8 +271,8 @@ func TestLockSignatureAndTamper(t *testing.T) {
 	testmod.Write(t, dir, map[string]string{"notetools/schemas/get_forecast.input.json": string(orig)})
 
 	// Sign; the harness requires the signature by the matching public key.
-	testmod.MustGo(t, dir, "tool", "keelgen", "-genkey", "release.pem")
-	testmod.MustGo(t, dir, "tool", "keelgen", "-genkey", "other.pem")
+	mustKeelgenIn(t, dir, "-genkey", "release.pem")
+	mustKeelgenIn(t, dir, "-genkey", "other.pem")
 	if out, err := keelgen("-sign", "release.pem"); err != nil {
 		t.Fatalf("-sign: %v\n%s", err, out)
 	}
@@ -332,4 +337,24 @@ func snapshot(t *testing.T, dir string) string {
 		t.Fatal(err)
 	}
 	return b.String()
+}
+
+// keelgenIn runs the command in this test binary with dir as its working
+// directory, as "go tool keelgen" would there, without a go command per run
+// (go generate still runs the real "go tool keelgen").
+func keelgenIn(dir string, args ...string) (string, error) {
+	var out bytes.Buffer
+	if code := runIn(dir, args, &out, &out); code != 0 {
+		return strings.TrimSpace(out.String()), fmt.Errorf("exit status %d", code)
+	}
+	return strings.TrimSpace(out.String()), nil
+}
+
+func mustKeelgenIn(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	out, err := keelgenIn(dir, args...)
+	if err != nil {
+		t.Fatalf("keelgen %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return out
 }

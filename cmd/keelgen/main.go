@@ -50,16 +50,25 @@ type options struct {
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
+	wd, err := os.Getwd()
+	if err != nil {
+		return fail(stderr, err)
+	}
+	return runIn(wd, args, stdout, stderr)
+}
+
+// runIn is the command run in directory wd: every relative path in args is
+// relative to it.
+func runIn(wd string, args []string, stdout, stderr io.Writer) int {
 	o, ok := parseFlags(args, stderr)
 	if !ok {
 		return exitError
 	}
 	if o.genkey != "" {
-		return genkey(o.genkey, stderr)
+		return genkey(inDir(wd, o.genkey), stderr)
 	}
-	wd, err := os.Getwd()
-	if err != nil {
-		return fail(stderr, err)
+	if o.sign != "" {
+		o.sign = inDir(wd, o.sign)
 	}
 	cfg := gen.Config{Dir: wd, Pattern: o.pattern, OutDir: o.out, OutPkg: o.pkg, LockFile: o.lock}
 	if o.targets != "" {
@@ -165,6 +174,13 @@ func writeOrCheck(o options, wd string, res *gen.Result, stderr io.Writer) int {
 		}
 	}
 	return exitOK
+}
+
+func inDir(dir, path string) string {
+	if filepath.IsAbs(path) {
+		return path
+	}
+	return filepath.Join(dir, path)
 }
 
 func genkey(file string, stderr io.Writer) int {
