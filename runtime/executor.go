@@ -144,10 +144,10 @@ func isSetDigest(d string) bool {
 const maxListedTools = 20
 
 // NewExecutor returns an executor for set. Before it accepts any call it
-// compiles every tool's schemas, recomputes the digests of every contract and
-// compares them with the embedded keel.lock.json, and checks the signature
-// and the pinned digest when the options ask for them. Any disagreement is an
-// error here, never a surprise during a call.
+// recomputes the digests of every contract and compares them with the
+// embedded keel.lock.json, and checks the signature and the pinned digest
+// when the options ask for them; for a set without a lock it compiles every
+// schema. Any disagreement is an error here, never a surprise during a call.
 func NewExecutor(set ToolSet, opts ...Option) (*Executor, error) {
 	e := &Executor{set: set, policy: SideEffectPolicy{}, log: slog.Default(), limits: DefaultLimits, timeout: DefaultTimeout}
 	if set == nil {
@@ -166,12 +166,21 @@ func NewExecutor(set ToolSet, opts ...Option) (*Executor, error) {
 	tools := set.Tools()
 	names := make([]string, 0, len(tools))
 	e.verified = make(map[*Tool]struct{}, len(tools))
+	// A set with a lock has its schemas proven by the digests below: keelgen
+	// compiled each one before it wrote it, so they compile on first use.
+	// A set without one (made by hand) has them compiled here.
+	lockFile, _ := set.Lock()
 	for _, t := range tools {
 		if t == nil {
 			return nil, errors.New("keel: the tool set lists a nil tool")
 		}
-		if _, _, err := t.schemas(); err != nil {
+		if err := t.checkCodes(); err != nil {
 			return nil, fmt.Errorf("keel: tool %s: %w", t.info.Name, err)
+		}
+		if lockFile == nil {
+			if _, _, err := t.schemas(); err != nil {
+				return nil, fmt.Errorf("keel: tool %s: %w", t.info.Name, err)
+			}
 		}
 		if got := set.Lookup(t.info.Name); got != t {
 			return nil, fmt.Errorf("keel: tool %s is listed but not selected by its own name", t.info.Name)

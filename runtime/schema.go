@@ -14,6 +14,14 @@ func (noLoader) Load(url string) (any, error) {
 	return nil, fmt.Errorf("keel: schema loading is disabled (%s)", url)
 }
 
+// CheckSchema reports whether doc compiles as the executor compiles a
+// tool's schema (JSON Schema 2020-12, formats asserted, nothing loaded).
+// keelgen runs it on every schema it writes.
+func CheckSchema(doc []byte) error {
+	_, _, err := compileSchema("check", doc)
+	return err
+}
+
 // compileSchema compiles one generated schema under a private URL, and
 // returns it with the document it was compiled from.
 func compileSchema(name string, doc []byte) (*jsonschema.Schema, any, error) {

@@ -48,7 +48,9 @@ type Tool struct {
 }
 
 // NewTool binds a contract to a handler. The schemas are compiled once, on
-// first use (NewExecutor forces it, so a bad schema fails at start-up).
+// first use: NewExecutor compiles them at start for a set without a lock;
+// for a set with a lock, whose digests prove the schemas are the ones
+// keelgen compiled when it wrote them, on the tool's first call.
 func NewTool(info ToolInfo, h Handler) *Tool {
 	return &Tool{info: info, handler: h}
 }
@@ -69,13 +71,18 @@ func (t *Tool) schemas() (in, out *jsonschema.Schema, err error) {
 		if t.compileErr == nil {
 			t.output, _, t.compileErr = compileSchema(t.info.Name+"/output", t.info.OutputSchema)
 		}
-		for _, c := range t.info.Errors {
-			if t.compileErr == nil && !IsBusinessCode(c) {
-				t.compileErr = fmt.Errorf("declared error code %q is not a business code", c)
-			}
-		}
 	})
 	return t.input, t.output, t.compileErr
+}
+
+// checkCodes refuses declared codes that are not business codes.
+func (t *Tool) checkCodes() error {
+	for _, c := range t.info.Errors {
+		if !IsBusinessCode(c) {
+			return fmt.Errorf("declared error code %q is not a business code", c)
+		}
+	}
+	return nil
 }
 
 // ToolSet is what keelgen generates: a static switch from name to tool, the
@@ -132,7 +139,7 @@ type Handler interface {
 // Handle binds fn, a handler with argument struct A and result R. keelgen
 // emits the call; harness code has no need to.
 func Handle[A, R any](fn func(context.Context, A) (R, error)) Handler {
-	return typedHandler[A, R]{fn: fn}
+	return &typedHandler[A, R]{fn: fn} // a pointer: no value-method wrappers per instantiation
 }
 
 type typedHandler[A, R any] struct {
@@ -154,7 +161,7 @@ var resultEncode = jsonv2.JoinOptions(
 	jsonv2.Deterministic(true),
 )
 
-func (h typedHandler[A, R]) decode(args []byte) (any, error) {
+func (h *typedHandler[A, R]) decode(args []byte) (any, error) {
 	var a A
 	if err := jsonv2.Unmarshal(args, &a, strictDecode); err != nil {
 		return nil, err
@@ -162,7 +169,7 @@ func (h typedHandler[A, R]) decode(args []byte) (any, error) {
 	return a, nil
 }
 
-func (h typedHandler[A, R]) invoke(ctx context.Context, args any) ([]byte, error) {
+func (h *typedHandler[A, R]) invoke(ctx context.Context, args any) ([]byte, error) {
 	a, ok := args.(A)
 	if !ok {
 		// Unreachable: args always comes from decode of the same handler.

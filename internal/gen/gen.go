@@ -144,6 +144,9 @@ func Generate(cfg Config) (*Result, error) {
 		return nil, errors.New("the output directory is the handler package's own directory; the whitelist must be a separate package")
 	}
 	schemas, diags, err := cfg.Schemas.Schemas(pkg)
+	if err == nil && len(diags) == 0 {
+		diags = compileSchemas(pkg, schemas)
+	}
 	if err != nil || len(diags) > 0 {
 		res.Diagnostics = diags
 		return res, err
@@ -160,6 +163,24 @@ func Generate(cfg Config) (*Result, error) {
 	}
 	res.Warnings = append(res.Warnings, targetWarnings(targets, pkg, schemas)...)
 	return res, nil
+}
+
+// compileSchemas compiles every schema as the executor will: an executor
+// of a locked set compiles them on first use, trusting that keelgen did.
+func compileSchemas(pkg *model.Package, schemas map[string]model.Schemas) []model.Diagnostic {
+	var diags []model.Diagnostic
+	for _, t := range pkg.Tools {
+		s := schemas[t.Name]
+		for _, side := range []struct {
+			name string
+			doc  []byte
+		}{{"input", s.Input}, {"output", s.Output}} {
+			if err := runtime.CheckSchema(side.doc); err != nil {
+				diags = append(diags, model.Diagnostic{Pos: t.Pos, Message: fmt.Sprintf("%s: %s schema does not compile: %v", t.Name, side.name, err)})
+			}
+		}
+	}
+	return diags
 }
 
 // resolve makes the directories absolute and picks the output package name.

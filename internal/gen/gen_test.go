@@ -236,3 +236,33 @@ func TestTargetWarnings(t *testing.T) {
 		t.Fatal("an unknown target was accepted")
 	}
 }
+
+// A schema the executor could not compile is a diagnostic at generate time:
+// an executor of a locked set trusts keelgen to have compiled it.
+func TestSchemaThatDoesNotCompile(t *testing.T) {
+	dir := testmod.New(t, map[string]string{"h/h.go": `package h
+
+import (
+	"context"
+
+	"github.com/invopop/jsonschema"
+)
+
+// Code is a code with a broken pattern.
+type Code string
+
+func (Code) JSONSchema() *jsonschema.Schema { return &jsonschema.Schema{Type: "string", Pattern: "(unclosed"} }
+
+// Find finds by code.
+//
+//keel:tool name=find version=1.0 effect=read
+func Find(ctx context.Context, code Code) (struct{}, error) { return struct{}{}, nil }
+`})
+	res, err := gen.Generate(gen.Config{Dir: dir, Pattern: "./h", OutDir: "out"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Writable() || len(res.Diagnostics) != 1 || !strings.Contains(res.Diagnostics[0].Format(dir), "h/h.go:16:1: find: input schema does not compile:") {
+		t.Fatalf("diagnostics %v", res.Diagnostics)
+	}
+}

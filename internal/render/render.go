@@ -12,6 +12,7 @@ import (
 	"go/parser"
 	"go/token"
 	"go/types"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -196,15 +197,30 @@ func toolSet(f *jen.File, pkg *model.Package) {
 	f.Var().Id("ToolSet").Qual(runtimePkg, "ToolSet").Op("=").Id("toolSet").Values()
 	f.Type().Id("toolSet").Struct()
 
-	f.Add(lineComment("Lookup returns the tool named exactly name, or nil. There is no other way\nfrom a name to a handler."))
-	f.Func().Params(jen.Id("toolSet")).Id("Lookup").Params(jen.Id("name").String()).Op("*").Qual(runtimePkg, "Tool").Block(
-		jen.Switch(jen.Id("name")).BlockFunc(func(g *jen.Group) {
-			for _, t := range pkg.Tools {
-				g.Case(jen.Id(nameConst(t))).Block(jen.Return(jen.Id(toolVar(t))))
-			}
-			g.Default().Block(jen.Return(jen.Nil()))
-		}),
-	)
+	if len(pkg.Tools) <= flatSwitch {
+		f.Add(lineComment("Lookup returns the tool named exactly name, or nil. There is no other way\nfrom a name to a handler."))
+		f.Func().Params(jen.Id("toolSet")).Id("Lookup").Params(jen.Id("name").String()).Op("*").Qual(runtimePkg, "Tool").Block(
+			jen.Switch(jen.Id("name")).BlockFunc(func(g *jen.Group) {
+				for _, t := range pkg.Tools {
+					g.Case(jen.Id(nameConst(t))).Block(jen.Return(jen.Id(toolVar(t))))
+				}
+				g.Default().Block(jen.Return(jen.Nil()))
+			}),
+		)
+	} else {
+		f.Add(lineComment("Lookup returns the tool named exactly name, or nil. There is no other way\n" +
+			"from a name to a handler. It narrows by the name's length and a byte or two\n" +
+			"before it compares whole names, so a lookup costs the same among a thousand\n" +
+			"tools as among ten; every tool is still reached only by its exact name."))
+		f.Func().Params(jen.Id("toolSet")).Id("Lookup").Params(jen.Id("name").String()).Op("*").Qual(runtimePkg, "Tool").Block(
+			jen.Switch(jen.Len(jen.Id("name"))).BlockFunc(func(g *jen.Group) {
+				for _, group := range byLength(pkg.Tools) {
+					g.Case(jen.Lit(len(group[0].Name))).Add(narrow(group, nil))
+				}
+			}),
+			jen.Return(jen.Nil()),
+		)
+	}
 
 	f.Comment("Tools returns every tool, sorted by name.")
 	f.Func().Params(jen.Id("toolSet")).Id("Tools").Params().Index().Op("*").Qual(runtimePkg, "Tool").Block(
@@ -223,6 +239,64 @@ func toolSet(f *jen.File, pkg *model.Package) {
 	f.Func().Params(jen.Id("toolSet")).Id("Lock").Params().Params(jen.Id("lock"), jen.Id("signature").Index().Byte()).Block(
 		jen.Return(jen.Qual(runtimePkg, "EmbeddedLock").Call(jen.Id("lockFS"))),
 	)
+}
+
+// flatSwitch is the largest set whose Lookup is one switch over the names;
+// past it, Lookup narrows first (see narrow).
+const flatSwitch = 16
+
+// leafSwitch is the most names one narrowed switch compares whole.
+const leafSwitch = 8
+
+// byLength groups tools (sorted by name) by the length of their names.
+func byLength(tools []*model.Tool) [][]*model.Tool {
+	groups := map[int][]*model.Tool{}
+	for _, t := range tools {
+		groups[len(t.Name)] = append(groups[len(t.Name)], t)
+	}
+	var out [][]*model.Tool
+	for _, n := range slices.Sorted(maps.Keys(groups)) {
+		out = append(out, groups[n])
+	}
+	return out
+}
+
+// narrow renders the lookup among tools whose names have one length: a
+// switch on the byte where their names differ most, down to groups of at
+// most leafSwitch names, each compared whole.
+func narrow(tools []*model.Tool, used []int) *jen.Statement {
+	pos, buckets := bestByte(tools, used)
+	if len(tools) <= leafSwitch || len(buckets) < 2 {
+		return jen.Switch(jen.Id("name")).BlockFunc(func(g *jen.Group) {
+			for _, t := range tools {
+				g.Case(jen.Id(nameConst(t))).Block(jen.Return(jen.Id(toolVar(t))))
+			}
+		})
+	}
+	return jen.Switch(jen.Id("name").Index(jen.Lit(pos))).BlockFunc(func(g *jen.Group) {
+		for _, b := range slices.Sorted(maps.Keys(buckets)) {
+			g.Case(jen.LitRune(rune(b))).Add(narrow(buckets[b], append(slices.Clone(used), pos)))
+		}
+	})
+}
+
+// bestByte is the first position, not yet used, whose byte splits the
+// names into the most groups.
+func bestByte(tools []*model.Tool, used []int) (int, map[byte][]*model.Tool) {
+	best, bestPos := map[byte][]*model.Tool(nil), -1
+	for pos := range len(tools[0].Name) {
+		if slices.Contains(used, pos) {
+			continue
+		}
+		buckets := map[byte][]*model.Tool{}
+		for _, t := range tools {
+			buckets[t.Name[pos]] = append(buckets[t.Name[pos]], t)
+		}
+		if len(buckets) > len(best) {
+			best, bestPos = buckets, pos
+		}
+	}
+	return bestPos, best
 }
 
 // entryPoints are what a harness calls.

@@ -106,7 +106,7 @@ func format(doc []byte) ([]byte, error) {
 func program(pkg *model.Package) ([]byte, error) {
 	f := jen.NewFile("main")
 	f.HeaderComment(gocode.Header)
-	f.Comment("keelgen's throwaway schema program; it deletes it after running it.")
+	f.Comment("keelgen's throwaway schema program: it prints the schemas of every tool's input and output.")
 	for _, t := range pkg.Tools {
 		if t.Form == model.PlainParams {
 			f.Add(gocode.ArgsStruct(t))
@@ -116,9 +116,39 @@ func program(pkg *model.Package) ([]byte, error) {
 	for _, k := range slices.Sorted(maps.Keys(pkg.Comments)) {
 		comments[jen.Lit(k)] = jen.Lit(pkg.Comments[k])
 	}
-	typeOf := func(c jen.Code) jen.Code {
-		return jen.Id("reflectType").Call(jen.Id("r"), jen.Qual("reflect", "TypeFor").Types(c).Call())
+	typeOf := func(c jen.Code) jen.Code { return jen.Qual("reflect", "TypeFor").Types(c).Call() }
+	// The tools are listed in functions of chunkSize tools each, not in one
+	// literal in main: the compiler's cost grows faster than linearly with
+	// the size of one function.
+	var chunks []jen.Code
+	for start := 0; start < len(pkg.Tools); start += chunkSize {
+		name := fmt.Sprintf("tools%d", len(chunks))
+		chunks = append(chunks, jen.Id(name))
+		f.Func().Id(name).Params(jen.Id("add").Func().Params(jen.String(), jen.Qual("reflect", "Type"), jen.Qual("reflect", "Type"))).BlockFunc(func(g *jen.Group) {
+			for _, t := range pkg.Tools[start:min(start+chunkSize, len(pkg.Tools))] {
+				g.Id("add").Call(jen.Lit(t.Name), typeOf(gocode.ArgsType(t)), typeOf(gocode.TypeCode(t.Result)))
+			}
+		})
 	}
+	f.Func().Id("main").Params().Block(
+		jen.Id("r").Op(":=").Op("&").Qual(reflectorPkg, "Reflector").Values(jen.Dict{
+			jen.Id("DoNotReference"): jen.True(), // inline every type
+			jen.Id("Anonymous"):      jen.True(), // no $id derived from the package path
+			jen.Id("CommentMap"):     jen.Map(jen.String()).String().Values(comments),
+		}),
+		jen.Id("out").Op(":=").Map(jen.String()).Index(jen.Lit(2)).Op("*").Qual(reflectorPkg, "Schema").Values(),
+		jen.Id("add").Op(":=").Func().Params(jen.Id("name").String(), jen.List(jen.Id("in"), jen.Id("out_")).Qual("reflect", "Type")).Block(
+			jen.Id("out").Index(jen.Id("name")).Op("=").Index(jen.Lit(2)).Op("*").Qual(reflectorPkg, "Schema").Values(
+				jen.Id("reflectType").Call(jen.Id("r"), jen.Id("in")), jen.Id("reflectType").Call(jen.Id("r"), jen.Id("out_"))),
+		),
+		jen.For(jen.List(jen.Id("_"), jen.Id("tools")).Op(":=").Range().Index().Func().Params(jen.Func().Params(jen.String(), jen.Qual("reflect", "Type"), jen.Qual("reflect", "Type"))).Values(chunks...)).Block(
+			jen.Id("tools").Call(jen.Id("add")),
+		),
+		jen.If(jen.Err().Op(":=").Qual("encoding/json", "NewEncoder").Call(jen.Qual("os", "Stdout")).Dot("Encode").Call(jen.Id("out")), jen.Err().Op("!=").Nil()).Block(
+			jen.Qual("fmt", "Fprintln").Call(jen.Qual("os", "Stderr"), jen.Err()),
+			jen.Qual("os", "Exit").Call(jen.Lit(1)),
+		),
+	)
 	// reflectType is a top-level function, not a closure in main: a closure
 	// called twice per tool makes the compiler's inliner re-walk all of main
 	// for each call, quadratic in the number of tools.
@@ -127,28 +157,15 @@ func program(pkg *model.Package) ([]byte, error) {
 		jen.Id("s").Dot("Version").Op("=").Lit(""), // the runtime compiles as 2020-12
 		jen.Return(jen.Id("s")),
 	)
-	f.Func().Id("main").Params().Block(
-		jen.Id("r").Op(":=").Op("&").Qual(reflectorPkg, "Reflector").Values(jen.Dict{
-			jen.Id("DoNotReference"): jen.True(), // inline every type
-			jen.Id("Anonymous"):      jen.True(), // no $id derived from the package path
-			jen.Id("CommentMap"):     jen.Map(jen.String()).String().Values(comments),
-		}),
-		jen.Id("out").Op(":=").Map(jen.String()).Index(jen.Lit(2)).Op("*").Qual(reflectorPkg, "Schema").Values(jen.DictFunc(func(d jen.Dict) {
-			for _, t := range pkg.Tools {
-				d[jen.Lit(t.Name)] = jen.Values(typeOf(gocode.ArgsType(t)), typeOf(gocode.TypeCode(t.Result)))
-			}
-		})),
-		jen.If(jen.Err().Op(":=").Qual("encoding/json", "NewEncoder").Call(jen.Qual("os", "Stdout")).Dot("Encode").Call(jen.Id("out")), jen.Err().Op("!=").Nil()).Block(
-			jen.Qual("fmt", "Fprintln").Call(jen.Qual("os", "Stderr"), jen.Err()),
-			jen.Qual("os", "Exit").Call(jen.Lit(1)),
-		),
-	)
 	var buf bytes.Buffer
 	if err := f.Render(&buf); err != nil {
 		return nil, fmt.Errorf("render schema program: %w", err)
 	}
 	return buf.Bytes(), nil
 }
+
+// chunkSize is how many tools one function of the program lists.
+const chunkSize = 64
 
 // programDir is where the program seems to live, inside the handler
 // package's directory; the go command ignores names starting with a dot

@@ -43,30 +43,48 @@ func Root(t testing.TB) string {
 // reuses keel's go.sum, so it builds from the module cache.
 func New(t testing.TB, files map[string]string) string {
 	t.Helper()
-	root := Root(t)
+	dir := t.TempDir()
+	if err := Make(Root(t), dir, Path, files); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// Make writes a module named path into dir, as New does, for keel at root;
+// for commands that are not tests (the scale measurement).
+func Make(root, dir, path string, files map[string]string) error {
 	data, err := os.ReadFile(filepath.Join(root, "go.mod"))
 	if err != nil {
-		t.Fatal(err)
+		return err
 	}
 	keel, err := modfile.Parse("go.mod", data, nil)
 	if err != nil {
-		t.Fatal(err)
+		return err
 	}
 	var mod bytes.Buffer
-	fmt.Fprintf(&mod, "module %s\n\ngo %s\n\nrequire github.com/keelgen/keel v0.0.0\n\nrequire (\n", Path, keel.Go.Version)
+	fmt.Fprintf(&mod, "module %s\n\ngo %s\n\nrequire github.com/keelgen/keel v0.0.0\n\nrequire (\n", path, keel.Go.Version)
 	for _, r := range keel.Require {
 		fmt.Fprintf(&mod, "\t%s %s\n", r.Mod.Path, r.Mod.Version)
 	}
 	fmt.Fprintf(&mod, ")\n\nreplace github.com/keelgen/keel => %s\n\ntool github.com/keelgen/keel/cmd/keelgen\n", root)
-
-	dir := t.TempDir()
 	sum, err := os.ReadFile(filepath.Join(root, "go.sum"))
 	if err != nil {
-		t.Fatal(err)
+		return err
 	}
-	Write(t, dir, map[string]string{"go.mod": mod.String(), "go.sum": string(sum)})
-	Write(t, dir, files)
-	return dir
+	all := map[string]string{"go.mod": mod.String(), "go.sum": string(sum)}
+	for k, v := range files {
+		all[k] = v
+	}
+	for name, content := range all {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Write writes files below dir.

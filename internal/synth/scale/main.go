@@ -1,0 +1,188 @@
+// Command scale measures keel on synthetic tool modules of N tools:
+//
+//	go run ./internal/synth/scale -n 10,100,1000,2000
+//
+// For each N it writes a module (internal/synth), warms the build cache,
+// then, -runs times, changes the handler package (a new constant, so every
+// dependent package recompiles) and times go build of the handlers, go
+// generate (keelgen) and go build of the generated package, and starts a
+// fresh process that times one cold NewExecutor. It prints the medians,
+// the ratios the scale issue sets bounds on, and the peak memory of
+// go generate. With -bench it also runs the executor benchmarks of the
+// module (dispatch of a valid call and of an unknown name shaped like a
+// real one) at each N.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/keelgen/keel/internal/synth"
+	"github.com/keelgen/keel/internal/testmod"
+)
+
+func main() {
+	sizes := flag.String("n", "10,100,1000", "comma-separated numbers of tools")
+	runs := flag.Int("runs", 3, "measured runs per size (medians are printed)")
+	bench := flag.Bool("bench", false, "also run the executor benchmarks of each module (-count 6)")
+	keep := flag.Bool("keep", false, "keep the synthetic modules (their directories are printed)")
+	flag.Parse()
+	root, err := keelRoot()
+	if err != nil {
+		fail(err)
+	}
+	fmt.Println("| N | go generate (keelgen) | go build handlers | ratio | go build generated | ratio | cold NewExecutor | peak RSS of go generate |")
+	fmt.Println("| --- | --- | --- | --- | --- | --- | --- | --- |")
+	var benchOut []string
+	for _, field := range strings.Split(*sizes, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(field))
+		if err != nil || n < 1 {
+			fail(fmt.Errorf("-n: %q is not a number of tools", field))
+		}
+		dir, err := os.MkdirTemp("", fmt.Sprintf("keel-synth-%d-", n))
+		if err != nil {
+			fail(err)
+		}
+		m, err := measure(root, dir, n, *runs)
+		if err != nil {
+			fail(fmt.Errorf("N=%d: %w", n, err))
+		}
+		fmt.Printf("| %d | %s | %s | %.1f× | %s | %.1f× | %s | %d MiB |\n", n, sec(m.gen), sec(m.handlers), ratio(m.gen, m.handlers),
+			sec(m.tools), ratio(m.tools, m.handlers), m.start.Round(time.Millisecond/10), m.maxRSS>>20)
+		if *bench {
+			out, err := goCmd(dir, "test", "-run", "^$", "-bench", ".", "-count", "6", "./"+synth.Bench)
+			if err != nil {
+				fail(fmt.Errorf("N=%d benchmarks: %w\n%s", n, err, out))
+			}
+			benchOut = append(benchOut, fmt.Sprintf("N=%d\n%s", n, out))
+		}
+		if *keep {
+			fmt.Fprintln(os.Stderr, "kept", dir)
+		} else {
+			os.RemoveAll(dir)
+		}
+	}
+	for _, b := range benchOut {
+		fmt.Println()
+		fmt.Print(b)
+	}
+}
+
+type measurement struct {
+	gen, handlers, tools, start time.Duration
+	maxRSS                      int64
+}
+
+// measure writes the module, warms the caches, and returns the medians of
+// runs measured edits.
+func measure(root, dir string, n, runs int) (measurement, error) {
+	if err := testmod.Make(root, dir, "example.com/synth", synth.Files(n, 0)); err != nil {
+		return measurement{}, err
+	}
+	for _, args := range [][]string{{"generate", "./" + synth.Handlers}, {"build", "./..."}} {
+		if out, err := goCmd(dir, args...); err != nil {
+			return measurement{}, fmt.Errorf("go %s: %w\n%s", strings.Join(args, " "), err, out)
+		}
+	}
+	var gen, handlers, tools, start []time.Duration
+	var maxRSS int64
+	for rev := 1; rev <= runs; rev++ {
+		if err := os.WriteFile(filepath.Join(dir, synth.HandlersFile), []byte(synth.HandlersSource(n, rev)), 0o644); err != nil {
+			return measurement{}, err
+		}
+		// The handlers first: go generate's own go list would compile them.
+		d, _, err := timed(dir, "build", "./"+synth.Handlers)
+		if err != nil {
+			return measurement{}, err
+		}
+		handlers = append(handlers, d)
+		d, rss, err := timed(dir, "generate", "./"+synth.Handlers)
+		if err != nil {
+			return measurement{}, err
+		}
+		gen, maxRSS = append(gen, d), max(maxRSS, rss)
+		if d, _, err = timed(dir, "build", "./"+synth.Tools); err != nil {
+			return measurement{}, err
+		}
+		tools = append(tools, d)
+		if d, err = coldStart(dir); err != nil {
+			return measurement{}, err
+		}
+		start = append(start, d)
+	}
+	return measurement{median(gen), median(handlers), median(tools), median(start), maxRSS}, nil
+}
+
+// coldStart builds the start program and runs it in a fresh process.
+func coldStart(dir string) (time.Duration, error) {
+	bin := filepath.Join(dir, "start.bin")
+	if out, err := goCmd(dir, "build", "-o", bin, "./cmd/start"); err != nil {
+		return 0, fmt.Errorf("build start: %w\n%s", err, out)
+	}
+	out, err := exec.Command(bin).CombinedOutput()
+	if err != nil {
+		return 0, fmt.Errorf("start: %w\n%s", err, out)
+	}
+	ns, err := strconv.ParseInt(strings.TrimSpace(string(out)), 10, 64)
+	return time.Duration(ns), err
+}
+
+// timed runs the go command and returns its wall time and the peak RSS of
+// it and its waited-for children.
+func timed(dir string, args ...string) (time.Duration, int64, error) {
+	cmd := goCommand(dir, args...)
+	start := time.Now()
+	out, err := cmd.CombinedOutput()
+	d := time.Since(start)
+	if err != nil {
+		return 0, 0, fmt.Errorf("go %s: %w\n%s", strings.Join(args, " "), err, out)
+	}
+	var rss int64
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		rss = ru.Maxrss << 10 // KiB on Linux
+	}
+	return d, rss, nil
+}
+
+func goCmd(dir string, args ...string) (string, error) {
+	out, err := goCommand(dir, args...).CombinedOutput()
+	return string(out), err
+}
+
+func goCommand(dir string, args ...string) *exec.Cmd {
+	cmd := exec.Command("go", args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOWORK=off")
+	return cmd
+}
+
+func keelRoot() (string, error) {
+	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "github.com/keelgen/keel").Output()
+	if err != nil {
+		return "", fmt.Errorf("run this command inside keel's module: %w", err)
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+func median(ds []time.Duration) time.Duration {
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+func ratio(a, b time.Duration) float64 { return float64(a) / float64(b) }
+
+func sec(d time.Duration) string { return fmt.Sprintf("%.2f s", d.Seconds()) }
+
+func fail(err error) {
+	fmt.Fprintln(os.Stderr, "scale:", err)
+	os.Exit(1)
+}

@@ -1,0 +1,192 @@
+// Package synth writes synthetic tool modules of any size, for measuring
+// keel at scale: N annotated tools in ten shapes, half with an argument
+// struct and half with plain parameters, each with a minLength string, a
+// bounded integer, an enum, an optional member and a slice. Tool i is named
+// incident_lookup_i, so an unknown name shaped like a real one is easy to
+// make. cmd/scale measures such modules; the README shows its command.
+package synth
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Shapes is how many distinct argument and result types the tools share.
+const Shapes = 10
+
+// Module paths inside the synthetic module.
+const (
+	Handlers = "handlers" // the annotated handlers, with the go:generate line
+	Tools    = "tools"    // keelgen's output
+	Bench    = "bench"    // benchmarks of the executor over the tools
+)
+
+// ToolName is the name of tool i.
+func ToolName(i int) string { return fmt.Sprintf("incident_lookup_%d", i) }
+
+// Files returns the module's files (slash paths → content) for n tools; the
+// caller adds go.mod (testmod.Make). rev is written into the handlers as a
+// constant, so a new rev changes the package's export data and forces every
+// dependent package to recompile.
+func Files(n, rev int) map[string]string {
+	return map[string]string{
+		Handlers + "/shapes.go":   shapes(),
+		Handlers + "/handlers.go": handlers(n, rev),
+		Bench + "/bench_test.go":  benchmarks(n),
+		"cmd/start/main.go":       startProgram,
+	}
+}
+
+// HandlersFile is the file Files writes the handlers and rev to.
+const HandlersFile = Handlers + "/handlers.go"
+
+// Handlers returns the handlers file for n tools at rev.
+func HandlersSource(n, rev int) string { return handlers(n, rev) }
+
+func shapes() string {
+	var b strings.Builder
+	b.WriteString(`package handlers
+
+import "github.com/invopop/jsonschema"
+
+// Query is a search text of at least one character.
+type Query string
+
+func (Query) JSONSchema() *jsonschema.Schema {
+	one := uint64(1)
+	return &jsonschema.Schema{Type: "string", MinLength: &one, Description: "What to look for."}
+}
+
+// Limit is how many records to return, 1 to 100.
+type Limit int
+
+func (Limit) JSONSchema() *jsonschema.Schema {
+	return &jsonschema.Schema{Type: "integer", Minimum: "1", Maximum: "100", Description: "How many records to return."}
+}
+
+// Mode is how thoroughly to look.
+type Mode string
+
+func (Mode) JSONSchema() *jsonschema.Schema {
+	return &jsonschema.Schema{Type: "string", Enum: []any{"fast", "full"}, Description: "How thoroughly to look."}
+}
+`)
+	for s := range Shapes {
+		fmt.Fprintf(&b, `
+// Args%[1]d is the argument struct of shape %[1]d.
+type Args%[1]d struct {
+	Query%[1]d string   `+"`"+`json:"query_%[1]d" jsonschema:"minLength=1"`+"`"+`
+	Limit%[1]d int      `+"`"+`json:"limit_%[1]d" jsonschema:"minimum=1,maximum=100"`+"`"+`
+	Mode%[1]d  string   `+"`"+`json:"mode_%[1]d" jsonschema:"enum=fast,enum=full"`+"`"+`
+	Note%[1]d  string   `+"`"+`json:"note_%[1]d,omitempty"`+"`"+`
+	Tags%[1]d  []string `+"`"+`json:"tags_%[1]d"`+"`"+`
+}
+
+// Result%[1]d is the result of shape %[1]d.
+type Result%[1]d struct {
+	ID    string   `+"`"+`json:"id"`+"`"+`
+	Count int      `+"`"+`json:"count"`+"`"+`
+	Level string   `+"`"+`json:"level" jsonschema:"enum=low,enum=high"`+"`"+`
+	Items []string `+"`"+`json:"items"`+"`"+`
+}
+`, s)
+	}
+	return b.String()
+}
+
+func handlers(n, rev int) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, `// Package handlers holds %d synthetic tools.
+package handlers
+
+//go:generate go tool keelgen -out ../tools
+
+import "context"
+
+// Rev changes with each measured edit.
+const Rev = %d
+`, n, rev)
+	for i := range n {
+		s := i % Shapes
+		fmt.Fprintf(&b, "\n// Lookup%[1]d looks up incident records of kind %[1]d.\n//\n//keel:tool name=%[2]s version=1.0 effect=read\n", i, ToolName(i))
+		if i%2 == 0 {
+			fmt.Fprintf(&b, "func Lookup%[1]d(ctx context.Context, args Args%[2]d) (Result%[2]d, error) {\n\treturn Result%[2]d{ID: args.Query%[2]d, Count: args.Limit%[2]d, Level: \"low\", Items: args.Tags%[2]d}, nil\n}\n", i, s)
+		} else {
+			fmt.Fprintf(&b, "func Lookup%[1]d(ctx context.Context, query Query, limit Limit, mode Mode, note *string, tags []string) (Result%[2]d, error) {\n\treturn Result%[2]d{ID: string(query), Count: int(limit), Level: \"high\", Items: tags}, nil\n}\n", i, s)
+		}
+	}
+	return b.String()
+}
+
+// ValidArguments are valid arguments of tool i.
+func ValidArguments(i int) string {
+	if i%2 == 0 {
+		s := i % Shapes
+		return fmt.Sprintf(`{"query_%[1]d":"db","limit_%[1]d":5,"mode_%[1]d":"fast","tags_%[1]d":["a","b"]}`, s)
+	}
+	return `{"query":"db","limit":5,"mode":"fast","note":null,"tags":["a","b"]}`
+}
+
+func benchmarks(n int) string {
+	return fmt.Sprintf(`package bench
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"testing"
+
+	"github.com/keelgen/keel/runtime"
+
+	"example.com/synth/tools"
+)
+
+// The last tool's call, and an unknown name shaped like a real one: the
+// dispatch cost at %[1]d tools.
+func BenchmarkExecute(b *testing.B) {
+	exec, err := tools.NewExecutor(runtime.WithLogger(slog.New(slog.DiscardHandler)))
+	if err != nil {
+		b.Fatal(err)
+	}
+	calls := map[string]runtime.ToolCall{
+		"valid":   {ID: "c", Name: %[2]q, Arguments: json.RawMessage(%[3]q)},
+		"unknown": {ID: "c", Name: %[4]q, Arguments: json.RawMessage(%[3]q)},
+	}
+	for name, call := range calls {
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				exec.Execute(context.Background(), runtime.ExecutionContext{}, call)
+			}
+		})
+	}
+}
+`, n, ToolName(n-1), ValidArguments(n-1), fmt.Sprintf("incident_lookup_%d", 10*n+9))
+}
+
+// startProgram times one cold NewExecutor in a fresh process and prints
+// the duration in nanoseconds.
+const startProgram = `package main
+
+import (
+	"fmt"
+	"log/slog"
+	"os"
+	"time"
+
+	"github.com/keelgen/keel/runtime"
+
+	"example.com/synth/tools"
+)
+
+func main() {
+	start := time.Now()
+	_, err := tools.NewExecutor(runtime.WithLogger(slog.New(slog.DiscardHandler)))
+	d := time.Since(start)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	fmt.Println(d.Nanoseconds())
+}
+`
