@@ -141,8 +141,8 @@ import (
 	"example.com/synth/tools"
 )
 
-// The last tool's call, and an unknown name shaped like a real one: the
-// dispatch cost at %[1]d tools.
+// The last tool's call, and an unknown name shaped like a real one (same
+// length, same prefix): the dispatch cost at %[1]d tools.
 func BenchmarkExecute(b *testing.B) {
 	exec, err := tools.NewExecutor(runtime.WithLogger(slog.New(slog.DiscardHandler)))
 	if err != nil {
@@ -161,7 +161,14 @@ func BenchmarkExecute(b *testing.B) {
 		})
 	}
 }
-`, n, ToolName(n-1), ValidArguments(n-1), fmt.Sprintf("incident_lookup_%d", 10*n+9))
+`, n, ToolName(n-1), ValidArguments(n-1), UnknownName(n))
+}
+
+// UnknownName is shaped like the names of n tools: the last tool's name
+// with its last byte changed, so it has a real name's length and prefix.
+func UnknownName(n int) string {
+	name := ToolName(n - 1)
+	return name[:len(name)-1] + "x"
 }
 
 // startProgram times one cold NewExecutor in a fresh process and prints
