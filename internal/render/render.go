@@ -215,7 +215,7 @@ func toolSet(f *jen.File, pkg *model.Package) {
 		f.Func().Params(jen.Id("toolSet")).Id("Lookup").Params(jen.Id("name").String()).Op("*").Qual(runtimePkg, "Tool").Block(
 			jen.Switch(jen.Len(jen.Id("name"))).BlockFunc(func(g *jen.Group) {
 				for _, group := range byLength(pkg.Tools) {
-					g.Case(jen.Lit(len(group[0].Name))).Add(narrow(group, nil))
+					g.Case(jen.Lit(len(group[0].Name))).Add(narrow(plan(group, nil)))
 				}
 			}),
 			jen.Return(jen.Nil()),
@@ -261,21 +261,41 @@ func byLength(tools []*model.Tool) [][]*model.Tool {
 	return out
 }
 
-// narrow renders the lookup among tools whose names have one length: a
-// switch on the byte where their names differ most, down to groups of at
-// most leafSwitch names, each compared whole.
-func narrow(tools []*model.Tool, used []int) *jen.Statement {
+// lookupNode is one step of a narrowed Lookup among names of one length:
+// a switch on the byte at pos, or (pos < 0) a switch on the whole name
+// among tools.
+type lookupNode struct {
+	pos   int
+	next  map[byte]*lookupNode
+	tools []*model.Tool
+}
+
+// plan splits tools (names of one length) on the byte where their names
+// differ most, down to groups of at most leafSwitch names.
+func plan(tools []*model.Tool, used []int) *lookupNode {
 	pos, buckets := bestByte(tools, used)
 	if len(tools) <= leafSwitch || len(buckets) < 2 {
+		return &lookupNode{pos: -1, tools: tools}
+	}
+	n := &lookupNode{pos: pos, next: map[byte]*lookupNode{}}
+	for b, group := range buckets {
+		n.next[b] = plan(group, append(slices.Clone(used), pos))
+	}
+	return n
+}
+
+// narrow renders a plan.
+func narrow(n *lookupNode) *jen.Statement {
+	if n.pos < 0 {
 		return jen.Switch(jen.Id("name")).BlockFunc(func(g *jen.Group) {
-			for _, t := range tools {
+			for _, t := range n.tools {
 				g.Case(jen.Id(nameConst(t))).Block(jen.Return(jen.Id(toolVar(t))))
 			}
 		})
 	}
-	return jen.Switch(jen.Id("name").Index(jen.Lit(pos))).BlockFunc(func(g *jen.Group) {
-		for _, b := range slices.Sorted(maps.Keys(buckets)) {
-			g.Case(jen.LitRune(rune(b))).Add(narrow(buckets[b], append(slices.Clone(used), pos)))
+	return jen.Switch(jen.Id("name").Index(jen.Lit(n.pos))).BlockFunc(func(g *jen.Group) {
+		for _, b := range slices.Sorted(maps.Keys(n.next)) {
+			g.Case(jen.LitRune(rune(b))).Add(narrow(n.next[b]))
 		}
 	})
 }

@@ -34,6 +34,7 @@ func Files(n, rev int) map[string]string {
 		Handlers + "/handlers.go": handlers(n, rev),
 		Bench + "/bench_test.go":  benchmarks(n),
 		"cmd/start/main.go":       startProgram,
+		"cmd/lookup/main.go":      fmt.Sprintf(lookupProgram, n),
 	}
 }
 
@@ -195,5 +196,51 @@ func main() {
 		os.Exit(1)
 	}
 	fmt.Println(d.Nanoseconds())
+}
+`
+
+// lookupProgram checks the generated Lookup: every tool by its exact name,
+// no near miss (a byte changed, cut, extended) by another tool's name. It
+// prints "ok N".
+const lookupProgram = `package main
+
+import (
+	"fmt"
+	"os"
+
+	"example.com/synth/tools"
+)
+
+func main() {
+	bad := 0
+	for i := range %d {
+		name := fmt.Sprintf("incident_lookup_%%d", i)
+		if t := tools.ToolSet.Lookup(name); t == nil || t.Info().Name != name {
+			fmt.Println("not found:", name)
+			bad++
+		}
+		for p := range len(name) {
+			b := []byte(name)
+			b[p] ^= 1
+			if t := tools.ToolSet.Lookup(string(b)); t != nil && t.Info().Name != string(b) {
+				fmt.Println("near miss found:", string(b))
+				bad++
+			}
+		}
+		for _, miss := range []string{name + "0", name[:len(name)-1] + "x", name[1:], "x" + name, name + " "} {
+			if t := tools.ToolSet.Lookup(miss); t != nil && t.Info().Name != miss {
+				fmt.Println("near miss found:", miss)
+				bad++
+			}
+		}
+	}
+	if tools.ToolSet.Lookup("") != nil || tools.ToolSet.Lookup("incident_lookup_99999") != nil {
+		fmt.Println("an unknown name was found")
+		bad++
+	}
+	if bad > 0 {
+		os.Exit(1)
+	}
+	fmt.Println("ok", len(tools.ToolSet.Tools()))
 }
 `

@@ -6,7 +6,9 @@
 // then, -runs times, changes the handler package (a new constant, so every
 // dependent package recompiles) and times go build of the handlers, go
 // generate (keelgen) and go build of the generated package, and starts a
-// fresh process that times one cold NewExecutor. It prints the medians,
+// fresh process that times one cold NewExecutor. It also checks that the
+// generated Lookup finds every tool by its exact name only, and that each
+// regeneration writes the same bytes. It prints the medians,
 // the ratios the scale issue sets bounds on, and the peak memory of
 // go generate. With -bench it also runs the executor benchmarks of the
 // module (dispatch of a valid call and of an unknown name shaped like a
@@ -92,6 +94,14 @@ func measure(root, dir string, n, runs int) (measurement, error) {
 			return measurement{}, fmt.Errorf("go %s: %w\n%s", strings.Join(args, " "), err, out)
 		}
 	}
+	// The generated Lookup finds every tool by its exact name only.
+	if out, err := goCmd(dir, "run", "./cmd/lookup"); err != nil || strings.TrimSpace(out) != fmt.Sprintf("ok %d", n) {
+		return measurement{}, fmt.Errorf("lookup check: %v\n%s", err, out)
+	}
+	first, err := snapshot(filepath.Join(dir, synth.Tools))
+	if err != nil {
+		return measurement{}, err
+	}
 	var gen, handlers, tools, start []time.Duration
 	var maxRSS int64
 	for rev := 1; rev <= runs; rev++ {
@@ -109,6 +119,10 @@ func measure(root, dir string, n, runs int) (measurement, error) {
 			return measurement{}, err
 		}
 		gen, maxRSS = append(gen, d), max(maxRSS, rss)
+		// Deterministic: the tools did not change, so neither do the files.
+		if again, err := snapshot(filepath.Join(dir, synth.Tools)); err != nil || again != first {
+			return measurement{}, fmt.Errorf("go generate wrote other bytes for the same tools (%v)", err)
+		}
 		if d, _, err = timed(dir, "build", "./"+synth.Tools); err != nil {
 			return measurement{}, err
 		}
@@ -119,6 +133,20 @@ func measure(root, dir string, n, runs int) (measurement, error) {
 		start = append(start, d)
 	}
 	return measurement{median(gen), median(handlers), median(tools), median(start), maxRSS}, nil
+}
+
+// snapshot is every file below dir, path and content, as one string.
+func snapshot(dir string) (string, error) {
+	var b strings.Builder
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		fmt.Fprintf(&b, "%s\n%s\n", p, data)
+		return err
+	})
+	return b.String(), err
 }
 
 // coldStart builds the start program and runs it in a fresh process.
