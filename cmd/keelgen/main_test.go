@@ -41,6 +41,7 @@ func onCopy(t *testing.T, dir string, check bool) (int, string) {
 
 // The committed generated/ is what keelgen writes for example/ today.
 func TestExampleIsCurrent(t *testing.T) {
+	t.Parallel()
 	if code, out := keelgen(t, "-check", "-out", "../../generated", "../../example"); code != 0 {
 		t.Fatalf("keelgen -check exited %d:\n%s", code, out)
 	}
@@ -71,6 +72,7 @@ func copyDir(t *testing.T, src string) string {
 }
 
 func TestCheckExitCodes(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name   string
 		damage func(dir string) error
@@ -121,6 +123,7 @@ func TestCheckExitCodes(t *testing.T) {
 // passes, a run leaves it alone; one in the way of a generated file stops
 // the run (exit 2) with nothing written.
 func TestFilesKeelgenDoesNotOwn(t *testing.T) {
+	t.Parallel()
 	dir := copyDir(t, "../../generated")
 	mine := filepath.Join(dir, "schemas/user_api.json")
 	if err := os.WriteFile(mine, []byte("{}\n"), 0o644); err != nil {
@@ -157,6 +160,7 @@ func TestFilesKeelgenDoesNotOwn(t *testing.T) {
 }
 
 func TestErrorsExitTwo(t *testing.T) {
+	t.Parallel()
 	for _, args := range [][]string{
 		{"-check", "-out", t.TempDir(), "./no/such/package"},
 		{"-no-such-flag"},

@@ -38,6 +38,7 @@ func generate(t *testing.T, cfg gen.Config) *gen.Result {
 // Each testdata/golden/NAME/in is a handler package; NAME/out holds what
 // keelgen must write for it. go test ./internal/gen -update rewrites out.
 func TestGolden(t *testing.T) {
+	t.Parallel()
 	cases, err := filepath.Glob("testdata/golden/*")
 	if err != nil || len(cases) == 0 {
 		t.Fatalf("no golden cases: %v", err)
@@ -78,6 +79,7 @@ func TestGolden(t *testing.T) {
 // Two runs give the same bytes, and so does the same package with its files
 // in the other order.
 func TestDeterministic(t *testing.T) {
+	t.Parallel()
 	cfg := gen.Config{Dir: "testdata/golden/mixed", Pattern: "./in", OutDir: "out"}
 	a, b := generate(t, cfg), generate(t, cfg)
 	sameFiles(t, a.Files, b.Files)
@@ -151,6 +153,7 @@ func txtarCases(t *testing.T, pattern string, run func(t *testing.T, sections ma
 // Each testdata/diag/*.txtar holds a handler package and, in its "want"
 // section, every diagnostic keelgen must report for it, in order.
 func TestDiagnostics(t *testing.T) {
+	t.Parallel()
 	txtarCases(t, "testdata/diag/*.txtar", func(t *testing.T, sections map[string]string) string {
 		dir := t.TempDir()
 		files := map[string]string{"go.mod": "module example.com/diag\n\ngo 1.26\n"}
@@ -179,8 +182,10 @@ func TestDiagnostics(t *testing.T) {
 // and after (new.go) a change. The test generates and writes the old
 // package, then generates the new one against the written lock, and
 // compares the warnings, the version gate's refusals and the review diff
-// with the "want" section.
+// with the "want" section: the whole path from Go types to the gate, on a
+// few cases. internal/contract's cases cover the gate on schema pairs.
 func TestContractChanges(t *testing.T) {
+	t.Parallel()
 	txtarCases(t, "testdata/contract/*.txtar", func(t *testing.T, sections map[string]string) string {
 		dir := testmod.New(t, map[string]string{"h/h.go": sections["old.go"]})
 		cfg := gen.Config{Dir: dir, Pattern: "./h", OutDir: "out"}
@@ -211,6 +216,7 @@ func TestContractChanges(t *testing.T) {
 // -targets: what OpenAI strict mode and Ollama cannot take of each tool,
 // as warnings at the directive (testdata/golden/mixed/targets.txt).
 func TestTargetWarnings(t *testing.T) {
+	t.Parallel()
 	dir := "testdata/golden/mixed"
 	res := generate(t, gen.Config{Dir: dir, Pattern: "./in", OutDir: "out", Targets: []string{"openai-strict", "ollama"}})
 	var got strings.Builder
@@ -240,6 +246,7 @@ func TestTargetWarnings(t *testing.T) {
 // A schema the executor could not compile is a diagnostic at generate time:
 // an executor of a locked set trusts keelgen to have compiled it.
 func TestSchemaThatDoesNotCompile(t *testing.T) {
+	t.Parallel()
 	dir := testmod.New(t, map[string]string{"h/h.go": `package h
 
 import (

@@ -135,6 +135,6 @@ func command(dir string, args ...string) *exec.Cmd {
 	cmd.Dir = dir
 	// -trimpath keeps the throwaway directory out of every build: the same
 	// sources in another test's module hit the build and run caches.
-	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod -trimpath", "GOWORK=off")
+	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod -trimpath -ldflags=-w", "GOWORK=off")
 	return cmd
 }

@@ -1,0 +1,151 @@
+package contract_test
+
+import (
+	"encoding/json"
+	"flag"
+	"go/token"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"golang.org/x/tools/txtar"
+
+	"github.com/keelgen/keel/internal/contract"
+	"github.com/keelgen/keel/internal/model"
+	"github.com/keelgen/keel/runtime"
+)
+
+var update = flag.Bool("update", false, "rewrite the want sections of testdata/*.txtar")
+
+// tool is one tool of a case: its contract and schemas, and the line of its
+// directive in the handler file (h/h.go) the diagnostics point at.
+type tool struct {
+	Name        string          `json:"name"`
+	Version     string          `json:"version"`
+	Effect      string          `json:"effect"`
+	Description string          `json:"description"`
+	Errors      []string        `json:"errors,omitempty"`
+	Input       json.RawMessage `json:"input"`
+	Output      json.RawMessage `json:"output"`
+	Line        int             `json:"line"`
+}
+
+func (t tool) info() runtime.ToolInfo {
+	info := runtime.ToolInfo{Name: t.Name, Version: t.Version, Effect: runtime.Effect(t.Effect), Description: t.Description,
+		InputSchema: t.Input, OutputSchema: t.Output}
+	for _, c := range t.Errors {
+		info.Errors = append(info.Errors, runtime.Code(c))
+	}
+	return info
+}
+
+// Each testdata/*.txtar is a tool set before (old.json: what the committed
+// lock and schema files describe) and after (new.json) a change, and in
+// "want" the version gate's refusals and warnings and the review diff. The
+// schemas are what keelgen generated from Go types (internal/gen's contract
+// cases run that whole path on a few of them).
+func TestContractCases(t *testing.T) {
+	files, err := filepath.Glob("testdata/*.txtar")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no cases: %v", err)
+	}
+	for _, file := range files {
+		t.Run(strings.TrimSuffix(filepath.Base(file), ".txtar"), func(t *testing.T) {
+			ar, err := txtar.ParseFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sections := map[string][]byte{}
+			for _, f := range ar.Files {
+				sections[f.Name] = f.Data
+			}
+			var old, now []tool
+			if err := json.Unmarshal(sections["old.json"], &old); err != nil {
+				t.Fatal(err)
+			}
+			if err := json.Unmarshal(sections["new.json"], &now); err != nil {
+				t.Fatal(err)
+			}
+			got := run(t, old, now)
+			if *update {
+				for i := range ar.Files {
+					if ar.Files[i].Name == "want" {
+						ar.Files[i].Data = []byte(got)
+					}
+				}
+				if err := os.WriteFile(file, txtar.Format(ar), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			if got != string(sections["want"]) {
+				t.Errorf("got:\n%s\nwant:\n%s", got, sections["want"])
+			}
+		})
+	}
+}
+
+// run commits old as keelgen would (lock and schema files), compares now
+// with it, gates the versions and renders the review diff.
+func run(t *testing.T, old, now []tool) string {
+	t.Helper()
+	dir := t.TempDir()
+	var infos []runtime.ToolInfo
+	for _, o := range old {
+		infos = append(infos, o.info())
+		for suffix, doc := range map[string][]byte{".input.json": o.Input, ".output.json": o.Output} {
+			writeFile(t, filepath.Join(dir, "schemas", o.Name+suffix), doc)
+		}
+	}
+	lock, err := runtime.NewLock(sorted(infos))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lockFile, err := lock.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(dir, runtime.LockFileName), lockFile)
+	prev, err := contract.ReadPrevious(filepath.Join(dir, runtime.LockFileName), filepath.Join(dir, "schemas"))
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	var nowInfos []runtime.ToolInfo
+	var tools []*model.Tool
+	for _, n := range now {
+		nowInfos = append(nowInfos, n.info())
+		tools = append(tools, &model.Tool{Name: n.Name, Version: n.Version, Effect: n.Effect,
+			Pos: token.Position{Filename: "h/h.go", Line: n.Line, Column: 1}})
+	}
+	changes, newLock, err := contract.Compare(prev, sorted(nowInfos))
+	if err != nil {
+		t.Fatal(err)
+	}
+	errs, warnings := contract.Gate(changes, tools)
+	var b strings.Builder
+	for _, list := range [][]model.Diagnostic{warnings, errs} {
+		for _, d := range list {
+			b.WriteString(d.Format("") + "\n")
+		}
+	}
+	b.WriteString(contract.Diff(prev, newLock, changes))
+	return b.String()
+}
+
+func sorted(infos []runtime.ToolInfo) []runtime.ToolInfo {
+	slices.SortFunc(infos, func(a, b runtime.ToolInfo) int { return strings.Compare(a.Name, b.Name) })
+	return infos
+}
+
+func writeFile(t *testing.T, path string, data []byte) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
