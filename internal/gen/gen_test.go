@@ -2,6 +2,7 @@ package gen_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"flag"
 	"os"
 	"path/filepath"
@@ -271,5 +272,48 @@ func Find(ctx context.Context, code Code) (struct{}, error) { return struct{}{},
 	}
 	if res.Writable() || len(res.Diagnostics) != 1 || !strings.Contains(res.Diagnostics[0].Format(dir), "h/h.go:16:1: find: input schema does not compile:") {
 		t.Fatalf("diagnostics %v", res.Diagnostics)
+	}
+}
+
+// A struct with a JSON form of its own (time.Time) as the only parameter is
+// one plain parameter, not the argument object.
+func TestTimeAsTheOnlyParameter(t *testing.T) {
+	t.Parallel()
+	dir := testmod.New(t, map[string]string{"h/h.go": `package h
+
+import (
+	"context"
+	"time"
+)
+
+// R is the result.
+type R struct {
+	Day string ` + "`json:\"day\"`" + `
+}
+
+// Weekday names the day of a moment.
+//
+//keel:tool name=weekday version=1.0 effect=read
+func Weekday(ctx context.Context, at time.Time) (R, error) { return R{Day: at.Weekday().String()}, nil }
+`})
+	res := generate(t, gen.Config{Dir: dir, Pattern: "./h", OutDir: "out"})
+	var in []byte
+	for _, f := range res.Files {
+		if f.Path == "schemas/weekday.input.json" {
+			in = f.Content
+		}
+	}
+	var doc struct {
+		Properties map[string]struct {
+			Type   string `json:"type"`
+			Format string `json:"format"`
+		} `json:"properties"`
+		Required []string `json:"required"`
+	}
+	if err := json.Unmarshal(in, &doc); err != nil {
+		t.Fatal(err)
+	}
+	if at := doc.Properties["at"]; at.Type != "string" || at.Format != "date-time" || len(doc.Required) != 1 || doc.Required[0] != "at" {
+		t.Fatalf("input schema:\n%s", in)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"go/token"
 	"go/types"
 	"reflect"
+	"slices"
 	"strings"
 )
 
@@ -20,8 +21,10 @@ type typeProblem struct {
 // are inlined), and json tag options the schema reflector does not model.
 type schemaChecker struct {
 	qualifier types.Qualifier
-	stack     []*types.Named
-	problems  []typeProblem
+	// output: the type is a result's; a pointer field must be omitempty.
+	output   bool
+	stack    []*types.Named
+	problems []typeProblem
 }
 
 func (c *schemaChecker) report(pos token.Pos, path string, format string, args ...any) {
@@ -117,6 +120,15 @@ func (c *schemaChecker) checkStruct(s *types.Struct, path string) {
 				c.report(f.Pos(), path+"."+f.Name(), "json tag option %q is not supported by keel (the schema would not describe it)", opt)
 			}
 		}
+		if _, isPtr := types.Unalias(f.Type()).(*types.Pointer); c.output && isPtr && !hasOption(tag, "omitempty") && !hasOption(tag, "omitzero") {
+			c.report(f.Pos(), path+"."+f.Name(), "pointer field without omitempty: a nil value is null, which the output schema refuses "+
+				"(the field is required and not nullable); add omitempty to its json tag, or make it a value")
+		}
 		c.check(f.Type(), path+"."+f.Name(), f.Pos())
 	}
+}
+
+func hasOption(tag, option string) bool {
+	_, opts, _ := strings.Cut(tag, ",")
+	return slices.Contains(strings.Split(opts, ","), option)
 }

@@ -132,8 +132,12 @@ func (l *loader) run() (*model.Package, []model.Diagnostic, error) {
 // tool checks one annotated func and builds its model.
 func (l *loader) tool(fd *ast.FuncDecl, dir *ast.Comment) *model.Tool {
 	d, problems := parseDirective(dir.Text)
+	label := fd.Name.Name
+	if d.name != "" && toolNameRule.MatchString(d.name) {
+		label = d.name
+	}
 	for _, p := range problems {
-		l.errorf(dir.Pos(), "%s", p)
+		l.errorf(dir.Pos(), "%s: %s", label, p)
 	}
 	before := len(l.diags)
 	t := &model.Tool{
@@ -141,10 +145,6 @@ func (l *loader) tool(fd *ast.FuncDecl, dir *ast.Comment) *model.Tool {
 		Description: docText(fd.Doc),
 		Pos:         l.fset.Position(dir.Pos()),
 		Func:        fd.Name.Name,
-	}
-	label := fd.Name.Name
-	if d.name != "" {
-		label = d.name
 	}
 	if t.Description == "" {
 		l.errorf(dir.Pos(), "%s: the doc comment has no description for the model; write one above the directive", label)
@@ -199,17 +199,24 @@ func (l *loader) signature(fd *ast.FuncDecl, t *model.Tool, label string) {
 	if _, ok := derefStruct(t.Result); !ok {
 		l.errorf(fd.Type.Results.Pos(), "%s: result type %s must be a struct (the output schema's root is an object)", label, l.typeString(t.Result))
 	} else {
-		l.checkSchema(fd.Type.Results.Pos(), label+": output", t.Result)
+		l.checkSchema(fd.Type.Results.Pos(), label+": output", t.Result, true)
 	}
 
-	if params.Len() == 2 && isNamedStruct(params.At(1).Type()) {
+	if params.Len() == 2 {
+		if p, ok := types.Unalias(params.At(1).Type()).(*types.Pointer); ok && isArgsStruct(p.Elem()) {
+			l.errorf(params.At(1).Pos(), "%s: the argument struct is a pointer; take it by value: func(ctx context.Context, %s %s) (keel never passes nil)",
+				label, params.At(1).Name(), l.typeString(p.Elem()))
+			return
+		}
+	}
+	if params.Len() == 2 && isArgsStruct(params.At(1).Type()) {
 		t.Form = model.StructArgs
 		t.Args = params.At(1).Type()
 		if named, ok := types.Unalias(t.Args).(*types.Named); ok && !named.Obj().Exported() {
 			l.errorf(fd.Type.Params.Pos(), "%s: argument type %s must be exported: the generated package names it", label, named.Obj().Name())
 			return
 		}
-		l.checkSchema(fd.Type.Params.Pos(), label+": input", t.Args)
+		l.checkSchema(fd.Type.Params.Pos(), label+": input", t.Args, false)
 		return
 	}
 	t.Form = model.PlainParams
@@ -226,13 +233,13 @@ func (l *loader) signature(fd *ast.FuncDecl, t *model.Tool, label string) {
 			continue
 		}
 		seen[param.JSONName] = p.Name()
-		l.checkSchema(p.Pos(), label+": parameter "+p.Name(), p.Type())
+		l.checkSchema(p.Pos(), label+": parameter "+p.Name(), p.Type(), false)
 		t.Params = append(t.Params, param)
 	}
 }
 
-func (l *loader) checkSchema(pos token.Pos, path string, t types.Type) {
-	c := &schemaChecker{qualifier: types.RelativeTo(l.pkg.Types)}
+func (l *loader) checkSchema(pos token.Pos, path string, t types.Type, output bool) {
+	c := &schemaChecker{qualifier: types.RelativeTo(l.pkg.Types), output: output}
 	c.check(t, path, pos)
 	for _, p := range c.problems {
 		at := p.pos
@@ -340,9 +347,13 @@ func isError(t types.Type) bool {
 	return types.Identical(t, types.Universe.Lookup("error").Type())
 }
 
-func isNamedStruct(t types.Type) bool {
+// isArgsStruct reports whether t is a named struct whose fields are the
+// argument object's members. A struct with a JSON form of its own
+// (time.Time, url.URL, a JSONSchema method) is one value: a handler taking
+// only it has one plain parameter.
+func isArgsStruct(t types.Type) bool {
 	n, ok := types.Unalias(t).(*types.Named)
-	if !ok {
+	if !ok || knownLeaf(n) || hasMethod(n, "JSONSchema") || hasMethod(n, "JSONSchemaAlias") || hasMethod(n, "MarshalJSON") {
 		return false
 	}
 	_, ok = n.Underlying().(*types.Struct)
