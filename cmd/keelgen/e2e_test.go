@@ -222,7 +222,7 @@ func TestFailedRunWritesNothing(t *testing.T) {
 	}
 	for _, want := range []string{
 		`notes/notes.go:29:17: get_forecast: first parameter must be context.Context`,
-		`notes/notes.go:52:1: //keel:tool: effect "delete" must be read or write`,
+		`notes/notes.go:52:1: add_note: //keel:tool: effect "delete" must be read or write`,
 		"keelgen: 2 problem(s); nothing written",
 	} {
 		if !strings.Contains(out, want) {
