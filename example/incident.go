@@ -44,7 +44,7 @@ type Incident struct {
 
 // LookupIncident returns one incident record by its id.
 //
-//keel:tool name=lookup_incident version=1.0 effect=read errors=incident_not_found timeout=2s
+//keel:tool name=lookup_incident version=1.1 effect=read errors=incident_not_found timeout=2s
 func LookupIncident(ctx context.Context, args LookupIncidentArgs) (Incident, error) {
 	inc, ok := store.get(args.IncidentID)
 	if !ok {
@@ -64,7 +64,7 @@ type Ticket struct {
 // CreateTicket opens a follow-up ticket for an incident. It writes to the
 // ticket system, so it runs only with approval.
 //
-//keel:tool name=create_ticket version=1.0 effect=write errors=incident_not_found timeout=5s
+//keel:tool name=create_ticket version=1.1 effect=write errors=incident_not_found timeout=5s
 func CreateTicket(ctx context.Context, incidentID IncidentID, summary string) (Ticket, error) {
 	if _, ok := store.get(incidentID); !ok {
 		return Ticket{}, runtime.Fail("incident_not_found", "No incident has this id; a ticket needs an existing incident.")

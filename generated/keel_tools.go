@@ -18,7 +18,7 @@ const _ = runtime.IsAtLeastVersion0_3_0
 
 // SetDigest identifies this exact tool set: the set_digest of keel.lock.json.
 // The executor recomputes it from the embedded contracts before it accepts a call.
-const SetDigest = "sha256:9e1a400909329dd67ca30ef3824ad3c570a99078cdad27434287dafd91891509"
+const SetDigest = "sha256:e3c6d8915a79e8b061316b41c2200f1189763c2f9298fb013b7b0a0db8feebd4"
 
 // Tool names. Harness code that names a tool by its constant stops compiling
 // when the tool is removed.
@@ -54,9 +54,9 @@ var schemaLookupIncidentOutput []byte
 
 var toolCreateTicket = runtime.NewTool(runtime.ToolInfo{
 	Name:         ToolCreateTicket,
-	Version:      "1.0",
+	Version:      "1.1",
 	Effect:       runtime.EffectWrite,
-	Description:  "CreateTicket opens a follow-up ticket for an incident. It writes to the ticket system, so it runs only with approval.",
+	Description:  "Opens a follow-up ticket for an incident. It writes to the ticket system, so it runs only with approval.",
 	Timeout:      5 * time.Second,
 	Errors:       []runtime.Code{"incident_not_found"},
 	InputSchema:  schemaCreateTicketInput,
@@ -67,9 +67,9 @@ var toolCreateTicket = runtime.NewTool(runtime.ToolInfo{
 
 var toolLookupIncident = runtime.NewTool(runtime.ToolInfo{
 	Name:         ToolLookupIncident,
-	Version:      "1.0",
+	Version:      "1.1",
 	Effect:       runtime.EffectRead,
-	Description:  "LookupIncident returns one incident record by its id.",
+	Description:  "Returns one incident record by its id.",
 	Timeout:      2 * time.Second,
 	Errors:       []runtime.Code{"incident_not_found"},
 	InputSchema:  schemaLookupIncidentInput,

@@ -4,7 +4,7 @@
 //
 // Usage:
 //
-//	keelgen [-out dir] [-pkg name] [-targets list] [-lock file] [-check | -diff | -sign keyfile] [package]
+//	keelgen [-out dir] [-pkg name] [-targets list] [-lock file] [-lint] [-check | -diff | -sign keyfile] [package]
 //	keelgen -genkey file
 //
 // Typically run by go generate, from a line in the handler package:
@@ -45,7 +45,7 @@ func main() {
 // options are the parsed flags.
 type options struct {
 	out, pkg, targets, lock, sign, genkey string
-	check, diff                           bool
+	check, diff, lint                     bool
 	pattern                               string
 }
 
@@ -70,7 +70,7 @@ func runIn(wd string, args []string, stdout, stderr io.Writer) int {
 	if o.sign != "" {
 		o.sign = inDir(wd, o.sign)
 	}
-	cfg := gen.Config{Dir: wd, Pattern: o.pattern, OutDir: o.out, OutPkg: o.pkg, LockFile: o.lock}
+	cfg := gen.Config{Dir: wd, Pattern: o.pattern, OutDir: o.out, OutPkg: o.pkg, LockFile: o.lock, Lint: o.lint}
 	if o.targets != "" {
 		cfg.Targets = strings.Split(o.targets, ",")
 	}
@@ -109,6 +109,7 @@ func parseFlags(args []string, stderr io.Writer) (options, bool) {
 	fs.StringVar(&o.targets, "targets", "", "comma-separated `providers` whose limits to warn about: "+gen.TargetNames())
 	fs.StringVar(&o.lock, "lock", "", "compare with this lock `file` instead of the output directory's keel.lock.json (e.g. the base branch's)")
 	fs.BoolVar(&o.check, "check", false, "write nothing; exit 1 if any generated file is stale, missing or orphaned")
+	fs.BoolVar(&o.lint, "lint", false, "also warn about what the model reads: plain parameters without a //keel:param description, Go parameter names in descriptions")
 	fs.BoolVar(&o.diff, "diff", false, "write nothing; print what changed in the tool set against the lock, exit 1 if anything did")
 	fs.StringVar(&o.sign, "sign", "", "after writing, sign keel.lock.json with the ed25519 private key in `keyfile` (PEM, PKCS #8)")
 	fs.StringVar(&o.genkey, "genkey", "", "write a new ed25519 key pair to `file` (private) and file.pub (public), and exit")

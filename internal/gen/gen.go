@@ -54,6 +54,10 @@ type Config struct {
 	OutPkg string
 	// Schemas is the schema stage (default schema.Program{}).
 	Schemas SchemaSource
+	// Lint adds warnings about what the model reads: plain parameters
+	// without a //keel:param description, and Go parameter names in a
+	// description where the model knows the JSON name.
+	Lint bool
 }
 
 // Target is a provider whose limits keelgen can warn about.
@@ -162,6 +166,9 @@ func Generate(cfg Config) (*Result, error) {
 		return nil, err
 	}
 	res.Warnings = append(res.Warnings, targetWarnings(targets, pkg, schemas)...)
+	if cfg.Lint {
+		res.Warnings = append(res.Warnings, lint(pkg)...)
+	}
 	return res, nil
 }
 
@@ -229,6 +236,43 @@ func (r *Result) compareContract(cfg Config, dir string, pkg *model.Package, sch
 	r.Previous, r.Lock, r.Changes = prev, lock, changes
 	r.Diagnostics, r.Warnings = contract.Gate(changes, pkg.Tools)
 	return nil
+}
+
+// lint reports what the model reads that could be better: a plain
+// parameter with no description, and a Go parameter name in the tool's
+// description where the model knows the parameter by its JSON name.
+func lint(pkg *model.Package) []model.Diagnostic {
+	var out []model.Diagnostic
+	for _, t := range pkg.Tools {
+		for _, p := range t.Params {
+			if p.Description == "" {
+				out = append(out, model.Diagnostic{Pos: t.Pos, Message: fmt.Sprintf("warning: %s: parameter %s has no description for the model; add //keel:param %s <what it is>", t.Name, p.JSONName, p.Name)})
+			}
+			if p.Name != p.JSONName && containsWord(t.Description, p.Name) {
+				out = append(out, model.Diagnostic{Pos: t.Pos, Message: fmt.Sprintf("warning: %s: the description names parameter %s, which the model knows as %s", t.Name, p.Name, p.JSONName)})
+			}
+		}
+	}
+	return out
+}
+
+// containsWord reports whether word stands in text as a whole word.
+func containsWord(text, word string) bool {
+	for i := 0; ; {
+		j := strings.Index(text[i:], word)
+		if j < 0 {
+			return false
+		}
+		start, end := i+j, i+j+len(word)
+		if (start == 0 || !isWordByte(text[start-1])) && (end == len(text) || !isWordByte(text[end])) {
+			return true
+		}
+		i = end
+	}
+}
+
+func isWordByte(b byte) bool {
+	return b == '_' || b >= '0' && b <= '9' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z'
 }
 
 // targetWarnings reports, at each tool's directive, what a target provider

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -315,5 +316,78 @@ func Weekday(ctx context.Context, at time.Time) (R, error) { return R{Day: at.We
 	}
 	if at := doc.Properties["at"]; at.Type != "string" || at.Format != "date-time" || len(doc.Required) != 1 || doc.Required[0] != "at" {
 		t.Fatalf("input schema:\n%s", in)
+	}
+}
+
+// What the model reads of a plain-parameter tool: //keel:param
+// descriptions, a type's own JSONSchema description where no //keel:param
+// gives one, no leading Go identifier, no root description restating the
+// arguments; -lint names what is still undescribed.
+func TestModelFacingText(t *testing.T) {
+	t.Parallel()
+	dir := testmod.New(t, map[string]string{"h/h.go": `package h
+
+import (
+	"context"
+
+	"github.com/invopop/jsonschema"
+)
+
+// RoomID names a room.
+type RoomID string
+
+func (RoomID) JSONSchema() *jsonschema.Schema {
+	return &jsonschema.Schema{Type: "string", Pattern: "^R[0-9]+$", Description: "A room, such as R12."}
+}
+
+// Booking is a confirmed booking.
+type Booking struct {
+	// ID is the booking's id.
+	ID string ` + "`json:\"id\"`" + `
+}
+
+// BookRoom books a room for waitMs milliseconds at most.
+//
+//keel:tool name=book_room version=1.0 effect=write
+//keel:param minutes how long the booking lasts, in minutes
+func BookRoom(ctx context.Context, roomID RoomID, minutes int, waitMs int) (Booking, error) {
+	return Booking{}, nil
+}
+`})
+	res, err := gen.Generate(gen.Config{Dir: dir, Pattern: "./h", OutDir: "out", Lint: true})
+	if err != nil || !res.Writable() {
+		t.Fatal(err, res.Diagnostics)
+	}
+	files := map[string]string{}
+	for _, f := range res.Files {
+		files[f.Path] = string(f.Content)
+	}
+	for file, wants := range map[string][]string{
+		"schemas/book_room.input.json":  {`"description": "how long the booking lasts, in minutes"`, `"description": "A room, such as R12."`},
+		"schemas/book_room.output.json": {`"description": "The booking's id."`, `"description": "A confirmed booking."`},
+		"keel_tools.go":                 {`"Books a room for waitMs milliseconds at most."`, "jsonschema_description:\"how long the booking lasts, in minutes\""},
+	} {
+		for _, want := range wants {
+			if !strings.Contains(files[file], want) {
+				t.Errorf("%s lacks %s:\n%s", file, want, files[file])
+			}
+		}
+	}
+	if strings.Contains(files["schemas/book_room.input.json"], "BookRoomArgs") || strings.Count(files["schemas/book_room.input.json"], `"description"`) != 2 {
+		t.Errorf("input schema has a root description or a Go name:\n%s", files["schemas/book_room.input.json"])
+	}
+	var warnings []string
+	for _, w := range res.Warnings {
+		warnings = append(warnings, w.Message)
+	}
+	want := []string{
+		"warning: book_room: parameter room_id has no description for the model; add //keel:param roomID <what it is>",
+		"warning: book_room: the description names parameter waitMs, which the model knows as wait_ms",
+		"warning: book_room: parameter wait_ms has no description for the model; add //keel:param waitMs <what it is>",
+	}
+	slices.Sort(warnings)
+	slices.Sort(want)
+	if !slices.Equal(warnings, want) {
+		t.Errorf("lint warnings:\n%s\nwant:\n%s", strings.Join(warnings, "\n"), strings.Join(want, "\n"))
 	}
 }

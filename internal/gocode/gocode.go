@@ -6,6 +6,7 @@ package gocode
 
 import (
 	"go/types"
+	"strings"
 
 	"github.com/dave/jennifer/jen"
 
@@ -77,7 +78,12 @@ func TypeCode(t types.Type) jen.Code {
 func ArgsStruct(t *model.Tool) jen.Code {
 	var fields []jen.Code
 	for _, p := range t.Params {
-		fields = append(fields, jen.Id(p.Field).Add(TypeCode(p.Type)).Tag(map[string]string{"json": p.JSONName}))
+		tag := map[string]string{"json": p.JSONName}
+		if p.Description != "" {
+			// A backquote cannot stand in a struct tag; the model reads a quote.
+			tag["jsonschema_description"] = strings.ReplaceAll(p.Description, "`", "'")
+		}
+		fields = append(fields, jen.Id(p.Field).Add(TypeCode(p.Type)).Tag(tag))
 	}
 	return jen.Commentf("%s is the argument object of %s: one member per parameter of %s.",
 		t.ArgsTypeName(), t.Name, t.Func).Line().

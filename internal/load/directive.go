@@ -11,7 +11,10 @@ import (
 	"github.com/keelgen/keel/runtime"
 )
 
-const directivePrefix = "//keel:tool"
+const (
+	directivePrefix = "//keel:tool"
+	paramPrefix     = "//keel:param"
+)
 
 // toolNameRule is the one rule every model provider accepts.
 var toolNameRule = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
@@ -35,24 +38,34 @@ type directive struct {
 const maxTimeout = time.Hour
 
 // isDirective reports whether a comment line is exactly a //keel:tool directive.
-func isDirective(text string) bool {
-	if !strings.HasPrefix(text, directivePrefix) {
-		return false
-	}
-	rest := text[len(directivePrefix):]
-	return rest == "" || rest[0] == ' ' || rest[0] == '\t'
+func isDirective(text string) bool { return isKeyword(text, directivePrefix) }
+
+// isParam reports whether a comment line is a //keel:param line.
+func isParam(text string) bool { return isKeyword(text, paramPrefix) }
+
+func isKeyword(text, prefix string) bool {
+	rest, ok := strings.CutPrefix(text, prefix)
+	return ok && (rest == "" || rest[0] == ' ' || rest[0] == '\t')
+}
+
+// parseParam reads "//keel:param name text": the parameter's name (Go or
+// JSON) and its description for the model.
+func parseParam(text string) (name, description string) {
+	rest := strings.TrimSpace(text[len(paramPrefix):])
+	name, description, _ = strings.Cut(rest, " ")
+	return name, strings.TrimSpace(description)
 }
 
 // classifyComment returns a problem for a comment line that is almost, but
 // not, a directive; "" for ordinary comments and real directives.
 func classifyComment(text string) string {
-	if isDirective(text) || !nearMiss.MatchString(text) {
+	if isDirective(text) || isParam(text) || !nearMiss.MatchString(text) {
 		return ""
 	}
 	if rest, ok := strings.CutPrefix(text, "//keel:"); ok && rest != "" && rest[0] != ' ' && rest[0] != '\t' {
-		return fmt.Sprintf("unknown directive //keel:%s (the only keel directive is //keel:tool)", strings.Fields(rest)[0])
+		return fmt.Sprintf("unknown directive //keel:%s (keel's directives are //keel:tool and //keel:param)", strings.Fields(rest)[0])
 	}
-	return fmt.Sprintf("malformed directive %q: write exactly //keel:tool (lower case, no spaces)", directiveWords(text))
+	return fmt.Sprintf("malformed directive %q: write exactly //keel:tool or //keel:param (lower case, no spaces)", directiveWords(text))
 }
 
 // directiveWords is the directive part of a near miss, without its keys.

@@ -14,6 +14,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"golang.org/x/tools/go/packages"
 
@@ -91,15 +93,21 @@ func (l *loader) run() (*model.Package, []model.Diagnostic, error) {
 			}
 		}
 		for _, cg := range f.Comments {
-			var directives []*ast.Comment
+			var directives, params []*ast.Comment
 			for _, c := range cg.List {
-				if msg := classifyComment(c.Text); msg != "" {
+				switch msg := classifyComment(c.Text); {
+				case msg != "":
 					l.errorf(c.Pos(), "%s", msg)
-				} else if isDirective(c.Text) {
+				case isDirective(c.Text):
 					directives = append(directives, c)
+				case isParam(c.Text):
+					params = append(params, c)
 				}
 			}
 			if len(directives) == 0 {
+				if len(params) > 0 {
+					l.errorf(params[0].Pos(), "//keel:param must be in the doc comment of a //keel:tool func")
+				}
 				continue
 			}
 			fd := funcDocs[cg]
@@ -111,7 +119,7 @@ func (l *loader) run() (*model.Package, []model.Diagnostic, error) {
 				l.errorf(directives[1].Pos(), "func %s has more than one //keel:tool directive", fd.Name.Name)
 				continue
 			}
-			if t := l.tool(fd, directives[0]); t != nil {
+			if t := l.tool(fd, directives[0], params); t != nil {
 				out.Tools = append(out.Tools, t)
 			}
 		}
@@ -130,7 +138,7 @@ func (l *loader) run() (*model.Package, []model.Diagnostic, error) {
 }
 
 // tool checks one annotated func and builds its model.
-func (l *loader) tool(fd *ast.FuncDecl, dir *ast.Comment) *model.Tool {
+func (l *loader) tool(fd *ast.FuncDecl, dir *ast.Comment, params []*ast.Comment) *model.Tool {
 	d, problems := parseDirective(dir.Text)
 	label := fd.Name.Name
 	if d.name != "" && toolNameRule.MatchString(d.name) {
@@ -142,7 +150,7 @@ func (l *loader) tool(fd *ast.FuncDecl, dir *ast.Comment) *model.Tool {
 	before := len(l.diags)
 	t := &model.Tool{
 		Name: d.name, Version: d.version, Effect: d.effect, Timeout: d.timeout, Errors: d.errors,
-		Description: docText(fd.Doc),
+		Description: modelText(docText(fd.Doc), fd.Name.Name),
 		Pos:         l.fset.Position(dir.Pos()),
 		Func:        fd.Name.Name,
 	}
@@ -150,10 +158,41 @@ func (l *loader) tool(fd *ast.FuncDecl, dir *ast.Comment) *model.Tool {
 		l.errorf(dir.Pos(), "%s: the doc comment has no description for the model; write one above the directive", label)
 	}
 	l.signature(fd, t, label)
+	if len(l.diags) == before {
+		l.describeParams(t, label, params)
+	}
 	if len(problems) > 0 || len(l.diags) > before {
 		return nil
 	}
 	return t
+}
+
+// describeParams gives plain parameters their //keel:param descriptions.
+func (l *loader) describeParams(t *model.Tool, label string, params []*ast.Comment) {
+	if len(params) > 0 && t.Form == model.StructArgs {
+		l.errorf(params[0].Pos(), "%s: //keel:param describes a plain parameter; %s takes an argument struct: write doc comments on its fields", label, t.Func)
+		return
+	}
+	var names []string
+	for _, p := range t.Params {
+		names = append(names, p.Name)
+	}
+	for _, c := range params {
+		name, text := parseParam(c.Text)
+		i := slices.IndexFunc(t.Params, func(p model.Param) bool { return p.Name == name || p.JSONName == name })
+		switch {
+		case name == "":
+			l.errorf(c.Pos(), "%s: //keel:param needs a parameter name and its description", label)
+		case i < 0:
+			l.errorf(c.Pos(), "%s: //keel:param %s: %s has no such parameter (its parameters: %s)", label, name, t.Func, strings.Join(names, ", "))
+		case text == "":
+			l.errorf(c.Pos(), "%s: //keel:param %s has no description", label, name)
+		case t.Params[i].Description != "":
+			l.errorf(c.Pos(), "%s: //keel:param %s is given twice", label, name)
+		default:
+			t.Params[i].Description = modelText(text, t.Params[i].Name)
+		}
+	}
 }
 
 // signature checks func(ctx context.Context, args A) (R, error) or
@@ -302,7 +341,7 @@ func (l *loader) collectComments(f *ast.File, into map[string]string) {
 			if doc == nil && len(gd.Specs) == 1 {
 				doc = gd.Doc
 			}
-			if text := docText(doc); text != "" {
+			if text := modelText(docText(doc), ts.Name.Name); text != "" {
 				into[key] = text
 			}
 			st, ok := ts.Type.(*ast.StructType)
@@ -319,7 +358,7 @@ func (l *loader) collectComments(f *ast.File, into map[string]string) {
 					continue
 				}
 				for _, name := range field.Names {
-					into[key+"."+name.Name] = text
+					into[key+"."+name.Name] = modelText(text, name.Name)
 				}
 			}
 		}
@@ -384,4 +423,28 @@ func parsePos(s string) token.Position {
 		}
 	}
 	return token.Position{Filename: s}
+}
+
+// modelText rewrites a doc text for the model by Go's doc convention: a
+// comment starts with the name of what it documents ("FindRooms lists
+// rooms", "MinCapacity is the smallest size"), which the model never sees.
+// The leading identifier is dropped, with an "is" or "are" after it, and
+// the next word capitalized: "Lists rooms", "The smallest size". Other
+// text is kept as written.
+func modelText(text, ident string) string {
+	rest, ok := strings.CutPrefix(text, ident+" ")
+	if !ok || ident == "" {
+		return text
+	}
+	for _, verb := range []string{"is ", "are "} {
+		if r, ok := strings.CutPrefix(rest, verb); ok {
+			rest = r
+			break
+		}
+	}
+	r, size := utf8.DecodeRuneInString(rest)
+	if r == utf8.RuneError {
+		return text
+	}
+	return string(unicode.ToUpper(r)) + rest[size:]
 }

@@ -54,10 +54,11 @@ type Tool struct {
 
 // Param is one plain parameter, and the field keelgen emits for it.
 type Param struct {
-	Name     string // Go parameter name
-	Field    string // exported field name in the argument struct
-	JSONName string // snake_case
-	Type     types.Type
+	Name        string // Go parameter name
+	Field       string // exported field name in the argument struct
+	JSONName    string // snake_case
+	Type        types.Type
+	Description string // from //keel:param; "" when none
 }
 
 // Ident is the Go identifier derived from the tool name: lookup_incident →

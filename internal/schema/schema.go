@@ -130,16 +130,21 @@ func program(pkg *model.Package) ([]byte, error) {
 			}
 		})
 	}
+	f.Comment("comments are the doc comments of the handler package's types and fields.")
+	f.Var().Id("comments").Op("=").Map(jen.String()).String().Values(comments)
 	f.Func().Id("main").Params().Block(
 		jen.Id("r").Op(":=").Op("&").Qual(reflectorPkg, "Reflector").Values(jen.Dict{
 			jen.Id("DoNotReference"): jen.True(), // inline every type
 			jen.Id("Anonymous"):      jen.True(), // no $id derived from the package path
-			jen.Id("CommentMap"):     jen.Map(jen.String()).String().Values(comments),
+			jen.Id("CommentMap"):     jen.Id("comments"),
+			jen.Id("LookupComment"):  jen.Id("typeDescription"),
 		}),
 		jen.Id("out").Op(":=").Map(jen.String()).Index(jen.Lit(2)).Op("*").Qual(reflectorPkg, "Schema").Values(),
 		jen.Id("add").Op(":=").Func().Params(jen.Id("name").String(), jen.List(jen.Id("in"), jen.Id("out_")).Qual("reflect", "Type")).Block(
+			jen.Id("input").Op(":=").Id("reflectType").Call(jen.Id("r"), jen.Id("in")),
+			jen.Id("input").Dot("Description").Op("=").Lit(""), // the tool's description says it
 			jen.Id("out").Index(jen.Id("name")).Op("=").Index(jen.Lit(2)).Op("*").Qual(reflectorPkg, "Schema").Values(
-				jen.Id("reflectType").Call(jen.Id("r"), jen.Id("in")), jen.Id("reflectType").Call(jen.Id("r"), jen.Id("out_"))),
+				jen.Id("input"), jen.Id("reflectType").Call(jen.Id("r"), jen.Id("out_"))),
 		),
 		jen.For(jen.List(jen.Id("_"), jen.Id("tools")).Op(":=").Range().Index().Func().Params(jen.Func().Params(jen.String(), jen.Qual("reflect", "Type"), jen.Qual("reflect", "Type"))).Values(chunks...)).Block(
 			jen.Id("tools").Call(jen.Id("add")),
@@ -148,6 +153,19 @@ func program(pkg *model.Package) ([]byte, error) {
 			jen.Qual("fmt", "Fprintln").Call(jen.Qual("os", "Stderr"), jen.Err()),
 			jen.Qual("os", "Exit").Call(jen.Lit(1)),
 		),
+	)
+	// typeDescription keeps the Description of a field type's JSONSchema
+	// method, which the reflector replaces with the field's (empty) tag.
+	f.Comment("typeDescription is a field's description from its type's JSONSchema method, when the field has no doc comment of its own.")
+	f.Func().Id("typeDescription").Params(jen.Id("t").Qual("reflect", "Type"), jen.Id("field").String()).String().Block(
+		jen.If(jen.Id("field").Op("==").Lit("").Op("||").Id("t").Dot("Kind").Call().Op("!=").Qual("reflect", "Struct")).Block(jen.Return(jen.Lit(""))),
+		jen.If(jen.List(jen.Id("_"), jen.Id("ok")).Op(":=").Id("comments").Index(jen.Id("t").Dot("PkgPath").Call().Op("+").Lit(".").Op("+").Id("t").Dot("Name").Call().Op("+").Lit(".").Op("+").Id("field")), jen.Id("ok")).Block(jen.Return(jen.Lit(""))),
+		jen.List(jen.Id("f"), jen.Id("ok")).Op(":=").Id("t").Dot("FieldByName").Call(jen.Id("field")),
+		jen.If(jen.Op("!").Id("ok")).Block(jen.Return(jen.Lit(""))),
+		jen.If(jen.List(jen.Id("s"), jen.Id("ok")).Op(":=").Qual("reflect", "New").Call(jen.Id("f").Dot("Type")).Dot("Interface").Call().Assert(jen.Interface(jen.Id("JSONSchema").Params().Op("*").Qual(reflectorPkg, "Schema"))), jen.Id("ok")).Block(
+			jen.If(jen.Id("sch").Op(":=").Id("s").Dot("JSONSchema").Call(), jen.Id("sch").Op("!=").Nil()).Block(jen.Return(jen.Id("sch").Dot("Description"))),
+		),
+		jen.Return(jen.Lit("")),
 	)
 	// reflectType is a top-level function, not a closure in main: a closure
 	// called twice per tool makes the compiler's inliner re-walk all of main

@@ -18,7 +18,7 @@ const _ = runtime.IsAtLeastVersion0_3_0
 
 // SetDigest identifies this exact tool set: the set_digest of keel.lock.json.
 // The executor recomputes it from the embedded contracts before it accepts a call.
-const SetDigest = "sha256:226ce5a347493ef73436cd5f44f11f8c5a560f2be08ee37a6c22100f3eaba25d"
+const SetDigest = "sha256:5aa8f1c66721246d8566d140c0db8d1507e176036292c8e7d2ea182c06eb7c95"
 
 // Tool names. Harness code that names a tool by its constant stops compiling
 // when the tool is removed.
@@ -73,7 +73,7 @@ var toolT2faReset = runtime.NewTool(runtime.ToolInfo{
 	Name:         ToolT2faReset,
 	Version:      "0.1",
 	Effect:       runtime.EffectWrite,
-	Description:  "Reset2FA resets a user's second factor.",
+	Description:  "Resets a user's second factor.",
 	InputSchema:  schemaT2faResetInput,
 	OutputSchema: schemaT2faResetOutput,
 }, runtime.Handle(func(ctx context.Context, args T2faResetArgs) (in.Item, error) {
@@ -84,7 +84,7 @@ var toolSearch = runtime.NewTool(runtime.ToolInfo{
 	Name:         ToolSearch,
 	Version:      "1.2.3",
 	Effect:       runtime.EffectRead,
-	Description:  "Search finds documents by text.\n\nIt searches titles and bodies, newest first.",
+	Description:  "Finds documents by text.\n\nIt searches titles and bodies, newest first.",
 	Timeout:      1500 * time.Millisecond,
 	Errors:       []runtime.Code{"index_offline", "query_too_broad"},
 	InputSchema:  schemaSearchInput,
@@ -95,7 +95,7 @@ var toolTagItem = runtime.NewTool(runtime.ToolInfo{
 	Name:         ToolTagItem,
 	Version:      "1",
 	Effect:       runtime.EffectWrite,
-	Description:  "TagItem adds tags to an item.",
+	Description:  "Adds tags to an item.",
 	InputSchema:  schemaTagItemInput,
 	OutputSchema: schemaTagItemOutput,
 }, runtime.Handle(func(ctx context.Context, args TagItemArgs) (in.Item, error) {
