@@ -18,7 +18,7 @@ const _ = runtime.IsAtLeastVersion0_3_0
 
 // SetDigest identifies this exact tool set: the set_digest of keel.lock.json.
 // The executor recomputes it from the embedded contracts before it accepts a call.
-const SetDigest = "sha256:e3c6d8915a79e8b061316b41c2200f1189763c2f9298fb013b7b0a0db8feebd4"
+const SetDigest = "sha256:affb552999d9fc8cf20c52871f21ff6b8c57e5ba84a25a5fd1e0e0b58943844c"
 
 // Tool names. Harness code that names a tool by its constant stops compiling
 // when the tool is removed.

@@ -46,7 +46,28 @@ type LockedTool struct {
 	DescriptionDigest  string `json:"description_digest"`
 	InputSchemaDigest  string `json:"input_schema_digest"`
 	OutputSchemaDigest string `json:"output_schema_digest"`
+	// ModelBytes is the size of what a model reads of the tool, its
+	// ModelTool as compact JSON (name, description, parameters, codes);
+	// ModelTokens estimates it at one token per four bytes. Every call's
+	// prompt carries it, so a reviewer sees a description that tripled.
+	ModelBytes  int `json:"model_bytes"`
+	ModelTokens int `json:"model_tokens"`
 }
+
+// ModelBytes is the size of the ModelTool of info as compact JSON.
+func ModelBytes(info ToolInfo) (int, error) {
+	var params bytes.Buffer
+	if err := json.Compact(&params, info.InputSchema); err != nil {
+		return 0, err
+	}
+	b, err := json.Marshal(ModelTool{Name: info.Name, Description: info.Description, Parameters: params.Bytes(), ErrorCodes: info.Errors})
+	return len(b), err
+}
+
+// EstimateTokens is the rule of thumb keel uses for a budget: one token
+// per four bytes of JSON, rounded up. Providers count differently; the
+// figure is for comparing one version with the next.
+func EstimateTokens(n int) int { return (n + 3) / 4 }
 
 // NewLock computes the lock of tools, which must be sorted by name.
 func NewLock(tools []ToolInfo) (Lock, error) {
@@ -60,6 +81,10 @@ func NewLock(tools []ToolInfo) (Lock, error) {
 			return Lock{}, fmt.Errorf("tool %s: description: %w", t.Name, err)
 		}
 		lt := LockedTool{Name: t.Name, Version: t.Version, Effect: t.Effect, Errors: slices.Clone(t.Errors)}
+		if lt.ModelBytes, err = ModelBytes(t); err != nil {
+			return Lock{}, fmt.Errorf("tool %s: %w", t.Name, err)
+		}
+		lt.ModelTokens = EstimateTokens(lt.ModelBytes)
 		if lt.Errors == nil {
 			lt.Errors = []Code{}
 		}
@@ -145,7 +170,8 @@ func VerifyLock(lockFile []byte, tools []ToolInfo) (Lock, error) {
 
 func lockedToolEqual(a, b LockedTool) bool {
 	return a.Name == b.Name && a.Version == b.Version && a.Effect == b.Effect && slices.Equal(a.Errors, b.Errors) &&
-		a.DescriptionDigest == b.DescriptionDigest && a.InputSchemaDigest == b.InputSchemaDigest && a.OutputSchemaDigest == b.OutputSchemaDigest
+		a.DescriptionDigest == b.DescriptionDigest && a.InputSchemaDigest == b.InputSchemaDigest && a.OutputSchemaDigest == b.OutputSchemaDigest &&
+		a.ModelBytes == b.ModelBytes && a.ModelTokens == b.ModelTokens
 }
 
 // SignLock returns the detached signature file for lockFile: the base64

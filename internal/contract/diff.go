@@ -31,10 +31,13 @@ func Diff(prev *Previous, now runtime.Lock, changes []ToolChange) string {
 		return b.String()
 	}
 	fmt.Fprintf(&b, "tool set %s → %s\n", from, short(now.SetDigest))
+	if line := totalBudget(prev, now); line != "" {
+		b.WriteString(line)
+	}
 	for _, c := range changes {
 		switch {
 		case c.Kind == Added:
-			fmt.Fprintf(&b, "+ %s %s (%s): added\n", c.Name, c.New.Version, c.New.Effect)
+			fmt.Fprintf(&b, "+ %s %s (%s): added, %s\n", c.Name, c.New.Version, c.New.Effect, budget(c.New.ModelBytes))
 		case c.Kind == Removed:
 			fmt.Fprintf(&b, "- %s %s (%s): removed\n", c.Name, c.Old.Version, c.Old.Effect)
 		case c.Kind == Unchanged && c.Old.Version == c.New.Version:
@@ -50,9 +53,46 @@ func Diff(prev *Previous, now runtime.Lock, changes []ToolChange) string {
 				}
 				fmt.Fprintf(&b, "    %-5s  %s: %s%s\n", it.Level, it.Part, strings.TrimPrefix(it.Text, it.Part+" "), mark)
 			}
+			if c.Old.ModelBytes != c.New.ModelBytes {
+				fmt.Fprintf(&b, "    budget: %s\n", budgetChange(c.Old.ModelBytes, c.New.ModelBytes))
+			}
 		}
 	}
 	return b.String()
+}
+
+// totalBudget is the line for the whole set's model-facing size, when it
+// changed.
+func totalBudget(prev *Previous, now runtime.Lock) string {
+	sum := func(l runtime.Lock) int {
+		n := 0
+		for _, t := range l.Tools {
+			n += t.ModelBytes
+		}
+		return n
+	}
+	old := 0
+	if prev != nil {
+		old = sum(prev.Lock)
+	}
+	if sum(now) == old {
+		return ""
+	}
+	return fmt.Sprintf("model-facing definitions: %s\n", budgetChange(old, sum(now)))
+}
+
+// budget is a size in bytes and estimated tokens.
+func budget(n int) string {
+	return fmt.Sprintf("%d bytes (~%d tokens)", n, runtime.EstimateTokens(n))
+}
+
+// budgetChange is old → new; a lock from before budgets has none to show.
+func budgetChange(old, new int) string {
+	if old == 0 {
+		return budget(new) + " (not recorded before)"
+	}
+	return fmt.Sprintf("%d → %d bytes (~%d → ~%d tokens, %+d%%)", old, new,
+		runtime.EstimateTokens(old), runtime.EstimateTokens(new), (new-old)*100/old)
 }
 
 // short abbreviates a digest for reading: sha256:0123456789ab….

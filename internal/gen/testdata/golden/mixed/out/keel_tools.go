@@ -18,7 +18,7 @@ const _ = runtime.IsAtLeastVersion0_3_0
 
 // SetDigest identifies this exact tool set: the set_digest of keel.lock.json.
 // The executor recomputes it from the embedded contracts before it accepts a call.
-const SetDigest = "sha256:5aa8f1c66721246d8566d140c0db8d1507e176036292c8e7d2ea182c06eb7c95"
+const SetDigest = "sha256:65ff64e743c3d04c82cb0d67add4edb0aea64cd15ef3941ef0567caf4e314a2c"
 
 // Tool names. Harness code that names a tool by its constant stops compiling
 // when the tool is removed.
