@@ -18,7 +18,7 @@ const _ = runtime.IsAtLeastVersion0_3_0
 
 // SetDigest identifies this exact tool set: the set_digest of keel.lock.json.
 // The executor recomputes it from the embedded contracts before it accepts a call.
-const SetDigest = "sha256:affb552999d9fc8cf20c52871f21ff6b8c57e5ba84a25a5fd1e0e0b58943844c"
+const SetDigest = "sha256:f937c334760c1d6d9c50cc75a0e391ba195bc91e9ed99c028b02c16fe9a2b036"
 
 // Tool names. Harness code that names a tool by its constant stops compiling
 // when the tool is removed.
@@ -36,8 +36,8 @@ var (
 
 // CreateTicketArgs is the argument object of create_ticket: one member per parameter of CreateTicket.
 type CreateTicketArgs struct {
-	IncidentID example.IncidentID `json:"incident_id"`
-	Summary    string             `json:"summary"`
+	IncidentID example.IncidentID `json:"incident_id" jsonschema_description:"the incident to follow up, such as INC-001"`
+	Summary    string             `json:"summary" jsonschema_description:"what the follow-up should do, in one sentence"`
 }
 
 //go:embed schemas/create_ticket.input.json
@@ -54,7 +54,7 @@ var schemaLookupIncidentOutput []byte
 
 var toolCreateTicket = runtime.NewTool(runtime.ToolInfo{
 	Name:         ToolCreateTicket,
-	Version:      "1.1",
+	Version:      "1.2",
 	Effect:       runtime.EffectWrite,
 	Description:  "Opens a follow-up ticket for an incident. It writes to the ticket system, so it runs only with approval.",
 	Timeout:      5 * time.Second,
