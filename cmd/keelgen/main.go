@@ -109,7 +109,7 @@ func parseFlags(args []string, stderr io.Writer) (options, bool) {
 	fs.StringVar(&o.targets, "targets", "", "comma-separated `providers` whose limits to warn about: "+gen.TargetNames())
 	fs.StringVar(&o.lock, "lock", "", "compare with this lock `file` instead of the output directory's keel.lock.json (e.g. the base branch's)")
 	fs.BoolVar(&o.check, "check", false, "write nothing; exit 1 if any generated file is stale, missing or orphaned")
-	fs.BoolVar(&o.lint, "lint", false, "also warn about what the model reads: plain parameters without a //keel:param description, Go parameter names in descriptions")
+	fs.BoolVar(&o.lint, "lint", false, "also warn about what the model reads: schema members without a description, Go names in tool descriptions")
 	fs.BoolVar(&o.diff, "diff", false, "write nothing; print what changed in the tool set against the lock, exit 1 if anything did")
 	fs.StringVar(&o.sign, "sign", "", "after writing, sign keel.lock.json with the ed25519 private key in `keyfile` (PEM, PKCS #8)")
 	fs.StringVar(&o.genkey, "genkey", "", "write a new ed25519 key pair to `file` (private) and file.pub (public), and exit")

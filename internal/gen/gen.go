@@ -9,14 +9,18 @@
 package gen
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"go/parser"
 	"go/token"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
 	"unicode"
+
+	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/keelgen/keel/internal/contract"
 	"github.com/keelgen/keel/internal/load"
@@ -167,7 +171,7 @@ func Generate(cfg Config) (*Result, error) {
 	}
 	res.Warnings = append(res.Warnings, targetWarnings(targets, pkg, schemas)...)
 	if cfg.Lint {
-		res.Warnings = append(res.Warnings, lint(pkg)...)
+		res.Warnings = append(res.Warnings, lint(pkg, schemas)...)
 	}
 	return res, nil
 }
@@ -238,21 +242,74 @@ func (r *Result) compareContract(cfg Config, dir string, pkg *model.Package, sch
 	return nil
 }
 
-// lint reports what the model reads that could be better: a plain
-// parameter with no description, and a Go parameter name in the tool's
-// description where the model knows the parameter by its JSON name.
-func lint(pkg *model.Package) []model.Diagnostic {
+// lint reports what the model reads that could be better: a member of an
+// input or output schema without a description (for a plain parameter: no
+// //keel:param), and a Go name of the handler package in a description
+// where the model knows another name or none.
+func lint(pkg *model.Package, schemas map[string]model.Schemas) []model.Diagnostic {
 	var out []model.Diagnostic
+	warn := func(t *model.Tool, format string, args ...any) {
+		out = append(out, model.Diagnostic{Pos: t.Pos, Message: "warning: " + t.Name + ": " + fmt.Sprintf(format, args...)})
+	}
 	for _, t := range pkg.Tools {
+		params := map[string]bool{}
 		for _, p := range t.Params {
+			params[p.JSONName] = true
 			if p.Description == "" {
-				out = append(out, model.Diagnostic{Pos: t.Pos, Message: fmt.Sprintf("warning: %s: parameter %s has no description for the model; add //keel:param %s <what it is>", t.Name, p.JSONName, p.Name)})
+				warn(t, "parameter %s has no description for the model; add //keel:param %s <what it is>", p.JSONName, p.Name)
 			}
 			if p.Name != p.JSONName && containsWord(t.Description, p.Name) {
-				out = append(out, model.Diagnostic{Pos: t.Pos, Message: fmt.Sprintf("warning: %s: the description names parameter %s, which the model knows as %s", t.Name, p.Name, p.JSONName)})
+				warn(t, "the description names parameter %s, which the model knows as %s", p.Name, p.JSONName)
+			}
+		}
+		for _, side := range []struct {
+			name string
+			doc  []byte
+		}{{"input", schemas[t.Name].Input}, {"output", schemas[t.Name].Output}} {
+			for _, ptr := range undescribed(side.doc) {
+				if side.name == "input" && t.Form == model.PlainParams && params[strings.TrimPrefix(ptr, "/")] {
+					continue // said above, with its fix
+				}
+				warn(t, "%s member %s has no description for the model; give its field a doc comment", side.name, ptr)
+			}
+		}
+		for _, ident := range pkg.Exported {
+			if ident != t.Func && containsWord(t.Description, ident) {
+				warn(t, "the description names the Go identifier %s, which the model does not know", ident)
 			}
 		}
 	}
+	return out
+}
+
+// undescribed lists the JSON Pointers of the properties of schema, at any
+// depth, that have no description.
+func undescribed(schema []byte) []string {
+	var doc map[string]any
+	if json.Unmarshal(schema, &doc) != nil {
+		return nil
+	}
+	var out []string
+	var walk func(s map[string]any, ptr jsontext.Pointer)
+	walk = func(s map[string]any, ptr jsontext.Pointer) {
+		props, _ := s["properties"].(map[string]any)
+		for _, name := range slices.Sorted(maps.Keys(props)) {
+			p, _ := props[name].(map[string]any)
+			if p == nil {
+				continue
+			}
+			if d, _ := p["description"].(string); d == "" {
+				out = append(out, string(ptr.AppendToken(name)))
+			}
+			walk(p, ptr.AppendToken(name))
+		}
+		for _, kw := range []string{"items", "additionalProperties"} {
+			if sub, ok := s[kw].(map[string]any); ok {
+				walk(sub, ptr.AppendToken(map[string]string{"items": "0", "additionalProperties": "*"}[kw]))
+			}
+		}
+	}
+	walk(doc, "")
 	return out
 }
 

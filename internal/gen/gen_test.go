@@ -343,10 +343,11 @@ func (RoomID) JSONSchema() *jsonschema.Schema {
 // Booking is a confirmed booking.
 type Booking struct {
 	// ID is the booking's id.
-	ID string ` + "`json:\"id\"`" + `
+	ID   string ` + "`json:\"id\"`" + `
+	Room string ` + "`json:\"room\"`" + `
 }
 
-// BookRoom books a room for waitMs milliseconds at most.
+// BookRoom books a room for waitMs milliseconds at most and returns a Booking.
 //
 //keel:tool name=book_room version=1.0 effect=write
 //keel:param minutes how long the booking lasts, in minutes
@@ -365,7 +366,7 @@ func BookRoom(ctx context.Context, roomID RoomID, minutes int, waitMs int) (Book
 	for file, wants := range map[string][]string{
 		"schemas/book_room.input.json":  {`"description": "how long the booking lasts, in minutes"`, `"description": "A room, such as R12."`},
 		"schemas/book_room.output.json": {`"description": "The booking's id."`, `"description": "A confirmed booking."`},
-		"keel_tools.go":                 {`"Books a room for waitMs milliseconds at most."`, "jsonschema_description:\"how long the booking lasts, in minutes\""},
+		"keel_tools.go":                 {`"Books a room for waitMs milliseconds at most and returns a Booking."`, "jsonschema_description:\"how long the booking lasts, in minutes\""},
 	} {
 		for _, want := range wants {
 			if !strings.Contains(files[file], want) {
@@ -384,6 +385,8 @@ func BookRoom(ctx context.Context, roomID RoomID, minutes int, waitMs int) (Book
 		"warning: book_room: parameter room_id has no description for the model; add //keel:param roomID <what it is>",
 		"warning: book_room: the description names parameter waitMs, which the model knows as wait_ms",
 		"warning: book_room: parameter wait_ms has no description for the model; add //keel:param waitMs <what it is>",
+		"warning: book_room: output member /room has no description for the model; give its field a doc comment",
+		"warning: book_room: the description names the Go identifier Booking, which the model does not know",
 	}
 	slices.Sort(warnings)
 	slices.Sort(want)

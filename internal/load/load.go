@@ -134,6 +134,11 @@ func (l *loader) run() (*model.Package, []model.Diagnostic, error) {
 		return nil, l.diags, nil
 	}
 	slices.SortFunc(out.Tools, func(a, b *model.Tool) int { return strings.Compare(a.Name, b.Name) })
+	for _, name := range l.pkg.Types.Scope().Names() { // sorted
+		if token.IsExported(name) {
+			out.Exported = append(out.Exported, name)
+		}
+	}
 	return out, nil, nil
 }
 

@@ -22,6 +22,9 @@ type Package struct {
 	// Comments maps "pkgpath.Type" and "pkgpath.Type.Field" to doc text,
 	// for the schema's descriptions.
 	Comments map[string]string
+	// Exported are the package's exported top-level names, sorted: Go
+	// names the model reads nowhere (keelgen -lint looks for them).
+	Exported []string
 }
 
 // Form is the shape of a handler's parameters.
