@@ -18,9 +18,10 @@ import (
 // IncidentID identifies an incident, such as INC-001.
 type IncidentID string
 
-// JSONSchema gives IncidentID its pattern wherever it is used.
+// JSONSchema gives IncidentID its pattern and description wherever it is
+// used (a field's own doc comment takes precedence).
 func (IncidentID) JSONSchema() *jsonschema.Schema {
-	return &jsonschema.Schema{Type: "string", Pattern: `^INC-[0-9]{3,}$`}
+	return &jsonschema.Schema{Type: "string", Pattern: `^INC-[0-9]{3,}$`, Description: "An incident's id, such as INC-001."}
 }
 
 // LookupIncidentArgs are the arguments of lookup_incident.
@@ -55,6 +56,7 @@ func LookupIncident(ctx context.Context, args LookupIncidentArgs) (Incident, err
 
 // Ticket is a follow-up ticket for an incident.
 type Ticket struct {
+	// TicketID is the new ticket's id.
 	TicketID   string     `json:"ticket_id"`
 	IncidentID IncidentID `json:"incident_id"`
 	// Status of a new ticket is always open.

@@ -18,7 +18,7 @@ const _ = runtime.IsAtLeastVersion0_3_0
 
 // SetDigest identifies this exact tool set: the set_digest of keel.lock.json.
 // The executor recomputes it from the embedded contracts before it accepts a call.
-const SetDigest = "sha256:f937c334760c1d6d9c50cc75a0e391ba195bc91e9ed99c028b02c16fe9a2b036"
+const SetDigest = "sha256:5a824a87aef590ae828f143b31945e421a244cc30244b929af91ae1fd1d6e7ba"
 
 // Tool names. Harness code that names a tool by its constant stops compiling
 // when the tool is removed.
