@@ -10,10 +10,9 @@ import (
 	"strings"
 	"testing"
 
-	"golang.org/x/tools/txtar"
-
 	"github.com/keelgen/keel/internal/contract"
 	"github.com/keelgen/keel/internal/model"
+	"github.com/keelgen/keel/internal/txtartest"
 	"github.com/keelgen/keel/runtime"
 )
 
@@ -47,44 +46,16 @@ func (t tool) info() runtime.ToolInfo {
 // schemas are what keelgen generated from Go types (internal/gen's contract
 // cases run that whole path on a few of them).
 func TestContractCases(t *testing.T) {
-	files, err := filepath.Glob("testdata/*.txtar")
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no cases: %v", err)
-	}
-	for _, file := range files {
-		t.Run(strings.TrimSuffix(filepath.Base(file), ".txtar"), func(t *testing.T) {
-			ar, err := txtar.ParseFile(file)
-			if err != nil {
-				t.Fatal(err)
-			}
-			sections := map[string][]byte{}
-			for _, f := range ar.Files {
-				sections[f.Name] = f.Data
-			}
-			var old, now []tool
-			if err := json.Unmarshal(sections["old.json"], &old); err != nil {
-				t.Fatal(err)
-			}
-			if err := json.Unmarshal(sections["new.json"], &now); err != nil {
-				t.Fatal(err)
-			}
-			got := run(t, old, now)
-			if *update {
-				for i := range ar.Files {
-					if ar.Files[i].Name == "want" {
-						ar.Files[i].Data = []byte(got)
-					}
-				}
-				if err := os.WriteFile(file, txtar.Format(ar), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			if got != string(sections["want"]) {
-				t.Errorf("got:\n%s\nwant:\n%s", got, sections["want"])
-			}
-		})
-	}
+	txtartest.Run(t, "testdata/*.txtar", *update, func(t *testing.T, sections map[string]string) string {
+		var old, now []tool
+		if err := json.Unmarshal([]byte(sections["old.json"]), &old); err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal([]byte(sections["new.json"]), &now); err != nil {
+			t.Fatal(err)
+		}
+		return run(t, old, now)
+	})
 }
 
 // run commits old as keelgen would (lock and schema files), compares now

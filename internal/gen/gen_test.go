@@ -10,14 +10,13 @@ import (
 	"strings"
 	"testing"
 
-	"golang.org/x/tools/txtar"
-
 	"github.com/keelgen/keel/internal/contract"
 	"github.com/keelgen/keel/internal/gen"
 	"github.com/keelgen/keel/internal/model"
 	"github.com/keelgen/keel/internal/output"
 	"github.com/keelgen/keel/internal/render"
 	"github.com/keelgen/keel/internal/testmod"
+	"github.com/keelgen/keel/internal/txtartest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata (output and diagnostics)")
@@ -114,49 +113,11 @@ func sameFiles(t *testing.T, a, b []render.File) {
 	}
 }
 
-// txtarCases runs one parallel subtest per testdata file matching pattern:
-// run gets the archive's sections by name and returns what it got, which
-// must equal the "want" section (rewritten with -update).
-func txtarCases(t *testing.T, pattern string, run func(t *testing.T, sections map[string]string) string) {
-	cases, err := filepath.Glob(pattern)
-	if err != nil || len(cases) == 0 {
-		t.Fatalf("no cases match %s: %v", pattern, err)
-	}
-	for _, file := range cases {
-		t.Run(strings.TrimSuffix(filepath.Base(file), ".txtar"), func(t *testing.T) {
-			t.Parallel()
-			ar, err := txtar.ParseFile(file)
-			if err != nil {
-				t.Fatal(err)
-			}
-			sections := map[string]string{}
-			for _, f := range ar.Files {
-				sections[f.Name] = string(f.Data)
-			}
-			got := run(t, sections)
-			if *update {
-				for i := range ar.Files {
-					if ar.Files[i].Name == "want" {
-						ar.Files[i].Data = []byte(got)
-					}
-				}
-				if err := os.WriteFile(file, txtar.Format(ar), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			if got != sections["want"] {
-				t.Errorf("got:\n%s\nwant:\n%s", got, sections["want"])
-			}
-		})
-	}
-}
-
 // Each testdata/diag/*.txtar holds a handler package and, in its "want"
 // section, every diagnostic keelgen must report for it, in order.
 func TestDiagnostics(t *testing.T) {
 	t.Parallel()
-	txtarCases(t, "testdata/diag/*.txtar", func(t *testing.T, sections map[string]string) string {
+	txtartest.Run(t, "testdata/diag/*.txtar", *update, func(t *testing.T, sections map[string]string) string {
 		dir := t.TempDir()
 		files := map[string]string{"go.mod": "module example.com/diag\n\ngo 1.26\n"}
 		for name, data := range sections {
@@ -188,7 +149,7 @@ func TestDiagnostics(t *testing.T) {
 // few cases. internal/contract's cases cover the gate on schema pairs.
 func TestContractChanges(t *testing.T) {
 	t.Parallel()
-	txtarCases(t, "testdata/contract/*.txtar", func(t *testing.T, sections map[string]string) string {
+	txtartest.Run(t, "testdata/contract/*.txtar", *update, func(t *testing.T, sections map[string]string) string {
 		dir := testmod.New(t, map[string]string{"h/h.go": sections["old.go"]})
 		cfg := gen.Config{Dir: dir, Pattern: "./h", OutDir: "out"}
 		first := generate(t, cfg)
