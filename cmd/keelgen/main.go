@@ -1,10 +1,10 @@
 // Command keelgen writes a keel tool set: from the //keel:tool functions of
-// one Go package, a static dispatcher, argument types, JSON Schemas, and
-// keel.lock.json, the versioned contract of the set.
+// one or more Go packages, a static dispatcher, argument types, JSON
+// Schemas, and keel.lock.json, the versioned contract of the set.
 //
 // Usage:
 //
-//	keelgen [-out dir] [-pkg name] [-targets list] [-lock file] [-lint] [-check | -diff | -sign keyfile] [package]
+//	keelgen [-out dir] [-pkg name] [-tools names] [-targets list] [-lock file] [-lint] [-check | -diff | -sign keyfile] [packages]
 //	keelgen -genkey file
 //
 // Typically run by go generate, from a line in the handler package:
@@ -44,9 +44,9 @@ func main() {
 
 // options are the parsed flags.
 type options struct {
-	out, pkg, targets, lock, sign, genkey string
-	check, diff, lint                     bool
-	pattern                               string
+	out, pkg, targets, lock, sign, genkey, tools string
+	check, diff, lint                            bool
+	patterns                                     []string
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
@@ -70,7 +70,10 @@ func runIn(wd string, args []string, stdout, stderr io.Writer) int {
 	if o.sign != "" {
 		o.sign = inDir(wd, o.sign)
 	}
-	cfg := gen.Config{Dir: wd, Pattern: o.pattern, OutDir: o.out, OutPkg: o.pkg, LockFile: o.lock, Lint: o.lint}
+	cfg := gen.Config{Dir: wd, Patterns: o.patterns, OutDir: o.out, OutPkg: o.pkg, LockFile: o.lock, Lint: o.lint}
+	if o.tools != "" {
+		cfg.Tools = strings.Split(o.tools, ",")
+	}
 	if o.targets != "" {
 		cfg.Targets = strings.Split(o.targets, ",")
 	}
@@ -106,6 +109,7 @@ func parseFlags(args []string, stderr io.Writer) (options, bool) {
 	fs.SetOutput(stderr)
 	fs.StringVar(&o.out, "out", "generated", "output package `directory`, relative to the current directory")
 	fs.StringVar(&o.pkg, "pkg", "", "output package `name` (default: the package already in the output directory, else its base name)")
+	fs.StringVar(&o.tools, "tools", "", "comma-separated tool `names`: generate a set of exactly these (default: every tool of the packages)")
 	fs.StringVar(&o.targets, "targets", "", "comma-separated `providers` whose limits to warn about: "+gen.TargetNames())
 	fs.StringVar(&o.lock, "lock", "", "compare with this lock `file` instead of the output directory's keel.lock.json (e.g. the base branch's)")
 	fs.BoolVar(&o.check, "check", false, "write nothing; exit 1 if any generated file is stale, missing or orphaned")
@@ -114,10 +118,11 @@ func parseFlags(args []string, stderr io.Writer) (options, bool) {
 	fs.StringVar(&o.sign, "sign", "", "after writing, sign keel.lock.json with the ed25519 private key in `keyfile` (PEM, PKCS #8)")
 	fs.StringVar(&o.genkey, "genkey", "", "write a new ed25519 key pair to `file` (private) and file.pub (public), and exit")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: keelgen [flags] [package]\n\n"+
-			"keelgen reads the //keel:tool functions of one package (default \".\") and\n"+
-			"writes its tool set: a Go file, one JSON Schema per tool input and output,\n"+
-			"and keel.lock.json. A contract change without a version bump is refused.\n\nFlags:\n")
+		fmt.Fprintf(stderr, "usage: keelgen [flags] [packages]\n\n"+
+			"keelgen reads the //keel:tool functions of the packages (default \".\"; patterns\n"+
+			"like ./tools/... work) and writes one tool set: a Go file, one JSON Schema per\n"+
+			"tool input and output, and keel.lock.json. A contract change without a version\n"+
+			"bump is refused.\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -129,11 +134,11 @@ func parseFlags(args []string, stderr io.Writer) (options, bool) {
 			modes++
 		}
 	}
-	if fs.NArg() > 1 || modes > 1 {
+	if modes > 1 {
 		fs.Usage()
 		return o, false
 	}
-	o.pattern = fs.Arg(0)
+	o.patterns = fs.Args()
 	return o, true
 }
 

@@ -21,7 +21,7 @@ func keelgen(t *testing.T, args ...string) (int, string) {
 // example is the generation of example/, made once: the tests of -check and
 // of writing run the command's last step on copies of generated/ with it.
 var example = sync.OnceValues(func() (*gen.Result, error) {
-	return gen.Generate(gen.Config{Dir: ".", Pattern: "../../example", OutDir: "../../generated", OutPkg: "generated"})
+	return gen.Generate(gen.Config{Dir: ".", Patterns: []string{"../../example"}, OutDir: "../../generated", OutPkg: "generated"})
 })
 
 // onCopy runs the command's compare-and-write step (with -check, or not) for

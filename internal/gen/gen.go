@@ -41,10 +41,15 @@ type SchemaSource interface {
 
 // Config says what to read and where the output package lives.
 type Config struct {
-	// Dir is the directory Pattern and a relative OutDir are resolved in.
+	// Dir is the directory Patterns and a relative OutDir are resolved in.
 	Dir string
-	// Pattern names the one handler package (default ".").
-	Pattern string
+	// Patterns name the handler packages (default "."): one tool set is
+	// generated from all of them.
+	Patterns []string
+	// Tools, when set, selects the tools of this set by exact name: a tool
+	// added to a handler package joins no set that does not name it. An
+	// empty list means every tool of the packages.
+	Tools []string
 	// OutDir is the output package's directory.
 	OutDir string
 	// Targets names the providers whose limits to check at generate time
@@ -143,10 +148,13 @@ func Generate(cfg Config) (*Result, error) {
 		cfg.Schemas = schema.Program{}
 	}
 	res := &Result{OutDir: outDir}
-	pkg, diags, err := load.Load(dir, cfg.Pattern)
+	pkg, diags, err := load.Load(dir, cfg.Patterns...)
 	if err != nil || len(diags) > 0 {
 		res.Diagnostics = diags
 		return res, err
+	}
+	if err := selectTools(pkg, cfg.Tools); err != nil {
+		return nil, err
 	}
 	if filepath.Clean(pkg.Dir) == filepath.Clean(outDir) {
 		return nil, errors.New("the output directory is the handler package's own directory; the whitelist must be a separate package")
@@ -174,6 +182,33 @@ func Generate(cfg Config) (*Result, error) {
 		res.Warnings = append(res.Warnings, lint(pkg, schemas)...)
 	}
 	return res, nil
+}
+
+// selectTools keeps only the named tools; a name no package declares, or
+// one named twice, is an error.
+func selectTools(pkg *model.Package, names []string) error {
+	if len(names) == 0 {
+		return nil
+	}
+	want := map[string]bool{}
+	for _, n := range names {
+		if want[n] {
+			return fmt.Errorf("-tools names %s twice", n)
+		}
+		want[n] = true
+	}
+	var kept []*model.Tool
+	for _, t := range pkg.Tools {
+		if want[t.Name] {
+			kept = append(kept, t)
+			delete(want, t.Name)
+		}
+	}
+	if len(want) > 0 {
+		return fmt.Errorf("-tools names %s, which no package declares", strings.Join(slices.Sorted(maps.Keys(want)), ", "))
+	}
+	pkg.Tools = kept
+	return nil
 }
 
 // compileSchemas compiles every schema as the executor will: an executor

@@ -46,7 +46,7 @@ func TestGolden(t *testing.T) {
 	}
 	for _, dir := range cases {
 		t.Run(filepath.Base(dir), func(t *testing.T) {
-			res := generate(t, gen.Config{Dir: dir, Pattern: "./in", OutDir: "out"})
+			res := generate(t, gen.Config{Dir: dir, Patterns: []string{"./in"}, OutDir: "out"})
 			if *update {
 				changes, err := output.Compare(res.OutDir, res.Files)
 				if err == nil {
@@ -81,7 +81,7 @@ func TestGolden(t *testing.T) {
 // in the other order.
 func TestDeterministic(t *testing.T) {
 	t.Parallel()
-	cfg := gen.Config{Dir: "testdata/golden/mixed", Pattern: "./in", OutDir: "out"}
+	cfg := gen.Config{Dir: "testdata/golden/mixed", Patterns: []string{"./in"}, OutDir: "out"}
 	a, b := generate(t, cfg), generate(t, cfg)
 	sameFiles(t, a.Files, b.Files)
 
@@ -96,8 +96,8 @@ func TestDeterministic(t *testing.T) {
 	// Same declarations, file names swapped: go list order is reversed.
 	fwd := testmod.New(t, map[string]string{"in/a.go": string(search), "in/b.go": string(tag)})
 	rev := testmod.New(t, map[string]string{"in/b.go": string(search), "in/a.go": string(tag)})
-	x := generate(t, gen.Config{Dir: fwd, Pattern: "./in", OutDir: "out"})
-	y := generate(t, gen.Config{Dir: rev, Pattern: "./in", OutDir: "out"})
+	x := generate(t, gen.Config{Dir: fwd, Patterns: []string{"./in"}, OutDir: "out"})
+	y := generate(t, gen.Config{Dir: rev, Patterns: []string{"./in"}, OutDir: "out"})
 	sameFiles(t, x.Files, y.Files)
 }
 
@@ -151,7 +151,7 @@ func TestContractChanges(t *testing.T) {
 	t.Parallel()
 	txtartest.Run(t, "testdata/contract/*.txtar", *update, func(t *testing.T, sections map[string]string) string {
 		dir := testmod.New(t, map[string]string{"h/h.go": sections["old.go"]})
-		cfg := gen.Config{Dir: dir, Pattern: "./h", OutDir: "out"}
+		cfg := gen.Config{Dir: dir, Patterns: []string{"./h"}, OutDir: "out"}
 		first := generate(t, cfg)
 		changes, err := output.Compare(first.OutDir, first.Files)
 		if err == nil {
@@ -181,7 +181,7 @@ func TestContractChanges(t *testing.T) {
 func TestTargetWarnings(t *testing.T) {
 	t.Parallel()
 	dir := "testdata/golden/mixed"
-	res := generate(t, gen.Config{Dir: dir, Pattern: "./in", OutDir: "out", Targets: []string{"openai-strict", "ollama"}})
+	res := generate(t, gen.Config{Dir: dir, Patterns: []string{"./in"}, OutDir: "out", Targets: []string{"openai-strict", "ollama"}})
 	var got strings.Builder
 	for _, w := range res.Warnings {
 		abs, _ := filepath.Abs(dir)
@@ -201,7 +201,7 @@ func TestTargetWarnings(t *testing.T) {
 	if got.String() != string(want) {
 		t.Fatalf("warnings:\n%s\nwant:\n%s", got.String(), want)
 	}
-	if _, err := gen.Generate(gen.Config{Dir: dir, Pattern: "./in", OutDir: "out", Targets: []string{"gemini"}}); err == nil {
+	if _, err := gen.Generate(gen.Config{Dir: dir, Patterns: []string{"./in"}, OutDir: "out", Targets: []string{"gemini"}}); err == nil {
 		t.Fatal("an unknown target was accepted")
 	}
 }
@@ -228,7 +228,7 @@ func (Code) JSONSchema() *jsonschema.Schema { return &jsonschema.Schema{Type: "s
 //keel:tool name=find version=1.0 effect=read
 func Find(ctx context.Context, code Code) (struct{}, error) { return struct{}{}, nil }
 `})
-	res, err := gen.Generate(gen.Config{Dir: dir, Pattern: "./h", OutDir: "out"})
+	res, err := gen.Generate(gen.Config{Dir: dir, Patterns: []string{"./h"}, OutDir: "out"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -258,7 +258,7 @@ type R struct {
 //keel:tool name=weekday version=1.0 effect=read
 func Weekday(ctx context.Context, at time.Time) (R, error) { return R{Day: at.Weekday().String()}, nil }
 `})
-	res := generate(t, gen.Config{Dir: dir, Pattern: "./h", OutDir: "out"})
+	res := generate(t, gen.Config{Dir: dir, Patterns: []string{"./h"}, OutDir: "out"})
 	var in []byte
 	for _, f := range res.Files {
 		if f.Path == "schemas/weekday.input.json" {
@@ -316,7 +316,7 @@ func BookRoom(ctx context.Context, roomID RoomID, minutes int, waitMs int) (Book
 	return Booking{}, nil
 }
 `})
-	res, err := gen.Generate(gen.Config{Dir: dir, Pattern: "./h", OutDir: "out", Lint: true})
+	res, err := gen.Generate(gen.Config{Dir: dir, Patterns: []string{"./h"}, OutDir: "out", Lint: true})
 	if err != nil || !res.Writable() {
 		t.Fatal(err, res.Diagnostics)
 	}

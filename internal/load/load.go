@@ -22,47 +22,89 @@ import (
 	"github.com/keelgen/keel/internal/model"
 )
 
-// Load reads the single package matched by pattern in dir. A non-nil error
-// means the package could not be read at all; problems in the user's code
-// come back as diagnostics, and then the package is nil.
-func Load(dir, pattern string) (*model.Package, []model.Diagnostic, error) {
+// Load reads the packages matched by patterns in dir (default ".") in one
+// go/packages call, and returns one model of every //keel:tool function in
+// them. A non-nil error means the packages could not be read at all;
+// problems in the user's code come back as diagnostics, all of them, and
+// then the model is nil.
+func Load(dir string, patterns ...string) (*model.Package, []model.Diagnostic, error) {
+	if len(patterns) == 0 {
+		patterns = []string{"."}
+	}
 	cfg := &packages.Config{
 		Mode: packages.NeedName | packages.NeedFiles | packages.NeedSyntax |
 			packages.NeedTypes | packages.NeedTypesInfo | packages.NeedImports,
 		Dir: dir,
 	}
-	pkgs, err := packages.Load(cfg, pattern)
+	pkgs, err := packages.Load(cfg, patterns...)
 	if err != nil {
-		return nil, nil, fmt.Errorf("loading %s: %w", pattern, err)
+		return nil, nil, fmt.Errorf("loading %s: %w", strings.Join(patterns, " "), err)
 	}
-	if len(pkgs) != 1 {
-		return nil, nil, fmt.Errorf("pattern %q matched %d packages; keelgen reads exactly one", pattern, len(pkgs))
+	if len(pkgs) == 0 {
+		return nil, nil, fmt.Errorf("%s matched no packages", strings.Join(patterns, " "))
 	}
-	pkg := pkgs[0]
-	if len(pkg.Errors) > 0 {
-		// The go command repeats the type checker's errors as one list
-		// error; report each error once, at its position.
-		errs := pkg.Errors
-		var typed []packages.Error
-		for _, e := range errs {
-			if e.Kind != packages.ListError {
-				typed = append(typed, e)
+	slices.SortFunc(pkgs, func(a, b *packages.Package) int { return strings.Compare(a.PkgPath, b.PkgPath) })
+	out := &model.Package{Path: pkgs[0].PkgPath, Name: pkgs[0].Name, Comments: map[string]string{}}
+	var diags []model.Diagnostic
+	var files []*ast.File
+	for _, pkg := range pkgs {
+		if len(pkg.Errors) > 0 {
+			ds, err := packageErrors(pkg)
+			if err != nil {
+				return nil, nil, err
 			}
+			diags = append(diags, ds...)
+			continue
 		}
-		if len(typed) > 0 {
-			errs = typed
-		}
-		var ds []model.Diagnostic
-		for _, e := range errs {
-			ds = append(ds, model.Diagnostic{Pos: parsePos(e.Pos), Message: e.Msg})
-		}
-		if len(pkg.Syntax) == 0 {
-			return nil, nil, errors.New(ds[0].String())
-		}
-		return nil, ds, nil
+		l := &loader{pkg: pkg, fset: pkg.Fset}
+		files = append(files, l.run(out)...)
+		diags = append(diags, l.diags...)
+		out.Paths = append(out.Paths, pkg.PkgPath)
 	}
-	l := &loader{pkg: pkg, fset: pkg.Fset}
-	return l.run()
+	if out.Dir == "" && len(pkgs[0].GoFiles) > 0 {
+		out.Dir = filepath.Dir(pkgs[0].GoFiles[0])
+	}
+	diags = append(diags, checkNames(out.Tools)...)
+	if len(out.Tools) == 0 && len(diags) == 0 && len(files) > 0 {
+		what := "package " + pkgs[0].Name
+		if len(pkgs) > 1 {
+			what = fmt.Sprintf("none of the %d packages", len(pkgs))
+		}
+		diags = append(diags, model.Diagnostic{Pos: pkgs[0].Fset.Position(files[0].Package),
+			Message: fmt.Sprintf("%s has no //keel:tool functions; nothing to generate", what)})
+	}
+	if len(diags) > 0 {
+		model.SortDiagnostics(diags)
+		return nil, diags, nil
+	}
+	slices.SortFunc(out.Tools, func(a, b *model.Tool) int { return strings.Compare(a.Name, b.Name) })
+	slices.Sort(out.Exported)
+	out.Exported = slices.Compact(out.Exported)
+	return out, nil, nil
+}
+
+// packageErrors turns a package that does not build into diagnostics, each
+// error once, at its position.
+func packageErrors(pkg *packages.Package) ([]model.Diagnostic, error) {
+	// The go command repeats the type checker's errors as one list error.
+	errs := pkg.Errors
+	var typed []packages.Error
+	for _, e := range errs {
+		if e.Kind != packages.ListError {
+			typed = append(typed, e)
+		}
+	}
+	if len(typed) > 0 {
+		errs = typed
+	}
+	var ds []model.Diagnostic
+	for _, e := range errs {
+		ds = append(ds, model.Diagnostic{Pos: parsePos(e.Pos), Message: e.Msg})
+	}
+	if len(pkg.Syntax) == 0 {
+		return nil, errors.New(ds[0].String())
+	}
+	return ds, nil
 }
 
 type loader struct {
@@ -75,9 +117,10 @@ func (l *loader) errorf(pos token.Pos, format string, args ...any) {
 	l.diags = append(l.diags, model.Diagnostic{Pos: l.fset.Position(pos), Message: fmt.Sprintf(format, args...)})
 }
 
-func (l *loader) run() (*model.Package, []model.Diagnostic, error) {
-	out := &model.Package{Path: l.pkg.PkgPath, Name: l.pkg.Name, Comments: map[string]string{}}
-	if len(l.pkg.GoFiles) > 0 {
+// run adds the package's tools, comments and exported names to out, and
+// returns its files in name order.
+func (l *loader) run(out *model.Package) []*ast.File {
+	if out.Dir == "" && len(l.pkg.GoFiles) > 0 {
 		out.Dir = filepath.Dir(l.pkg.GoFiles[0])
 	}
 	// Files in name order, so the result does not depend on load order.
@@ -93,53 +136,46 @@ func (l *loader) run() (*model.Package, []model.Diagnostic, error) {
 			}
 		}
 		for _, cg := range f.Comments {
-			var directives, params []*ast.Comment
-			for _, c := range cg.List {
-				switch msg := classifyComment(c.Text); {
-				case msg != "":
-					l.errorf(c.Pos(), "%s", msg)
-				case isDirective(c.Text):
-					directives = append(directives, c)
-				case isParam(c.Text):
-					params = append(params, c)
-				}
-			}
-			if len(directives) == 0 {
-				if len(params) > 0 {
-					l.errorf(params[0].Pos(), "//keel:param must be in the doc comment of a //keel:tool func")
-				}
-				continue
-			}
-			fd := funcDocs[cg]
-			if fd == nil {
-				l.errorf(directives[0].Pos(), "//keel:tool must be in the doc comment of a top-level func")
-				continue
-			}
-			if len(directives) > 1 {
-				l.errorf(directives[1].Pos(), "func %s has more than one //keel:tool directive", fd.Name.Name)
-				continue
-			}
-			if t := l.tool(fd, directives[0], params); t != nil {
-				out.Tools = append(out.Tools, t)
-			}
+			l.comment(cg, funcDocs[cg], out)
 		}
 		l.collectComments(f, out.Comments)
 	}
-	l.checkNames(out.Tools)
-	if len(out.Tools) == 0 && len(l.diags) == 0 && len(files) > 0 {
-		l.errorf(files[0].Package, "package %s has no //keel:tool functions; nothing to generate", l.pkg.Name)
-	}
-	if len(l.diags) > 0 {
-		model.SortDiagnostics(l.diags)
-		return nil, l.diags, nil
-	}
-	slices.SortFunc(out.Tools, func(a, b *model.Tool) int { return strings.Compare(a.Name, b.Name) })
-	for _, name := range l.pkg.Types.Scope().Names() { // sorted
+	for _, name := range l.pkg.Types.Scope().Names() {
 		if token.IsExported(name) {
 			out.Exported = append(out.Exported, name)
 		}
 	}
-	return out, nil, nil
+	return files
+}
+
+// comment checks one comment group for keel directives and adds the tool
+// of a directive on fd, the func it documents (nil for none).
+func (l *loader) comment(cg *ast.CommentGroup, fd *ast.FuncDecl, out *model.Package) {
+	var directives, params []*ast.Comment
+	for _, c := range cg.List {
+		switch msg := classifyComment(c.Text); {
+		case msg != "":
+			l.errorf(c.Pos(), "%s", msg)
+		case isDirective(c.Text):
+			directives = append(directives, c)
+		case isParam(c.Text):
+			params = append(params, c)
+		}
+	}
+	switch {
+	case len(directives) == 0:
+		if len(params) > 0 {
+			l.errorf(params[0].Pos(), "//keel:param must be in the doc comment of a //keel:tool func")
+		}
+	case fd == nil:
+		l.errorf(directives[0].Pos(), "//keel:tool must be in the doc comment of a top-level func")
+	case len(directives) > 1:
+		l.errorf(directives[1].Pos(), "func %s has more than one //keel:tool directive", fd.Name.Name)
+	default:
+		if t := l.tool(fd, directives[0], params); t != nil {
+			out.Tools = append(out.Tools, t)
+		}
+	}
 }
 
 // tool checks one annotated func and builds its model.
@@ -158,6 +194,8 @@ func (l *loader) tool(fd *ast.FuncDecl, dir *ast.Comment, params []*ast.Comment)
 		Description: modelText(docText(fd.Doc), fd.Name.Name),
 		Pos:         l.fset.Position(dir.Pos()),
 		Func:        fd.Name.Name,
+		PkgPath:     l.pkg.PkgPath,
+		PkgName:     l.pkg.Name,
 	}
 	if t.Description == "" {
 		l.errorf(dir.Pos(), "%s: the doc comment has no description for the model; write one above the directive", label)
@@ -310,25 +348,35 @@ func (l *loader) typeString(t types.Type) string {
 	return types.TypeString(t, types.RelativeTo(l.pkg.Types))
 }
 
-// checkNames reports duplicate tool names and names that map to the same Go
-// identifier.
-func (l *loader) checkNames(tools []*model.Tool) {
+// checkNames reports a tool name declared twice, at both places, and names
+// that map to the same Go identifier.
+func checkNames(tools []*model.Tool) []model.Diagnostic {
+	var diags []model.Diagnostic
 	byName := map[string]*model.Tool{}
 	byIdent := map[string]*model.Tool{}
+	at := func(t, other *model.Tool) string {
+		where := fmt.Sprintf("%s:%d", filepath.Base(t.Pos.Filename), t.Pos.Line)
+		if t.PkgPath != other.PkgPath {
+			where += " in " + t.PkgPath
+		}
+		return where
+	}
 	for _, t := range tools {
 		if first, dup := byName[t.Name]; dup {
-			l.diags = append(l.diags, model.Diagnostic{Pos: t.Pos, Message: fmt.Sprintf(
-				"duplicate tool name %q (first declared at %s:%d)", t.Name, filepath.Base(first.Pos.Filename), first.Pos.Line)})
+			diags = append(diags,
+				model.Diagnostic{Pos: first.Pos, Message: fmt.Sprintf("duplicate tool name %q (also declared at %s)", t.Name, at(t, first))},
+				model.Diagnostic{Pos: t.Pos, Message: fmt.Sprintf("duplicate tool name %q (first declared at %s)", t.Name, at(first, t))})
 			continue
 		}
 		byName[t.Name] = t
 		if first, dup := byIdent[t.Ident()]; dup {
-			l.diags = append(l.diags, model.Diagnostic{Pos: t.Pos, Message: fmt.Sprintf(
+			diags = append(diags, model.Diagnostic{Pos: t.Pos, Message: fmt.Sprintf(
 				"tool names %q and %q both map to the Go identifier %s", first.Name, t.Name, t.Ident())})
 			continue
 		}
 		byIdent[t.Ident()] = t
 	}
+	return diags
 }
 
 // collectComments records type and field doc comments for schema

@@ -13,11 +13,12 @@ import (
 	"time"
 )
 
-// Package is the handler package keelgen read.
+// Package is what keelgen read: the tools of one or more handler packages.
 type Package struct {
-	Path  string // import path
-	Name  string // package name
-	Dir   string // directory of its files
+	Path  string   // import path of the first package (by path)
+	Name  string   // its name
+	Dir   string   // its directory: the schema program runs there
+	Paths []string // import paths of every handler package, sorted
 	Tools []*Tool
 	// Comments maps "pkgpath.Type" and "pkgpath.Type.Field" to doc text,
 	// for the schema's descriptions.
@@ -48,11 +49,13 @@ type Tool struct {
 	Errors      []string       // declared business error codes, sorted
 	Pos         token.Position // of the //keel:tool directive
 
-	Func   string // handler function name in Package
-	Form   Form
-	Args   types.Type // StructArgs: the argument struct type
-	Params []Param    // PlainParams: one per parameter after ctx
-	Result types.Type // R
+	Func    string // handler function name
+	PkgPath string // import path of the handler's package
+	PkgName string // its name
+	Form    Form
+	Args    types.Type // StructArgs: the argument struct type
+	Params  []Param    // PlainParams: one per parameter after ctx
+	Result  types.Type // R
 }
 
 // Param is one plain parameter, and the field keelgen emits for it.

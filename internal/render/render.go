@@ -13,6 +13,7 @@ import (
 	"go/token"
 	"go/types"
 	"maps"
+	pathpkg "path"
 	"slices"
 	"strconv"
 	"strings"
@@ -101,12 +102,40 @@ func Files(pkg *model.Package, outPkg string, schemas map[string]model.Schemas, 
 // writes no alias that merely repeats it.
 func importNames(f *jen.File, pkg *model.Package) {
 	f.ImportName(runtimePkg, "runtime")
-	f.ImportName(pkg.Path, pkg.Name)
+	handlerImports(f, pkg.Tools)
 	seen := map[types.Type]bool{}
 	for _, t := range pkg.Tools {
 		for _, typ := range append([]types.Type{t.Args, t.Result}, paramTypes(t)...) {
 			gocode.Packages(typ, seen, func(path, name string) { f.ImportName(path, name) })
 		}
+	}
+}
+
+// handlerImports names each handler package by its own name, or, where two
+// share a name (tools/github and vendor/github), by its parent directory and
+// name (toolsgithub, vendorgithub): stable, and readable in review.
+func handlerImports(f *jen.File, tools []*model.Tool) {
+	names := map[string]string{} // path → name
+	count := map[string]int{}    // name → packages
+	for _, t := range tools {
+		if _, ok := names[t.PkgPath]; !ok {
+			names[t.PkgPath] = t.PkgName
+			count[t.PkgName]++
+		}
+	}
+	for _, path := range slices.Sorted(maps.Keys(names)) {
+		name := names[path]
+		if count[name] == 1 {
+			f.ImportName(path, name)
+			continue
+		}
+		parent := pathpkg.Base(pathpkg.Dir(path))
+		f.ImportAlias(path, strings.Map(func(r rune) rune {
+			if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
+				return r
+			}
+			return -1
+		}, strings.ToLower(parent))+name)
 	}
 }
 
@@ -121,7 +150,7 @@ func paramTypes(t *model.Tool) []types.Type {
 func header(f *jen.File, pkg *model.Package, outPkg string) {
 	f.HeaderComment(Header)
 	f.PackageComment(lineText(fmt.Sprintf("Package %s is the compiled whitelist of tools from %s:\n"+
-		"the only tools a model can see and call. keelgen writes it; review it in diffs.", outPkg, pkg.Path)))
+		"the only tools a model can see and call. keelgen writes it; review it in diffs.", outPkg, strings.Join(pkg.Paths, ", "))))
 	f.Comment("The runtime must be at least as new as the generator that wrote this file.")
 	f.Const().Id("_").Op("=").Qual(runtimePkg, handshake)
 }
@@ -145,7 +174,7 @@ func signatureChecks(f *jen.File, pkg *model.Package) {
 	f.Add(lineComment("Handler signatures as generated. A changed handler fails to compile here;\nrun go generate and review the diff."))
 	f.Var().DefsFunc(func(g *jen.Group) {
 		for _, t := range pkg.Tools {
-			g.Id("_").Add(handlerFuncType(t)).Op("=").Qual(pkg.Path, t.Func)
+			g.Id("_").Add(handlerFuncType(t)).Op("=").Qual(t.PkgPath, t.Func)
 		}
 	})
 }
@@ -384,7 +413,7 @@ func handlerFuncType(t *model.Tool) jen.Code {
 // handlerBinding calls the handler directly, by name, with its concrete types.
 func handlerBinding(pkg *model.Package, t *model.Tool) jen.Code {
 	if t.Form == model.StructArgs {
-		return jen.Qual(runtimePkg, "Handle").Call(jen.Qual(pkg.Path, t.Func))
+		return jen.Qual(runtimePkg, "Handle").Call(jen.Qual(t.PkgPath, t.Func))
 	}
 	args := []jen.Code{jen.Id("ctx")}
 	for _, p := range t.Params {
@@ -393,7 +422,7 @@ func handlerBinding(pkg *model.Package, t *model.Tool) jen.Code {
 	return jen.Qual(runtimePkg, "Handle").Call(
 		jen.Func().Params(jen.Id("ctx").Qual("context", "Context"), jen.Id("args").Id(t.ArgsTypeName())).
 			Params(gocode.TypeCode(t.Result), jen.Error()).Block(
-			jen.Return(jen.Qual(pkg.Path, t.Func).Call(args...)),
+			jen.Return(jen.Qual(t.PkgPath, t.Func).Call(args...)),
 		),
 	)
 }
