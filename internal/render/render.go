@@ -98,30 +98,25 @@ func Files(pkg *model.Package, outPkg string, schemas map[string]model.Schemas, 
 	return files, nil
 }
 
-// importNames tells jennifer every imported package's real name, so it
-// writes no alias that merely repeats it.
+// importNames tells jennifer every imported package's name, so it writes no
+// alias that merely repeats it. Where two packages share a name
+// (tools/notes/store and tools/weather/store), each is named by its parent
+// directory and its name (notesstore, weatherstore): stable, and readable
+// in review.
 func importNames(f *jen.File, pkg *model.Package) {
 	f.ImportName(runtimePkg, "runtime")
-	handlerImports(f, pkg.Tools)
+	names := map[string]string{} // path → name
+	add := func(path, name string) { names[path] = name }
 	seen := map[types.Type]bool{}
 	for _, t := range pkg.Tools {
+		add(t.PkgPath, t.PkgName)
 		for _, typ := range append([]types.Type{t.Args, t.Result}, paramTypes(t)...) {
-			gocode.Packages(typ, seen, func(path, name string) { f.ImportName(path, name) })
+			gocode.Packages(typ, seen, add)
 		}
 	}
-}
-
-// handlerImports names each handler package by its own name, or, where two
-// share a name (tools/github and vendor/github), by its parent directory and
-// name (toolsgithub, vendorgithub): stable, and readable in review.
-func handlerImports(f *jen.File, tools []*model.Tool) {
-	names := map[string]string{} // path → name
-	count := map[string]int{}    // name → packages
-	for _, t := range tools {
-		if _, ok := names[t.PkgPath]; !ok {
-			names[t.PkgPath] = t.PkgName
-			count[t.PkgName]++
-		}
+	count := map[string]int{}
+	for _, name := range names {
+		count[name]++
 	}
 	for _, path := range slices.Sorted(maps.Keys(names)) {
 		name := names[path]
@@ -129,13 +124,13 @@ func handlerImports(f *jen.File, tools []*model.Tool) {
 			f.ImportName(path, name)
 			continue
 		}
-		parent := pathpkg.Base(pathpkg.Dir(path))
-		f.ImportAlias(path, strings.Map(func(r rune) rune {
+		parent := strings.Map(func(r rune) rune {
 			if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
 				return r
 			}
 			return -1
-		}, strings.ToLower(parent))+name)
+		}, strings.ToLower(pathpkg.Base(pathpkg.Dir(path))))
+		f.ImportAlias(path, parent+name)
 	}
 }
 
