@@ -178,6 +178,13 @@ func GetAlerts(ctx context.Context, args Args) (Forecast, error) { return Foreca
 		t.Fatalf("-check of the on-call set: err %v\n%s", err, out)
 	}
 
+	// A tool that moves into the reader's set, and one that leaves it, show
+	// in that set's diff; the set's selection is the whole story.
+	moved, err := keelgenIn(filepath.Join(dir, "agents", "reader"), "-diff", "-out", ".", "-tools", "get_forecast,cache_stats", "../../tools/...")
+	if err == nil || !strings.Contains(moved, "+ cache_stats 1.0 (read): added") || !strings.Contains(moved, "- list_notes 1.0 (read): removed") {
+		t.Fatalf("-diff of a changed selection: err %v\n%s", err, moved)
+	}
+
 	// The same set from the patterns in another order: the same bytes.
 	a, err := keelgenIn(filepath.Join(dir, "agents", "oncall"), "-diff", "-out", ".", "../../tools/weather", "../../tools/notes/store")
 	b, err2 := keelgenIn(filepath.Join(dir, "agents", "oncall"), "-diff", "-out", ".", "../../tools/notes/store", "../../tools/weather")

@@ -28,25 +28,51 @@ func ToolName(i int) string { return fmt.Sprintf("incident_lookup_%d", i) }
 // caller adds go.mod (testmod.Make). rev is written into the handlers as a
 // constant, so a new rev changes the package's export data and forces every
 // dependent package to recompile.
-func Files(n, rev int) map[string]string {
-	return map[string]string{
-		Handlers + "/shapes.go":   shapes(),
-		Handlers + "/handlers.go": handlers(n, rev),
-		Bench + "/bench_test.go":  benchmarks(n),
-		"cmd/start/main.go":       startProgram,
-		"cmd/lookup/main.go":      fmt.Sprintf(lookupProgram, n),
+func Files(n, rev int) map[string]string { return FilesIn(n, rev, 1) }
+
+// FilesIn is Files with the tools spread over packages handler packages
+// (handlers/p0, handlers/p1, …; tool i in package i % packages), generated
+// into one set by one go:generate line over ./... .
+func FilesIn(n, rev, packages int) map[string]string {
+	files := map[string]string{
+		Bench + "/bench_test.go": benchmarks(n),
+		"cmd/start/main.go":      startProgram,
+		"cmd/lookup/main.go":     fmt.Sprintf(lookupProgram, n),
 	}
+	if packages <= 1 {
+		files[Handlers+"/shapes.go"] = shapes("handlers")
+		files[HandlersFile(1)] = HandlersSource(n, rev, 1)
+		return files
+	}
+	files[Handlers+"/generate.go"] = "// Package handlers generates the tool set of its subpackages.\npackage handlers\n\n" + generateLine + " ./...\n"
+	for k := range packages {
+		name := fmt.Sprintf("p%d", k)
+		files[Handlers+"/"+name+"/shapes.go"] = shapes(name)
+		files[Handlers+"/"+name+"/handlers.go"] = handlers(name, n, rev, k, packages, false)
+	}
+	return files
 }
 
-// HandlersFile is the file Files writes the handlers and rev to.
-const HandlersFile = Handlers + "/handlers.go"
+// HandlersFile is the file that FilesIn writes rev to (with several
+// packages, the first package's).
+func HandlersFile(packages int) string {
+	if packages <= 1 {
+		return Handlers + "/handlers.go"
+	}
+	return Handlers + "/p0/handlers.go"
+}
 
-// Handlers returns the handlers file for n tools at rev.
-func HandlersSource(n, rev int) string { return handlers(n, rev) }
+// HandlersSource is that file's content at rev.
+func HandlersSource(n, rev, packages int) string {
+	if packages <= 1 {
+		return handlers("handlers", n, rev, 0, 1, true)
+	}
+	return handlers("p0", n, rev, 0, packages, false)
+}
 
-func shapes() string {
+func shapes(pkg string) string {
 	var b strings.Builder
-	b.WriteString(`package handlers
+	b.WriteString(`package ` + pkg + `
 
 import "github.com/invopop/jsonschema"
 
@@ -99,19 +125,23 @@ type Result%[1]d struct {
 // generate in keel's own tree does not take it for one of keel's.
 const generateLine = "//go" + ":generate go tool keelgen -out ../tools"
 
-func handlers(n, rev int) string {
+// handlers is the file of the tools i with i % packages == k.
+func handlers(pkg string, n, rev, k, packages int, generate bool) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, `// Package handlers holds %d synthetic tools.
-package handlers
+	line := ""
+	if generate {
+		line = generateLine + "\n"
+	}
+	fmt.Fprintf(&b, `// Package %s holds synthetic tools.
+package %s
 
 %s
-
 import "context"
 
 // Rev changes with each measured edit.
 const Rev = %d
-`, n, generateLine, rev)
-	for i := range n {
+`, pkg, pkg, line, rev)
+	for i := k; i < n; i += packages {
 		s := i % Shapes
 		fmt.Fprintf(&b, "\n// Lookup%[1]d looks up incident records of kind %[1]d.\n//\n//keel:tool name=%[2]s version=1.0 effect=read\n", i, ToolName(i))
 		if i%2 == 0 {

@@ -34,6 +34,7 @@ import (
 func main() {
 	sizes := flag.String("n", "10,100,1000", "comma-separated numbers of tools")
 	runs := flag.Int("runs", 3, "measured runs per size (medians are printed)")
+	packages := flag.Int("packages", 1, "spread the tools over this many handler packages, generated as one set")
 	bench := flag.Bool("bench", false, "also run the executor benchmarks of each module (-count 6)")
 	keep := flag.Bool("keep", false, "keep the synthetic modules (their directories are printed)")
 	flag.Parse()
@@ -53,7 +54,7 @@ func main() {
 		if err != nil {
 			fail(err)
 		}
-		m, err := measure(root, dir, n, *runs)
+		m, err := measure(root, dir, n, *packages, *runs)
 		if err != nil {
 			fail(fmt.Errorf("N=%d: %w", n, err))
 		}
@@ -85,8 +86,8 @@ type measurement struct {
 
 // measure writes the module, warms the caches, and returns the medians of
 // runs measured edits.
-func measure(root, dir string, n, runs int) (measurement, error) {
-	if err := testmod.Make(root, dir, "example.com/synth", synth.Files(n, 0)); err != nil {
+func measure(root, dir string, n, packages, runs int) (measurement, error) {
+	if err := testmod.Make(root, dir, "example.com/synth", synth.FilesIn(n, 0, packages)); err != nil {
 		return measurement{}, err
 	}
 	for _, args := range [][]string{{"generate", "./" + synth.Handlers}, {"build", "./..."}} {
@@ -105,11 +106,11 @@ func measure(root, dir string, n, runs int) (measurement, error) {
 	var gen, handlers, tools, start []time.Duration
 	var maxRSS int64
 	for rev := 1; rev <= runs; rev++ {
-		if err := os.WriteFile(filepath.Join(dir, synth.HandlersFile), []byte(synth.HandlersSource(n, rev)), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, synth.HandlersFile(packages)), []byte(synth.HandlersSource(n, rev, packages)), 0o644); err != nil {
 			return measurement{}, err
 		}
 		// The handlers first: go generate's own go list would compile them.
-		d, _, err := timed(dir, "build", "./"+synth.Handlers)
+		d, _, err := timed(dir, "build", "./"+synth.Handlers+"/...")
 		if err != nil {
 			return measurement{}, err
 		}
