@@ -1,4 +1,4 @@
-// Package load is keelgen's first stage: it reads the handler package with
+// Package load is keelgen's first stage: it reads the handler packages with
 // golang.org/x/tools/go/packages (syntax and types), finds //keel:tool
 // functions, checks them and returns the model, or every problem at once.
 package load
