@@ -296,8 +296,9 @@ const maxRecordedName = 128
 // execute is the fixed order, one step per stage. rec, when not nil,
 // collects what observers see.
 func (e *Executor) execute(ctx context.Context, ec ExecutionContext, call ToolCall, rec *CallRecord) ToolResult {
-	tool := e.registered(ctx, call) // 1. registered?
-	if tool == nil {
+	tool := e.set.Lookup(call.Name) // 1. registered?
+	if tool == nil || !e.dispatchable(tool, call.Name) {
+		e.logUnknown(ctx, call.ID, len(call.Name), tool)
 		return ToolResult{CallID: call.ID, ToolName: call.Name, Error: &ToolError{Code: CodeUnknownTool, Message: e.unknownMessage}}
 	}
 	c := newCallRun(e, ctx, call, tool, rec)
@@ -319,21 +320,15 @@ func (e *Executor) execute(ctx context.Context, ec ExecutionContext, call ToolCa
 	return ToolResult{CallID: call.ID, ToolName: c.info.Name, ToolVersion: &c.info.Version, OK: true, Data: out} // 7. result
 }
 
-// registered selects the tool by exact name through the generated switch,
-// and only one NewExecutor verified under that very name: a case added to
-// the switch by hand selects nothing.
-func (e *Executor) registered(ctx context.Context, call ToolCall) *Tool {
-	tool := e.set.Lookup(call.Name)
-	if tool != nil && !e.dispatchable(tool, call.Name) {
+// logUnknown logs a name the generated switch does not select, or that
+// selects a tool NewExecutor did not verify under that very name (a case
+// added to the switch by hand): the latter at error level.
+func (e *Executor) logUnknown(ctx context.Context, callID string, nameBytes int, selected *Tool) {
+	if selected != nil {
 		e.log.LogAttrs(ctx, slog.LevelError, "keel: the tool set's switch selected a tool that was not verified under that name; refused",
-			slog.String("call_id", call.ID), slog.Int("name_bytes", len(call.Name)), slog.String("selected", tool.info.Name))
-		tool = nil
+			slog.String("call_id", callID), slog.Int("name_bytes", nameBytes), slog.String("selected", selected.info.Name))
 	}
-	if tool == nil {
-		e.log.LogAttrs(ctx, slog.LevelWarn, "keel: unknown tool",
-			slog.String("call_id", call.ID), slog.Int("name_bytes", len(call.Name)))
-	}
-	return tool
+	e.log.LogAttrs(ctx, slog.LevelWarn, "keel: unknown tool", slog.String("call_id", callID), slog.Int("name_bytes", nameBytes))
 }
 
 // callRun is one registered call on its way through the stages: what each
