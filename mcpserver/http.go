@@ -225,7 +225,6 @@ func (f firewall) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if status == http.StatusUnauthorized && w.Header().Get("WWW-Authenticate") == "" {
 		w.Header().Set("WWW-Authenticate", "Bearer")
 	}
-	w.Header().Del("Content-Length")
 	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
 	w.WriteHeader(status)
 	w.Write(body)

@@ -93,6 +93,14 @@ func allZero(b []byte) bool {
 
 func (k hmacKey) check() error { return k.err }
 
+// checkKey refuses a nil key and one made from a bad secret.
+func checkKey(key GrantKey) error {
+	if key == nil {
+		return errors.New("the grant key is nil")
+	}
+	return key.check()
+}
+
 func (k hmacKey) sign(p []byte) ([]byte, error) {
 	if k.err != nil {
 		return nil, k.err
@@ -148,10 +156,7 @@ func (k edKey) verify(p, sig []byte) bool { return k.err == nil && ed25519.Verif
 // IssueGrant signs g into a token a harness presents in
 // ExecutionContext.Grant. A zero Nonce is filled with a random one.
 func IssueGrant(key GrantKey, g Grant) (string, error) {
-	if key == nil {
-		return "", errors.New("grant: no key")
-	}
-	if err := key.check(); err != nil {
+	if err := checkKey(key); err != nil {
 		return "", fmt.Errorf("grant: %w", err)
 	}
 	if g.Nonce == "" {
@@ -175,10 +180,7 @@ func IssueGrant(key GrantKey, g Grant) (string, error) {
 
 // ParseGrant checks a token's signature and returns its grant.
 func ParseGrant(key GrantKey, token string) (Grant, error) {
-	if key == nil {
-		return Grant{}, errors.New("grant: no key")
-	}
-	if err := key.check(); err != nil {
+	if err := checkKey(key); err != nil {
 		return Grant{}, fmt.Errorf("grant: %w", err)
 	}
 	p, s, ok := strings.Cut(token, ".")
@@ -294,11 +296,9 @@ type approvals struct {
 // key, or a nil store, fails NewExecutor.
 func WithApprovals(key GrantKey, store ReplayStore) Option {
 	return func(e *Executor) {
-		switch {
-		case key == nil:
-			e.refuse("WithApprovals", "the grant key is nil")
-		case key.check() != nil:
-			e.refuse("WithApprovals", "%v", key.check())
+		switch err := checkKey(key); {
+		case err != nil:
+			e.refuse("WithApprovals", "%v", err)
 		case store == nil:
 			e.refuse("WithApprovals", "the replay store is nil")
 		default:
@@ -308,7 +308,7 @@ func WithApprovals(key GrantKey, store ReplayStore) Option {
 }
 
 // redeem checks a presented grant against the call and uses it up.
-func (a *approvals) redeem(ctx context.Context, ec ExecutionContext, info *ToolInfo, call ApprovalRequest) error {
+func (a *approvals) redeem(ctx context.Context, ec ExecutionContext, call ApprovalRequest) error {
 	g, err := ParseGrant(a.key, ec.Grant)
 	if err != nil {
 		return err
@@ -320,7 +320,7 @@ func (a *approvals) redeem(ctx context.Context, ec ExecutionContext, info *ToolI
 		return errors.New("grant: for another tool set")
 	case g.CallID != call.CallID:
 		return errors.New("grant: for another call")
-	case g.Tool != info.Name || g.Version != info.Version:
+	case g.Tool != call.Tool || g.Version != call.Version:
 		return errors.New("grant: for another tool or version")
 	case g.ArgumentsDigest != call.ArgumentsDigest:
 		return errors.New("grant: for other arguments")

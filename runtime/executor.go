@@ -419,7 +419,7 @@ func (c *callRun) policy(ec ExecutionContext) bool {
 		if d.NeedsApproval {
 			decision = "approval_required"
 			if e.approvals != nil && ec.Grant != "" {
-				if err := e.approvals.redeem(c.ctx, ec, c.info, c.approvalRequest()); err != nil {
+				if err := e.approvals.redeem(c.ctx, ec, c.approvalRequest()); err != nil {
 					c.log(slog.LevelWarn, "keel: grant refused", slog.Any("reason", err))
 				} else {
 					decision = "approved"

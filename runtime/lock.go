@@ -60,7 +60,8 @@ func ModelBytes(info ToolInfo) (int, error) {
 	if err := json.Compact(&params, info.InputSchema); err != nil {
 		return 0, err
 	}
-	b, err := json.Marshal(ModelTool{Name: info.Name, Description: info.Description, Parameters: params.Bytes(), ErrorCodes: info.Errors})
+	info.InputSchema = params.Bytes()
+	b, err := json.Marshal(info.modelTool())
 	return len(b), err
 }
 

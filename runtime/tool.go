@@ -105,10 +105,14 @@ func ModelTools(set ToolSet) []ModelTool {
 	tools := set.Tools()
 	out := make([]ModelTool, 0, len(tools))
 	for _, t := range tools {
-		info := t.Info() // a copy: the caller cannot reach the executor's schema
-		out = append(out, ModelTool{Name: info.Name, Description: info.Description, Parameters: info.InputSchema, ErrorCodes: info.Errors})
+		out = append(out, t.Info().modelTool()) // a copy: the caller cannot reach the executor's schema
 	}
 	return out
+}
+
+// modelTool is what a model is shown of info.
+func (info ToolInfo) modelTool() ModelTool {
+	return ModelTool{Name: info.Name, Description: info.Description, Parameters: info.InputSchema, ErrorCodes: info.Errors}
 }
 
 // EmbeddedLock reads keel.lock.json and its detached signature from the

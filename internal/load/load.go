@@ -44,7 +44,7 @@ func Load(dir string, patterns ...string) (*model.Package, []model.Diagnostic, e
 		return nil, nil, fmt.Errorf("%s matched no packages", strings.Join(patterns, " "))
 	}
 	slices.SortFunc(pkgs, func(a, b *packages.Package) int { return strings.Compare(a.PkgPath, b.PkgPath) })
-	out := &model.Package{Path: pkgs[0].PkgPath, Name: pkgs[0].Name, Comments: map[string]string{}}
+	out := &model.Package{Comments: map[string]string{}}
 	var diags []model.Diagnostic
 	var files []*ast.File
 	for _, pkg := range pkgs {
@@ -60,9 +60,6 @@ func Load(dir string, patterns ...string) (*model.Package, []model.Diagnostic, e
 		files = append(files, l.run(out)...)
 		diags = append(diags, l.diags...)
 		out.Paths = append(out.Paths, pkg.PkgPath)
-	}
-	if out.Dir == "" && len(pkgs[0].GoFiles) > 0 {
-		out.Dir = filepath.Dir(pkgs[0].GoFiles[0])
 	}
 	diags = append(diags, checkNames(out.Tools)...)
 	if len(out.Tools) == 0 && len(diags) == 0 && len(files) > 0 {

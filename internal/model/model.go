@@ -15,9 +15,7 @@ import (
 
 // Package is what keelgen read: the tools of one or more handler packages.
 type Package struct {
-	Path  string   // import path of the first package (by path)
-	Name  string   // its name
-	Dir   string   // its directory: the schema program runs there
+	Dir   string   // the first package's directory: the schema program runs there
 	Paths []string // import paths of every handler package, sorted
 	Tools []*Tool
 	// Comments maps "pkgpath.Type" and "pkgpath.Type.Field" to doc text,
