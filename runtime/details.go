@@ -11,6 +11,8 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
+
+	"github.com/keelgen/keel/runtime/wire"
 )
 
 // maxDetails bounds the details of one result.
@@ -25,10 +27,13 @@ func argumentDetails(err error, schemaDoc any) []Detail {
 	add := func(loc []string, keyword string) {
 		out = append(out, Detail{Pointer: schemaPointer(schemaDoc, loc), Keyword: keyword})
 	}
+	var we *wire.Error
 	var ie *inputError
 	var ve *jsonschema.ValidationError
 	var se *jsonv2.SemanticError
 	switch {
+	case errors.As(err, &we): // generated code: its pointers name only declared places
+		out = append(out, Detail{Pointer: we.Pointer, Keyword: we.Keyword})
 	case errors.As(err, &ie):
 		add(nil, ie.keyword)
 	case errors.As(err, &ve):

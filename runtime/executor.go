@@ -1,16 +1,19 @@
 package runtime
 
 import (
+	"bytes"
 	"context"
 	"crypto/ed25519"
 	"errors"
 	"fmt"
 	"log/slog"
-	"runtime/debug"
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
+
+	"github.com/keelgen/keel/runtime/wire"
 )
 
 // Executor runs tool calls against one generated ToolSet. It is safe for
@@ -309,12 +312,13 @@ func (e *Executor) execute(ctx context.Context, ec ExecutionContext, call ToolCa
 	if !c.policy(ec) { // 3. effect / approval policy
 		return c.result
 	}
-	out, err := e.invoke(context.WithValue(ctx, execContextKey{}, ec), tool, args) // 4. handler
+	err := e.invoke(ctx, ec, tool, args) // 4. handler
 	c.sw.lap(stageHandler)
 	if err != nil { // 5. business error or internal error
 		return c.classify(err)
 	}
-	if !c.output(out) { // 6. output schema
+	out, ok := c.output(args) // 6. output schema
+	if !ok {
 		return c.result
 	}
 	return ToolResult{CallID: call.ID, ToolName: c.info.Name, ToolVersion: &c.info.Version, OK: true, Data: out} // 7. result
@@ -374,25 +378,18 @@ func (c *callRun) digest() string {
 	return c.argsDigest
 }
 
-// input runs the caps and the strict parse, the schema, and the strict
-// typed decode; the value it returns is what the handler gets.
-func (c *callRun) input() (any, bool) {
-	inSchema, _, err := c.tool.schemas()
-	if err != nil { // only for tools that bypassed NewExecutor's check
-		c.log(slog.LevelError, "keel: schema does not compile", slog.Any("error", err))
-		c.fail(CodeToolInternalError, msgInternal)
-		return nil, false
-	}
-	doc, err := parseObject(c.call.Arguments, c.e.limits)
-	c.sw.lap(stageDecode)
-	if err == nil {
-		err = inSchema.Validate(doc)
-		c.sw.lap(stageValidate)
-	}
-	var args any
-	if err == nil {
-		args, err = c.tool.handler.decode(c.call.Arguments)
+// input reads the arguments into the call the handler gets. A compiled
+// tool's generated reader does it in one pass, checking the schema's
+// keywords on the Go values; a hand-bound tool's arguments are parsed
+// strictly, validated against the schema, then decoded.
+func (c *callRun) input() (Call, bool) {
+	var call Call
+	var err error
+	if c.tool.compiled {
+		call, err = c.tool.handler.bind(c.call.Arguments, c.e.limits)
 		c.sw.lap(stageDecode)
+	} else {
+		call, err = c.validatedInput()
 	}
 	if err != nil {
 		c.log(slog.LevelInfo, "keel: invalid arguments", slog.Any("detail", err))
@@ -405,7 +402,27 @@ func (c *callRun) input() (any, bool) {
 	if c.rec != nil {
 		c.rec.ArgumentsDigest = c.digest()
 	}
-	return args, true
+	return call, true
+}
+
+// validatedInput is input for a hand-bound tool (Handle).
+func (c *callRun) validatedInput() (Call, error) {
+	inSchema, _, err := c.tool.schemas()
+	if err != nil { // only for tools that bypassed NewExecutor's check
+		return nil, fmt.Errorf("schema does not compile: %w", err)
+	}
+	doc, err := parseObject(c.call.Arguments, c.e.limits)
+	c.sw.lap(stageDecode)
+	if err == nil {
+		err = inSchema.Validate(doc)
+		c.sw.lap(stageValidate)
+	}
+	if err != nil {
+		return nil, err
+	}
+	call, err := c.tool.handler.bind(c.call.Arguments, c.e.limits)
+	c.sw.lap(stageDecode)
+	return call, err
 }
 
 // policy decides on a valid call. A call it sends for approval runs only
@@ -451,14 +468,10 @@ func (c *callRun) approvalRequest() ApprovalRequest {
 // everything else gets an executor code, and its detail is logged.
 func (c *callRun) classify(err error) ToolResult {
 	var biz *ToolExecutionError
-	var bad *outputError
 	switch {
 	case errors.Is(err, errTimeout):
 		c.log(slog.LevelWarn, "keel: handler timed out", slog.Any("error", err))
 		return c.fail(CodeToolTimeout, msgTimeout)
-	case errors.As(err, &bad):
-		c.log(slog.LevelError, "keel: result does not encode", slog.Any("error", err))
-		return c.fail(CodeInvalidToolOutput, msgInvalidOutput)
 	case errors.As(err, &biz) && c.info.declares(biz.Code):
 		return c.fail(biz.Code, biz.Message)
 	case errors.As(err, &biz):
@@ -470,26 +483,69 @@ func (c *callRun) classify(err error) ToolResult {
 	}
 }
 
-// output checks the encoded result against the size cap and the output
-// schema: nothing unchecked reaches the model.
-func (c *callRun) output(out []byte) bool {
+// output checks and encodes the handler's result within MaxOutputBytes:
+// nothing unchecked reaches the model. A compiled tool's generated writer
+// checks the Go value as it writes; a hand-bound tool's encoded result is
+// validated against the output schema.
+func (c *callRun) output(call Call) ([]byte, bool) {
+	var out []byte
 	var err error
-	if len(out) > c.e.limits.MaxOutputBytes {
-		err = fmt.Errorf("result is %d bytes, over the limit of %d", len(out), c.e.limits.MaxOutputBytes)
+	if c.tool.compiled {
+		out, err = c.e.writeResult(call)
 	} else {
-		_, outSchema, _ := c.tool.schemas()
-		var res any
-		if res, err = parseObject(out, outputLimits(out)); err == nil {
-			err = outSchema.Validate(res)
-		}
+		out, err = c.validatedOutput(call.(encoder))
 	}
 	c.sw.lap(stageOutput)
 	if err != nil {
 		c.log(slog.LevelError, "keel: invalid tool output", slog.Any("detail", err))
 		c.fail(CodeInvalidToolOutput, msgInvalidOutput)
-		return false
+		return nil, false
 	}
-	return true
+	return out, true
+}
+
+// encoders reuses result buffers; one grown past maxPooledResult is dropped.
+var encoders = sync.Pool{New: func() any { return new(wire.Encoder) }}
+
+const maxPooledResult = 64 << 10
+
+// writeResult runs a compiled call's result writer; a panic in a method
+// the result's types bring (MarshalText, IsZero) is an invalid result.
+func (e *Executor) writeResult(call Call) (out []byte, err error) {
+	enc := encoders.Get().(*wire.Encoder)
+	enc.Reset(e.limits.MaxOutputBytes)
+	defer func() {
+		if p := recover(); p != nil {
+			out, err = nil, fmt.Errorf("panic while writing the result: %v", p)
+		}
+		if cap(enc.Bytes()) <= maxPooledResult {
+			encoders.Put(enc)
+		}
+	}()
+	if err = call.Result(enc); err == nil {
+		err = enc.Cap()
+	}
+	if err != nil {
+		return nil, err
+	}
+	return bytes.Clone(enc.Bytes()), nil
+}
+
+// validatedOutput is output for a hand-bound tool (Handle).
+func (c *callRun) validatedOutput(call encoder) ([]byte, error) {
+	out, err := call.encode()
+	if err != nil {
+		return nil, fmt.Errorf("encode result: %w", err)
+	}
+	if len(out) > c.e.limits.MaxOutputBytes {
+		return nil, fmt.Errorf("result is %d bytes, over the limit of %d", len(out), c.e.limits.MaxOutputBytes)
+	}
+	_, outSchema, _ := c.tool.schemas()
+	res, err := parseObject(out, outputLimits(out))
+	if err == nil {
+		err = outSchema.Validate(res)
+	}
+	return out, err
 }
 
 // outputLimits: a handler's own result is bounded only by MaxOutputBytes.
@@ -498,43 +554,3 @@ func outputLimits(out []byte) Limits { return Limits{MaxArgumentBytes: len(out),
 // errTimeout marks a handler that did not finish before its deadline, or
 // whose caller gave up.
 var errTimeout = errors.New("keel: handler deadline")
-
-type outcome struct {
-	out []byte
-	err error
-}
-
-// invoke runs the handler in its own goroutine, so that one which ignores
-// its context still yields a result at the deadline. A panic becomes an
-// error carrying its stack. A handler still running after the deadline is
-// left to finish; its result is dropped.
-func (e *Executor) invoke(ctx context.Context, tool *Tool, args any) ([]byte, error) {
-	timeout := tool.info.Timeout
-	if timeout <= 0 {
-		timeout = e.timeout
-	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	if err := ctx.Err(); err != nil { // the caller already gave up: run nothing
-		return nil, fmt.Errorf("%w: %w before the handler started", errTimeout, err)
-	}
-	done := make(chan outcome, 1) // buffered: a late handler never blocks
-	go func() {
-		defer func() {
-			if p := recover(); p != nil {
-				done <- outcome{err: fmt.Errorf("panic: %v\n%s", p, debug.Stack())}
-			}
-		}()
-		out, err := tool.handler.invoke(ctx, args)
-		done <- outcome{out, err}
-	}()
-	select {
-	case o := <-done:
-		if o.err != nil && ctx.Err() != nil && (errors.Is(o.err, context.DeadlineExceeded) || errors.Is(o.err, context.Canceled)) {
-			return nil, fmt.Errorf("%w: %w", errTimeout, o.err) // the handler gave up on its context
-		}
-		return o.out, o.err
-	case <-ctx.Done():
-		return nil, fmt.Errorf("%w: %w after %v", errTimeout, context.Cause(ctx), timeout)
-	}
-}

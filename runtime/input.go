@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"sync"
 
 	"github.com/go-json-experiment/json/jsontext"
@@ -60,6 +61,9 @@ func parseObject(raw []byte, lim Limits) (any, error) {
 		if errors.Is(err, errTooDeep) {
 			return nil, &inputError{"maxDepth", err}
 		}
+		if errors.Is(err, errHugeExponent) {
+			return nil, &inputError{"range", err}
+		}
 		return nil, &inputError{"json", err}
 	}
 	if _, err := dec.ReadToken(); err != io.EOF {
@@ -69,6 +73,22 @@ func parseObject(raw []byte, lim Limits) (any, error) {
 }
 
 var errTooDeep = errors.New("nesting deeper than")
+
+// errHugeExponent refuses numbers no Go number holds (|exponent| ≥ 1000)
+// before the validator, which computes with math/big, spends minutes on
+// 1e99999999 or panics on 1e-99999999 under multipleOf.
+var errHugeExponent = errors.New("a number with an exponent beyond any Go number's range")
+
+// hugeExponent reports whether a number literal's exponent has four or
+// more significant digits.
+func hugeExponent(lit string) bool {
+	i := strings.IndexAny(lit, "eE")
+	if i < 0 {
+		return false
+	}
+	exp := strings.TrimLeft(strings.TrimLeft(lit[i+1:], "+-"), "0")
+	return len(exp) >= 4
+}
 
 // decoders reuses jsontext decoders and their buffers across calls.
 var decoders = sync.Pool{New: func() any { return jsontext.NewDecoder(bytes.NewReader(nil)) }}
@@ -119,6 +139,9 @@ func parseValue(dec *jsontext.Decoder, maxDepth int) (any, error) {
 	case '"':
 		return tok.String(), nil
 	case '0':
+		if hugeExponent(tok.String()) {
+			return nil, errHugeExponent
+		}
 		return json.Number(tok.String()), nil
 	case 't', 'f':
 		return tok.Bool(), nil

@@ -11,6 +11,8 @@ import (
 
 	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/keelgen/keel/runtime/wire"
 )
 
 // ToolInfo is the reviewed contract of a tool, as keelgen generated it.
@@ -39,6 +41,9 @@ func (info *ToolInfo) declares(code Code) bool {
 type Tool struct {
 	info    ToolInfo
 	handler Handler
+	// compiled: the handler checks its own input and output (Compiled);
+	// otherwise the executor validates both against the schemas (Handle).
+	compiled bool
 
 	compileOnce sync.Once
 	input       *jsonschema.Schema
@@ -52,7 +57,8 @@ type Tool struct {
 // for a set with a lock, whose digests prove the schemas are the ones
 // keelgen compiled when it wrote them, on the tool's first call.
 func NewTool(info ToolInfo, h Handler) *Tool {
-	return &Tool{info: info, handler: h}
+	_, compiled := h.(compiledHandler)
+	return &Tool{info: info, handler: h, compiled: compiled}
 }
 
 // Info returns a copy of the tool's contract; changing it changes nothing
@@ -133,15 +139,61 @@ type ModelTool struct {
 	ErrorCodes []Code `json:"error_codes,omitempty"`
 }
 
-// Handler is a handler bound to its concrete argument and result types. Only
-// Handle makes one, so every handler is reached through strict decoding.
+// Handler is a handler bound to its argument and result types. Compiled
+// (what keelgen emits) and Handle make one; every handler is reached only
+// through strict decoding and the checks of its input schema.
 type Handler interface {
-	decode(args []byte) (any, error)
-	invoke(ctx context.Context, args any) (out []byte, err error)
+	// bind reads args into a call, ready to run.
+	bind(args []byte, lim Limits) (Call, error)
 }
 
-// Handle binds fn, a handler with argument struct A and result R. keelgen
-// emits the call; harness code has no need to.
+// Call is one call's decoded, checked arguments bound to its handler.
+// keelgen generates one type per tool; harness code has no need to.
+type Call interface {
+	// Run calls the handler with the arguments and keeps its result.
+	Run(ctx context.Context) error
+	// Result checks the handler's result and appends its JSON to e.
+	Result(e *wire.Encoder) error
+}
+
+// Compiled binds a tool to its generated reader: decode reads the arguments
+// token by token straight into the handler's argument type and checks every
+// keyword of the input schema on the Go value; the Call it returns checks
+// and writes the result. No schema validator and no reflection run on the
+// call path.
+func Compiled(decode func(d *wire.Decoder) (Call, error)) Handler {
+	return compiledHandler{decode: decode}
+}
+
+type compiledHandler struct {
+	decode func(d *wire.Decoder) (Call, error)
+}
+
+// wireDecoders reuses decoders across calls.
+var wireDecoders = sync.Pool{New: func() any { return new(wire.Decoder) }}
+
+func (h compiledHandler) bind(args []byte, lim Limits) (Call, error) {
+	if len(args) > lim.MaxArgumentBytes {
+		return nil, wire.Failf("maxBytes", fmt.Sprintf("%d bytes, over the limit of %d", len(args), lim.MaxArgumentBytes))
+	}
+	d := wireDecoders.Get().(*wire.Decoder)
+	defer wireDecoders.Put(d)
+	d.Reset(args, lim.MaxDepth)
+	call, err := h.decode(d)
+	if err == nil {
+		err = d.Finish()
+	}
+	if err != nil {
+		return nil, err
+	}
+	return call, nil
+}
+
+// Handle binds fn, a handler with argument struct A and result R, for a
+// tool set written by hand: its arguments are validated against the input
+// schema by a JSON Schema validator, then decoded with json v2, and its
+// result is encoded and validated against the output schema. keelgen emits
+// Compiled instead, which checks the Go values in one pass.
 func Handle[A, R any](fn func(context.Context, A) (R, error)) Handler {
 	return &typedHandler[A, R]{fn: fn} // a pointer: no value-method wrappers per instantiation
 }
@@ -165,33 +217,38 @@ var resultEncode = jsonv2.JoinOptions(
 	jsonv2.Deterministic(true),
 )
 
-func (h *typedHandler[A, R]) decode(args []byte) (any, error) {
-	var a A
-	if err := jsonv2.Unmarshal(args, &a, strictDecode); err != nil {
+// bind decodes args; the executor has validated them against the schema.
+func (h *typedHandler[A, R]) bind(args []byte, _ Limits) (Call, error) {
+	c := &typedCall[A, R]{fn: h.fn}
+	if err := jsonv2.Unmarshal(args, &c.args, strictDecode); err != nil {
 		return nil, err
 	}
-	return a, nil
+	return c, nil
 }
 
-func (h *typedHandler[A, R]) invoke(ctx context.Context, args any) ([]byte, error) {
-	a, ok := args.(A)
-	if !ok {
-		// Unreachable: args always comes from decode of the same handler.
-		return nil, fmt.Errorf("keel: argument type mismatch")
-	}
-	r, err := h.fn(ctx, a)
-	if err != nil {
-		return nil, err
-	}
-	out, err := jsonv2.Marshal(r, resultEncode)
-	if err != nil {
-		return nil, &outputError{err: err}
-	}
-	return out, nil
+type typedCall[A, R any] struct {
+	fn     func(context.Context, A) (R, error)
+	args   A
+	result R
 }
 
-// outputError marks a result that could not be encoded (NaN, a cycle, …).
-type outputError struct{ err error }
+func (c *typedCall[A, R]) Run(ctx context.Context) (err error) {
+	c.result, err = c.fn(ctx, c.args)
+	return err
+}
 
-func (e *outputError) Error() string { return "encode result: " + e.err.Error() }
-func (e *outputError) Unwrap() error { return e.err }
+// Result encodes with json v2, for a caller of Call; the executor calls
+// encode and validates the output schema itself.
+func (c *typedCall[A, R]) Result(e *wire.Encoder) error {
+	out, err := c.encode()
+	if err != nil {
+		return wire.Failf("json", err.Error())
+	}
+	return e.Raw(out)
+}
+
+func (c *typedCall[A, R]) encode() ([]byte, error) { return jsonv2.Marshal(c.result, resultEncode) }
+
+// encoder is a Call whose result the executor validates against the
+// output schema (Handle's).
+type encoder interface{ encode() ([]byte, error) }

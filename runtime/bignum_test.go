@@ -1,0 +1,39 @@
+package runtime_test
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"testing"
+
+	"github.com/keelgen/keel/runtime"
+	"github.com/keelgen/keel/runtime/keeltest"
+)
+
+type stepArgs struct {
+	Step float64 `json:"step"`
+}
+
+// A number with a huge exponent is refused before the schema validator sees
+// it: the validator computes numbers with math/big, where 1e99999999 takes
+// minutes and 1e-99999999 under multipleOf panics.
+func TestHugeExponentsAreRefusedBeforeValidation(t *testing.T) {
+	set := keeltest.Set{List: []*runtime.Tool{runtime.NewTool(runtime.ToolInfo{Name: "step", Version: "1", Effect: runtime.EffectRead, Description: "d",
+		InputSchema:  json.RawMessage(`{"type":"object","properties":{"step":{"type":"number","multipleOf":0.25}},"required":["step"],"additionalProperties":false}`),
+		OutputSchema: json.RawMessage(`{"type":"object"}`)},
+		runtime.Handle(func(context.Context, stepArgs) (struct{}, error) { return struct{}{}, nil }))}}
+	e, err := runtime.NewExecutor(set, runtime.WithLogger(slog.New(slog.DiscardHandler)), runtime.WithErrorDetails())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range []string{`{"step":1e-99999999}`, `{"step":1e99999999}`, `{"step":-25E-1000001}`} {
+		r := e.Execute(context.Background(), runtime.ExecutionContext{}, runtime.ToolCall{ID: "h", Name: "step", Arguments: json.RawMessage(args)})
+		if r.Code() != runtime.CodeInvalidArguments || len(r.Error.Details) != 1 || r.Error.Details[0].Keyword != "range" {
+			t.Errorf("%s: %+v", args, r.Error)
+		}
+	}
+	r := e.Execute(context.Background(), runtime.ExecutionContext{}, runtime.ToolCall{ID: "h", Name: "step", Arguments: json.RawMessage(`{"step":2.5e-1}`)})
+	if !r.OK {
+		t.Fatalf("2.5e-1: %+v", r.Error)
+	}
+}

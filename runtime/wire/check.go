@@ -1,0 +1,122 @@
+package wire
+
+import (
+	"bytes"
+	"fmt"
+	"unicode/utf8"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+)
+
+// The checks below compare a Go value with a schema bound. A float bound
+// is given twice: as the float the generator parsed it to, and exactly, as
+// the schema writes it. A float is compared as a float first; only a value
+// equal to the bound's float needs the exact comparison of the number's
+// literal, since rounding keeps order.
+
+// Maximum refuses v above bound; lit is the number's literal.
+func Maximum(v, bound float64, exact string, lit []byte) error {
+	if v > bound || (v == bound && cmpDecimal(parseDecimal(lit), parseDecimal([]byte(exact))) > 0) {
+		return Fail("maximum")
+	}
+	return nil
+}
+
+// Minimum refuses v below bound.
+func Minimum(v, bound float64, exact string, lit []byte) error {
+	if v < bound || (v == bound && cmpDecimal(parseDecimal(lit), parseDecimal([]byte(exact))) < 0) {
+		return Fail("minimum")
+	}
+	return nil
+}
+
+// ExclusiveMaximum refuses v at or above bound: a number that rounds onto
+// the bound is refused, because the bound is what the handler would get.
+func ExclusiveMaximum(v, bound float64) error {
+	if v >= bound {
+		return Failf("exclusiveMaximum", "at or above the bound, as the Go value")
+	}
+	return nil
+}
+
+// ExclusiveMinimum refuses v at or below bound.
+func ExclusiveMinimum(v, bound float64) error {
+	if v <= bound {
+		return Failf("exclusiveMinimum", "at or below the bound, as the Go value")
+	}
+	return nil
+}
+
+// MultipleOf refuses a number whose literal is not an integer multiple of
+// exact (checked exactly, as JSON Schema does).
+func MultipleOf(exact string, lit []byte) error {
+	if !isMultiple(parseDecimal(lit), parseDecimal([]byte(exact))) {
+		return Fail("multipleOf")
+	}
+	return nil
+}
+
+// EqualNumber reports whether the number's literal equals exact.
+func EqualNumber(lit []byte, exact string) bool {
+	return cmpDecimal(parseDecimal(lit), parseDecimal([]byte(exact))) == 0
+}
+
+// Length counts s in code points, as minLength and maxLength do.
+func Length(s string) int { return utf8.RuneCountInString(s) }
+
+// formats are the JSON Schema validator's own format checks: the generated
+// code and the oracle it is tested against agree on every format.
+var formats = func() map[string]func(any) error {
+	out := map[string]func(any) error{}
+	for _, name := range Formats {
+		c := jsonschema.NewCompiler()
+		c.AssertFormat()
+		doc, _ := jsonschema.UnmarshalJSON(bytes.NewReader(fmt.Appendf(nil, `{"format":%q}`, name)))
+		if err := c.AddResource("keel:///format.json", doc); err != nil {
+			panic(err)
+		}
+		s, err := c.Compile("keel:///format.json")
+		if err != nil {
+			panic(fmt.Sprintf("wire: format %s: %v", name, err))
+		}
+		if s.Format != nil { // a format the validator does not know is not checked there either
+			out[name] = s.Format.Validate
+		}
+	}
+	return out
+}()
+
+// HasFormat reports whether generated code can check format name.
+func HasFormat(name string) bool { return formats[name] != nil }
+
+// Formats are the formats asked of the validator; HasFormat says which it knows.
+var Formats = []string{
+	"date-time", "date", "time", "duration", "email", "hostname",
+	"ipv4", "ipv6", "uri", "uri-reference", "iri", "iri-reference", "uri-template", "uuid",
+	"json-pointer", "relative-json-pointer", "regex", "period", "semver",
+}
+
+// CheckFormat refuses s when it is not of format name.
+func CheckFormat(name, s string) error {
+	check, ok := formats[name]
+	if !ok {
+		return Failf("format", "keel does not know format "+name)
+	}
+	if check(s) != nil {
+		return Fail("format")
+	}
+	return nil
+}
+
+// Unique refuses a slice with two equal items (uniqueItems), comparing
+// their JSON encodings, as JSON Schema compares values.
+func Unique[T comparable](items []T) error {
+	seen := make(map[T]struct{}, len(items))
+	for _, it := range items {
+		if _, dup := seen[it]; dup {
+			return Fail("uniqueItems")
+		}
+		seen[it] = struct{}{}
+	}
+	return nil
+}

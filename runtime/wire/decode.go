@@ -1,0 +1,313 @@
+package wire
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"math"
+	"strconv"
+	"time"
+
+	"github.com/go-json-experiment/json/jsontext"
+)
+
+// Decoder reads one JSON object token by token. jsontext refuses duplicate
+// names (also when spelled with escapes), invalid UTF-8 and malformed JSON;
+// Decoder adds the depth cap and what generated code asks for.
+type Decoder struct {
+	dec      jsontext.Decoder
+	src      bytes.Buffer
+	maxDepth int
+	num      []byte // the last number's literal, valid until the next read
+	scratch  []byte // unescaped names
+}
+
+// Reset makes d read raw, refusing nesting deeper than maxDepth.
+func (d *Decoder) Reset(raw []byte, maxDepth int) {
+	d.src = *bytes.NewBuffer(raw) // the decoder reads a *bytes.Buffer in place, without a copy
+	d.dec.Reset(&d.src)
+	d.maxDepth = maxDepth
+	d.num = nil
+}
+
+// jsonError wraps an error of the JSON layer.
+func jsonError(err error) error {
+	if err == io.EOF {
+		err = io.ErrUnexpectedEOF
+	}
+	return &Error{Keyword: "json", Reason: err.Error()}
+}
+
+// kindName is a kind as the JSON Schema "type" keyword names it.
+func kindName(k jsontext.Kind) string {
+	switch k {
+	case '{':
+		return "object"
+	case '[':
+		return "array"
+	case '"':
+		return "string"
+	case '0':
+		return "number"
+	case 't', 'f':
+		return "boolean"
+	case 'n':
+		return "null"
+	}
+	return "nothing"
+}
+
+// expect refuses a value of another kind than want, reading past it so
+// that a syntax error inside it is reported as one.
+func (d *Decoder) expect(want jsontext.Kind, name string) error {
+	got := d.dec.PeekKind()
+	if got == want || (want == 't' && got == 'f') {
+		return nil
+	}
+	if err := d.dec.SkipValue(); err != nil {
+		return jsonError(err)
+	}
+	return Failf("type", kindName(got)+", not "+name)
+}
+
+// ObjectStart reads '{'.
+func (d *Decoder) ObjectStart() error {
+	if err := d.expect('{', "object"); err != nil {
+		return err
+	}
+	if _, err := d.dec.ReadToken(); err != nil {
+		return jsonError(err)
+	}
+	if d.dec.StackDepth() > d.maxDepth {
+		return Failf("maxDepth", "nesting deeper than "+strconv.Itoa(d.maxDepth))
+	}
+	return nil
+}
+
+// ArrayStart reads '['.
+func (d *Decoder) ArrayStart() error {
+	if err := d.expect('[', "array"); err != nil {
+		return err
+	}
+	if _, err := d.dec.ReadToken(); err != nil {
+		return jsonError(err)
+	}
+	if d.dec.StackDepth() > d.maxDepth {
+		return Failf("maxDepth", "nesting deeper than "+strconv.Itoa(d.maxDepth))
+	}
+	return nil
+}
+
+// More reports whether the current object or array has another member.
+func (d *Decoder) More() bool {
+	k := d.dec.PeekKind()
+	return k != '}' && k != ']' && k != 0
+}
+
+// End reads the '}' or ']' that closes the current object or array.
+func (d *Decoder) End() error {
+	if _, err := d.dec.ReadToken(); err != nil {
+		return jsonError(err)
+	}
+	return nil
+}
+
+// Name reads a member name. The bytes are valid until the next read.
+func (d *Decoder) Name() ([]byte, error) {
+	v, err := d.dec.ReadValue()
+	if err != nil {
+		return nil, jsonError(err)
+	}
+	inner := v[1 : len(v)-1]
+	if bytes.IndexByte(inner, '\\') < 0 {
+		return inner, nil
+	}
+	d.scratch, err = jsontext.AppendUnquote(d.scratch[:0], v)
+	if err != nil {
+		return nil, jsonError(err)
+	}
+	return d.scratch, nil
+}
+
+// Key reads a map key as a string.
+func (d *Decoder) Key() (string, error) {
+	b, err := d.Name()
+	return string(b), err
+}
+
+// Null reads a null and reports true, or reads nothing and reports false.
+func (d *Decoder) Null() bool {
+	if d.dec.PeekKind() != 'n' {
+		return false
+	}
+	_, err := d.dec.ReadToken()
+	return err == nil
+}
+
+// String reads a string.
+func (d *Decoder) String() (string, error) {
+	if err := d.expect('"', "string"); err != nil {
+		return "", err
+	}
+	tok, err := d.dec.ReadToken()
+	if err != nil {
+		return "", jsonError(err)
+	}
+	return tok.String(), nil
+}
+
+// Bool reads true or false.
+func (d *Decoder) Bool() (bool, error) {
+	if err := d.expect('t', "boolean"); err != nil {
+		return false, err
+	}
+	tok, err := d.dec.ReadToken()
+	if err != nil {
+		return false, jsonError(err)
+	}
+	return tok.Bool(), nil
+}
+
+// number reads a number's literal.
+func (d *Decoder) number(name string) ([]byte, error) {
+	if err := d.expect('0', name); err != nil {
+		return nil, err
+	}
+	v, err := d.dec.ReadValue()
+	if err != nil {
+		return nil, jsonError(err)
+	}
+	d.num = v
+	return v, nil
+}
+
+// Int reads an integer that fits in bits bits. Any literal whose value is
+// an integer counts (2, 2.0, 2e0), as JSON Schema counts it.
+func (d *Decoder) Int(bits int) (int64, error) {
+	lit, err := d.number("integer")
+	if err != nil {
+		return 0, err
+	}
+	n, err := strconv.ParseInt(string(lit), 10, bits)
+	if err == nil {
+		return n, nil
+	}
+	dec := parseDecimal(lit)
+	if !dec.isInteger() {
+		return 0, Failf("type", "a number that is not an integer")
+	}
+	n, ok := dec.int64()
+	if !ok || (bits < 64 && (n < -1<<(bits-1) || n > 1<<(bits-1)-1)) {
+		return 0, Failf("range", "an integer outside int"+strconv.Itoa(bits))
+	}
+	return n, nil
+}
+
+// Uint reads a non-negative integer that fits in bits bits.
+func (d *Decoder) Uint(bits int) (uint64, error) {
+	lit, err := d.number("integer")
+	if err != nil {
+		return 0, err
+	}
+	n, err := strconv.ParseUint(string(lit), 10, bits)
+	if err == nil {
+		return n, nil
+	}
+	dec := parseDecimal(lit)
+	if !dec.isInteger() {
+		return 0, Failf("type", "a number that is not an integer")
+	}
+	n, ok := dec.uint64()
+	if !ok || (bits < 64 && n > 1<<bits-1) {
+		return 0, Failf("range", "an integer outside uint"+strconv.Itoa(bits))
+	}
+	return n, nil
+}
+
+// Float reads a number as the nearest float of bits bits. A number beyond
+// the float's range is refused; one too small for it becomes zero, and the
+// bounds are then checked on that zero.
+func (d *Decoder) Float(bits int) (float64, error) {
+	lit, err := d.number("number")
+	if err != nil {
+		return 0, err
+	}
+	f, err := strconv.ParseFloat(string(lit), bits)
+	if err != nil || math.IsInf(f, 0) {
+		return 0, Failf("range", "a number outside float"+strconv.Itoa(bits))
+	}
+	return f, nil
+}
+
+// Time reads an RFC 3339 date-time into a time.Time.
+func (d *Decoder) Time() (time.Time, error) {
+	s, err := d.String()
+	if err != nil {
+		return time.Time{}, err
+	}
+	if err := CheckFormat("date-time", s); err != nil {
+		return time.Time{}, err
+	}
+	t, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		return time.Time{}, Failf("range", "a date-time time.Time cannot hold (a leap second)")
+	}
+	return t, nil
+}
+
+// Raw reads any JSON value as compact bytes of its own.
+func (d *Decoder) Raw() (json.RawMessage, error) {
+	v, err := d.dec.ReadValue()
+	if err != nil {
+		return nil, jsonError(err)
+	}
+	if depth(v)+d.dec.StackDepth() > d.maxDepth {
+		return nil, Failf("maxDepth", "nesting deeper than "+strconv.Itoa(d.maxDepth))
+	}
+	return jsontext.AppendFormat(nil, v)
+}
+
+// depth is the nesting depth of a valid JSON value.
+func depth(v []byte) int {
+	max, cur, inString, escaped := 0, 0, false, false
+	for _, c := range v {
+		switch {
+		case escaped:
+			escaped = false
+		case inString:
+			escaped = c == '\\'
+			inString = c != '"'
+		case c == '"':
+			inString = true
+		case c == '{' || c == '[':
+			cur++
+			max = maxInt(max, cur)
+		case c == '}' || c == ']':
+			cur--
+		}
+	}
+	return max
+}
+
+func maxInt(a, b int) int {
+	if a > b {
+		return a
+	}
+	return b
+}
+
+// Finish refuses anything after the top-level value.
+func (d *Decoder) Finish() error {
+	if _, err := d.dec.ReadValue(); err != io.EOF {
+		if err == nil {
+			err = errors.New("data after the JSON object")
+		}
+		return jsonError(err)
+	}
+	return nil
+}
+
+// Literal is the last number's literal, for the exact checks below; valid
+// until the next read.
+func (d *Decoder) Literal() []byte { return d.num }

@@ -1,0 +1,167 @@
+package wire
+
+import (
+	"encoding/json"
+	"math"
+	"strconv"
+	"time"
+	"unicode/utf8"
+
+	"github.com/go-json-experiment/json/jsontext"
+)
+
+// Encoder appends one result's JSON, the way json v2 encodes it: members
+// in field order, floats in their shortest form, strings in the minimal
+// escaping of RFC 8785, invalid UTF-8 refused. It stops at its size cap.
+type Encoder struct {
+	buf []byte
+	max int
+}
+
+// Reset empties e and caps what it may write at max bytes.
+func (e *Encoder) Reset(max int) {
+	e.buf, e.max = e.buf[:0], max
+}
+
+// Bytes is what was written; valid until the next Reset.
+func (e *Encoder) Bytes() []byte { return e.buf }
+
+// Cap returns an error once more than the cap has been written; generated
+// code checks it in every loop, so a huge result stops early.
+func (e *Encoder) Cap() error {
+	if len(e.buf) > e.max {
+		return Failf("maxBytes", "the result is over "+strconv.Itoa(e.max)+" bytes")
+	}
+	return nil
+}
+
+// ObjectStart writes '{', ArrayStart '[', and ObjectEnd and ArrayEnd close them.
+func (e *Encoder) ObjectStart() { e.buf = append(e.buf, '{') }
+func (e *Encoder) ObjectEnd()   { e.buf = append(e.buf, '}') }
+func (e *Encoder) ArrayStart()  { e.buf = append(e.buf, '[') }
+func (e *Encoder) ArrayEnd()    { e.buf = append(e.buf, ']') }
+
+// sep writes the comma before a member or an element that is not the first.
+func (e *Encoder) sep() {
+	if n := len(e.buf); n > 0 && e.buf[n-1] != '{' && e.buf[n-1] != '[' {
+		e.buf = append(e.buf, ',')
+	}
+}
+
+// Mark is where a member starts and where its value starts.
+type Mark struct{ member, value int }
+
+// Member writes a member's name, given quoted and with its colon
+// (`"id":`), as generated code has it.
+func (e *Encoder) Member(quotedName string) Mark {
+	m := Mark{member: len(e.buf)}
+	e.sep()
+	e.buf = append(e.buf, quotedName...)
+	m.value = len(e.buf)
+	return m
+}
+
+// Key writes a map key.
+func (e *Encoder) Key(k string) error {
+	e.sep()
+	var err error
+	e.buf, err = jsontext.AppendQuote(e.buf, k)
+	e.buf = append(e.buf, ':')
+	if err != nil {
+		return Failf("json", "a map key is not valid UTF-8")
+	}
+	return nil
+}
+
+// Elem writes the comma before an array element.
+func (e *Encoder) Elem() { e.sep() }
+
+// OmitEmpty removes the member at m if its value was written as null, "",
+// [] or {}: omitempty as json v2 defines it.
+func (e *Encoder) OmitEmpty(m Mark) {
+	switch string(e.buf[m.value:]) {
+	case "null", `""`, "[]", "{}":
+		e.buf = e.buf[:m.member]
+	}
+}
+
+// Omit removes the member at m (omitzero).
+func (e *Encoder) Omit(m Mark) { e.buf = e.buf[:m.member] }
+
+// Omitted reports whether the member at m was removed.
+func (e *Encoder) Omitted(m Mark) bool { return len(e.buf) <= m.member }
+
+// Null writes null.
+func (e *Encoder) Null() { e.buf = append(e.buf, "null"...) }
+
+// String writes s; invalid UTF-8 is refused.
+func (e *Encoder) String(s string) error {
+	if plain(s) { // the common case: nothing to escape
+		e.buf = append(append(append(e.buf, '"'), s...), '"')
+		return nil
+	}
+	var err error
+	e.buf, err = jsontext.AppendQuote(e.buf, s)
+	if err != nil {
+		return Failf("json", "a string that is not valid UTF-8")
+	}
+	return nil
+}
+
+// plain reports whether s needs no escaping: valid UTF-8 without control
+// characters, quotes or backslashes (RFC 8785 escapes nothing else).
+func plain(s string) bool {
+	ascii := true
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c < 0x20 || c == '"' || c == '\\':
+			return false
+		case c >= utf8.RuneSelf:
+			ascii = false
+		}
+	}
+	return ascii || utf8.ValidString(s)
+}
+
+// Bool writes b.
+func (e *Encoder) Bool(b bool) { e.buf = strconv.AppendBool(e.buf, b) }
+
+// Int and Uint write integers.
+func (e *Encoder) Int(n int64)   { e.buf = strconv.AppendInt(e.buf, n, 10) }
+func (e *Encoder) Uint(n uint64) { e.buf = strconv.AppendUint(e.buf, n, 10) }
+
+// Float writes f in its shortest form and returns that literal, for the
+// exact bound checks; NaN and infinities have no JSON form and are refused.
+func (e *Encoder) Float(f float64, bits int) ([]byte, error) {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return nil, Failf("type", "NaN or an infinity")
+	}
+	start := len(e.buf)
+	e.buf = jsontext.AppendFloat(e.buf, f, bits)
+	return e.buf[start:], nil
+}
+
+// Time writes t as RFC 3339 with nanoseconds, as json v2 does.
+func (e *Encoder) Time(t time.Time) error {
+	if y := t.Year(); y < 0 || y > 9999 {
+		return Failf("format", "a year outside 0 to 9999")
+	}
+	e.buf = append(e.buf, '"')
+	e.buf = t.AppendFormat(e.buf, time.RFC3339Nano)
+	e.buf = append(e.buf, '"')
+	return nil
+}
+
+// Raw writes a json.RawMessage compactly; nil is null, and bytes that are
+// not one valid JSON value are refused.
+func (e *Encoder) Raw(v json.RawMessage) error {
+	if v == nil {
+		e.Null()
+		return nil
+	}
+	var err error
+	if e.buf, err = jsontext.AppendFormat(e.buf, v); err != nil {
+		return Failf("json", "a raw value that is not valid JSON")
+	}
+	return nil
+}

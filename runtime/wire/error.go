@@ -1,0 +1,85 @@
+package wire
+
+import (
+	"errors"
+	"strconv"
+	"strings"
+)
+
+// Error is why a value was refused.
+type Error struct {
+	// Pointer (RFC 6901) names the place in the schema: member names the
+	// schema declares and array indexes, never a map key or an unknown name.
+	Pointer string
+	// Keyword is the schema keyword that failed ("type", "pattern",
+	// "required", ...) or one of keel's own: "json" (not strict JSON),
+	// "maxDepth", "maxBytes", "range" (a number the Go type cannot hold).
+	Keyword string
+	// Reason is for the protected log only.
+	Reason string
+}
+
+func (e *Error) Error() string {
+	ptr := e.Pointer
+	if ptr == "" {
+		ptr = "/"
+	}
+	if e.Reason == "" {
+		return ptr + ": " + e.Keyword
+	}
+	return ptr + ": " + e.Keyword + ": " + e.Reason
+}
+
+// Fail is a refusal by keyword at the current value.
+func Fail(keyword string) error { return &Error{Keyword: keyword} }
+
+// Failf is a refusal by keyword with a reason for the log. The reason must
+// not quote the input.
+func Failf(keyword, reason string) error { return &Error{Keyword: keyword, Reason: reason} }
+
+// Missing is a required member that did not come; its pointer names it.
+func Missing(name string) error { return &Error{Pointer: "/" + escape(name), Keyword: "required"} }
+
+// Unknown is a member the schema does not declare. Its name is the model's
+// and stays out of the error.
+func Unknown() error {
+	return &Error{Keyword: "additionalProperties", Reason: "a member the schema does not declare"}
+}
+
+// At places err inside the member name of the enclosing object.
+func At(err error, name string) error {
+	var e *Error
+	if errors.As(err, &e) {
+		e.Pointer = "/" + escape(name) + e.Pointer
+	}
+	return err
+}
+
+// AtIndex places err inside element i of the enclosing array.
+func AtIndex(err error, i int) error {
+	var e *Error
+	if errors.As(err, &e) {
+		e.Pointer = "/" + strconv.Itoa(i) + e.Pointer
+	}
+	return err
+}
+
+// AtKey places err inside a map value. The key is the model's: the pointer
+// stops at the map, as it does for every place the schema does not declare.
+func AtKey(err error) error {
+	var e *Error
+	if errors.As(err, &e) {
+		e.Pointer = ""
+		if e.Reason == "" {
+			e.Reason = "in a map value"
+		}
+	}
+	return err
+}
+
+func escape(name string) string {
+	if !strings.ContainsAny(name, "~/") {
+		return name
+	}
+	return strings.NewReplacer("~", "~0", "/", "~1").Replace(name)
+}
