@@ -61,9 +61,7 @@ var toolCreateTicket = runtime.NewTool(runtime.ToolInfo{
 	Errors:       []runtime.Code{"incident_not_found"},
 	InputSchema:  schemaCreateTicketInput,
 	OutputSchema: schemaCreateTicketOutput,
-}, runtime.Handle(func(ctx context.Context, args CreateTicketArgs) (example.Ticket, error) {
-	return example.CreateTicket(ctx, args.IncidentID, args.Summary)
-}))
+}, runtime.Compiled(decodeCreateTicket))
 
 var toolLookupIncident = runtime.NewTool(runtime.ToolInfo{
 	Name:         ToolLookupIncident,
@@ -74,7 +72,7 @@ var toolLookupIncident = runtime.NewTool(runtime.ToolInfo{
 	Errors:       []runtime.Code{"incident_not_found"},
 	InputSchema:  schemaLookupIncidentInput,
 	OutputSchema: schemaLookupIncidentOutput,
-}, runtime.Handle(example.LookupIncident))
+}, runtime.Compiled(decodeLookupIncident))
 
 // ToolSet is what the executor holds: the tools a model can call, selected
 // by exact name with a static switch.

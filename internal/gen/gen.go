@@ -175,9 +175,15 @@ func Generate(cfg Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	if res.Files, err = render.Files(pkg, outPkg, schemas, lockFile, res.Lock.SetDigest); err != nil {
+	files, diags, err := render.Files(pkg, outPkg, schemas, lockFile, res.Lock.SetDigest)
+	if err != nil {
 		return nil, err
 	}
+	if len(diags) > 0 {
+		res.Diagnostics = append(res.Diagnostics, diags...)
+		return res, nil
+	}
+	res.Files = files
 	res.Warnings = append(res.Warnings, targetWarnings(targets, pkg, schemas)...)
 	if cfg.Lint {
 		res.Warnings = append(res.Warnings, lint(pkg, schemas)...)

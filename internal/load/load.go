@@ -44,7 +44,7 @@ func Load(dir string, patterns ...string) (*model.Package, []model.Diagnostic, e
 		return nil, nil, fmt.Errorf("%s matched no packages", strings.Join(patterns, " "))
 	}
 	slices.SortFunc(pkgs, func(a, b *packages.Package) int { return strings.Compare(a.PkgPath, b.PkgPath) })
-	out := &model.Package{Comments: map[string]string{}}
+	out := &model.Package{Comments: map[string]string{}, Fset: pkgs[0].Fset} // one FileSet for every package of a Load
 	var diags []model.Diagnostic
 	var files []*ast.File
 	for _, pkg := range pkgs {

@@ -21,6 +21,8 @@ type Package struct {
 	// Comments maps "pkgpath.Type" and "pkgpath.Type.Field" to doc text,
 	// for the schema's descriptions.
 	Comments map[string]string
+	// Fset positions the types' declarations, for diagnostics at a field.
+	Fset *token.FileSet
 	// Exported are the package's exported top-level names, sorted: Go
 	// names the model reads nowhere (keelgen -lint looks for them).
 	Exported []string

@@ -29,7 +29,8 @@ import (
 // Header is the first line of every Go file keelgen writes.
 const Header = gocode.Header
 
-// GoFileName is the one Go file keelgen writes.
+// GoFileName is the whitelist keelgen writes: the tools, their contracts
+// and the switch. CodecFileName, beside it, holds their readers and writers.
 const GoFileName = "keel_tools.go"
 
 // LockFileName and SignatureFileName name the lock and its detached
@@ -61,12 +62,17 @@ func OutputSchemaFile(tool string) string { return SchemaDir + "/" + tool + ".ou
 
 // Files renders the output package outPkg for pkg, with its lock file and
 // set digest. Tools are already sorted by name, so the output is
-// deterministic.
-func Files(pkg *model.Package, outPkg string, schemas map[string]model.Schemas, lockFile []byte, setDigest string) ([]File, error) {
+// deterministic. A schema keyword the generated checks cannot express is a
+// diagnostic, and then there are no files.
+func Files(pkg *model.Package, outPkg string, schemas map[string]model.Schemas, lockFile []byte, setDigest string) ([]File, []model.Diagnostic, error) {
 	for _, t := range pkg.Tools {
 		if _, ok := schemas[t.Name]; !ok {
-			return nil, fmt.Errorf("no schema for tool %s", t.Name)
+			return nil, nil, fmt.Errorf("no schema for tool %s", t.Name)
 		}
+	}
+	codecSrc, diags, err := codecFile(pkg, outPkg, schemas)
+	if err != nil || len(diags) > 0 {
+		return nil, diags, err
 	}
 	f := jen.NewFile(outPkg)
 	importNames(f, pkg)
@@ -82,20 +88,20 @@ func Files(pkg *model.Package, outPkg string, schemas map[string]model.Schemas, 
 
 	var buf bytes.Buffer
 	if err := f.Render(&buf); err != nil {
-		return nil, fmt.Errorf("render %s: %w", GoFileName, err)
+		return nil, nil, fmt.Errorf("render %s: %w", GoFileName, err)
 	}
 	src, err := groupImports(buf.Bytes())
 	if err != nil {
-		return nil, fmt.Errorf("render %s: %w", GoFileName, err)
+		return nil, nil, fmt.Errorf("render %s: %w", GoFileName, err)
 	}
-	files := []File{{Path: GoFileName, Content: src}, {Path: LockFileName, Content: lockFile}}
+	files := []File{{Path: GoFileName, Content: src}, {Path: CodecFileName, Content: codecSrc}, {Path: LockFileName, Content: lockFile}}
 	for _, t := range pkg.Tools {
 		s := schemas[t.Name]
 		files = append(files,
 			File{Path: InputSchemaFile(t.Name), Content: s.Input},
 			File{Path: OutputSchemaFile(t.Name), Content: s.Output})
 	}
-	return files, nil
+	return files, nil, nil
 }
 
 // importNames tells jennifer every imported package's name, so it writes no
@@ -209,7 +215,7 @@ func toolVars(f *jen.File, pkg *model.Package) {
 			g.Id("OutputSchema").Op(":").Id(schemaVar(t, "Output"))
 		})
 		f.Line()
-		f.Var().Id(toolVar(t)).Op("=").Qual(runtimePkg, "NewTool").Call(info, handlerBinding(pkg, t))
+		f.Var().Id(toolVar(t)).Op("=").Qual(runtimePkg, "NewTool").Call(info, handlerBinding(t))
 	}
 }
 
@@ -405,21 +411,10 @@ func handlerFuncType(t *model.Tool) jen.Code {
 	return jen.Func().Params(params...).Params(gocode.TypeCode(t.Result), jen.Error())
 }
 
-// handlerBinding calls the handler directly, by name, with its concrete types.
-func handlerBinding(pkg *model.Package, t *model.Tool) jen.Code {
-	if t.Form == model.StructArgs {
-		return jen.Qual(runtimePkg, "Handle").Call(jen.Qual(t.PkgPath, t.Func))
-	}
-	args := []jen.Code{jen.Id("ctx")}
-	for _, p := range t.Params {
-		args = append(args, jen.Id("args").Dot(p.Field))
-	}
-	return jen.Qual(runtimePkg, "Handle").Call(
-		jen.Func().Params(jen.Id("ctx").Qual("context", "Context"), jen.Id("args").Id(t.ArgsTypeName())).
-			Params(gocode.TypeCode(t.Result), jen.Error()).Block(
-			jen.Return(jen.Qual(t.PkgPath, t.Func).Call(args...)),
-		),
-	)
+// handlerBinding binds the tool to its generated reader (keel_codecs.go),
+// which calls the handler directly, by name, with its concrete types.
+func handlerBinding(t *model.Tool) jen.Code {
+	return jen.Qual(runtimePkg, "Compiled").Call(jen.Id("decode" + t.Ident()))
 }
 
 // lineText turns text into // comment lines; jennifer would otherwise render

@@ -21,7 +21,6 @@ import (
 
 	"github.com/dave/jennifer/jen"
 	"github.com/go-json-experiment/json/jsontext"
-	"github.com/invopop/jsonschema"
 
 	"github.com/keelgen/keel/internal/gocode"
 	"github.com/keelgen/keel/internal/model"
@@ -77,14 +76,19 @@ func (Program) Schemas(pkg *model.Package) (map[string]model.Schemas, []model.Di
 // checkRoot enforces the design's schema shape: an object at the root, every
 // type inlined (many clients fail on $ref and $defs).
 func checkRoot(doc []byte) string {
-	var root jsonschema.Schema
+	var root struct { // not jsonschema.Schema: its type is one string, a member's may be a list
+		Type any    `json:"type"`
+		Ref  string `json:"$ref"`
+		Defs any    `json:"$defs"`
+	}
 	if err := json.Unmarshal(doc, &root); err != nil {
 		return "is not a JSON Schema object"
 	}
 	if root.Type != "object" {
-		return fmt.Sprintf("has root type %q; it must be \"object\"", root.Type)
+		t, _ := json.Marshal(root.Type)
+		return fmt.Sprintf("has root type %s; it must be \"object\"", t)
 	}
-	if root.Ref != "" || len(root.Definitions) > 0 || bytes.Contains(doc, []byte(`"$ref"`)) {
+	if root.Ref != "" || root.Defs != nil || bytes.Contains(doc, []byte(`"$ref"`)) {
 		return "uses $ref; keel inlines every type"
 	}
 	return ""

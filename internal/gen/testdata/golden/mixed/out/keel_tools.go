@@ -76,9 +76,7 @@ var toolT2faReset = runtime.NewTool(runtime.ToolInfo{
 	Description:  "Resets a user's second factor.",
 	InputSchema:  schemaT2faResetInput,
 	OutputSchema: schemaT2faResetOutput,
-}, runtime.Handle(func(ctx context.Context, args T2faResetArgs) (in.Item, error) {
-	return in.Reset2FA(ctx, args.UserURL)
-}))
+}, runtime.Compiled(decodeT2faReset))
 
 var toolSearch = runtime.NewTool(runtime.ToolInfo{
 	Name:         ToolSearch,
@@ -89,7 +87,7 @@ var toolSearch = runtime.NewTool(runtime.ToolInfo{
 	Errors:       []runtime.Code{"index_offline", "query_too_broad"},
 	InputSchema:  schemaSearchInput,
 	OutputSchema: schemaSearchOutput,
-}, runtime.Handle(in.Search))
+}, runtime.Compiled(decodeSearch))
 
 var toolTagItem = runtime.NewTool(runtime.ToolInfo{
 	Name:         ToolTagItem,
@@ -98,9 +96,7 @@ var toolTagItem = runtime.NewTool(runtime.ToolInfo{
 	Description:  "Adds tags to an item.",
 	InputSchema:  schemaTagItemInput,
 	OutputSchema: schemaTagItemOutput,
-}, runtime.Handle(func(ctx context.Context, args TagItemArgs) (in.Item, error) {
-	return in.TagItem(ctx, args.ItemID, args.Tags, args.Weight, args.At, args.Counts, args.Note)
-}))
+}, runtime.Compiled(decodeTagItem))
 
 // ToolSet is what the executor holds: the tools a model can call, selected
 // by exact name with a static switch.

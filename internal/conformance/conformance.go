@@ -1,0 +1,197 @@
+// Package conformance is a tool set that uses every schema keyword keel's
+// generated checks support, for the differential test of those checks
+// against the JSON Schema validator (conformance_test.go) and for the
+// benchmarks of large arguments. Its tools do nothing useful: each returns
+// what it was given, so that both the readers and the writers are tested.
+package conformance
+
+//go:generate go tool keelgen -out generated
+
+import (
+	"context"
+	"encoding/json"
+	"sync/atomic"
+	"time"
+
+	"github.com/invopop/jsonschema"
+)
+
+// StringArgs checks strings.
+type StringArgs struct {
+	// Code is 2 to 5 characters, counted in code points.
+	Code string `json:"code" jsonschema:"minLength=2,maxLength=5"`
+	// Word is lower-case letters only.
+	Word string `json:"word,omitempty" jsonschema:"pattern=^[a-z]+$"`
+	// Digit contains a digit somewhere.
+	Digit string `json:"digit,omitempty" jsonschema:"pattern=[0-9]"`
+	// Color is red or green.
+	Color string `json:"color,omitempty" jsonschema:"enum=red,enum=green"`
+	// Version is always v1.
+	Version Version `json:"version,omitempty"`
+	// When is an RFC 3339 date-time.
+	When string `json:"when,omitempty" jsonschema:"format=date-time"`
+	// Day is a date.
+	Day string `json:"day,omitempty" jsonschema:"format=date"`
+	// Clock is a time of day.
+	Clock string `json:"clock,omitempty" jsonschema:"format=time"`
+	// Mail is an email address.
+	Mail string `json:"mail,omitempty" jsonschema:"format=email"`
+	// Link is an absolute URI.
+	Link string `json:"link,omitempty" jsonschema:"format=uri"`
+	// ID is a UUID.
+	ID string `json:"id,omitempty" jsonschema:"format=uuid"`
+	// V4 is an IPv4 address.
+	V4 string `json:"v4,omitempty" jsonschema:"format=ipv4"`
+	// V6 is an IPv6 address.
+	V6 string `json:"v6,omitempty" jsonschema:"format=ipv6"`
+	// Host is a host name.
+	Host string `json:"host,omitempty" jsonschema:"format=hostname"`
+	// Stamp is a date-time read into a time.Time.
+	Stamp time.Time `json:"stamp,omitzero"`
+}
+
+// Version is a constant.
+type Version string
+
+// JSONSchema makes Version a const.
+func (Version) JSONSchema() *jsonschema.Schema {
+	return &jsonschema.Schema{Type: "string", Const: "v1", Description: "The version, v1."}
+}
+
+// Strings returns its arguments.
+//
+//keel:tool name=strings version=1.0 effect=read
+func Strings(ctx context.Context, args StringArgs) (StringArgs, error) {
+	Calls.Add(1)
+	return args, nil
+}
+
+// NumberArgs checks numbers. Optional numbers are omitzero: json v2
+// writes a zero under omitempty, which the bounds would refuse.
+type NumberArgs struct {
+	// Ratio lies strictly between 0 and 1.
+	Ratio float64 `json:"ratio" jsonschema:"exclusiveMinimum=0,exclusiveMaximum=1"`
+	// Amount is positive.
+	Amount float64 `json:"amount,omitzero" jsonschema:"exclusiveMinimum=0"`
+	// Price is from 0.1 to 99.9, bounds a float cannot hold exactly.
+	Price float64 `json:"price,omitzero" jsonschema:"minimum=0.1,maximum=99.9"`
+	// Step is a multiple of 0.25.
+	Step float64 `json:"step,omitzero" jsonschema:"multipleOf=0.25"`
+	// Count is 1 to 10.
+	Count int `json:"count,omitzero" jsonschema:"minimum=1,maximum=10"`
+	// Small fits in an int8.
+	Small int8 `json:"small,omitzero"`
+	// Even is a multiple of 2.
+	Even int64 `json:"even,omitzero" jsonschema:"multipleOf=2"`
+	// Size is below 1000.
+	Size uint16 `json:"size,omitzero" jsonschema:"exclusiveMaximum=1000"`
+	// Level is 1, 2 or 3.
+	Level int `json:"level,omitzero" jsonschema:"enum=1,enum=2,enum=3"`
+	// Gain is at most 2.5.
+	Gain float32 `json:"gain,omitzero" jsonschema:"maximum=2.5"`
+	// Half is 0.5 or 1.5.
+	Half float64 `json:"half,omitzero" jsonschema:"enum=0.5,enum=1.5"`
+	// Flag is a boolean.
+	Flag bool `json:"flag,omitzero"`
+}
+
+// Numbers returns its arguments.
+//
+//keel:tool name=numbers version=1.0 effect=read
+func Numbers(ctx context.Context, args NumberArgs) (NumberArgs, error) {
+	Calls.Add(1)
+	return args, nil
+}
+
+// CollectionArgs checks arrays, maps, nested objects, pointers and values
+// whose JSON form a library type decides.
+type CollectionArgs struct {
+	// Tags are 1 to 4 distinct tags.
+	Tags []string `json:"tags" jsonschema:"minItems=1,maxItems=4,uniqueItems=true"`
+	// Scores are any integers.
+	Scores []int `json:"scores,omitempty"`
+	// Labels map names to text.
+	Labels map[string]string `json:"labels,omitempty"`
+	// Shares map names to percentages.
+	Shares map[string]Percent `json:"shares,omitempty"`
+	// Items are nested objects.
+	Items []Item `json:"items,omitempty"`
+	// Note may be null.
+	Note *Note `json:"note,omitempty"`
+	// Since is an optional date-time.
+	Since *time.Time `json:"since,omitempty"`
+	// Extra is any JSON value.
+	Extra json.RawMessage `json:"extra,omitempty"`
+	Paging
+}
+
+// Paging is embedded: its members are the parent's.
+type Paging struct {
+	// Page is the page number.
+	Page int `json:"page,omitzero" jsonschema:"minimum=1"`
+}
+
+// Percent is 0 to 100.
+type Percent int
+
+// JSONSchema bounds Percent.
+func (Percent) JSONSchema() *jsonschema.Schema {
+	return &jsonschema.Schema{Type: "integer", Minimum: "0", Maximum: "100", Description: "A percentage."}
+}
+
+// Note is text that may be null.
+type Note string
+
+// JSONSchema lets a Note be null.
+func (Note) JSONSchema() *jsonschema.Schema {
+	return &jsonschema.Schema{Extras: map[string]any{"type": []string{"string", "null"}}, Description: "A note, or null."}
+}
+
+// Item is one nested object.
+type Item struct {
+	// Name names the item.
+	Name string `json:"name" jsonschema:"minLength=1"`
+	// Weight is at least 0.
+	Weight float64 `json:"weight,omitzero" jsonschema:"minimum=0"`
+}
+
+// Collections returns its arguments.
+//
+//keel:tool name=collections version=1.0 effect=read
+func Collections(ctx context.Context, args CollectionArgs) (CollectionArgs, error) {
+	Calls.Add(1)
+	return args, nil
+}
+
+// Row is one row of a batch.
+type Row struct {
+	// ID is a row id, such as R-001.
+	ID string `json:"id" jsonschema:"pattern=^R-[0-9]{3,}$"`
+	// N is 0 to 1000.
+	N int `json:"n" jsonschema:"minimum=0,maximum=1000"`
+	// Text is free text.
+	Text string `json:"text"`
+}
+
+// BatchArgs is a large argument.
+type BatchArgs struct {
+	// Rows are the rows.
+	Rows []Row `json:"rows"`
+}
+
+// Count is how many rows a batch had.
+type Count struct {
+	// Rows is the number of rows.
+	Rows int `json:"rows"`
+}
+
+// Batch counts rows: its arguments may be large, its result is small.
+//
+//keel:tool name=batch version=1.0 effect=read
+func Batch(ctx context.Context, args BatchArgs) (Count, error) {
+	Calls.Add(1)
+	return Count{Rows: len(args.Rows)}, nil
+}
+
+// Calls counts handler runs, so tests can see that a refused call ran none.
+var Calls atomic.Int64

@@ -1,0 +1,296 @@
+package conformance_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"math/big"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/keelgen/keel/example"
+	examplegen "github.com/keelgen/keel/generated"
+	"github.com/keelgen/keel/internal/conformance"
+	"github.com/keelgen/keel/internal/conformance/generated"
+	"github.com/keelgen/keel/runtime"
+)
+
+// oracleTool is one generated tool with what the differential test compares
+// it with: its schemas compiled by the JSON Schema validator, and json v2
+// decoding into the same Go argument type.
+type oracleTool struct {
+	exec          *runtime.Executor
+	name          string
+	input, output *jsonschema.Schema
+	inputDoc      any
+	// goValue decodes args with json v2 into the tool's argument type and
+	// encodes the value again, as the handler's echo would be.
+	goValue func(args []byte) ([]byte, error)
+}
+
+var strict = jsonv2.JoinOptions(jsonv2.RejectUnknownMembers(true), jsonv2.MatchCaseInsensitiveNames(false),
+	jsonv2.FormatNilSliceAsNull(true), jsonv2.FormatNilMapAsNull(true), jsonv2.Deterministic(true))
+
+func echo[A any](args []byte) ([]byte, error) {
+	var a A
+	if err := jsonv2.Unmarshal(args, &a, strict); err != nil {
+		return nil, err
+	}
+	return jsonv2.Marshal(a, strict)
+}
+
+func decodeOnly[A any](args []byte) ([]byte, error) {
+	var a A
+	return nil, jsonv2.Unmarshal(args, &a, strict)
+}
+
+func oracleTools(t testing.TB) map[string]*oracleTool {
+	quiet := runtime.WithLogger(slog.New(slog.DiscardHandler))
+	conf, err := generated.NewExecutor(quiet, runtime.WithErrorDetails())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ex, err := examplegen.NewExecutor(quiet, runtime.WithErrorDetails())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tools := map[string]*oracleTool{
+		generated.ToolStrings:         {exec: conf, goValue: echo[conformance.StringArgs]},
+		generated.ToolNumbers:         {exec: conf, goValue: echo[conformance.NumberArgs]},
+		generated.ToolCollections:     {exec: conf, goValue: echo[conformance.CollectionArgs]},
+		generated.ToolBatch:           {exec: conf, goValue: decodeOnly[conformance.BatchArgs]},
+		examplegen.ToolLookupIncident: {exec: ex, goValue: decodeOnly[example.LookupIncidentArgs]},
+		examplegen.ToolCreateTicket:   {exec: ex, goValue: decodeOnly[examplegen.CreateTicketArgs]},
+	}
+	for _, set := range []runtime.ToolSet{generated.ToolSet, examplegen.ToolSet} {
+		for _, tool := range set.Tools() {
+			info := tool.Info()
+			o := tools[info.Name]
+			if o == nil {
+				t.Fatalf("tool %s has no oracle", info.Name)
+			}
+			o.name = info.Name
+			o.input, o.inputDoc = compile(t, info.InputSchema)
+			o.output, _ = compile(t, info.OutputSchema)
+		}
+	}
+	return tools
+}
+
+func compile(t testing.TB, doc []byte) (*jsonschema.Schema, any) {
+	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := jsonschema.NewCompiler()
+	c.AssertFormat()
+	if err := c.AddResource("keel:///s.json", v); err != nil {
+		t.Fatal(err)
+	}
+	s, err := c.Compile("keel:///s.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, v
+}
+
+// schemaAccepts is the oracle: strict JSON (jsontext refuses duplicate names
+// and invalid UTF-8), one object, and the validator's verdict.
+func (o *oracleTool) schemaAccepts(args []byte) bool {
+	if !jsontext.Value(args).IsValid() || !bytes.HasPrefix(bytes.TrimLeft(args, " \t\r\n"), []byte("{")) {
+		return false
+	}
+	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(args))
+	if err != nil {
+		return false
+	}
+	return o.input.Validate(v) == nil
+}
+
+// hugeExponent finds number literals with an exponent of 4 digits or more.
+var hugeExponent = regexp.MustCompile(`[0-9][eE][+-]?0*[0-9]{4}`)
+
+// check runs one call both ways and fails on any disagreement the README
+// does not document.
+func (o *oracleTool) check(t *testing.T, args []byte) {
+	t.Helper()
+	r := o.exec.Execute(context.Background(), runtime.ExecutionContext{}, runtime.ToolCall{ID: "d", Name: o.name, Arguments: args})
+	accepted := r.Code() != runtime.CodeInvalidArguments
+	if hugeExponent.Match(args) {
+		// The validator computes such numbers with math/big: 1e99999999
+		// takes it minutes, and 1e-99999999 under multipleOf makes it panic.
+		// It has no verdict to compare with; the generated path answered.
+		return
+	}
+	schemaOK := o.schemaAccepts(args)
+	switch {
+	case accepted && !schemaOK:
+		t.Fatalf("%s accepted %q, which the schema refuses", o.name, args)
+	case !accepted && schemaOK:
+		if reason := documented(o, args, r.Error.Details); reason == "" {
+			t.Fatalf("%s refused %q (%v), which the schema accepts, for no documented reason", o.name, args, r.Error.Details)
+		}
+		return
+	case !accepted:
+		return
+	}
+	if r.Code() == runtime.CodeInvalidToolOutput {
+		t.Fatalf("%s: the echo of valid arguments %q is invalid_tool_output", o.name, args)
+	}
+	if !r.OK {
+		return // a business error of the example
+	}
+	out, err := jsonschema.UnmarshalJSON(bytes.NewReader(r.Data))
+	if err != nil || o.output.Validate(out) != nil {
+		t.Fatalf("%s: result %s does not pass the output schema: %v", o.name, r.Data, err)
+	}
+	// The value the handler got, written by the generated writer, is what
+	// json v2 makes of the same arguments in the same Go type.
+	want, err := o.goValue(args)
+	if err == nil && want != nil && !bytes.Equal(want, r.Data) {
+		t.Fatalf("%s: for %q the generated path gave %s, json v2 gives %s", o.name, args, r.Data, want)
+	}
+}
+
+// documented returns the documented reason why the generated path refuses
+// arguments the schema accepts, or "":
+//   - "maxDepth": nesting past the executor's depth cap;
+//   - "range": a number the Go type cannot hold (json v2 cannot decode it either);
+//   - a bound: a float that rounds onto or over the bound, so the value the
+//     handler would get breaks it;
+//   - "format": a leap second, which time.Time cannot hold.
+func documented(o *oracleTool, args []byte, details []runtime.Detail) string {
+	if len(details) != 1 {
+		return ""
+	}
+	d := details[0]
+	switch d.Keyword {
+	case "maxDepth":
+		if depth(args) > runtime.DefaultLimits.MaxDepth {
+			return "nesting beyond the cap"
+		}
+	case "range":
+		if _, err := o.goValue(args); err != nil {
+			return "a number outside the Go type"
+		}
+	case "exclusiveMinimum", "exclusiveMaximum", "minimum", "maximum":
+		lit, ok := valueAt(args, d.Pointer).(json.Number)
+		bound, ok2 := keywordAt(o.inputDoc, d.Pointer, d.Keyword)
+		if ok && ok2 && roundsOver(string(lit), string(bound), d.Keyword) {
+			return "a float that rounds onto or over its bound"
+		}
+	case "format":
+		if s, ok := valueAt(args, d.Pointer).(string); ok && strings.Contains(s, ":60") {
+			return "a leap second"
+		}
+	}
+	return ""
+}
+
+// roundsOver: the literal meets the bound exactly, and its float64 does not.
+func roundsOver(lit, bound, keyword string) bool {
+	exact, _ := new(big.Rat).SetString(lit)
+	b, _ := new(big.Rat).SetString(bound)
+	f, err := strconv.ParseFloat(lit, 64)
+	if exact == nil || b == nil || err != nil {
+		return false
+	}
+	rounded := new(big.Rat)
+	rounded.SetFloat64(f)
+	bf, _ := strconv.ParseFloat(bound, 64)
+	switch keyword {
+	case "exclusiveMinimum":
+		return exact.Cmp(b) > 0 && f <= bf
+	case "exclusiveMaximum":
+		return exact.Cmp(b) < 0 && f >= bf
+	case "minimum":
+		return exact.Cmp(b) >= 0 && f < bf
+	case "maximum":
+		return exact.Cmp(b) <= 0 && f > bf
+	}
+	return false
+}
+
+func depth(v []byte) int {
+	max, cur := 0, 0
+	dec := jsontext.NewDecoder(bytes.NewReader(v))
+	for {
+		tok, err := dec.ReadToken()
+		if err != nil {
+			return max
+		}
+		switch tok.Kind() {
+		case '{', '[':
+			cur++
+			max = maxOf(max, cur)
+		case '}', ']':
+			cur--
+		}
+	}
+}
+
+func maxOf(a, b int) int {
+	if a > b {
+		return a
+	}
+	return b
+}
+
+// valueAt is the member of args at an RFC 6901 pointer, numbers exact.
+func valueAt(args []byte, ptr string) any {
+	dec := json.NewDecoder(bytes.NewReader(args))
+	dec.UseNumber()
+	var v any
+	if dec.Decode(&v) != nil {
+		return nil
+	}
+	for _, tok := range strings.Split(ptr, "/")[1:] {
+		tok = strings.NewReplacer("~1", "/", "~0", "~").Replace(tok)
+		switch c := v.(type) {
+		case map[string]any:
+			v = c[tok]
+		case []any:
+			i, err := strconv.Atoi(tok)
+			if err != nil || i >= len(c) {
+				return nil
+			}
+			v = c[i]
+		default:
+			return nil
+		}
+	}
+	return v
+}
+
+// keywordAt is a keyword of the schema at the place ptr names.
+func keywordAt(doc any, ptr, keyword string) (json.Number, bool) {
+	s, _ := doc.(map[string]any)
+	for _, tok := range strings.Split(ptr, "/")[1:] {
+		if props, ok := s["properties"].(map[string]any); ok {
+			if sub, ok := props[tok].(map[string]any); ok {
+				s = sub
+				continue
+			}
+		}
+		if items, ok := s["items"].(map[string]any); ok {
+			s = items
+			continue
+		}
+		return "", false
+	}
+	switch v := s[keyword].(type) {
+	case json.Number:
+		return v, true
+	case fmt.Stringer:
+		return json.Number(v.String()), true
+	}
+	return "", false
+}

@@ -1,0 +1,173 @@
+package conformance_test
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+
+	examplegen "github.com/keelgen/keel/generated"
+	"github.com/keelgen/keel/internal/conformance"
+	"github.com/keelgen/keel/internal/conformance/generated"
+	"github.com/keelgen/keel/runtime"
+)
+
+// keywordCases are, per tool, arguments that pass and arguments that fail
+// one keyword: the detail they must get ("" for a call that passes).
+var keywordCases = []struct {
+	tool, args, detail string
+}{
+	{generated.ToolStrings, `{"code":"ab"}`, ""},
+	{generated.ToolStrings, `{"code":"a"}`, "/code minLength"},
+	{generated.ToolStrings, `{"code":"ééééé"}`, ""}, // five code points, ten bytes
+	{generated.ToolStrings, `{"code":"abcdef"}`, "/code maxLength"},
+	{generated.ToolStrings, `{"code":"ab","word":"abc"}`, ""},
+	{generated.ToolStrings, `{"code":"ab","word":"aBc"}`, "/word pattern"},
+	{generated.ToolStrings, `{"code":"ab","digit":"x1y"}`, ""},
+	{generated.ToolStrings, `{"code":"ab","digit":"xy"}`, "/digit pattern"},
+	{generated.ToolStrings, `{"code":"ab","color":"red"}`, ""},
+	{generated.ToolStrings, `{"code":"ab","color":"blue"}`, "/color enum"},
+	{generated.ToolStrings, `{"code":"ab","version":"v1"}`, ""},
+	{generated.ToolStrings, `{"code":"ab","version":"v2"}`, "/version const"},
+	{generated.ToolStrings, `{"code":"ab","when":"2024-02-29T12:00:00Z"}`, ""},
+	{generated.ToolStrings, `{"code":"ab","when":"2023-02-29T12:00:00Z"}`, "/when format"},
+	{generated.ToolStrings, `{"code":"ab","day":"2024-01-31"}`, ""},
+	{generated.ToolStrings, `{"code":"ab","day":"2024-1-31"}`, "/day format"},
+	{generated.ToolStrings, `{"code":"ab","clock":"23:59:59+01:00"}`, ""},
+	{generated.ToolStrings, `{"code":"ab","clock":"24:00:00Z"}`, "/clock format"},
+	{generated.ToolStrings, `{"code":"ab","mail":"a@example.com"}`, ""},
+	{generated.ToolStrings, `{"code":"ab","mail":"a.example.com"}`, "/mail format"},
+	{generated.ToolStrings, `{"code":"ab","link":"https://example.com/x"}`, ""},
+	{generated.ToolStrings, `{"code":"ab","link":"/relative"}`, "/link format"},
+	{generated.ToolStrings, `{"code":"ab","id":"123e4567-e89b-12d3-a456-426614174000"}`, ""},
+	{generated.ToolStrings, `{"code":"ab","id":"123e4567e89b12d3a456426614174000"}`, "/id format"},
+	{generated.ToolStrings, `{"code":"ab","v4":"10.0.0.1"}`, ""},
+	{generated.ToolStrings, `{"code":"ab","v4":"10.0.0.01"}`, "/v4 format"},
+	{generated.ToolStrings, `{"code":"ab","v6":"::1"}`, ""},
+	{generated.ToolStrings, `{"code":"ab","v6":"fe80::1%eth0"}`, "/v6 format"},
+	{generated.ToolStrings, `{"code":"ab","host":"api.example.com"}`, ""},
+	{generated.ToolStrings, `{"code":"ab","host":"-api.example.com"}`, "/host format"},
+	{generated.ToolStrings, `{"code":"ab","stamp":"2024-02-29T12:00:00.5+02:00"}`, ""},
+	{generated.ToolStrings, `{"code":"ab","stamp":"2024-02-29"}`, "/stamp format"},
+	{generated.ToolStrings, `{"code":"ab","stamp":"2016-12-31T23:59:60Z"}`, "/stamp range"}, // a leap second: time.Time cannot hold it
+	{generated.ToolStrings, `{"code":1}`, "/code type"},
+	{generated.ToolStrings, `{}`, "/code required"},
+	{generated.ToolStrings, `{"code":"ab","other":1}`, " additionalProperties"},
+	{generated.ToolStrings, `{"Code":"ab"}`, " additionalProperties"},
+
+	{generated.ToolNumbers, `{"ratio":0.5}`, ""},
+	{generated.ToolNumbers, `{"ratio":0}`, "/ratio exclusiveMinimum"},
+	{generated.ToolNumbers, `{"ratio":1}`, "/ratio exclusiveMaximum"},
+	{generated.ToolNumbers, `{"ratio":0.99999999999999999999}`, "/ratio exclusiveMaximum"}, // rounds to 1
+	{generated.ToolNumbers, `{"ratio":0.5,"amount":1e-400}`, "/amount exclusiveMinimum"},   // rounds to 0
+	{generated.ToolNumbers, `{"ratio":0.5,"amount":1e400}`, "/amount range"},
+	{generated.ToolNumbers, `{"ratio":0.5,"price":0.1}`, ""},
+	{generated.ToolNumbers, `{"ratio":0.5,"price":99.9}`, ""},
+	{generated.ToolNumbers, `{"ratio":0.5,"price":0.09999999999999999999}`, "/price minimum"},
+	{generated.ToolNumbers, `{"ratio":0.5,"price":99.90000000000000000001}`, "/price maximum"},
+	{generated.ToolNumbers, `{"ratio":0.5,"step":1.75}`, ""},
+	{generated.ToolNumbers, `{"ratio":0.5,"step":1.7}`, "/step multipleOf"},
+	{generated.ToolNumbers, `{"ratio":0.5,"count":10}`, ""},
+	{generated.ToolNumbers, `{"ratio":0.5,"count":1e1}`, ""}, // an integer, as JSON Schema counts
+	{generated.ToolNumbers, `{"ratio":0.5,"count":2.0}`, ""},
+	{generated.ToolNumbers, `{"ratio":0.5,"count":11}`, "/count maximum"},
+	{generated.ToolNumbers, `{"ratio":0.5,"count":1.5}`, "/count type"},
+	{generated.ToolNumbers, `{"ratio":0.5,"small":-128}`, ""},
+	{generated.ToolNumbers, `{"ratio":0.5,"small":128}`, "/small range"},
+	{generated.ToolNumbers, `{"ratio":0.5,"even":-4}`, ""},
+	{generated.ToolNumbers, `{"ratio":0.5,"even":3}`, "/even multipleOf"},
+	{generated.ToolNumbers, `{"ratio":0.5,"even":1e30}`, "/even range"},
+	{generated.ToolNumbers, `{"ratio":0.5,"size":999}`, ""},
+	{generated.ToolNumbers, `{"ratio":0.5,"size":1000}`, "/size exclusiveMaximum"},
+	{generated.ToolNumbers, `{"ratio":0.5,"size":-1}`, "/size range"},
+	{generated.ToolNumbers, `{"ratio":0.5,"level":3}`, ""},
+	{generated.ToolNumbers, `{"ratio":0.5,"level":4}`, "/level enum"},
+	{generated.ToolNumbers, `{"ratio":0.5,"gain":2.5}`, ""},
+	{generated.ToolNumbers, `{"ratio":0.5,"gain":2.5000001}`, "/gain maximum"},
+	{generated.ToolNumbers, `{"ratio":0.5,"half":1.5}`, ""},
+	{generated.ToolNumbers, `{"ratio":0.5,"half":1.50000000000000000001}`, "/half enum"},
+	{generated.ToolNumbers, `{"ratio":0.5,"flag":true}`, ""},
+	{generated.ToolNumbers, `{"ratio":0.5,"flag":"true"}`, "/flag type"},
+
+	{generated.ToolCollections, `{"tags":["a"]}`, ""},
+	{generated.ToolCollections, `{"tags":[]}`, "/tags minItems"},
+	{generated.ToolCollections, `{"tags":["a","b","c","d","e"]}`, "/tags maxItems"},
+	{generated.ToolCollections, `{"tags":["a","a"]}`, "/tags uniqueItems"},
+	{generated.ToolCollections, `{"tags":["a",1]}`, "/tags/1 type"},
+	{generated.ToolCollections, `{"tags":null}`, "/tags type"},
+	{generated.ToolCollections, `{"tags":["a"],"scores":[1,-2,3]}`, ""},
+	{generated.ToolCollections, `{"tags":["a"],"labels":{"x":"y","":""}}`, ""},
+	{generated.ToolCollections, `{"tags":["a"],"labels":{"x":1}}`, "/labels type"}, // the key is the model's: the pointer stops at the map
+	{generated.ToolCollections, `{"tags":["a"],"shares":{"a":100}}`, ""},
+	{generated.ToolCollections, `{"tags":["a"],"shares":{"a":101}}`, "/shares maximum"},
+	{generated.ToolCollections, `{"tags":["a"],"items":[{"name":"n","weight":1.5}]}`, ""},
+	{generated.ToolCollections, `{"tags":["a"],"items":[{"name":"n"},{"weight":1}]}`, "/items/1/name required"},
+	{generated.ToolCollections, `{"tags":["a"],"items":[{"name":"n","weight":-1}]}`, "/items/0/weight minimum"},
+	{generated.ToolCollections, `{"tags":["a"],"note":null}`, ""},
+	{generated.ToolCollections, `{"tags":["a"],"note":"x"}`, ""},
+	{generated.ToolCollections, `{"tags":["a"],"note":1}`, "/note type"},
+	{generated.ToolCollections, `{"tags":["a"],"since":"2024-01-01T00:00:00Z"}`, ""},
+	{generated.ToolCollections, `{"tags":["a"],"since":null}`, "/since type"},
+	{generated.ToolCollections, `{"tags":["a"],"extra":{"any": [1, "thing"]}}`, ""},
+	{generated.ToolCollections, `{"tags":["a"],"page":2}`, ""},
+	{generated.ToolCollections, `{"tags":["a"],"page":0}`, "/page minimum"},
+	{generated.ToolCollections, `{"tags":["a"],"extra":` + strings.Repeat("[", 64) + strings.Repeat("]", 64) + `}`, "/extra maxDepth"},
+
+	{examplegen.ToolLookupIncident, `{"incident_id":"INC-001"}`, ""},
+	{examplegen.ToolLookupIncident, `{"incident_id":"INC-01"}`, "/incident_id pattern"},
+	{examplegen.ToolCreateTicket, `{"incident_id":"INC-001"}`, "/summary required"},
+}
+
+// Every keyword passes and fails as the table says, with its pointer and
+// keyword, and each case agrees with the validator (or has its documented
+// reason not to).
+func TestEveryKeyword(t *testing.T) {
+	tools := oracleTools(t)
+	for _, c := range keywordCases {
+		o := tools[c.tool]
+		r := o.exec.Execute(context.Background(), runtime.ExecutionContext{}, runtime.ToolCall{ID: "k", Name: c.tool, Arguments: []byte(c.args)})
+		got := ""
+		if r.Code() == runtime.CodeInvalidArguments {
+			if len(r.Error.Details) != 1 {
+				t.Errorf("%s %s: details %v", c.tool, c.args, r.Error.Details)
+				continue
+			}
+			got = r.Error.Details[0].Pointer + " " + r.Error.Details[0].Keyword
+		}
+		if got != c.detail {
+			t.Errorf("%s %s: got %q (code %s), want %q", c.tool, c.args, got, r.Code(), c.detail)
+		}
+		t.Run("", func(t *testing.T) { o.check(t, []byte(c.args)) })
+	}
+}
+
+// The issue's cases: a float that rounds onto an exclusive bound is
+// refused, and the handler never runs.
+func TestFloatsThatRoundOntoABound(t *testing.T) {
+	tools := oracleTools(t)
+	for _, args := range []string{`{"ratio":0.99999999999999999999}`, `{"ratio":0.5,"amount":1e-400}`, `{"ratio":1e-400}`} {
+		before := conformance.Calls.Load()
+		r := tools[generated.ToolNumbers].exec.Execute(context.Background(), runtime.ExecutionContext{},
+			runtime.ToolCall{ID: "f", Name: generated.ToolNumbers, Arguments: []byte(args)})
+		if r.Code() != runtime.CodeInvalidArguments || conformance.Calls.Load() != before {
+			t.Errorf("%s: code %q, handler runs %d", args, r.Code(), conformance.Calls.Load()-before)
+		}
+	}
+}
+
+// FuzzGeneratedAgainstSchema is the differential test: for any arguments to
+// any tool, the generated path accepts only what the validator accepts,
+// refuses what it accepts only for a documented reason, returns a result
+// the output schema accepts, and gives the handler the value json v2 would.
+func FuzzGeneratedAgainstSchema(f *testing.F) {
+	names := []string{generated.ToolStrings, generated.ToolNumbers, generated.ToolCollections, generated.ToolBatch,
+		examplegen.ToolLookupIncident, examplegen.ToolCreateTicket}
+	for _, c := range keywordCases {
+		f.Add(uint8(slices.Index(names, c.tool)), []byte(c.args))
+	}
+	f.Add(uint8(3), []byte(`{"rows":[{"id":"R-001","n":1,"text":"a"}]}`))
+	tools := oracleTools(f)
+	f.Fuzz(func(t *testing.T, tool uint8, args []byte) {
+		tools[names[int(tool)%len(names)]].check(t, args)
+	})
+}

@@ -1,0 +1,950 @@
+package render
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"go/token"
+	"go/types"
+	"maps"
+	"math"
+	"math/big"
+	"reflect"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/dave/jennifer/jen"
+
+	"github.com/keelgen/keel/internal/gocode"
+	"github.com/keelgen/keel/internal/model"
+	"github.com/keelgen/keel/runtime/wire"
+)
+
+// CodecFileName is the generated file of readers and writers: the checks of
+// every tool's input and output schema, as Go code on the Go values.
+const CodecFileName = "keel_codecs.go"
+
+const wirePkg = "github.com/keelgen/keel/runtime/wire"
+
+// codecs renders keel_codecs.go: per tool, a call type whose reader fills
+// the handler's argument value from the model's JSON in one pass, and whose
+// writer checks and encodes the result; then one reader or writer function
+// per distinct (type, schema) pair. A keyword it cannot check is a
+// diagnostic, never skipped.
+type codecs struct {
+	pkg   *model.Package
+	f     *jen.File
+	tool  *model.Tool
+	side  string    // "input" or "output", for diagnostics
+	at    token.Pos // the field being read or written, for diagnostics
+	diags []model.Diagnostic
+
+	funcs    map[string]string // (direction, type, schema) → function name
+	taken    map[string]bool   // function and variable names in use
+	decls    []jen.Code        // functions, in the order a reader meets them
+	patterns []jen.Code        // the compiled patterns' var declarations
+	patVars  map[string]string // pattern → var name
+}
+
+// node is one schema, as parsed; nil stands for true (anything).
+type node map[string]any
+
+// annotations are keywords that assert nothing.
+var annotations = map[string]bool{
+	"description": true, "title": true, "default": true, "examples": true, "deprecated": true,
+	"readOnly": true, "writeOnly": true, "$comment": true, "$schema": true, "$id": true,
+	"contentEncoding": true, "contentMediaType": true,
+}
+
+// checked are the keywords generated code checks.
+var checked = map[string]bool{
+	"type": true, "enum": true, "const": true,
+	"properties": true, "required": true, "additionalProperties": true, "minProperties": true, "maxProperties": true,
+	"items": true, "minItems": true, "maxItems": true, "uniqueItems": true,
+	"minLength": true, "maxLength": true, "pattern": true, "format": true,
+	"minimum": true, "maximum": true, "exclusiveMinimum": true, "exclusiveMaximum": true, "multipleOf": true,
+}
+
+// codecFile renders keel_codecs.go, or the diagnostics that stop it.
+func codecFile(pkg *model.Package, outPkg string, schemas map[string]model.Schemas) ([]byte, []model.Diagnostic, error) {
+	f := jen.NewFile(outPkg)
+	importNames(f, pkg)
+	f.ImportName(wirePkg, "wire")
+	f.HeaderComment(Header)
+	g := &codecs{pkg: pkg, f: f, funcs: map[string]string{}, taken: map[string]bool{}, patVars: map[string]string{}}
+	for _, t := range pkg.Tools {
+		g.taken[callType(t)] = true
+		g.taken["decode"+t.Ident()] = true
+	}
+	var calls []jen.Code
+	for _, t := range pkg.Tools {
+		g.tool = t
+		in, err := parseNode(schemas[t.Name].Input)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: input schema: %w", t.Name, err)
+		}
+		out, err := parseNode(schemas[t.Name].Output)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: output schema: %w", t.Name, err)
+		}
+		g.side = "input"
+		read := g.reader(argsType(t), in, "", argsHint(t))
+		g.side = "output"
+		write := g.writer(t.Result, out, "", typeHint(t.Result, t.Ident()+"Result"))
+		calls = append(calls, g.call(t, read, write)...)
+	}
+	if len(g.diags) > 0 {
+		return nil, g.diags, nil
+	}
+	for _, c := range calls {
+		f.Add(c)
+	}
+	for _, d := range g.decls {
+		f.Add(d)
+	}
+	if len(g.patterns) > 0 {
+		f.Comment("Patterns of the schemas, compiled once (Go's RE2 syntax, as the validator has it).")
+		f.Var().Defs(g.patterns...)
+	}
+	var buf bytes.Buffer
+	if err := f.Render(&buf); err != nil {
+		return nil, nil, fmt.Errorf("render %s: %w", CodecFileName, err)
+	}
+	src, err := groupImports(buf.Bytes())
+	if err != nil {
+		return nil, nil, fmt.Errorf("render %s: %w", CodecFileName, err)
+	}
+	return src, nil, nil
+}
+
+func callType(t *model.Tool) string { return lowerFirst(t.Ident()) + "Call" }
+
+func lowerFirst(s string) string { return strings.ToLower(s[:1]) + s[1:] }
+
+// argsType is the type the reader fills: the argument struct, or the one
+// keelgen emits for plain parameters (a named type of the output package).
+func argsType(t *model.Tool) types.Type {
+	if t.Form == model.StructArgs {
+		return t.Args
+	}
+	return nil
+}
+
+func argsHint(t *model.Tool) string {
+	if t.Form == model.PlainParams {
+		return t.ArgsTypeName()
+	}
+	return typeHint(t.Args, t.ArgsTypeName())
+}
+
+// call renders one tool's call type: its arguments and result, the reader
+// the executor calls, Run and Result.
+func (g *codecs) call(t *model.Tool, read, write string) []jen.Code {
+	ct := callType(t)
+	runArgs := []jen.Code{jen.Id("ctx")}
+	if t.Form == model.StructArgs {
+		runArgs = append(runArgs, jen.Id("c").Dot("args"))
+	} else {
+		for _, p := range t.Params {
+			runArgs = append(runArgs, jen.Id("c").Dot("args").Dot(p.Field))
+		}
+	}
+	return []jen.Code{
+		jen.Commentf("%s is one call of %s: its arguments, read and checked, then its result.", ct, t.Name),
+		jen.Type().Id(ct).Struct(
+			jen.Id("args").Add(gocode.ArgsType(t)),
+			jen.Id("result").Add(gocode.TypeCode(t.Result)),
+		),
+		jen.Line(),
+		jen.Func().Id("decode"+t.Ident()).Params(jen.Id("d").Op("*").Qual(wirePkg, "Decoder")).
+			Params(jen.Qual(runtimePkg, "Call"), jen.Error()).Block(
+			jen.Id("c").Op(":=").New(jen.Id(ct)),
+			jen.If(jen.Err().Op(":=").Id(read).Call(jen.Id("d"), jen.Op("&").Id("c").Dot("args")), jen.Err().Op("!=").Nil()).Block(
+				jen.Return(jen.Nil(), jen.Err()),
+			),
+			jen.Return(jen.Id("c"), jen.Nil()),
+		),
+		jen.Line(),
+		jen.Func().Params(jen.Id("c").Op("*").Id(ct)).Id("Run").Params(jen.Id("ctx").Qual("context", "Context")).
+			Params(jen.Err().Error()).Block(
+			jen.List(jen.Id("c").Dot("result"), jen.Err()).Op("=").Qual(t.PkgPath, t.Func).Call(runArgs...),
+			jen.Return(jen.Err()),
+		),
+		jen.Line(),
+		jen.Func().Params(jen.Id("c").Op("*").Id(ct)).Id("Result").Params(jen.Id("e").Op("*").Qual(wirePkg, "Encoder")).
+			Error().Block(
+			jen.Return(jen.Id(write).Call(jen.Id("e"), jen.Op("&").Id("c").Dot("result"))),
+		),
+		jen.Line(),
+	}
+}
+
+func parseNode(doc []byte) (node, error) {
+	dec := json.NewDecoder(bytes.NewReader(doc))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	return asNode(v), nil
+}
+
+// asNode reads a subschema: an object, or true (nil). false stays a node
+// that refuses everything.
+func asNode(v any) node {
+	switch v := v.(type) {
+	case map[string]any:
+		return node(v)
+	case bool:
+		if !v {
+			return node{"not": map[string]any{}}
+		}
+	}
+	return nil
+}
+
+func (g *codecs) fail(ptr, format string, args ...any) {
+	if ptr == "" {
+		ptr = "/"
+	}
+	pos := g.tool.Pos
+	if g.at.IsValid() && g.pkg.Fset != nil {
+		pos = g.pkg.Fset.Position(g.at)
+	}
+	g.diags = append(g.diags, model.Diagnostic{Pos: pos,
+		Message: fmt.Sprintf("%s: %s schema at %s: %s", g.tool.Name, g.side, ptr, fmt.Sprintf(format, args...))})
+}
+
+// checkKeywords reports every keyword of n that generated code does not check.
+func (g *codecs) checkKeywords(n node, ptr string) {
+	for _, k := range slices.Sorted(maps.Keys(n)) {
+		if !checked[k] && !annotations[k] {
+			g.fail(ptr, "keyword %q cannot be checked by generated code; describe the value with the keywords keel checks (see the README)", k)
+		}
+	}
+}
+
+// kind is how a Go type reads and writes as JSON.
+type kind int
+
+const (
+	kString kind = iota
+	kBool
+	kInt
+	kUint
+	kFloat
+	kTime
+	kRaw
+	kPointer
+	kSlice
+	kMap
+	kStruct
+	kUnsupported
+)
+
+var jsonTypeOf = map[kind]string{kString: "string", kBool: "boolean", kInt: "integer", kUint: "integer", kFloat: "number",
+	kTime: "string", kPointer: "", kSlice: "array", kMap: "object", kStruct: "object"}
+
+// classify says how t reads and writes, or why generated code cannot.
+func classify(t types.Type) (kind, string) {
+	t = types.Unalias(t)
+	if n, ok := t.(*types.Named); ok {
+		obj := n.Obj()
+		if obj.Pkg() != nil {
+			switch obj.Pkg().Path() + "." + obj.Name() {
+			case "time.Time":
+				return kTime, ""
+			case "encoding/json.RawMessage":
+				return kRaw, ""
+			}
+			if !obj.Exported() && obj.Pkg().Name() != "main" {
+				return kUnsupported, fmt.Sprintf("type %s is not exported, so the generated package cannot fill it; export it", obj.Name())
+			}
+		}
+		for _, m := range []string{"UnmarshalJSON", "MarshalJSON", "UnmarshalText", "MarshalText", "UnmarshalJSONFrom", "MarshalJSONTo"} {
+			if hasMethod(n, m) {
+				return kUnsupported, fmt.Sprintf("type %s has its own %s method; generated code checks only values it reads and writes itself (use a plain type, or a JSONSchema method to describe it)", obj.Name(), m)
+			}
+		}
+	}
+	switch u := t.Underlying().(type) {
+	case *types.Basic:
+		switch {
+		case u.Info()&types.IsString != 0:
+			return kString, ""
+		case u.Info()&types.IsBoolean != 0:
+			return kBool, ""
+		case u.Info()&types.IsUnsigned != 0 && u.Kind() != types.Uintptr:
+			return kUint, ""
+		case u.Info()&types.IsInteger != 0:
+			return kInt, ""
+		case u.Info()&types.IsFloat != 0:
+			return kFloat, ""
+		}
+	case *types.Pointer:
+		return kPointer, ""
+	case *types.Slice:
+		if b, ok := u.Elem().Underlying().(*types.Basic); ok && b.Kind() == types.Byte {
+			return kUnsupported, "a byte slice is base64 text in JSON; use a string"
+		}
+		return kSlice, ""
+	case *types.Map:
+		if k, _ := classify(u.Key()); k != kString {
+			return kUnsupported, "map keys must be strings"
+		}
+		return kMap, ""
+	case *types.Struct:
+		return kStruct, ""
+	case *types.Array:
+		return kUnsupported, "arrays are not supported; use a slice"
+	}
+	return kUnsupported, fmt.Sprintf("type %s has no generated reader", types.TypeString(t, nil))
+}
+
+func hasMethod(t types.Type, name string) bool {
+	ms := types.NewMethodSet(types.NewPointer(t))
+	for i := 0; i < ms.Len(); i++ {
+		if ms.At(i).Obj().Name() == name {
+			return true
+		}
+	}
+	return false
+}
+
+// bits is the size of a numeric Go type.
+func bits(t types.Type) int {
+	b := t.Underlying().(*types.Basic)
+	switch b.Kind() {
+	case types.Int8, types.Uint8:
+		return 8
+	case types.Int16, types.Uint16:
+		return 16
+	case types.Int32, types.Uint32, types.Float32:
+		return 32
+	}
+	return 64
+}
+
+// typeSet reads the type keyword; all is true when there is none.
+func typeSet(n node) (set map[string]bool, all bool) {
+	switch v := n["type"].(type) {
+	case string:
+		return map[string]bool{v: true}, false
+	case []any:
+		set = map[string]bool{}
+		for _, s := range v {
+			if s, ok := s.(string); ok {
+				set[s] = true
+			}
+		}
+		return set, false
+	}
+	return nil, true
+}
+
+// nullable reports whether n takes null.
+func nullable(n node) bool {
+	set, all := typeSet(n)
+	return all || set["null"]
+}
+
+// checkType reports a schema type that does not describe the Go value.
+func (g *codecs) checkType(n node, k kind, t types.Type, ptr string) {
+	set, all := typeSet(n)
+	if all {
+		return
+	}
+	want := jsonTypeOf[k]
+	if set[want] || (want == "integer" && set["number"]) {
+		return
+	}
+	g.fail(ptr, "type %s does not describe Go type %s (a JSON %s)", typeList(set), types.TypeString(t, qualifier), want)
+}
+
+func typeList(set map[string]bool) string { return strings.Join(slices.Sorted(maps.Keys(set)), " or ") }
+
+func qualifier(p *types.Package) string { return p.Name() }
+
+// key identifies a function: the same type with the same schema (less
+// annotations) shares one.
+func key(dir string, t types.Type, n node) string {
+	clean := stripAnnotations(n)
+	b, _ := json.Marshal(clean)
+	ts := "args"
+	if t != nil {
+		ts = types.TypeString(t, nil)
+	}
+	return dir + "|" + ts + "|" + string(b)
+}
+
+func stripAnnotations(n node) any {
+	if n == nil {
+		return nil
+	}
+	out := map[string]any{}
+	for k, v := range n {
+		if annotations[k] {
+			continue
+		}
+		switch k {
+		case "properties":
+			props := map[string]any{}
+			for name, p := range v.(map[string]any) {
+				props[name] = stripAnnotations(asNode(p))
+			}
+			out[k] = props
+		case "items", "additionalProperties":
+			if sub, ok := v.(map[string]any); ok {
+				out[k] = stripAnnotations(node(sub))
+				continue
+			}
+			out[k] = v
+		default:
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// typeHint names functions after a named type, or after where the value
+// sits.
+func typeHint(t types.Type, fallback string) string {
+	if n, ok := types.Unalias(t).(*types.Named); ok {
+		return n.Obj().Name()
+	}
+	if p, ok := types.Unalias(t).(*types.Pointer); ok {
+		return typeHint(p.Elem(), fallback)
+	}
+	return fallback
+}
+
+// hintFor names a function after its Go type where that says what it
+// does (IncidentID, String), else after where the value sits (fallback).
+func hintFor(t types.Type, n node, fallback string) string {
+	if t == nil {
+		return fallback
+	}
+	switch u := types.Unalias(t).(type) {
+	case *types.Named:
+		return u.Obj().Name()
+	case *types.Pointer:
+		return hintFor(u.Elem(), n, fallback) + "Pointer"
+	case *types.Basic:
+		if only, _ := stripAnnotations(n).(map[string]any); len(only) == 0 || (len(only) == 1 && only["type"] != nil) {
+			return u.Name()
+		}
+	}
+	return fallback
+}
+
+// name reserves a function name for hint with prefix.
+func (g *codecs) name(prefix, hint string) string {
+	base := prefix + strings.ToUpper(hint[:1]) + hint[1:]
+	name := base
+	for i := 2; g.taken[name]; i++ {
+		name = fmt.Sprintf("%s%d", base, i)
+	}
+	g.taken[name] = true
+	return name
+}
+
+// fn reserves a function for k, or returns the one already made. build
+// fills its body; functions appear in the order they are first met.
+func (g *codecs) fn(k, prefix, hint string, build func(name string) jen.Code) string {
+	if name, ok := g.funcs[k]; ok {
+		return name
+	}
+	name := g.name(prefix, hint)
+	g.funcs[k] = name
+	i := len(g.decls)
+	g.decls = append(g.decls, nil)
+	g.decls[i] = build(name)
+	return name
+}
+
+func typeCode(t types.Type, tool *model.Tool) jen.Code {
+	if t == nil {
+		return jen.Id(tool.ArgsTypeName())
+	}
+	return gocode.TypeCode(t)
+}
+
+// field is one JSON member of a struct, as json v2 lays it out.
+type field struct {
+	json      string
+	access    []string // selectors from the struct value
+	typ       types.Type
+	omitEmpty bool
+	omitZero  bool
+	pos       token.Pos
+}
+
+// structFields lists the members of s: exported fields by their json
+// names, embedded structs without a name promoted.
+func (g *codecs) structFields(s *types.Struct, access []string, ptr string) []field {
+	var out []field
+	for i := 0; i < s.NumFields(); i++ {
+		f := s.Field(i)
+		tag := reflect.StructTag(s.Tag(i)).Get("json")
+		if tag == "-" {
+			continue
+		}
+		name, opts, _ := strings.Cut(tag, ",")
+		if f.Embedded() && name == "" {
+			st, ok := types.Unalias(f.Type()).Underlying().(*types.Struct)
+			if _, isPtr := types.Unalias(f.Type()).(*types.Pointer); isPtr || !ok {
+				g.fail(ptr, "embedded field %s must be a struct value to be promoted", f.Name())
+				continue
+			}
+			sub := access
+			if f.Exported() {
+				sub = append(slices.Clone(access), f.Name())
+			}
+			out = append(out, g.structFields(st, sub, ptr)...)
+			continue
+		}
+		if !f.Exported() {
+			continue
+		}
+		if name == "" {
+			name = f.Name()
+		}
+		fd := field{json: name, access: append(slices.Clone(access), f.Name()), typ: f.Type(), pos: f.Pos()}
+		for _, o := range strings.Split(opts, ",") {
+			switch o {
+			case "":
+			case "omitempty":
+				fd.omitEmpty = true
+			case "omitzero":
+				fd.omitZero = true
+			default:
+				g.fail(ptr+"/"+name, "json tag option %q is not supported by generated code", o)
+			}
+		}
+		out = append(out, fd)
+	}
+	return out
+}
+
+// members pairs the fields of a struct type with its schema's properties.
+func (g *codecs) members(t types.Type, n node, ptr string) ([]field, []node, map[string]bool) {
+	var st *types.Struct
+	if t == nil { // the argument struct keelgen emits
+		var fields []field
+		var nodes []node
+		props, _ := n["properties"].(map[string]any)
+		for _, p := range g.tool.Params {
+			fields = append(fields, field{json: p.JSONName, access: []string{p.Field}, typ: p.Type})
+			nodes = append(nodes, asNode(props[p.JSONName]))
+		}
+		return fields, nodes, g.required(n, fields, ptr)
+	}
+	st = types.Unalias(t).Underlying().(*types.Struct)
+	fields := g.structFields(st, nil, ptr)
+	props, _ := n["properties"].(map[string]any)
+	seen := map[string]bool{}
+	var nodes []node
+	for _, f := range fields {
+		if seen[f.json] {
+			g.fail(ptr, "two fields have the JSON name %q", f.json)
+		}
+		seen[f.json] = true
+		p, ok := props[f.json]
+		if !ok {
+			g.fail(ptr, "field %s has no property %q in the schema", strings.Join(f.access, "."), f.json)
+		}
+		nodes = append(nodes, asNode(p))
+	}
+	for _, name := range slices.Sorted(maps.Keys(props)) {
+		if !seen[name] {
+			g.fail(ptr, "the schema declares %q, which no field of %s has", name, types.TypeString(t, qualifier))
+		}
+	}
+	return fields, nodes, g.required(n, fields, ptr)
+}
+
+func (g *codecs) required(n node, fields []field, ptr string) map[string]bool {
+	req := map[string]bool{}
+	list, _ := n["required"].([]any)
+	for _, r := range list {
+		name, _ := r.(string)
+		if !slices.ContainsFunc(fields, func(f field) bool { return f.json == name }) {
+			g.fail(ptr, "required member %q is no field", name)
+		}
+		req[name] = true
+	}
+	if ap, ok := n["additionalProperties"]; ok && ap != false {
+		g.fail(ptr, "additionalProperties must be false for a struct: generated code refuses unknown members")
+	}
+	for _, k := range []string{"minProperties", "maxProperties"} {
+		if _, ok := n[k]; ok {
+			g.fail(ptr, "keyword %q on a struct cannot be checked by generated code", k)
+		}
+	}
+	return req
+}
+
+func ptrTo(ptr, name string) string {
+	return ptr + "/" + strings.NewReplacer("~", "~0", "/", "~1").Replace(name)
+}
+
+func errReturn() jen.Code {
+	return jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err()))
+}
+
+// ifErr is `if err := call; err != nil { return err }`.
+func ifErr(call jen.Code) jen.Code {
+	return jen.If(jen.Err().Op(":=").Add(call), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err()))
+}
+
+func failIf(cond jen.Code, keyword string) jen.Code {
+	return jen.If(cond).Block(jen.Return(jen.Qual(wirePkg, "Fail").Call(jen.Lit(keyword))))
+}
+
+// pattern returns the var holding re, compiled once.
+func (g *codecs) pattern(re, hint string) string {
+	if v, ok := g.patVars[re]; ok {
+		return v
+	}
+	v := g.name("pattern", hint)
+	g.patVars[re] = v
+	g.patterns = append(g.patterns, jen.Id(v).Op("=").Qual(wirePkg, "MustPattern").Call(jen.Lit(re)))
+	return v
+}
+
+// num is a schema number keyword, exactly.
+func num(n node, k string) (json.Number, bool) {
+	v, ok := n[k].(json.Number)
+	return v, ok
+}
+
+func rat(v json.Number) *big.Rat {
+	r, _ := new(big.Rat).SetString(string(v))
+	return r
+}
+
+// stringChecks checks a string value s against n.
+func (g *codecs) stringChecks(n node, s jen.Code, ptr, hint string) []jen.Code {
+	var out []jen.Code
+	if e := enumValues(n); e != nil {
+		var lits []jen.Code
+		for _, v := range e.values {
+			if str, ok := v.(string); ok {
+				lits = append(lits, jen.Lit(str))
+			}
+		}
+		out = append(out, enumSwitch(s, lits, e.keyword))
+	}
+	minL, hasMin := num(n, "minLength")
+	maxL, hasMax := num(n, "maxLength")
+	if hasMin || hasMax {
+		var cond []jen.Code
+		if hasMin {
+			out = append(out, failIf(jen.Qual(wirePkg, "Length").Call(s).Op("<").Lit(intOf(minL)), "minLength"))
+		}
+		if hasMax {
+			out = append(out, failIf(jen.Qual(wirePkg, "Length").Call(s).Op(">").Lit(intOf(maxL)), "maxLength"))
+		}
+		_ = cond
+	}
+	if re, ok := n["pattern"].(string); ok {
+		if _, err := regexp.Compile(re); err != nil {
+			g.fail(ptr, "pattern does not compile: %v", err)
+		}
+		out = append(out, failIf(jen.Op("!").Id(g.pattern(re, hint)).Dot("MatchString").Call(s), "pattern"))
+	}
+	if f, ok := n["format"].(string); ok {
+		if !wire.HasFormat(f) {
+			g.fail(ptr, "format %q cannot be checked (keel checks %s)", f, strings.Join(knownFormats(), ", "))
+		}
+		out = append(out, ifErr(jen.Qual(wirePkg, "CheckFormat").Call(jen.Lit(f), s)))
+	}
+	return out
+}
+
+func knownFormats() []string {
+	return slices.DeleteFunc(slices.Clone(wire.Formats), func(f string) bool { return !wire.HasFormat(f) })
+}
+
+func intOf(v json.Number) int {
+	r := rat(v)
+	if r == nil || !r.IsInt() || !r.Num().IsInt64() {
+		return math.MaxInt32
+	}
+	return int(r.Num().Int64())
+}
+
+type enum struct {
+	keyword string
+	values  []any
+}
+
+// enumValues reads enum or const; both are checked the same way.
+func enumValues(n node) *enum {
+	if v, ok := n["const"]; ok {
+		if _, ok := n["enum"]; ok {
+			return &enum{"enum", nil} // both: handled by the caller's diagnostic
+		}
+		return &enum{"const", []any{v}}
+	}
+	if v, ok := n["enum"].([]any); ok {
+		return &enum{"enum", v}
+	}
+	return nil
+}
+
+func enumSwitch(v jen.Code, lits []jen.Code, keyword string) jen.Code {
+	if len(lits) == 0 {
+		return jen.Return(jen.Qual(wirePkg, "Fail").Call(jen.Lit(keyword)))
+	}
+	return jen.Switch(v).Block(
+		jen.Case(lits...),
+		jen.Default().Block(jen.Return(jen.Qual(wirePkg, "Fail").Call(jen.Lit(keyword)))),
+	)
+}
+
+// checkEnumKinds refuses enum or const on values generated code does not
+// compare (objects and arrays), and both at once.
+func (g *codecs) checkEnumKinds(n node, k kind, ptr string) {
+	_, hasEnum := n["enum"]
+	_, hasConst := n["const"]
+	if hasEnum && hasConst {
+		g.fail(ptr, "enum and const together cannot be checked by generated code")
+	}
+	if (hasEnum || hasConst) && (k == kSlice || k == kMap || k == kStruct || k == kRaw || k == kTime) {
+		g.fail(ptr, "enum or const on %s values cannot be checked by generated code", jsonTypeOf[k])
+	}
+}
+
+// intChecks checks an integer value x of Go type t against n, with the
+// bounds worked out exactly at generate time.
+func (g *codecs) intChecks(n node, x jen.Code, t types.Type, k kind) []jen.Code {
+	var out []jen.Code
+	lo, hi := intRange(t, k)
+	bound := func(keyword string, b *big.Int, below bool) {
+		if b == nil {
+			return
+		}
+		if below { // x must be >= b
+			if b.Cmp(lo) <= 0 {
+				return
+			}
+			if b.Cmp(hi) > 0 {
+				out = append(out, jen.Return(jen.Qual(wirePkg, "Fail").Call(jen.Lit(keyword))))
+				return
+			}
+			out = append(out, failIf(jen.Add(x).Op("<").Add(intLit(b)), keyword))
+			return
+		}
+		if b.Cmp(hi) >= 0 {
+			return
+		}
+		if b.Cmp(lo) < 0 {
+			out = append(out, jen.Return(jen.Qual(wirePkg, "Fail").Call(jen.Lit(keyword))))
+			return
+		}
+		out = append(out, failIf(jen.Add(x).Op(">").Add(intLit(b)), keyword))
+	}
+	one := big.NewInt(1)
+	if v, ok := num(n, "minimum"); ok {
+		bound("minimum", ceil(rat(v)), true)
+	}
+	if v, ok := num(n, "exclusiveMinimum"); ok {
+		bound("exclusiveMinimum", new(big.Int).Add(floor(rat(v)), one), true)
+	}
+	if v, ok := num(n, "maximum"); ok {
+		bound("maximum", floor(rat(v)), false)
+	}
+	if v, ok := num(n, "exclusiveMaximum"); ok {
+		bound("exclusiveMaximum", new(big.Int).Sub(ceil(rat(v)), one), false)
+	}
+	if v, ok := num(n, "multipleOf"); ok {
+		p := rat(v).Num() // x / (p/q) is an integer exactly when p divides x (p/q in lowest terms)
+		switch {
+		case p.Cmp(one) == 0:
+		case p.Cmp(hi) > 0:
+			out = append(out, failIf(jen.Add(x).Op("!=").Lit(0), "multipleOf"))
+		default:
+			out = append(out, failIf(jen.Add(x).Op("%").Add(intLit(p)).Op("!=").Lit(0), "multipleOf"))
+		}
+	}
+	if e := enumValues(n); e != nil {
+		var lits []jen.Code
+		for _, v := range e.values {
+			if nv, ok := v.(json.Number); ok {
+				if r := rat(nv); r != nil && r.IsInt() && r.Num().Cmp(lo) >= 0 && r.Num().Cmp(hi) <= 0 {
+					lits = append(lits, intLit(r.Num()))
+				}
+			}
+		}
+		out = append(out, enumSwitch(x, lits, e.keyword))
+	}
+	return out
+}
+
+func intLit(b *big.Int) jen.Code { return jen.Op(b.String()) }
+
+func intRange(t types.Type, k kind) (lo, hi *big.Int) {
+	n := uint(bits(t))
+	if k == kUint {
+		return big.NewInt(0), new(big.Int).Sub(new(big.Int).Lsh(big.NewInt(1), n), big.NewInt(1))
+	}
+	hi = new(big.Int).Sub(new(big.Int).Lsh(big.NewInt(1), n-1), big.NewInt(1))
+	return new(big.Int).Neg(new(big.Int).Add(hi, big.NewInt(1))), hi
+}
+
+func floor(r *big.Rat) *big.Int {
+	q, m := new(big.Int).DivMod(r.Num(), r.Denom(), new(big.Int)) // Euclidean: m >= 0, so q is the floor
+	_ = m
+	return q
+}
+
+func ceil(r *big.Rat) *big.Int {
+	q := floor(r)
+	if !r.IsInt() {
+		q.Add(q, big.NewInt(1))
+	}
+	return q
+}
+
+// floatChecks checks a float value x (as float64) against n; lit is the
+// number's literal, for the exact comparisons.
+func (g *codecs) floatChecks(n node, x, lit jen.Code, b int, ptr string) []jen.Code {
+	var out []jen.Code
+	bound := func(v json.Number) jen.Code {
+		f, _ := rat(v).Float64()
+		if b == 32 {
+			f32, _ := rat(v).Float32()
+			f = float64(f32)
+		}
+		if math.IsInf(f, 0) {
+			g.fail(ptr, "bound %s is beyond the range of a float%d", v, b)
+		}
+		return jen.Lit(f)
+	}
+	if v, ok := num(n, "minimum"); ok {
+		out = append(out, ifErr(jen.Qual(wirePkg, "Minimum").Call(x, bound(v), jen.Lit(string(v)), lit)))
+	}
+	if v, ok := num(n, "exclusiveMinimum"); ok {
+		out = append(out, ifErr(jen.Qual(wirePkg, "ExclusiveMinimum").Call(x, bound(v))))
+	}
+	if v, ok := num(n, "maximum"); ok {
+		out = append(out, ifErr(jen.Qual(wirePkg, "Maximum").Call(x, bound(v), jen.Lit(string(v)), lit)))
+	}
+	if v, ok := num(n, "exclusiveMaximum"); ok {
+		out = append(out, ifErr(jen.Qual(wirePkg, "ExclusiveMaximum").Call(x, bound(v))))
+	}
+	if v, ok := num(n, "multipleOf"); ok {
+		out = append(out, ifErr(jen.Qual(wirePkg, "MultipleOf").Call(jen.Lit(string(v)), lit)))
+	}
+	if e := enumValues(n); e != nil {
+		var cond []jen.Code
+		for _, v := range e.values {
+			if nv, ok := v.(json.Number); ok {
+				cond = append(cond, jen.Qual(wirePkg, "EqualNumber").Call(lit, jen.Lit(string(nv))))
+			}
+		}
+		if len(cond) == 0 {
+			out = append(out, jen.Return(jen.Qual(wirePkg, "Fail").Call(jen.Lit(e.keyword))))
+		} else {
+			out = append(out, failIf(jen.Op("!").Parens(jen.List(orList(cond)...)), e.keyword))
+		}
+	}
+	return out
+}
+
+func orList(cond []jen.Code) []jen.Code {
+	var out []jen.Code
+	for i, c := range cond {
+		if i > 0 {
+			out = append(out, jen.Op("||").Add(c))
+			continue
+		}
+		out = append(out, c)
+	}
+	return []jen.Code{jen.Add(out...)}
+}
+
+func boolChecks(n node, x jen.Code) []jen.Code {
+	e := enumValues(n)
+	if e == nil {
+		return nil
+	}
+	var lits []jen.Code
+	for _, v := range e.values {
+		if b, ok := v.(bool); ok {
+			lits = append(lits, jen.Lit(b))
+		}
+	}
+	return []jen.Code{enumSwitch(x, lits, e.keyword)}
+}
+
+// itemsNode and valuesNode are the subschemas of an array's items and a
+// map's values.
+func (g *codecs) itemsNode(n node, ptr string) node {
+	v, ok := n["items"]
+	if !ok {
+		return nil
+	}
+	if _, isList := v.([]any); isList {
+		g.fail(ptr, "items as a list (tuple) cannot be checked by generated code")
+		return nil
+	}
+	return asNode(v)
+}
+
+func (g *codecs) valuesNode(n node, ptr string) node {
+	v, ok := n["additionalProperties"]
+	if !ok {
+		return nil
+	}
+	if v == false {
+		g.fail(ptr, "a map whose schema allows no member cannot be checked by generated code; use a struct")
+	}
+	return asNode(v)
+}
+
+func countChecks(n node, length jen.Code, minK, maxK string) []jen.Code {
+	var out []jen.Code
+	if v, ok := num(n, minK); ok {
+		out = append(out, failIf(jen.Add(length).Op("<").Lit(intOf(v)), minK))
+	}
+	if v, ok := num(n, maxK); ok {
+		out = append(out, failIf(jen.Add(length).Op(">").Lit(intOf(v)), maxK))
+	}
+	return out
+}
+
+func (g *codecs) uniqueCheck(n node, elem types.Type, list jen.Code, ptr string) []jen.Code {
+	if u, _ := n["uniqueItems"].(bool); !u {
+		return nil
+	}
+	if !types.Comparable(elem) || isFloatish(elem) {
+		g.fail(ptr, "uniqueItems on items of Go type %s cannot be checked by generated code (items must be strings, integers or booleans)", types.TypeString(elem, qualifier))
+		return nil
+	}
+	return []jen.Code{ifErr(jen.Qual(wirePkg, "Unique").Call(list))}
+}
+
+// isFloatish: floats, and types containing them, compare differently in Go
+// (NaN, -0) than in JSON; uniqueItems is not offered on them.
+func isFloatish(t types.Type) bool {
+	switch u := t.Underlying().(type) {
+	case *types.Basic:
+		return u.Info()&types.IsFloat != 0
+	case *types.Struct, *types.Pointer, *types.Interface, *types.Array:
+		return true
+	}
+	return false
+}
+
+// atField makes diagnostics point at f while fn runs.
+func (g *codecs) atField(f field, fn func()) {
+	saved := g.at
+	if f.pos.IsValid() {
+		g.at = f.pos
+	}
+	fn()
+	g.at = saved
+}
