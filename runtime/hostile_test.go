@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/keelgen/keel/internal/hostile"
 	"github.com/keelgen/keel/internal/leakcheck"
 	"github.com/keelgen/keel/runtime"
 	"github.com/keelgen/keel/runtime/keeltest"
@@ -61,54 +62,6 @@ func newProbeSet(t testing.TB, opts ...runtime.Option) *probeSet {
 	return p
 }
 
-// hostileArguments is the catalog of argument bytes that must be rejected
-// as invalid_arguments before any policy or handler runs.
-var hostileArguments = []struct {
-	name string
-	args string
-}{
-	{"absent", ""},
-	{"null", `null`},
-	{"array", `[]`},
-	{"string", `"x"`},
-	{"number", `1`},
-	{"true", `true`},
-	{"whitespace", " \t\n "},
-	{"duplicate", `{"incident_id":"INC-001","incident_id":"INC-002"}`},
-	{"duplicate via escape", `{"incident_\u0069d":"INC-001","incident_id":"INC-002"}`},
-	{"upper case", `{"INCIDENT_ID":"INC-001"}`},
-	{"mixed case", `{"Incident_Id":"INC-001"}`},
-	{"long s fold", `{"incident_id":"INC-001","ſmall":1}`},                  // ſ U+017F folds to s
-	{"kelvin fold", `{"incident_id":"INC-001","\u212aount":1}`},             // K U+212A folds to k (no field; unknown)
-	{"kelvin fold 2", `{"incident_id":"INC-001","coun\u0074":1,"Count":2}`}, // a case variant beside the real name
-	{"unknown member", `{"incident_id":"INC-001","extra":true}`},
-	{"invalid UTF-8", "{\"incident_id\":\"INC-001\xff\"}"},
-	{"invalid UTF-8 in a name", "{\"incident_id\":\"INC-001\",\"\xc3\":1}"},
-	{"lone surrogate", `{"incident_id":"INC-001\ud800"}`},
-	{"byte-order mark", "\xef\xbb\xbf{\"incident_id\":\"INC-001\"}"},
-	{"trailing object", `{"incident_id":"INC-001"} {}`},
-	{"trailing garbage", `{"incident_id":"INC-001"}x`},
-	{"trailing comma", `{"incident_id":"INC-001",}`},
-	{"fraction for integer", `{"incident_id":"INC-001","count":1.5}`},
-	{"1.0 for integer", `{"incident_id":"INC-001","count":1.0}`},
-	{"exponent overflow", `{"incident_id":"INC-001","count":1e400}`},
-	{"beyond int64", `{"incident_id":"INC-001","count":99999999999999999999}`},
-	{"300 for int8", `{"incident_id":"INC-001","small":300}`},
-	{"string for number", `{"incident_id":"INC-001","ratio":"5"}`},
-	{"null for required", `{"incident_id":null}`},
-	{"missing required", `{}`},
-	{"pattern", `{"incident_id":"INC-1"}`},
-	{"over the depth cap", `{"incident_id":"INC-001","x":` + strings.Repeat("[", 65) + strings.Repeat("]", 65) + `}`},
-	{"over the byte cap", `{"incident_id":"INC-001","x":"` + strings.Repeat("a", 1<<20) + `"}`},
-}
-
-// hostileNames must all be unknown_tool.
-var hostileNames = []string{
-	"Lookup_Incident", "LOOKUP_INCIDENT", " lookup_incident", "lookup_incident ", "lookup_incident\n",
-	"lookup_incident\x00", "lookup_іncident" /* Cyrillic і */, "", strings.Repeat("x", 10<<10),
-	"LookupIncident", "lookupIncident", "runtime.Execute", "../lookup_incident", "lookup_incident;create_ticket",
-}
-
 func assertNoLeak(t testing.TB, r runtime.ToolResult, unknownMessage string) {
 	t.Helper()
 	if err := leakcheck.Check(r, unknownMessage); err != nil {
@@ -119,14 +72,14 @@ func assertNoLeak(t testing.TB, r runtime.ToolResult, unknownMessage string) {
 func TestHostileArgumentsCatalog(t *testing.T) {
 	p := newProbeSet(t)
 	for _, tool := range []string{"lookup_incident", "create_ticket"} {
-		for _, c := range hostileArguments {
+		for _, c := range hostile.Arguments {
 			var args json.RawMessage
-			if c.name != "absent" {
-				args = json.RawMessage(c.args)
+			if c.Name != "absent" {
+				args = json.RawMessage(c.Args)
 			}
 			r := p.exec.Execute(context.Background(), runtime.ExecutionContext{AllowSideEffects: true}, runtime.ToolCall{ID: "h", Name: tool, Arguments: args})
 			if r.Code() != runtime.CodeInvalidArguments || r.ToolVersion == nil || r.Data != nil {
-				t.Errorf("%s / %s: code %q", tool, c.name, r.Code())
+				t.Errorf("%s / %s: code %q", tool, c.Name, r.Code())
 			}
 			assertNoLeak(t, r, "")
 		}
@@ -145,7 +98,7 @@ func TestHostileArgumentsCatalog(t *testing.T) {
 func TestHostileNamesCatalog(t *testing.T) {
 	p := newProbeSet(t)
 	unknown := "No tool with that name is available. Available tools: create_ticket, lookup_incident."
-	for _, name := range hostileNames {
+	for _, name := range hostile.Names {
 		r := p.exec.Execute(context.Background(), runtime.ExecutionContext{AllowSideEffects: true},
 			runtime.ToolCall{ID: "n", Name: name, Arguments: json.RawMessage(`{"incident_id":"INC-001"}`)})
 		if r.Code() != runtime.CodeUnknownTool || r.ToolVersion != nil || r.Error.Message != unknown {

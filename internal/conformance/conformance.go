@@ -166,7 +166,7 @@ func Collections(ctx context.Context, args CollectionArgs) (CollectionArgs, erro
 // Row is one row of a batch.
 type Row struct {
 	// ID is a row id, such as R-001.
-	ID string `json:"id" jsonschema:"pattern=^R-[0-9]{3,}$"`
+	ID string `json:"id" jsonschema:"pattern=^R-[0-9][0-9][0-9]+$"`
 	// N is 0 to 1000.
 	N int `json:"n" jsonschema:"minimum=0,maximum=1000"`
 	// Text is free text.
@@ -195,3 +195,23 @@ func Batch(ctx context.Context, args BatchArgs) (Count, error) {
 
 // Calls counts handler runs, so tests can see that a refused call ran none.
 var Calls atomic.Int64
+
+// ProbeArgs has the shape the hostile catalog (internal/hostile) attacks.
+type ProbeArgs struct {
+	// IncidentID is an incident's id, such as INC-001.
+	IncidentID string `json:"incident_id" jsonschema:"pattern=^INC-[0-9][0-9][0-9]+$"`
+	// Count is any int.
+	Count int `json:"count,omitzero"`
+	// Small fits in an int8.
+	Small int8 `json:"small,omitzero"`
+	// Ratio is any number.
+	Ratio float64 `json:"ratio,omitzero"`
+}
+
+// Probe returns its arguments.
+//
+//keel:tool name=probe version=1.0 effect=read
+func Probe(ctx context.Context, args ProbeArgs) (ProbeArgs, error) {
+	Calls.Add(1)
+	return args, nil
+}

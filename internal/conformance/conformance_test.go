@@ -67,6 +67,7 @@ func oracleTools(t testing.TB) map[string]*oracleTool {
 		generated.ToolNumbers:         {exec: conf, goValue: echo[conformance.NumberArgs]},
 		generated.ToolCollections:     {exec: conf, goValue: echo[conformance.CollectionArgs]},
 		generated.ToolBatch:           {exec: conf, goValue: decodeOnly[conformance.BatchArgs]},
+		generated.ToolProbe:           {exec: conf, goValue: echo[conformance.ProbeArgs]},
 		examplegen.ToolLookupIncident: {exec: ex, goValue: decodeOnly[example.LookupIncidentArgs]},
 		examplegen.ToolCreateTicket:   {exec: ex, goValue: decodeOnly[examplegen.CreateTicketArgs]},
 	}
@@ -166,7 +167,8 @@ func (o *oracleTool) check(t *testing.T, args []byte) {
 //   - "range": a number the Go type cannot hold (json v2 cannot decode it either);
 //   - a bound: a float that rounds onto or over the bound, so the value the
 //     handler would get breaks it;
-//   - "format": a leap second, which time.Time cannot hold.
+//   - "format": a leap second, which time.Time cannot hold;
+//   - "type": an integer written with a fraction or an exponent (2.0, 1e1).
 func documented(o *oracleTool, args []byte, details []runtime.Detail) string {
 	if len(details) != 1 {
 		return ""
@@ -190,6 +192,10 @@ func documented(o *oracleTool, args []byte, details []runtime.Detail) string {
 	case "format":
 		if s, ok := valueAt(args, d.Pointer).(string); ok && strings.Contains(s, ":60") {
 			return "a leap second"
+		}
+	case "type":
+		if n, ok := valueAt(args, d.Pointer).(json.Number); ok && strings.ContainsAny(string(n), ".eE") {
+			return "an integer written with a fraction or an exponent"
 		}
 	}
 	return ""

@@ -64,46 +64,7 @@ func parseDecimal(lit []byte) decimal {
 	return d
 }
 
-func (d decimal) isZero() bool    { return len(d.digits) == 0 }
-func (d decimal) isInteger() bool { return d.isZero() || d.exp >= 0 }
-
-// uint64 is the magnitude, when it is an integer that fits.
-func (d decimal) uint64() (uint64, bool) {
-	if !d.isInteger() || int64(len(d.digits))+d.exp > 20 {
-		return 0, false
-	}
-	var n uint64
-	for i := int64(0); i < int64(len(d.digits))+d.exp; i++ {
-		c := uint64(0)
-		if i < int64(len(d.digits)) {
-			c = uint64(d.digits[i] - '0')
-		}
-		if n > (1<<64-1-c)/10 {
-			return 0, false
-		}
-		n = n*10 + c
-	}
-	if d.neg && n != 0 {
-		return 0, false
-	}
-	return n, true
-}
-
-// int64 is the value, when it is an integer that fits.
-func (d decimal) int64() (int64, bool) {
-	neg := d.neg
-	d.neg = false
-	n, ok := d.uint64()
-	switch {
-	case !ok:
-		return 0, false
-	case neg && n <= 1<<63:
-		return int64(-n), true // -n wraps to the right value, -1<<63 included
-	case !neg && n < 1<<63:
-		return int64(n), true
-	}
-	return 0, false
-}
+func (d decimal) isZero() bool { return len(d.digits) == 0 }
 
 // cmpDecimal compares a and b exactly: -1, 0 or +1.
 func cmpDecimal(a, b decimal) int {

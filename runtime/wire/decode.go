@@ -58,26 +58,23 @@ func kindName(k jsontext.Kind) string {
 	return "nothing"
 }
 
-// expect refuses a value of another kind than want, reading past it so
-// that a syntax error inside it is reported as one.
-func (d *Decoder) expect(want jsontext.Kind, name string) error {
-	got := d.dec.PeekKind()
-	if got == want || (want == 't' && got == 'f') {
-		return nil
+// token reads the next token, refusing one of another kind than want. A
+// value of the wrong kind ends the read, so it is not read to its end.
+func (d *Decoder) token(want jsontext.Kind, name string) (jsontext.Token, error) {
+	tok, err := d.dec.ReadToken()
+	if err != nil {
+		return tok, jsonError(err)
 	}
-	if err := d.dec.SkipValue(); err != nil {
-		return jsonError(err)
+	if k := tok.Kind(); k != want && !(want == 't' && k == 'f') {
+		return tok, Failf("type", kindName(k)+", not "+name)
 	}
-	return Failf("type", kindName(got)+", not "+name)
+	return tok, nil
 }
 
 // ObjectStart reads '{'.
 func (d *Decoder) ObjectStart() error {
-	if err := d.expect('{', "object"); err != nil {
+	if _, err := d.token('{', "object"); err != nil {
 		return err
-	}
-	if _, err := d.dec.ReadToken(); err != nil {
-		return jsonError(err)
 	}
 	if d.dec.StackDepth() > d.maxDepth {
 		return Failf("maxDepth", "nesting deeper than "+strconv.Itoa(d.maxDepth))
@@ -87,11 +84,8 @@ func (d *Decoder) ObjectStart() error {
 
 // ArrayStart reads '['.
 func (d *Decoder) ArrayStart() error {
-	if err := d.expect('[', "array"); err != nil {
+	if _, err := d.token('[', "array"); err != nil {
 		return err
-	}
-	if _, err := d.dec.ReadToken(); err != nil {
-		return jsonError(err)
 	}
 	if d.dec.StackDepth() > d.maxDepth {
 		return Failf("maxDepth", "nesting deeper than "+strconv.Itoa(d.maxDepth))
@@ -147,59 +141,46 @@ func (d *Decoder) Null() bool {
 
 // String reads a string.
 func (d *Decoder) String() (string, error) {
-	if err := d.expect('"', "string"); err != nil {
-		return "", err
-	}
-	tok, err := d.dec.ReadToken()
+	tok, err := d.token('"', "string")
 	if err != nil {
-		return "", jsonError(err)
+		return "", err
 	}
 	return tok.String(), nil
 }
 
 // Bool reads true or false.
 func (d *Decoder) Bool() (bool, error) {
-	if err := d.expect('t', "boolean"); err != nil {
-		return false, err
-	}
-	tok, err := d.dec.ReadToken()
+	tok, err := d.token('t', "boolean")
 	if err != nil {
-		return false, jsonError(err)
+		return false, err
 	}
 	return tok.Bool(), nil
 }
 
 // number reads a number's literal.
 func (d *Decoder) number(name string) ([]byte, error) {
-	if err := d.expect('0', name); err != nil {
-		return nil, err
-	}
 	v, err := d.dec.ReadValue()
 	if err != nil {
 		return nil, jsonError(err)
+	}
+	if k := v.Kind(); k != '0' {
+		return nil, Failf("type", kindName(k)+", not "+name)
 	}
 	d.num = v
 	return v, nil
 }
 
-// Int reads an integer that fits in bits bits. Any literal whose value is
-// an integer counts (2, 2.0, 2e0), as JSON Schema counts it.
+// Int reads an integer that fits in bits bits. It must be written as one:
+// 2.0 and 2e0 are integers to JSON Schema, but keel reads integers as
+// written, as json v2 does, and refuses them ("type").
 func (d *Decoder) Int(bits int) (int64, error) {
 	lit, err := d.number("integer")
 	if err != nil {
 		return 0, err
 	}
 	n, err := strconv.ParseInt(string(lit), 10, bits)
-	if err == nil {
-		return n, nil
-	}
-	dec := parseDecimal(lit)
-	if !dec.isInteger() {
-		return 0, Failf("type", "a number that is not an integer")
-	}
-	n, ok := dec.int64()
-	if !ok || (bits < 64 && (n < -1<<(bits-1) || n > 1<<(bits-1)-1)) {
-		return 0, Failf("range", "an integer outside int"+strconv.Itoa(bits))
+	if err != nil {
+		return 0, intError(lit, "int", bits)
 	}
 	return n, nil
 }
@@ -211,18 +192,19 @@ func (d *Decoder) Uint(bits int) (uint64, error) {
 		return 0, err
 	}
 	n, err := strconv.ParseUint(string(lit), 10, bits)
-	if err == nil {
-		return n, nil
-	}
-	dec := parseDecimal(lit)
-	if !dec.isInteger() {
-		return 0, Failf("type", "a number that is not an integer")
-	}
-	n, ok := dec.uint64()
-	if !ok || (bits < 64 && n > 1<<bits-1) {
-		return 0, Failf("range", "an integer outside uint"+strconv.Itoa(bits))
+	if err != nil {
+		return 0, intError(lit, "uint", bits)
 	}
 	return n, nil
+}
+
+// intError says why an integer literal did not parse: a fraction or an
+// exponent, or a value outside the Go type.
+func intError(lit []byte, kind string, bits int) error {
+	if bytes.ContainsAny(lit, ".eE") {
+		return Failf("type", "an integer written with a fraction or an exponent")
+	}
+	return Failf("range", "an integer outside "+kind+strconv.Itoa(bits))
 }
 
 // Float reads a number as the nearest float of bits bits. A number beyond

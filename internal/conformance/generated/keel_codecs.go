@@ -84,6 +84,29 @@ func (c *numbersCall) Result(e *wire.Encoder) error {
 	return writeNumberArgs(e, &c.result)
 }
 
+// probeCall is one call of probe: its arguments, read and checked, then its result.
+type probeCall struct {
+	args   conformance.ProbeArgs
+	result conformance.ProbeArgs
+}
+
+func decodeProbe(d *wire.Decoder) (runtime.Call, error) {
+	c := new(probeCall)
+	if err := readProbeArgs(d, &c.args); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+func (c *probeCall) Run(ctx context.Context) (err error) {
+	c.result, err = conformance.Probe(ctx, c.args)
+	return err
+}
+
+func (c *probeCall) Result(e *wire.Encoder) error {
+	return writeProbeArgs(e, &c.result)
+}
+
 // stringsCall is one call of strings: its arguments, read and checked, then its result.
 type stringsCall struct {
 	args   conformance.StringArgs
@@ -1267,6 +1290,109 @@ func writeBool(e *wire.Encoder, v *bool) error {
 	return nil
 }
 
+func readProbeArgs(d *wire.Decoder, v *conformance.ProbeArgs) error {
+	if err := d.ObjectStart(); err != nil {
+		return err
+	}
+	var seen [1]bool
+	for d.More() {
+		name, err := d.Name()
+		if err != nil {
+			return err
+		}
+		switch string(name) {
+		case "incident_id":
+			if err := readProbeArgsIncidentID(d, &v.IncidentID); err != nil {
+				return wire.At(err, "incident_id")
+			}
+			seen[0] = true
+		case "count":
+			if err := readInt(d, &v.Count); err != nil {
+				return wire.At(err, "count")
+			}
+		case "small":
+			if err := readInt8(d, &v.Small); err != nil {
+				return wire.At(err, "small")
+			}
+		case "ratio":
+			if err := readFloat64(d, &v.Ratio); err != nil {
+				return wire.At(err, "ratio")
+			}
+		default:
+			return wire.Unknown()
+		}
+	}
+	if err := d.End(); err != nil {
+		return err
+	}
+	if !seen[0] {
+		return wire.Missing("incident_id")
+	}
+	return nil
+}
+
+func readProbeArgsIncidentID(d *wire.Decoder, v *string) error {
+	s, err := d.String()
+	if err != nil {
+		return err
+	}
+	if !patternProbeArgsIncidentID.MatchString(s) {
+		return wire.Fail("pattern")
+	}
+	*v = s
+	return nil
+}
+
+func readFloat64(d *wire.Decoder, v *float64) error {
+	f, err := d.Float(64)
+	if err != nil {
+		return err
+	}
+	*v = f
+	return nil
+}
+
+func writeProbeArgs(e *wire.Encoder, v *conformance.ProbeArgs) error {
+	e.ObjectStart()
+	e.Member(`"incident_id":`)
+	if err := writeProbeArgsIncidentID(e, &v.IncidentID); err != nil {
+		return wire.At(err, "incident_id")
+	}
+	if v.Count != 0 {
+		e.Member(`"count":`)
+		if err := writeInt(e, &v.Count); err != nil {
+			return wire.At(err, "count")
+		}
+	}
+	if v.Small != 0 {
+		e.Member(`"small":`)
+		if err := writeInt8(e, &v.Small); err != nil {
+			return wire.At(err, "small")
+		}
+	}
+	if v.Ratio != 0 {
+		e.Member(`"ratio":`)
+		if err := writeFloat64(e, &v.Ratio); err != nil {
+			return wire.At(err, "ratio")
+		}
+	}
+	e.ObjectEnd()
+	return nil
+}
+
+func writeProbeArgsIncidentID(e *wire.Encoder, v *string) error {
+	s := *v
+	if !patternProbeArgsIncidentID.MatchString(s) {
+		return wire.Fail("pattern")
+	}
+	return e.String(s)
+}
+
+func writeFloat64(e *wire.Encoder, v *float64) error {
+	_, err := e.Float(float64(*v), 64)
+	return err
+}
+
 func readStringArgs(d *wire.Decoder, v *conformance.StringArgs) error {
 	if err := d.ObjectStart(); err != nil {
 		return err
@@ -1755,7 +1881,8 @@ func writeStringArgsHost(e *wire.Encoder, v *string) error {
 
 // Patterns of the schemas, compiled once (Go's RE2 syntax, as the validator has it).
 var (
-	patternRowID           = wire.MustPattern("^R-[0-9]{3")
-	patternStringArgsWord  = wire.MustPattern("^[a-z]+$")
-	patternStringArgsDigit = wire.MustPattern("[0-9]")
+	patternRowID               = wire.MustPattern("^R-[0-9][0-9][0-9]+$")
+	patternProbeArgsIncidentID = wire.MustPattern("^INC-[0-9][0-9][0-9]+$")
+	patternStringArgsWord      = wire.MustPattern("^[a-z]+$")
+	patternStringArgsDigit     = wire.MustPattern("[0-9]")
 )

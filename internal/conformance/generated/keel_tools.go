@@ -17,7 +17,7 @@ const _ = runtime.IsAtLeastVersion0_3_0
 
 // SetDigest identifies this exact tool set: the set_digest of keel.lock.json.
 // The executor recomputes it from the embedded contracts before it accepts a call.
-const SetDigest = "sha256:6cccefe46b17973b6b07476faddc03534e4e24d17d827c04e42109cf95b3c31e"
+const SetDigest = "sha256:abf11c84ce7abbbf2f615dea61c403a48f5281fd98b0baf76a83736e3587144d"
 
 // Tool names. Harness code that names a tool by its constant stops compiling
 // when the tool is removed.
@@ -25,6 +25,7 @@ const (
 	ToolBatch       = "batch"
 	ToolCollections = "collections"
 	ToolNumbers     = "numbers"
+	ToolProbe       = "probe"
 	ToolStrings     = "strings"
 )
 
@@ -34,6 +35,7 @@ var (
 	_ func(context.Context, conformance.BatchArgs) (conformance.Count, error)               = conformance.Batch
 	_ func(context.Context, conformance.CollectionArgs) (conformance.CollectionArgs, error) = conformance.Collections
 	_ func(context.Context, conformance.NumberArgs) (conformance.NumberArgs, error)         = conformance.Numbers
+	_ func(context.Context, conformance.ProbeArgs) (conformance.ProbeArgs, error)           = conformance.Probe
 	_ func(context.Context, conformance.StringArgs) (conformance.StringArgs, error)         = conformance.Strings
 )
 
@@ -54,6 +56,12 @@ var schemaNumbersInput []byte
 
 //go:embed schemas/numbers.output.json
 var schemaNumbersOutput []byte
+
+//go:embed schemas/probe.input.json
+var schemaProbeInput []byte
+
+//go:embed schemas/probe.output.json
+var schemaProbeOutput []byte
 
 //go:embed schemas/strings.input.json
 var schemaStringsInput []byte
@@ -88,6 +96,15 @@ var toolNumbers = runtime.NewTool(runtime.ToolInfo{
 	OutputSchema: schemaNumbersOutput,
 }, runtime.Compiled(decodeNumbers))
 
+var toolProbe = runtime.NewTool(runtime.ToolInfo{
+	Name:         ToolProbe,
+	Version:      "1.0",
+	Effect:       runtime.EffectRead,
+	Description:  "Returns its arguments.",
+	InputSchema:  schemaProbeInput,
+	OutputSchema: schemaProbeOutput,
+}, runtime.Compiled(decodeProbe))
+
 var toolStrings = runtime.NewTool(runtime.ToolInfo{
 	Name:         ToolStrings,
 	Version:      "1.0",
@@ -113,6 +130,8 @@ func (toolSet) Lookup(name string) *runtime.Tool {
 		return toolCollections
 	case ToolNumbers:
 		return toolNumbers
+	case ToolProbe:
+		return toolProbe
 	case ToolStrings:
 		return toolStrings
 	default:
@@ -122,7 +141,7 @@ func (toolSet) Lookup(name string) *runtime.Tool {
 
 // Tools returns every tool, sorted by name.
 func (toolSet) Tools() []*runtime.Tool {
-	return []*runtime.Tool{toolBatch, toolCollections, toolNumbers, toolStrings}
+	return []*runtime.Tool{toolBatch, toolCollections, toolNumbers, toolProbe, toolStrings}
 }
 
 // lockFS holds keel.lock.json and, once keelgen -sign has signed it,
