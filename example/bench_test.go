@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"testing"
+	"time"
 
 	jsonv2 "github.com/go-json-experiment/json"
 
@@ -47,6 +48,41 @@ func BenchmarkFloor(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
+		if _, err := jsonv2.Marshal(inc); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkFloorUnderDeadline is the floor's work with the handler in its
+// own goroutine under a deadline, as any executor must run a handler that
+// may ignore its context. BenchmarkExecute/call-valid minus this is what
+// the checks cost; this minus BenchmarkFloor is what the deadline costs.
+func BenchmarkFloorUnderDeadline(b *testing.B) {
+	args := example.StoryCalls[0].Arguments
+	b.ReportAllocs()
+	for b.Loop() {
+		var a example.LookupIncidentArgs
+		if err := jsonv2.Unmarshal(args, &a); err != nil {
+			b.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		done := make(chan error, 1)
+		var inc example.Incident
+		go func() {
+			var err error
+			inc, err = example.LookupIncident(ctx, a)
+			done <- err
+		}()
+		select {
+		case err := <-done:
+			if err != nil {
+				b.Fatal(err)
+			}
+		case <-ctx.Done():
+			b.Fatal(ctx.Err())
+		}
+		cancel()
 		if _, err := jsonv2.Marshal(inc); err != nil {
 			b.Fatal(err)
 		}
