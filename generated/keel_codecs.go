@@ -10,49 +10,57 @@ import (
 	"github.com/keelgen/keel/runtime/wire"
 )
 
-// createTicketCall is one call of create_ticket: its arguments, read and checked, then its result.
-type createTicketCall struct {
-	args   CreateTicketArgs
-	result example.Ticket
+// bindCreateTicketArgs binds a handler to the reader of its arguments and the writer of its result.
+func bindCreateTicketArgs(handler func(context.Context, CreateTicketArgs) (example.Ticket, error)) runtime.Handler {
+	return runtime.Compiled(func(d *wire.Decoder) (runtime.Call, error) {
+		c := &createTicketArgsCall{handler: handler}
+		if err := readCreateTicketArgs(d, &c.args); err != nil {
+			return nil, err
+		}
+		return c, nil
+	})
 }
 
-func decodeCreateTicket(d *wire.Decoder) (runtime.Call, error) {
-	c := new(createTicketCall)
-	if err := readCreateTicketArgs(d, &c.args); err != nil {
-		return nil, err
-	}
-	return c, nil
+// createTicketArgsCall is one call: the handler, its arguments, then its result.
+type createTicketArgsCall struct {
+	handler func(context.Context, CreateTicketArgs) (example.Ticket, error)
+	args    CreateTicketArgs
+	result  example.Ticket
 }
 
-func (c *createTicketCall) Run(ctx context.Context) (err error) {
-	c.result, err = example.CreateTicket(ctx, c.args.IncidentID, c.args.Summary)
+func (c *createTicketArgsCall) Run(ctx context.Context) (err error) {
+	c.result, err = c.handler(ctx, c.args)
 	return err
 }
 
-func (c *createTicketCall) Result(e *wire.Encoder) error {
+func (c *createTicketArgsCall) Result(e *wire.Encoder) error {
 	return writeTicket(e, &c.result)
 }
 
-// lookupIncidentCall is one call of lookup_incident: its arguments, read and checked, then its result.
-type lookupIncidentCall struct {
-	args   example.LookupIncidentArgs
-	result example.Incident
+// bindLookupIncidentArgs binds a handler to the reader of its arguments and the writer of its result.
+func bindLookupIncidentArgs(handler func(context.Context, example.LookupIncidentArgs) (example.Incident, error)) runtime.Handler {
+	return runtime.Compiled(func(d *wire.Decoder) (runtime.Call, error) {
+		c := &lookupIncidentArgsCall{handler: handler}
+		if err := readLookupIncidentArgs(d, &c.args); err != nil {
+			return nil, err
+		}
+		return c, nil
+	})
 }
 
-func decodeLookupIncident(d *wire.Decoder) (runtime.Call, error) {
-	c := new(lookupIncidentCall)
-	if err := readLookupIncidentArgs(d, &c.args); err != nil {
-		return nil, err
-	}
-	return c, nil
+// lookupIncidentArgsCall is one call: the handler, its arguments, then its result.
+type lookupIncidentArgsCall struct {
+	handler func(context.Context, example.LookupIncidentArgs) (example.Incident, error)
+	args    example.LookupIncidentArgs
+	result  example.Incident
 }
 
-func (c *lookupIncidentCall) Run(ctx context.Context) (err error) {
-	c.result, err = example.LookupIncident(ctx, c.args)
+func (c *lookupIncidentArgsCall) Run(ctx context.Context) (err error) {
+	c.result, err = c.handler(ctx, c.args)
 	return err
 }
 
-func (c *lookupIncidentCall) Result(e *wire.Encoder) error {
+func (c *lookupIncidentArgsCall) Result(e *wire.Encoder) error {
 	return writeIncident(e, &c.result)
 }
 

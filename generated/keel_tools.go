@@ -61,7 +61,9 @@ var toolCreateTicket = runtime.NewTool(runtime.ToolInfo{
 	Errors:       []runtime.Code{"incident_not_found"},
 	InputSchema:  schemaCreateTicketInput,
 	OutputSchema: schemaCreateTicketOutput,
-}, runtime.Compiled(decodeCreateTicket))
+}, bindCreateTicketArgs(func(ctx context.Context, args CreateTicketArgs) (example.Ticket, error) {
+	return example.CreateTicket(ctx, args.IncidentID, args.Summary)
+}))
 
 var toolLookupIncident = runtime.NewTool(runtime.ToolInfo{
 	Name:         ToolLookupIncident,
@@ -72,7 +74,7 @@ var toolLookupIncident = runtime.NewTool(runtime.ToolInfo{
 	Errors:       []runtime.Code{"incident_not_found"},
 	InputSchema:  schemaLookupIncidentInput,
 	OutputSchema: schemaLookupIncidentOutput,
-}, runtime.Compiled(decodeLookupIncident))
+}, bindLookupIncidentArgs(example.LookupIncident))
 
 // ToolSet is what the executor holds: the tools a model can call, selected
 // by exact name with a static switch.

@@ -5,6 +5,7 @@
 package gocode
 
 import (
+	"fmt"
 	"go/types"
 	"strings"
 
@@ -73,9 +74,43 @@ func TypeCode(t types.Type) jen.Code {
 	}
 }
 
-// ArgsStruct renders the argument struct keelgen emits for a handler with
-// plain parameters; the schema stage reflects the very same declaration.
-func ArgsStruct(t *model.Tool) jen.Code {
+// ArgsStructs renders the argument structs keelgen emits for the handlers
+// with plain parameters, in the tools' order; the schema stage reflects the
+// very same declarations. A tool whose parameters (names, types,
+// descriptions) are those of an earlier tool gets an alias of that tool's
+// struct, so the two share one reader.
+func ArgsStructs(tools []*model.Tool) []jen.Code {
+	var out []jen.Code
+	first := map[string]*model.Tool{}
+	for _, t := range tools {
+		if t.Form != model.PlainParams {
+			continue
+		}
+		k := ArgsKey(t)
+		if same, ok := first[k]; ok {
+			out = append(out, jen.Commentf("%s is the argument object of %s: the parameters of %s are those of %s.",
+				t.ArgsTypeName(), t.Name, t.Func, same.Func).Line().
+				Type().Id(t.ArgsTypeName()).Op("=").Id(same.ArgsTypeName()))
+			continue
+		}
+		first[k] = t
+		out = append(out, argsStruct(t))
+	}
+	return out
+}
+
+// ArgsKey is the same for two plain-parameter tools whose argument structs
+// would be identical.
+func ArgsKey(t *model.Tool) string {
+	var b strings.Builder
+	for _, p := range t.Params {
+		fmt.Fprintf(&b, "%s %s %q %q;", p.Field, types.TypeString(p.Type, nil), p.JSONName, p.Description)
+	}
+	return b.String()
+}
+
+// argsStruct renders one argument struct.
+func argsStruct(t *model.Tool) jen.Code {
 	var fields []jen.Code
 	for _, p := range t.Params {
 		tag := map[string]string{"json": p.JSONName}

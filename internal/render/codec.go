@@ -66,36 +66,42 @@ var checked = map[string]bool{
 	"minimum": true, "maximum": true, "exclusiveMinimum": true, "exclusiveMaximum": true, "multipleOf": true,
 }
 
-// codecFile renders keel_codecs.go, or the diagnostics that stop it.
-func codecFile(pkg *model.Package, outPkg string, schemas map[string]model.Schemas) ([]byte, []model.Diagnostic, error) {
+// codecFile renders keel_codecs.go, or the diagnostics that stop it. It
+// returns, per tool, the binder keel_tools.go binds its handler with.
+func codecFile(pkg *model.Package, outPkg string, schemas map[string]model.Schemas) ([]byte, map[string]string, []model.Diagnostic, error) {
 	f := jen.NewFile(outPkg)
 	importNames(f, pkg)
 	f.ImportName(wirePkg, "wire")
 	f.HeaderComment(Header)
 	g := &codecs{pkg: pkg, f: f, funcs: map[string]string{}, taken: map[string]bool{}, patVars: map[string]string{}}
-	for _, t := range pkg.Tools {
-		g.taken[callType(t)] = true
-		g.taken["decode"+t.Ident()] = true
-	}
+	binders := map[string]string{}
+	bindersByKey := map[string]string{}
 	var calls []jen.Code
 	for _, t := range pkg.Tools {
 		g.tool = t
 		in, err := parseNode(schemas[t.Name].Input)
 		if err != nil {
-			return nil, nil, fmt.Errorf("%s: input schema: %w", t.Name, err)
+			return nil, nil, nil, fmt.Errorf("%s: input schema: %w", t.Name, err)
 		}
 		out, err := parseNode(schemas[t.Name].Output)
 		if err != nil {
-			return nil, nil, fmt.Errorf("%s: output schema: %w", t.Name, err)
+			return nil, nil, nil, fmt.Errorf("%s: output schema: %w", t.Name, err)
 		}
 		g.side = "input"
 		read := g.reader(argsType(t), in, "", argsHint(t))
 		g.side = "output"
 		write := g.writer(t.Result, out, "", typeHint(t.Result, t.Ident()+"Result"))
-		calls = append(calls, g.call(t, read, write)...)
+		k := read + "|" + write
+		if b, ok := bindersByKey[k]; ok {
+			binders[t.Name] = b
+			continue
+		}
+		b := g.name("bind", strings.TrimPrefix(read, "read"))
+		bindersByKey[k], binders[t.Name] = b, b
+		calls = append(calls, g.call(t, b, read, write)...)
 	}
 	if len(g.diags) > 0 {
-		return nil, g.diags, nil
+		return nil, nil, g.diags, nil
 	}
 	for _, c := range calls {
 		f.Add(c)
@@ -109,16 +115,14 @@ func codecFile(pkg *model.Package, outPkg string, schemas map[string]model.Schem
 	}
 	var buf bytes.Buffer
 	if err := f.Render(&buf); err != nil {
-		return nil, nil, fmt.Errorf("render %s: %w", CodecFileName, err)
+		return nil, nil, nil, fmt.Errorf("render %s: %w", CodecFileName, err)
 	}
 	src, err := groupImports(buf.Bytes())
 	if err != nil {
-		return nil, nil, fmt.Errorf("render %s: %w", CodecFileName, err)
+		return nil, nil, nil, fmt.Errorf("render %s: %w", CodecFileName, err)
 	}
-	return src, nil, nil
+	return src, binders, nil, nil
 }
-
-func callType(t *model.Tool) string { return lowerFirst(t.Ident()) + "Call" }
 
 func lowerFirst(s string) string { return strings.ToLower(s[:1]) + s[1:] }
 
@@ -138,37 +142,43 @@ func argsHint(t *model.Tool) string {
 	return typeHint(t.Args, t.ArgsTypeName())
 }
 
-// call renders one tool's call type: its arguments and result, the reader
-// the executor calls, Run and Result.
-func (g *codecs) call(t *model.Tool, read, write string) []jen.Code {
-	ct := callType(t)
-	runArgs := []jen.Code{jen.Id("ctx")}
-	if t.Form == model.StructArgs {
-		runArgs = append(runArgs, jen.Id("c").Dot("args"))
-	} else {
-		for _, p := range t.Params {
-			runArgs = append(runArgs, jen.Id("c").Dot("args").Dot(p.Field))
-		}
-	}
+// handlerType is the handler as its binder takes it: with the argument
+// struct, whichever form the tool has (keel_tools.go adapts plain
+// parameters).
+func handlerType(t *model.Tool) jen.Code {
+	return jen.Func().Params(jen.Qual("context", "Context"), gocode.ArgsType(t)).Params(gocode.TypeCode(t.Result), jen.Error())
+}
+
+// call renders the binder of the handlers that share one argument reader
+// and one result writer, and the type of their calls: the handler, its
+// arguments, read and checked, then its result.
+func (g *codecs) call(t *model.Tool, binder, read, write string) []jen.Code {
+	ct := lowerFirst(strings.TrimPrefix(binder, "bind")) + "Call"
+	g.taken[ct] = true
 	return []jen.Code{
-		jen.Commentf("%s is one call of %s: its arguments, read and checked, then its result.", ct, t.Name),
+		jen.Commentf("%s binds a handler to the reader of its arguments and the writer of its result.", binder),
+		jen.Func().Id(binder).Params(jen.Id("handler").Add(handlerType(t))).Qual(runtimePkg, "Handler").Block(
+			jen.Return(jen.Qual(runtimePkg, "Compiled").Call(
+				jen.Func().Params(jen.Id("d").Op("*").Qual(wirePkg, "Decoder")).Params(jen.Qual(runtimePkg, "Call"), jen.Error()).Block(
+					jen.Id("c").Op(":=").Op("&").Id(ct).Values(jen.Dict{jen.Id("handler"): jen.Id("handler")}),
+					jen.If(jen.Err().Op(":=").Id(read).Call(jen.Id("d"), jen.Op("&").Id("c").Dot("args")), jen.Err().Op("!=").Nil()).Block(
+						jen.Return(jen.Nil(), jen.Err()),
+					),
+					jen.Return(jen.Id("c"), jen.Nil()),
+				),
+			)),
+		),
+		jen.Line(),
+		jen.Commentf("%s is one call: the handler, its arguments, then its result.", ct),
 		jen.Type().Id(ct).Struct(
+			jen.Id("handler").Add(handlerType(t)),
 			jen.Id("args").Add(gocode.ArgsType(t)),
 			jen.Id("result").Add(gocode.TypeCode(t.Result)),
 		),
 		jen.Line(),
-		jen.Func().Id("decode"+t.Ident()).Params(jen.Id("d").Op("*").Qual(wirePkg, "Decoder")).
-			Params(jen.Qual(runtimePkg, "Call"), jen.Error()).Block(
-			jen.Id("c").Op(":=").New(jen.Id(ct)),
-			jen.If(jen.Err().Op(":=").Id(read).Call(jen.Id("d"), jen.Op("&").Id("c").Dot("args")), jen.Err().Op("!=").Nil()).Block(
-				jen.Return(jen.Nil(), jen.Err()),
-			),
-			jen.Return(jen.Id("c"), jen.Nil()),
-		),
-		jen.Line(),
 		jen.Func().Params(jen.Id("c").Op("*").Id(ct)).Id("Run").Params(jen.Id("ctx").Qual("context", "Context")).
 			Params(jen.Err().Error()).Block(
-			jen.List(jen.Id("c").Dot("result"), jen.Err()).Op("=").Qual(t.PkgPath, t.Func).Call(runArgs...),
+			jen.List(jen.Id("c").Dot("result"), jen.Err()).Op("=").Id("c").Dot("handler").Call(jen.Id("ctx"), jen.Id("c").Dot("args")),
 			jen.Return(jen.Err()),
 		),
 		jen.Line(),

@@ -5,6 +5,7 @@ import (
 
 	"github.com/dave/jennifer/jen"
 
+	"github.com/keelgen/keel/internal/gocode"
 	"github.com/keelgen/keel/internal/model"
 )
 
@@ -47,10 +48,11 @@ func (g *codecs) reader(t types.Type, n node, ptr, hint string) string {
 	})
 }
 
-// argsKey keeps emitted argument structs of different tools apart.
+// argsKey tells emitted argument structs apart; two that are one type (an
+// alias) share a reader.
 func (g *codecs) argsKey(t types.Type) string {
 	if t == nil {
-		return g.tool.Name
+		return gocode.ArgsKey(g.tool)
 	}
 	return ""
 }

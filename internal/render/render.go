@@ -8,7 +8,6 @@ package render
 import (
 	"bytes"
 	"fmt"
-	"go/format"
 	"go/parser"
 	"go/token"
 	"go/types"
@@ -70,7 +69,7 @@ func Files(pkg *model.Package, outPkg string, schemas map[string]model.Schemas, 
 			return nil, nil, fmt.Errorf("no schema for tool %s", t.Name)
 		}
 	}
-	codecSrc, diags, err := codecFile(pkg, outPkg, schemas)
+	codecSrc, binders, diags, err := codecFile(pkg, outPkg, schemas)
 	if err != nil || len(diags) > 0 {
 		return nil, diags, err
 	}
@@ -82,7 +81,7 @@ func Files(pkg *model.Package, outPkg string, schemas map[string]model.Schemas, 
 	signatureChecks(f, pkg)
 	argsStructs(f, pkg)
 	schemaVars(f, pkg)
-	toolVars(f, pkg)
+	toolVars(f, pkg, binders)
 	toolSet(f, pkg)
 	entryPoints(f)
 
@@ -181,10 +180,8 @@ func signatureChecks(f *jen.File, pkg *model.Package) {
 }
 
 func argsStructs(f *jen.File, pkg *model.Package) {
-	for _, t := range pkg.Tools {
-		if t.Form == model.PlainParams {
-			f.Add(gocode.ArgsStruct(t))
-		}
+	for _, c := range gocode.ArgsStructs(pkg.Tools) {
+		f.Add(c)
 	}
 }
 
@@ -198,7 +195,7 @@ func schemaVars(f *jen.File, pkg *model.Package) {
 }
 
 // toolVars binds each contract to its handler, fields in reading order.
-func toolVars(f *jen.File, pkg *model.Package) {
+func toolVars(f *jen.File, pkg *model.Package, binders map[string]string) {
 	for _, t := range pkg.Tools {
 		info := jen.Qual(runtimePkg, "ToolInfo").CustomFunc(multiLine, func(g *jen.Group) {
 			g.Id("Name").Op(":").Id(nameConst(t))
@@ -215,7 +212,7 @@ func toolVars(f *jen.File, pkg *model.Package) {
 			g.Id("OutputSchema").Op(":").Id(schemaVar(t, "Output"))
 		})
 		f.Line()
-		f.Var().Id(toolVar(t)).Op("=").Qual(runtimePkg, "NewTool").Call(info, handlerBinding(t))
+		f.Var().Id(toolVar(t)).Op("=").Qual(runtimePkg, "NewTool").Call(info, handlerBinding(t, binders[t.Name]))
 	}
 }
 
@@ -411,10 +408,23 @@ func handlerFuncType(t *model.Tool) jen.Code {
 	return jen.Func().Params(params...).Params(gocode.TypeCode(t.Result), jen.Error())
 }
 
-// handlerBinding binds the tool to its generated reader (keel_codecs.go),
-// which calls the handler directly, by name, with its concrete types.
-func handlerBinding(t *model.Tool) jen.Code {
-	return jen.Qual(runtimePkg, "Compiled").Call(jen.Id("decode" + t.Ident()))
+// handlerBinding binds the handler, by name with its concrete types, to
+// the reader and writer of its types (keel_codecs.go); a handler with
+// plain parameters gets them from its argument struct.
+func handlerBinding(t *model.Tool, binder string) jen.Code {
+	if t.Form == model.StructArgs {
+		return jen.Id(binder).Call(jen.Qual(t.PkgPath, t.Func))
+	}
+	args := []jen.Code{jen.Id("ctx")}
+	for _, p := range t.Params {
+		args = append(args, jen.Id("args").Dot(p.Field))
+	}
+	return jen.Id(binder).Call(
+		jen.Func().Params(jen.Id("ctx").Qual("context", "Context"), jen.Id("args").Id(t.ArgsTypeName())).
+			Params(gocode.TypeCode(t.Result), jen.Error()).Block(
+			jen.Return(jen.Qual(t.PkgPath, t.Func).Call(args...)),
+		),
+	)
 }
 
 // lineText turns text into // comment lines; jennifer would otherwise render
@@ -460,6 +470,7 @@ func groupImports(src []byte) ([]byte, error) {
 		}
 	}
 	b.WriteString(")")
-	out := append(append(append([]byte{}, src[:start]...), b.String()...), src[end:]...)
-	return format.Source(out)
+	// The block is written as gofmt writes it, and jennifer's output around
+	// it is gofmt'ed already: no second pass over a large file.
+	return append(append(append([]byte{}, src[:start]...), b.String()...), src[end:]...), nil
 }

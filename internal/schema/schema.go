@@ -111,10 +111,8 @@ func program(pkg *model.Package) ([]byte, error) {
 	f := jen.NewFile("main")
 	f.HeaderComment(gocode.Header)
 	f.Comment("keelgen's throwaway schema program: it prints the schemas of every tool's input and output.")
-	for _, t := range pkg.Tools {
-		if t.Form == model.PlainParams {
-			f.Add(gocode.ArgsStruct(t))
-		}
+	for _, c := range gocode.ArgsStructs(pkg.Tools) {
+		f.Add(c)
 	}
 	comments := jen.Dict{}
 	for _, k := range slices.Sorted(maps.Keys(pkg.Comments)) {

@@ -15,118 +15,138 @@ import (
 	"github.com/keelgen/keel/runtime/wire"
 )
 
-// batchCall is one call of batch: its arguments, read and checked, then its result.
-type batchCall struct {
-	args   conformance.BatchArgs
-	result conformance.Count
+// bindBatchArgs binds a handler to the reader of its arguments and the writer of its result.
+func bindBatchArgs(handler func(context.Context, conformance.BatchArgs) (conformance.Count, error)) runtime.Handler {
+	return runtime.Compiled(func(d *wire.Decoder) (runtime.Call, error) {
+		c := &batchArgsCall{handler: handler}
+		if err := readBatchArgs(d, &c.args); err != nil {
+			return nil, err
+		}
+		return c, nil
+	})
 }
 
-func decodeBatch(d *wire.Decoder) (runtime.Call, error) {
-	c := new(batchCall)
-	if err := readBatchArgs(d, &c.args); err != nil {
-		return nil, err
-	}
-	return c, nil
+// batchArgsCall is one call: the handler, its arguments, then its result.
+type batchArgsCall struct {
+	handler func(context.Context, conformance.BatchArgs) (conformance.Count, error)
+	args    conformance.BatchArgs
+	result  conformance.Count
 }
 
-func (c *batchCall) Run(ctx context.Context) (err error) {
-	c.result, err = conformance.Batch(ctx, c.args)
+func (c *batchArgsCall) Run(ctx context.Context) (err error) {
+	c.result, err = c.handler(ctx, c.args)
 	return err
 }
 
-func (c *batchCall) Result(e *wire.Encoder) error {
+func (c *batchArgsCall) Result(e *wire.Encoder) error {
 	return writeCount(e, &c.result)
 }
 
-// collectionsCall is one call of collections: its arguments, read and checked, then its result.
-type collectionsCall struct {
-	args   conformance.CollectionArgs
-	result conformance.CollectionArgs
+// bindCollectionArgs binds a handler to the reader of its arguments and the writer of its result.
+func bindCollectionArgs(handler func(context.Context, conformance.CollectionArgs) (conformance.CollectionArgs, error)) runtime.Handler {
+	return runtime.Compiled(func(d *wire.Decoder) (runtime.Call, error) {
+		c := &collectionArgsCall{handler: handler}
+		if err := readCollectionArgs(d, &c.args); err != nil {
+			return nil, err
+		}
+		return c, nil
+	})
 }
 
-func decodeCollections(d *wire.Decoder) (runtime.Call, error) {
-	c := new(collectionsCall)
-	if err := readCollectionArgs(d, &c.args); err != nil {
-		return nil, err
-	}
-	return c, nil
+// collectionArgsCall is one call: the handler, its arguments, then its result.
+type collectionArgsCall struct {
+	handler func(context.Context, conformance.CollectionArgs) (conformance.CollectionArgs, error)
+	args    conformance.CollectionArgs
+	result  conformance.CollectionArgs
 }
 
-func (c *collectionsCall) Run(ctx context.Context) (err error) {
-	c.result, err = conformance.Collections(ctx, c.args)
+func (c *collectionArgsCall) Run(ctx context.Context) (err error) {
+	c.result, err = c.handler(ctx, c.args)
 	return err
 }
 
-func (c *collectionsCall) Result(e *wire.Encoder) error {
+func (c *collectionArgsCall) Result(e *wire.Encoder) error {
 	return writeCollectionArgs(e, &c.result)
 }
 
-// numbersCall is one call of numbers: its arguments, read and checked, then its result.
-type numbersCall struct {
-	args   conformance.NumberArgs
-	result conformance.NumberArgs
+// bindNumberArgs binds a handler to the reader of its arguments and the writer of its result.
+func bindNumberArgs(handler func(context.Context, conformance.NumberArgs) (conformance.NumberArgs, error)) runtime.Handler {
+	return runtime.Compiled(func(d *wire.Decoder) (runtime.Call, error) {
+		c := &numberArgsCall{handler: handler}
+		if err := readNumberArgs(d, &c.args); err != nil {
+			return nil, err
+		}
+		return c, nil
+	})
 }
 
-func decodeNumbers(d *wire.Decoder) (runtime.Call, error) {
-	c := new(numbersCall)
-	if err := readNumberArgs(d, &c.args); err != nil {
-		return nil, err
-	}
-	return c, nil
+// numberArgsCall is one call: the handler, its arguments, then its result.
+type numberArgsCall struct {
+	handler func(context.Context, conformance.NumberArgs) (conformance.NumberArgs, error)
+	args    conformance.NumberArgs
+	result  conformance.NumberArgs
 }
 
-func (c *numbersCall) Run(ctx context.Context) (err error) {
-	c.result, err = conformance.Numbers(ctx, c.args)
+func (c *numberArgsCall) Run(ctx context.Context) (err error) {
+	c.result, err = c.handler(ctx, c.args)
 	return err
 }
 
-func (c *numbersCall) Result(e *wire.Encoder) error {
+func (c *numberArgsCall) Result(e *wire.Encoder) error {
 	return writeNumberArgs(e, &c.result)
 }
 
-// probeCall is one call of probe: its arguments, read and checked, then its result.
-type probeCall struct {
-	args   conformance.ProbeArgs
-	result conformance.ProbeArgs
+// bindProbeArgs binds a handler to the reader of its arguments and the writer of its result.
+func bindProbeArgs(handler func(context.Context, conformance.ProbeArgs) (conformance.ProbeArgs, error)) runtime.Handler {
+	return runtime.Compiled(func(d *wire.Decoder) (runtime.Call, error) {
+		c := &probeArgsCall{handler: handler}
+		if err := readProbeArgs(d, &c.args); err != nil {
+			return nil, err
+		}
+		return c, nil
+	})
 }
 
-func decodeProbe(d *wire.Decoder) (runtime.Call, error) {
-	c := new(probeCall)
-	if err := readProbeArgs(d, &c.args); err != nil {
-		return nil, err
-	}
-	return c, nil
+// probeArgsCall is one call: the handler, its arguments, then its result.
+type probeArgsCall struct {
+	handler func(context.Context, conformance.ProbeArgs) (conformance.ProbeArgs, error)
+	args    conformance.ProbeArgs
+	result  conformance.ProbeArgs
 }
 
-func (c *probeCall) Run(ctx context.Context) (err error) {
-	c.result, err = conformance.Probe(ctx, c.args)
+func (c *probeArgsCall) Run(ctx context.Context) (err error) {
+	c.result, err = c.handler(ctx, c.args)
 	return err
 }
 
-func (c *probeCall) Result(e *wire.Encoder) error {
+func (c *probeArgsCall) Result(e *wire.Encoder) error {
 	return writeProbeArgs(e, &c.result)
 }
 
-// stringsCall is one call of strings: its arguments, read and checked, then its result.
-type stringsCall struct {
-	args   conformance.StringArgs
-	result conformance.StringArgs
+// bindStringArgs binds a handler to the reader of its arguments and the writer of its result.
+func bindStringArgs(handler func(context.Context, conformance.StringArgs) (conformance.StringArgs, error)) runtime.Handler {
+	return runtime.Compiled(func(d *wire.Decoder) (runtime.Call, error) {
+		c := &stringArgsCall{handler: handler}
+		if err := readStringArgs(d, &c.args); err != nil {
+			return nil, err
+		}
+		return c, nil
+	})
 }
 
-func decodeStrings(d *wire.Decoder) (runtime.Call, error) {
-	c := new(stringsCall)
-	if err := readStringArgs(d, &c.args); err != nil {
-		return nil, err
-	}
-	return c, nil
+// stringArgsCall is one call: the handler, its arguments, then its result.
+type stringArgsCall struct {
+	handler func(context.Context, conformance.StringArgs) (conformance.StringArgs, error)
+	args    conformance.StringArgs
+	result  conformance.StringArgs
 }
 
-func (c *stringsCall) Run(ctx context.Context) (err error) {
-	c.result, err = conformance.Strings(ctx, c.args)
+func (c *stringArgsCall) Run(ctx context.Context) (err error) {
+	c.result, err = c.handler(ctx, c.args)
 	return err
 }
 
-func (c *stringsCall) Result(e *wire.Encoder) error {
+func (c *stringArgsCall) Result(e *wire.Encoder) error {
 	return writeStringArgs(e, &c.result)
 }
 

@@ -76,7 +76,7 @@ var toolBatch = runtime.NewTool(runtime.ToolInfo{
 	Description:  "Counts rows: its arguments may be large, its result is small.",
 	InputSchema:  schemaBatchInput,
 	OutputSchema: schemaBatchOutput,
-}, runtime.Compiled(decodeBatch))
+}, bindBatchArgs(conformance.Batch))
 
 var toolCollections = runtime.NewTool(runtime.ToolInfo{
 	Name:         ToolCollections,
@@ -85,7 +85,7 @@ var toolCollections = runtime.NewTool(runtime.ToolInfo{
 	Description:  "Returns its arguments.",
 	InputSchema:  schemaCollectionsInput,
 	OutputSchema: schemaCollectionsOutput,
-}, runtime.Compiled(decodeCollections))
+}, bindCollectionArgs(conformance.Collections))
 
 var toolNumbers = runtime.NewTool(runtime.ToolInfo{
 	Name:         ToolNumbers,
@@ -94,7 +94,7 @@ var toolNumbers = runtime.NewTool(runtime.ToolInfo{
 	Description:  "Returns its arguments.",
 	InputSchema:  schemaNumbersInput,
 	OutputSchema: schemaNumbersOutput,
-}, runtime.Compiled(decodeNumbers))
+}, bindNumberArgs(conformance.Numbers))
 
 var toolProbe = runtime.NewTool(runtime.ToolInfo{
 	Name:         ToolProbe,
@@ -103,7 +103,7 @@ var toolProbe = runtime.NewTool(runtime.ToolInfo{
 	Description:  "Returns its arguments.",
 	InputSchema:  schemaProbeInput,
 	OutputSchema: schemaProbeOutput,
-}, runtime.Compiled(decodeProbe))
+}, bindProbeArgs(conformance.Probe))
 
 var toolStrings = runtime.NewTool(runtime.ToolInfo{
 	Name:         ToolStrings,
@@ -112,7 +112,7 @@ var toolStrings = runtime.NewTool(runtime.ToolInfo{
 	Description:  "Returns its arguments.",
 	InputSchema:  schemaStringsInput,
 	OutputSchema: schemaStringsOutput,
-}, runtime.Compiled(decodeStrings))
+}, bindStringArgs(conformance.Strings))
 
 // ToolSet is what the executor holds: the tools a model can call, selected
 // by exact name with a static switch.

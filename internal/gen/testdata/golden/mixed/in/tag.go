@@ -18,3 +18,11 @@ func TagItem(ctx context.Context, itemID string, tags []string, weight float64, 
 func Reset2FA(ctx context.Context, userURL string) (Item, error) {
 	return Item{ID: userURL, Tags: []string{}}, nil
 }
+
+// Unlink removes the link to a user; its parameters are Reset2FA's, so
+// its argument struct is an alias of that one.
+//
+//keel:tool name=unlink version=1 effect=write
+func Unlink(ctx context.Context, userURL string) (Item, error) {
+	return Item{ID: userURL, Tags: []string{}}, nil
+}

@@ -13,72 +13,84 @@ import (
 	"github.com/keelgen/keel/runtime/wire"
 )
 
-// t2faResetCall is one call of 2fa_reset: its arguments, read and checked, then its result.
-type t2faResetCall struct {
-	args   T2faResetArgs
-	result in.Item
+// bindT2faResetArgs binds a handler to the reader of its arguments and the writer of its result.
+func bindT2faResetArgs(handler func(context.Context, T2faResetArgs) (in.Item, error)) runtime.Handler {
+	return runtime.Compiled(func(d *wire.Decoder) (runtime.Call, error) {
+		c := &t2faResetArgsCall{handler: handler}
+		if err := readT2faResetArgs(d, &c.args); err != nil {
+			return nil, err
+		}
+		return c, nil
+	})
 }
 
-func decodeT2faReset(d *wire.Decoder) (runtime.Call, error) {
-	c := new(t2faResetCall)
-	if err := readT2faResetArgs(d, &c.args); err != nil {
-		return nil, err
-	}
-	return c, nil
+// t2faResetArgsCall is one call: the handler, its arguments, then its result.
+type t2faResetArgsCall struct {
+	handler func(context.Context, T2faResetArgs) (in.Item, error)
+	args    T2faResetArgs
+	result  in.Item
 }
 
-func (c *t2faResetCall) Run(ctx context.Context) (err error) {
-	c.result, err = in.Reset2FA(ctx, c.args.UserURL)
+func (c *t2faResetArgsCall) Run(ctx context.Context) (err error) {
+	c.result, err = c.handler(ctx, c.args)
 	return err
 }
 
-func (c *t2faResetCall) Result(e *wire.Encoder) error {
+func (c *t2faResetArgsCall) Result(e *wire.Encoder) error {
 	return writeItem(e, &c.result)
 }
 
-// searchCall is one call of search: its arguments, read and checked, then its result.
-type searchCall struct {
-	args   in.SearchArgs
-	result *in.Results
+// bindSearchArgs binds a handler to the reader of its arguments and the writer of its result.
+func bindSearchArgs(handler func(context.Context, in.SearchArgs) (*in.Results, error)) runtime.Handler {
+	return runtime.Compiled(func(d *wire.Decoder) (runtime.Call, error) {
+		c := &searchArgsCall{handler: handler}
+		if err := readSearchArgs(d, &c.args); err != nil {
+			return nil, err
+		}
+		return c, nil
+	})
 }
 
-func decodeSearch(d *wire.Decoder) (runtime.Call, error) {
-	c := new(searchCall)
-	if err := readSearchArgs(d, &c.args); err != nil {
-		return nil, err
-	}
-	return c, nil
+// searchArgsCall is one call: the handler, its arguments, then its result.
+type searchArgsCall struct {
+	handler func(context.Context, in.SearchArgs) (*in.Results, error)
+	args    in.SearchArgs
+	result  *in.Results
 }
 
-func (c *searchCall) Run(ctx context.Context) (err error) {
-	c.result, err = in.Search(ctx, c.args)
+func (c *searchArgsCall) Run(ctx context.Context) (err error) {
+	c.result, err = c.handler(ctx, c.args)
 	return err
 }
 
-func (c *searchCall) Result(e *wire.Encoder) error {
+func (c *searchArgsCall) Result(e *wire.Encoder) error {
 	return writeResultsPointer(e, &c.result)
 }
 
-// tagItemCall is one call of tag-item: its arguments, read and checked, then its result.
-type tagItemCall struct {
-	args   TagItemArgs
-	result in.Item
+// bindTagItemArgs binds a handler to the reader of its arguments and the writer of its result.
+func bindTagItemArgs(handler func(context.Context, TagItemArgs) (in.Item, error)) runtime.Handler {
+	return runtime.Compiled(func(d *wire.Decoder) (runtime.Call, error) {
+		c := &tagItemArgsCall{handler: handler}
+		if err := readTagItemArgs(d, &c.args); err != nil {
+			return nil, err
+		}
+		return c, nil
+	})
 }
 
-func decodeTagItem(d *wire.Decoder) (runtime.Call, error) {
-	c := new(tagItemCall)
-	if err := readTagItemArgs(d, &c.args); err != nil {
-		return nil, err
-	}
-	return c, nil
+// tagItemArgsCall is one call: the handler, its arguments, then its result.
+type tagItemArgsCall struct {
+	handler func(context.Context, TagItemArgs) (in.Item, error)
+	args    TagItemArgs
+	result  in.Item
 }
 
-func (c *tagItemCall) Run(ctx context.Context) (err error) {
-	c.result, err = in.TagItem(ctx, c.args.ItemID, c.args.Tags, c.args.Weight, c.args.At, c.args.Counts, c.args.Note)
+func (c *tagItemArgsCall) Run(ctx context.Context) (err error) {
+	c.result, err = c.handler(ctx, c.args)
 	return err
 }
 
-func (c *tagItemCall) Result(e *wire.Encoder) error {
+func (c *tagItemArgsCall) Result(e *wire.Encoder) error {
 	return writeItem(e, &c.result)
 }
 

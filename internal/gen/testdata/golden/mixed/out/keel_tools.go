@@ -18,7 +18,7 @@ const _ = runtime.IsAtLeastVersion0_3_0
 
 // SetDigest identifies this exact tool set: the set_digest of keel.lock.json.
 // The executor recomputes it from the embedded contracts before it accepts a call.
-const SetDigest = "sha256:65ff64e743c3d04c82cb0d67add4edb0aea64cd15ef3941ef0567caf4e314a2c"
+const SetDigest = "sha256:ebc9810d8993984e0d99bb6f4fc5fc8ca380e626829bf337326d0b69aae56ee5"
 
 // Tool names. Harness code that names a tool by its constant stops compiling
 // when the tool is removed.
@@ -26,6 +26,7 @@ const (
 	ToolT2faReset = "2fa_reset"
 	ToolSearch    = "search"
 	ToolTagItem   = "tag-item"
+	ToolUnlink    = "unlink"
 )
 
 // Handler signatures as generated. A changed handler fails to compile here;
@@ -34,6 +35,7 @@ var (
 	_ func(context.Context, string) (in.Item, error)                                                        = in.Reset2FA
 	_ func(context.Context, in.SearchArgs) (*in.Results, error)                                             = in.Search
 	_ func(context.Context, string, []string, float64, time.Time, map[string]int, *string) (in.Item, error) = in.TagItem
+	_ func(context.Context, string) (in.Item, error)                                                        = in.Unlink
 )
 
 // T2faResetArgs is the argument object of 2fa_reset: one member per parameter of Reset2FA.
@@ -50,6 +52,9 @@ type TagItemArgs struct {
 	Counts map[string]int `json:"counts"`
 	Note   *string        `json:"note"`
 }
+
+// UnlinkArgs is the argument object of unlink: the parameters of Unlink are those of Reset2FA.
+type UnlinkArgs = T2faResetArgs
 
 //go:embed schemas/2fa_reset.input.json
 var schemaT2faResetInput []byte
@@ -69,6 +74,12 @@ var schemaTagItemInput []byte
 //go:embed schemas/tag-item.output.json
 var schemaTagItemOutput []byte
 
+//go:embed schemas/unlink.input.json
+var schemaUnlinkInput []byte
+
+//go:embed schemas/unlink.output.json
+var schemaUnlinkOutput []byte
+
 var toolT2faReset = runtime.NewTool(runtime.ToolInfo{
 	Name:         ToolT2faReset,
 	Version:      "0.1",
@@ -76,7 +87,9 @@ var toolT2faReset = runtime.NewTool(runtime.ToolInfo{
 	Description:  "Resets a user's second factor.",
 	InputSchema:  schemaT2faResetInput,
 	OutputSchema: schemaT2faResetOutput,
-}, runtime.Compiled(decodeT2faReset))
+}, bindT2faResetArgs(func(ctx context.Context, args T2faResetArgs) (in.Item, error) {
+	return in.Reset2FA(ctx, args.UserURL)
+}))
 
 var toolSearch = runtime.NewTool(runtime.ToolInfo{
 	Name:         ToolSearch,
@@ -87,7 +100,7 @@ var toolSearch = runtime.NewTool(runtime.ToolInfo{
 	Errors:       []runtime.Code{"index_offline", "query_too_broad"},
 	InputSchema:  schemaSearchInput,
 	OutputSchema: schemaSearchOutput,
-}, runtime.Compiled(decodeSearch))
+}, bindSearchArgs(in.Search))
 
 var toolTagItem = runtime.NewTool(runtime.ToolInfo{
 	Name:         ToolTagItem,
@@ -96,7 +109,20 @@ var toolTagItem = runtime.NewTool(runtime.ToolInfo{
 	Description:  "Adds tags to an item.",
 	InputSchema:  schemaTagItemInput,
 	OutputSchema: schemaTagItemOutput,
-}, runtime.Compiled(decodeTagItem))
+}, bindTagItemArgs(func(ctx context.Context, args TagItemArgs) (in.Item, error) {
+	return in.TagItem(ctx, args.ItemID, args.Tags, args.Weight, args.At, args.Counts, args.Note)
+}))
+
+var toolUnlink = runtime.NewTool(runtime.ToolInfo{
+	Name:         ToolUnlink,
+	Version:      "1",
+	Effect:       runtime.EffectWrite,
+	Description:  "Removes the link to a user; its parameters are Reset2FA's, so its argument struct is an alias of that one.",
+	InputSchema:  schemaUnlinkInput,
+	OutputSchema: schemaUnlinkOutput,
+}, bindT2faResetArgs(func(ctx context.Context, args UnlinkArgs) (in.Item, error) {
+	return in.Unlink(ctx, args.UserURL)
+}))
 
 // ToolSet is what the executor holds: the tools a model can call, selected
 // by exact name with a static switch.
@@ -114,6 +140,8 @@ func (toolSet) Lookup(name string) *runtime.Tool {
 		return toolSearch
 	case ToolTagItem:
 		return toolTagItem
+	case ToolUnlink:
+		return toolUnlink
 	default:
 		return nil
 	}
@@ -121,7 +149,7 @@ func (toolSet) Lookup(name string) *runtime.Tool {
 
 // Tools returns every tool, sorted by name.
 func (toolSet) Tools() []*runtime.Tool {
-	return []*runtime.Tool{toolT2faReset, toolSearch, toolTagItem}
+	return []*runtime.Tool{toolT2faReset, toolSearch, toolTagItem, toolUnlink}
 }
 
 // lockFS holds keel.lock.json and, once keelgen -sign has signed it,
