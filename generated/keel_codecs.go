@@ -10,20 +10,21 @@ import (
 	"github.com/keelgen/keel/runtime/wire"
 )
 
-// bindCreateTicketArgs binds a handler to the reader of its arguments and the writer of its result.
-func bindCreateTicketArgs(handler func(context.Context, CreateTicketArgs) (example.Ticket, error)) runtime.Handler {
-	return runtime.Compiled(func(d *wire.Decoder) (runtime.Call, error) {
-		c := &createTicketArgsCall{handler: handler}
-		if err := readCreateTicketArgs(d, &c.args); err != nil {
-			return nil, err
-		}
-		return c, nil
-	})
+// createTicketArgsHandler is a handler with the reader of its arguments and the writer of its result.
+type createTicketArgsHandler func(context.Context, CreateTicketArgs) (example.Ticket, error)
+
+// Read reads and checks a call's arguments.
+func (h createTicketArgsHandler) Read(d *wire.Decoder) (runtime.Call, error) {
+	c := &createTicketArgsCall{handler: h}
+	if err := readCreateTicketArgs(d, &c.args); err != nil {
+		return nil, err
+	}
+	return c, nil
 }
 
 // createTicketArgsCall is one call: the handler, its arguments, then its result.
 type createTicketArgsCall struct {
-	handler func(context.Context, CreateTicketArgs) (example.Ticket, error)
+	handler createTicketArgsHandler
 	args    CreateTicketArgs
 	result  example.Ticket
 }
@@ -37,20 +38,21 @@ func (c *createTicketArgsCall) Result(e *wire.Encoder) error {
 	return writeTicket(e, &c.result)
 }
 
-// bindLookupIncidentArgs binds a handler to the reader of its arguments and the writer of its result.
-func bindLookupIncidentArgs(handler func(context.Context, example.LookupIncidentArgs) (example.Incident, error)) runtime.Handler {
-	return runtime.Compiled(func(d *wire.Decoder) (runtime.Call, error) {
-		c := &lookupIncidentArgsCall{handler: handler}
-		if err := readLookupIncidentArgs(d, &c.args); err != nil {
-			return nil, err
-		}
-		return c, nil
-	})
+// lookupIncidentArgsHandler is a handler with the reader of its arguments and the writer of its result.
+type lookupIncidentArgsHandler func(context.Context, example.LookupIncidentArgs) (example.Incident, error)
+
+// Read reads and checks a call's arguments.
+func (h lookupIncidentArgsHandler) Read(d *wire.Decoder) (runtime.Call, error) {
+	c := &lookupIncidentArgsCall{handler: h}
+	if err := readLookupIncidentArgs(d, &c.args); err != nil {
+		return nil, err
+	}
+	return c, nil
 }
 
 // lookupIncidentArgsCall is one call: the handler, its arguments, then its result.
 type lookupIncidentArgsCall struct {
-	handler func(context.Context, example.LookupIncidentArgs) (example.Incident, error)
+	handler lookupIncidentArgsHandler
 	args    example.LookupIncidentArgs
 	result  example.Incident
 }

@@ -7,6 +7,7 @@ package generated
 import (
 	"context"
 	"embed"
+	"slices"
 	"time"
 
 	"github.com/keelgen/keel/example"
@@ -40,41 +41,45 @@ type CreateTicketArgs struct {
 	Summary    string             `json:"summary" jsonschema_description:"what the follow-up should do, in one sentence"`
 }
 
+// schemaFS holds every tool's input and output schema.
+//
 //go:embed schemas/create_ticket.input.json
-var schemaCreateTicketInput []byte
-
 //go:embed schemas/create_ticket.output.json
-var schemaCreateTicketOutput []byte
-
 //go:embed schemas/lookup_incident.input.json
-var schemaLookupIncidentInput []byte
-
 //go:embed schemas/lookup_incident.output.json
-var schemaLookupIncidentOutput []byte
+var schemaFS embed.FS
 
-var toolCreateTicket = runtime.NewTool(runtime.ToolInfo{
-	Name:         ToolCreateTicket,
-	Version:      "1.2",
-	Effect:       runtime.EffectWrite,
-	Description:  "Opens a follow-up ticket for an incident. It writes to the ticket system, so it runs only with approval.",
-	Timeout:      5 * time.Second,
-	Errors:       []runtime.Code{"incident_not_found"},
-	InputSchema:  schemaCreateTicketInput,
-	OutputSchema: schemaCreateTicketOutput,
-}, bindCreateTicketArgs(func(ctx context.Context, args CreateTicketArgs) (example.Ticket, error) {
-	return example.CreateTicket(ctx, args.IncidentID, args.Summary)
-}))
+// toolSpecs are the tools: each contract in reading order, bound to its handler
+// by name with its concrete types. The schemas come from schemaFS.
+var toolSpecs = [...]runtime.ToolSpec{
+	{
+		Info: runtime.ToolInfo{
+			Name:        ToolCreateTicket,
+			Version:     "1.2",
+			Effect:      runtime.EffectWrite,
+			Description: "Opens a follow-up ticket for an incident. It writes to the ticket system, so it runs only with approval.",
+			Timeout:     5 * time.Second,
+			Errors:      []runtime.Code{"incident_not_found"},
+		},
+		Handler: createTicketArgsHandler(func(ctx context.Context, args CreateTicketArgs) (example.Ticket, error) {
+			return example.CreateTicket(ctx, args.IncidentID, args.Summary)
+		}),
+	},
+	{
+		Info: runtime.ToolInfo{
+			Name:        ToolLookupIncident,
+			Version:     "1.1",
+			Effect:      runtime.EffectRead,
+			Description: "Returns one incident record by its id.",
+			Timeout:     2 * time.Second,
+			Errors:      []runtime.Code{"incident_not_found"},
+		},
+		Handler: lookupIncidentArgsHandler(example.LookupIncident),
+	},
+}
 
-var toolLookupIncident = runtime.NewTool(runtime.ToolInfo{
-	Name:         ToolLookupIncident,
-	Version:      "1.1",
-	Effect:       runtime.EffectRead,
-	Description:  "Returns one incident record by its id.",
-	Timeout:      2 * time.Second,
-	Errors:       []runtime.Code{"incident_not_found"},
-	InputSchema:  schemaLookupIncidentInput,
-	OutputSchema: schemaLookupIncidentOutput,
-}, bindLookupIncidentArgs(example.LookupIncident))
+// tools are toolSpecs as the executor holds them.
+var tools = runtime.NewTools(schemaFS, toolSpecs[:])
 
 // ToolSet is what the executor holds: the tools a model can call, selected
 // by exact name with a static switch.
@@ -87,17 +92,17 @@ type toolSet struct{}
 func (toolSet) Lookup(name string) *runtime.Tool {
 	switch name {
 	case ToolCreateTicket:
-		return toolCreateTicket
+		return tools[0]
 	case ToolLookupIncident:
-		return toolLookupIncident
+		return tools[1]
 	default:
 		return nil
 	}
 }
 
-// Tools returns every tool, sorted by name.
+// Tools returns every tool, sorted by name, in a slice of the caller's own.
 func (toolSet) Tools() []*runtime.Tool {
-	return []*runtime.Tool{toolCreateTicket, toolLookupIncident}
+	return slices.Clone(tools)
 }
 
 // lockFS holds keel.lock.json and, once keelgen -sign has signed it,

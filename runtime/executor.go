@@ -177,6 +177,9 @@ func NewExecutor(set ToolSet, opts ...Option) (*Executor, error) {
 		if t == nil {
 			return nil, errors.New("keel: the tool set lists a nil tool")
 		}
+		if t.handler == nil {
+			return nil, fmt.Errorf("keel: tool %s has no handler", t.info.Name)
+		}
 		if err := t.checkCodes(); err != nil {
 			return nil, fmt.Errorf("keel: tool %s: %w", t.info.Name, err)
 		}
@@ -386,7 +389,7 @@ func (c *callRun) input() (Call, bool) {
 	var call Call
 	var err error
 	if c.tool.compiled {
-		call, err = c.tool.handler.bind(c.call.Arguments, c.e.limits)
+		call, err = readCompiled(c.tool.handler, c.call.Arguments, c.e.limits)
 		c.sw.lap(stageDecode)
 	} else {
 		call, err = c.validatedInput()
@@ -420,7 +423,7 @@ func (c *callRun) validatedInput() (Call, error) {
 	if err != nil {
 		return nil, err
 	}
-	call, err := c.tool.handler.bind(c.call.Arguments, c.e.limits)
+	call, err := c.tool.handler.(validatedHandler).decodeValidated(c.call.Arguments)
 	c.sw.lap(stageDecode)
 	return call, err
 }

@@ -41,8 +41,9 @@ func (info *ToolInfo) declares(code Code) bool {
 type Tool struct {
 	info    ToolInfo
 	handler Handler
-	// compiled: the handler checks its own input and output (Compiled);
-	// otherwise the executor validates both against the schemas (Handle).
+	// compiled: the handler is a generated reader that checks its own input
+	// and output; otherwise (Handle) the executor validates both against
+	// the schemas.
 	compiled bool
 
 	compileOnce sync.Once
@@ -57,8 +58,8 @@ type Tool struct {
 // for a set with a lock, whose digests prove the schemas are the ones
 // keelgen compiled when it wrote them, on the tool's first call.
 func NewTool(info ToolInfo, h Handler) *Tool {
-	_, compiled := h.(compiledHandler)
-	return &Tool{info: info, handler: h, compiled: compiled}
+	_, handBound := h.(validatedHandler)
+	return &Tool{info: info, handler: h, compiled: h != nil && !handBound}
 }
 
 // Info returns a copy of the tool's contract; changing it changes nothing
@@ -139,16 +140,19 @@ type ModelTool struct {
 	ErrorCodes []Code `json:"error_codes,omitempty"`
 }
 
-// Handler is a handler bound to its argument and result types. Compiled
-// (what keelgen emits) and Handle make one; every handler is reached only
-// through strict decoding and the checks of its input schema.
+// Handler is a handler bound to its argument and result types: a reader
+// of its arguments that returns the call to run. keelgen generates one per
+// argument and result type (a func type of keel_codecs.go, whose Read reads
+// the arguments token by token straight into the handler's argument value
+// and checks every keyword of the input schema on that value); Handle makes
+// one for a tool set written by hand.
 type Handler interface {
-	// bind reads args into a call, ready to run.
-	bind(args []byte, lim Limits) (Call, error)
+	Read(d *wire.Decoder) (Call, error)
 }
 
 // Call is one call's decoded, checked arguments bound to its handler.
-// keelgen generates one type per tool; harness code has no need to.
+// keelgen generates one type per argument and result type; harness code has
+// no need to.
 type Call interface {
 	// Run calls the handler with the arguments and keeps its result.
 	Run(ctx context.Context) error
@@ -156,30 +160,40 @@ type Call interface {
 	Result(e *wire.Encoder) error
 }
 
-// Compiled binds a tool to its generated reader: decode reads the arguments
-// token by token straight into the handler's argument type and checks every
-// keyword of the input schema on the Go value; the Call it returns checks
-// and writes the result. No schema validator and no reflection run on the
-// call path.
-func Compiled(decode func(d *wire.Decoder) (Call, error)) Handler {
-	return compiledHandler{decode: decode}
+// ToolSpec is one tool as generated code lists it, in a table the compiler
+// lays out as data: its contract without the schemas, and its handler.
+type ToolSpec struct {
+	Info    ToolInfo
+	Handler Handler
 }
 
-type compiledHandler struct {
-	decode func(d *wire.Decoder) (Call, error)
+// NewTools makes the tools of specs, reading each tool's schemas from
+// schemas/<name>.input.json and schemas/<name>.output.json in fsys (the
+// generated package's embedded files). A missing file leaves the schema
+// empty, which NewExecutor's lock check refuses.
+func NewTools(fsys fs.FS, specs []ToolSpec) []*Tool {
+	out := make([]*Tool, len(specs))
+	for i, s := range specs {
+		info := s.Info
+		info.InputSchema, _ = fs.ReadFile(fsys, "schemas/"+info.Name+".input.json")
+		info.OutputSchema, _ = fs.ReadFile(fsys, "schemas/"+info.Name+".output.json")
+		out[i] = NewTool(info, s.Handler)
+	}
+	return out
 }
 
 // wireDecoders reuses decoders across calls.
 var wireDecoders = sync.Pool{New: func() any { return new(wire.Decoder) }}
 
-func (h compiledHandler) bind(args []byte, lim Limits) (Call, error) {
+// readCompiled runs a generated reader over args, within the limits.
+func readCompiled(h Handler, args []byte, lim Limits) (Call, error) {
 	if len(args) > lim.MaxArgumentBytes {
 		return nil, wire.Failf("maxBytes", fmt.Sprintf("%d bytes, over the limit of %d", len(args), lim.MaxArgumentBytes))
 	}
 	d := wireDecoders.Get().(*wire.Decoder)
 	defer wireDecoders.Put(d)
 	d.Reset(args, lim.MaxDepth)
-	call, err := h.decode(d)
+	call, err := h.Read(d)
 	if err == nil {
 		err = d.Finish()
 	}
@@ -192,8 +206,8 @@ func (h compiledHandler) bind(args []byte, lim Limits) (Call, error) {
 // Handle binds fn, a handler with argument struct A and result R, for a
 // tool set written by hand: its arguments are validated against the input
 // schema by a JSON Schema validator, then decoded with json v2, and its
-// result is encoded and validated against the output schema. keelgen emits
-// Compiled instead, which checks the Go values in one pass.
+// result is encoded and validated against the output schema. keelgen
+// generates readers instead, which check the Go values in one pass.
 func Handle[A, R any](fn func(context.Context, A) (R, error)) Handler {
 	return &typedHandler[A, R]{fn: fn} // a pointer: no value-method wrappers per instantiation
 }
@@ -217,13 +231,25 @@ var resultEncode = jsonv2.JoinOptions(
 	jsonv2.Deterministic(true),
 )
 
-// bind decodes args; the executor has validated them against the schema.
-func (h *typedHandler[A, R]) bind(args []byte, _ Limits) (Call, error) {
+// validatedHandler is a Handler whose arguments the executor validates
+// against the schema before it decodes them (Handle's).
+type validatedHandler interface {
+	decodeValidated(args []byte) (Call, error)
+}
+
+// decodeValidated decodes args; the executor has validated them.
+func (h *typedHandler[A, R]) decodeValidated(args []byte) (Call, error) {
 	c := &typedCall[A, R]{fn: h.fn}
 	if err := jsonv2.Unmarshal(args, &c.args, strictDecode); err != nil {
 		return nil, err
 	}
 	return c, nil
+}
+
+// Read decodes the decoder's whole input with json v2; the executor calls
+// decodeValidated instead, after the validator.
+func (h *typedHandler[A, R]) Read(d *wire.Decoder) (Call, error) {
+	return h.decodeValidated(d.Source())
 }
 
 type typedCall[A, R any] struct {

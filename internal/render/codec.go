@@ -67,7 +67,7 @@ var checked = map[string]bool{
 }
 
 // codecFile renders keel_codecs.go, or the diagnostics that stop it. It
-// returns, per tool, the binder keel_tools.go binds its handler with.
+// returns, per tool, the handler type keel_tools.go binds its handler with.
 func codecFile(pkg *model.Package, outPkg string, schemas map[string]model.Schemas) ([]byte, map[string]string, []model.Diagnostic, error) {
 	f := jen.NewFile(outPkg)
 	importNames(f, pkg)
@@ -96,7 +96,7 @@ func codecFile(pkg *model.Package, outPkg string, schemas map[string]model.Schem
 			binders[t.Name] = b
 			continue
 		}
-		b := g.name("bind", strings.TrimPrefix(read, "read"))
+		b := g.unique(lowerFirst(strings.TrimPrefix(read, "read")) + "Handler")
 		bindersByKey[k], binders[t.Name] = b, b
 		calls = append(calls, g.call(t, b, read, write)...)
 	}
@@ -149,29 +149,29 @@ func handlerType(t *model.Tool) jen.Code {
 	return jen.Func().Params(jen.Qual("context", "Context"), gocode.ArgsType(t)).Params(gocode.TypeCode(t.Result), jen.Error())
 }
 
-// call renders the binder of the handlers that share one argument reader
-// and one result writer, and the type of their calls: the handler, its
-// arguments, read and checked, then its result.
-func (g *codecs) call(t *model.Tool, binder, read, write string) []jen.Code {
-	ct := lowerFirst(strings.TrimPrefix(binder, "bind")) + "Call"
+// call renders the handler type of the tools that share one argument
+// reader and one result writer, and the type of their calls: the handler,
+// its arguments, read and checked, then its result.
+func (g *codecs) call(t *model.Tool, handler, read, write string) []jen.Code {
+	ct := strings.TrimSuffix(handler, "Handler") + "Call"
 	g.taken[ct] = true
 	return []jen.Code{
-		jen.Commentf("%s binds a handler to the reader of its arguments and the writer of its result.", binder),
-		jen.Func().Id(binder).Params(jen.Id("handler").Add(handlerType(t))).Qual(runtimePkg, "Handler").Block(
-			jen.Return(jen.Qual(runtimePkg, "Compiled").Call(
-				jen.Func().Params(jen.Id("d").Op("*").Qual(wirePkg, "Decoder")).Params(jen.Qual(runtimePkg, "Call"), jen.Error()).Block(
-					jen.Id("c").Op(":=").Op("&").Id(ct).Values(jen.Dict{jen.Id("handler"): jen.Id("handler")}),
-					jen.If(jen.Err().Op(":=").Id(read).Call(jen.Id("d"), jen.Op("&").Id("c").Dot("args")), jen.Err().Op("!=").Nil()).Block(
-						jen.Return(jen.Nil(), jen.Err()),
-					),
-					jen.Return(jen.Id("c"), jen.Nil()),
-				),
-			)),
+		jen.Commentf("%s is a handler with the reader of its arguments and the writer of its result.", handler),
+		jen.Type().Id(handler).Add(handlerType(t)),
+		jen.Line(),
+		jen.Comment("Read reads and checks a call's arguments."),
+		jen.Func().Params(jen.Id("h").Id(handler)).Id("Read").Params(jen.Id("d").Op("*").Qual(wirePkg, "Decoder")).
+			Params(jen.Qual(runtimePkg, "Call"), jen.Error()).Block(
+			jen.Id("c").Op(":=").Op("&").Id(ct).Values(jen.Dict{jen.Id("handler"): jen.Id("h")}),
+			jen.If(jen.Err().Op(":=").Id(read).Call(jen.Id("d"), jen.Op("&").Id("c").Dot("args")), jen.Err().Op("!=").Nil()).Block(
+				jen.Return(jen.Nil(), jen.Err()),
+			),
+			jen.Return(jen.Id("c"), jen.Nil()),
 		),
 		jen.Line(),
 		jen.Commentf("%s is one call: the handler, its arguments, then its result.", ct),
 		jen.Type().Id(ct).Struct(
-			jen.Id("handler").Add(handlerType(t)),
+			jen.Id("handler").Id(handler),
 			jen.Id("args").Add(gocode.ArgsType(t)),
 			jen.Id("result").Add(gocode.TypeCode(t.Result)),
 		),
@@ -450,7 +450,11 @@ func hintFor(t types.Type, n node, fallback string) string {
 
 // name reserves a function name for hint with prefix.
 func (g *codecs) name(prefix, hint string) string {
-	base := prefix + strings.ToUpper(hint[:1]) + hint[1:]
+	return g.unique(prefix + strings.ToUpper(hint[:1]) + hint[1:])
+}
+
+// unique reserves base, or base2, base3, ... when it is taken.
+func (g *codecs) unique(base string) string {
 	name := base
 	for i := 2; g.taken[name]; i++ {
 		name = fmt.Sprintf("%s%d", base, i)

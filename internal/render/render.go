@@ -186,34 +186,40 @@ func argsStructs(f *jen.File, pkg *model.Package) {
 }
 
 func schemaVars(f *jen.File, pkg *model.Package) {
+	f.Comment("schemaFS holds every tool's input and output schema.")
+	f.Comment("")
 	for _, t := range pkg.Tools {
 		f.Comment("//go:embed " + InputSchemaFile(t.Name))
-		f.Var().Id(schemaVar(t, "Input")).Index().Byte()
 		f.Comment("//go:embed " + OutputSchemaFile(t.Name))
-		f.Var().Id(schemaVar(t, "Output")).Index().Byte()
 	}
+	f.Var().Id("schemaFS").Qual("embed", "FS")
 }
 
-// toolVars binds each contract to its handler, fields in reading order.
+// toolVars binds each contract to its handler, fields in reading order, in
+// a table the compiler lays out as data (no code runs per tool at start
+// but NewTools' loop).
 func toolVars(f *jen.File, pkg *model.Package, binders map[string]string) {
-	for _, t := range pkg.Tools {
-		info := jen.Qual(runtimePkg, "ToolInfo").CustomFunc(multiLine, func(g *jen.Group) {
-			g.Id("Name").Op(":").Id(nameConst(t))
-			g.Id("Version").Op(":").Lit(t.Version)
-			g.Id("Effect").Op(":").Add(effectCode(t.Effect))
-			g.Id("Description").Op(":").Lit(t.Description)
-			if t.Timeout > 0 {
-				g.Id("Timeout").Op(":").Add(durationCode(t.Timeout))
-			}
-			if len(t.Errors) > 0 {
-				g.Id("Errors").Op(":").Add(errorCodes(t))
-			}
-			g.Id("InputSchema").Op(":").Id(schemaVar(t, "Input"))
-			g.Id("OutputSchema").Op(":").Id(schemaVar(t, "Output"))
-		})
-		f.Line()
-		f.Var().Id(toolVar(t)).Op("=").Qual(runtimePkg, "NewTool").Call(info, handlerBinding(t, binders[t.Name]))
-	}
+	f.Add(lineComment("toolSpecs are the tools: each contract in reading order, bound to its handler\n" +
+		"by name with its concrete types. The schemas come from schemaFS."))
+	f.Var().Id("toolSpecs").Op("=").Index(jen.Op("...")).Qual(runtimePkg, "ToolSpec").CustomFunc(multiLine, func(list *jen.Group) {
+		for _, t := range pkg.Tools {
+			info := jen.Qual(runtimePkg, "ToolInfo").CustomFunc(multiLine, func(g *jen.Group) {
+				g.Id("Name").Op(":").Id(nameConst(t))
+				g.Id("Version").Op(":").Lit(t.Version)
+				g.Id("Effect").Op(":").Add(effectCode(t.Effect))
+				g.Id("Description").Op(":").Lit(t.Description)
+				if t.Timeout > 0 {
+					g.Id("Timeout").Op(":").Add(durationCode(t.Timeout))
+				}
+				if len(t.Errors) > 0 {
+					g.Id("Errors").Op(":").Add(errorCodes(t))
+				}
+			})
+			list.Custom(multiLine, jen.Id("Info").Op(":").Add(info), jen.Id("Handler").Op(":").Add(handlerBinding(t, binders[t.Name])))
+		}
+	})
+	f.Comment("tools are toolSpecs as the executor holds them.")
+	f.Var().Id("tools").Op("=").Qual(runtimePkg, "NewTools").Call(jen.Id("schemaFS"), jen.Id("toolSpecs").Index(jen.Op(":")))
 }
 
 var multiLine = jen.Options{Open: "{", Close: "}", Separator: ",", Multi: true}
@@ -229,7 +235,7 @@ func toolSet(f *jen.File, pkg *model.Package) {
 		f.Func().Params(jen.Id("toolSet")).Id("Lookup").Params(jen.Id("name").String()).Op("*").Qual(runtimePkg, "Tool").Block(
 			jen.Switch(jen.Id("name")).BlockFunc(func(g *jen.Group) {
 				for _, t := range pkg.Tools {
-					g.Case(jen.Id(nameConst(t))).Block(jen.Return(jen.Id(toolVar(t))))
+					g.Case(jen.Id(nameConst(t))).Block(jen.Return(toolRef(pkg, t)))
 				}
 				g.Default().Block(jen.Return(jen.Nil()))
 			}),
@@ -242,20 +248,16 @@ func toolSet(f *jen.File, pkg *model.Package) {
 		f.Func().Params(jen.Id("toolSet")).Id("Lookup").Params(jen.Id("name").String()).Op("*").Qual(runtimePkg, "Tool").Block(
 			jen.Switch(jen.Len(jen.Id("name"))).BlockFunc(func(g *jen.Group) {
 				for _, group := range byLength(pkg.Tools) {
-					g.Case(jen.Lit(len(group[0].Name))).Add(narrow(plan(group, nil)))
+					g.Case(jen.Lit(len(group[0].Name))).Add(narrow(pkg, plan(group, nil)))
 				}
 			}),
 			jen.Return(jen.Nil()),
 		)
 	}
 
-	f.Comment("Tools returns every tool, sorted by name.")
+	f.Comment("Tools returns every tool, sorted by name, in a slice of the caller's own.")
 	f.Func().Params(jen.Id("toolSet")).Id("Tools").Params().Index().Op("*").Qual(runtimePkg, "Tool").Block(
-		jen.Return(jen.Index().Op("*").Qual(runtimePkg, "Tool").ValuesFunc(func(g *jen.Group) {
-			for _, t := range pkg.Tools {
-				g.Id(toolVar(t))
-			}
-		})),
+		jen.Return(jen.Qual("slices", "Clone").Call(jen.Id("tools"))),
 	)
 
 	f.Add(lineComment("lockFS holds keel.lock.json and, once keelgen -sign has signed it,\nkeel.lock.json.sig."))
@@ -312,19 +314,24 @@ func plan(tools []*model.Tool, used []int) *lookupNode {
 }
 
 // narrow renders a plan.
-func narrow(n *lookupNode) *jen.Statement {
+func narrow(pkg *model.Package, n *lookupNode) *jen.Statement {
 	if n.pos < 0 {
 		return jen.Switch(jen.Id("name")).BlockFunc(func(g *jen.Group) {
 			for _, t := range n.tools {
-				g.Case(jen.Id(nameConst(t))).Block(jen.Return(jen.Id(toolVar(t))))
+				g.Case(jen.Id(nameConst(t))).Block(jen.Return(toolRef(pkg, t)))
 			}
 		})
 	}
 	return jen.Switch(jen.Id("name").Index(jen.Lit(n.pos))).BlockFunc(func(g *jen.Group) {
 		for _, b := range slices.Sorted(maps.Keys(n.next)) {
-			g.Case(jen.LitRune(rune(b))).Add(narrow(n.next[b]))
+			g.Case(jen.LitRune(rune(b))).Add(narrow(pkg, n.next[b]))
 		}
 	})
+}
+
+// toolRef is the tool's entry in tools (the tools are sorted by name).
+func toolRef(pkg *model.Package, t *model.Tool) jen.Code {
+	return jen.Id("tools").Index(jen.Lit(slices.Index(pkg.Tools, t)))
 }
 
 // bestByte is the first position, not yet used, whose byte splits the
@@ -360,9 +367,7 @@ func entryPoints(f *jen.File) {
 	)
 }
 
-func nameConst(t *model.Tool) string            { return "Tool" + t.Ident() }
-func toolVar(t *model.Tool) string              { return "tool" + t.Ident() }
-func schemaVar(t *model.Tool, io string) string { return "schema" + t.Ident() + io }
+func nameConst(t *model.Tool) string { return "Tool" + t.Ident() }
 
 // errorCodes renders a tool's declared business error codes.
 func errorCodes(t *model.Tool) jen.Code {
@@ -413,13 +418,13 @@ func handlerFuncType(t *model.Tool) jen.Code {
 // plain parameters gets them from its argument struct.
 func handlerBinding(t *model.Tool, binder string) jen.Code {
 	if t.Form == model.StructArgs {
-		return jen.Id(binder).Call(jen.Qual(t.PkgPath, t.Func))
+		return jen.Id(binder).Parens(jen.Qual(t.PkgPath, t.Func))
 	}
 	args := []jen.Code{jen.Id("ctx")}
 	for _, p := range t.Params {
 		args = append(args, jen.Id("args").Dot(p.Field))
 	}
-	return jen.Id(binder).Call(
+	return jen.Id(binder).Parens(
 		jen.Func().Params(jen.Id("ctx").Qual("context", "Context"), jen.Id("args").Id(t.ArgsTypeName())).
 			Params(gocode.TypeCode(t.Result), jen.Error()).Block(
 			jen.Return(jen.Qual(t.PkgPath, t.Func).Call(args...)),

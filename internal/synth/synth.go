@@ -159,7 +159,7 @@ func ValidArguments(i int) string {
 		s := i % Shapes
 		return fmt.Sprintf(`{"query_%[1]d":"db","limit_%[1]d":5,"mode_%[1]d":"fast","tags_%[1]d":["a","b"]}`, s)
 	}
-	return `{"query":"db","limit":5,"mode":"fast","note":null,"tags":["a","b"]}`
+	return `{"query":"db","limit":5,"mode":"fast","note":"n","tags":["a","b"]}` // a plain *string parameter is required, not nullable
 }
 
 func benchmarks(n int) string {
@@ -191,7 +191,10 @@ func BenchmarkExecute(b *testing.B) {
 		b.Run(name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				exec.Execute(context.Background(), runtime.ExecutionContext{}, call)
+				r := exec.Execute(context.Background(), runtime.ExecutionContext{}, call)
+				if r.OK != (name == "valid") || (name == "unknown" && r.Code() != runtime.CodeUnknownTool) {
+					b.Fatalf("%%s: %%+v", name, r.Error)
+				}
 			}
 		})
 	}

@@ -18,13 +18,18 @@ import (
 type Decoder struct {
 	dec      jsontext.Decoder
 	src      bytes.Buffer
+	raw      []byte
 	maxDepth int
 	num      []byte // the last number's literal, valid until the next read
 	scratch  []byte // unescaped names
 }
 
+// Source is the whole input d reads.
+func (d *Decoder) Source() []byte { return d.raw }
+
 // Reset makes d read raw, refusing nesting deeper than maxDepth.
 func (d *Decoder) Reset(raw []byte, maxDepth int) {
+	d.raw = raw
 	d.src = *bytes.NewBuffer(raw) // the decoder reads a *bytes.Buffer in place, without a copy
 	d.dec.Reset(&d.src)
 	d.maxDepth = maxDepth

@@ -15,20 +15,21 @@ import (
 	"github.com/keelgen/keel/runtime/wire"
 )
 
-// bindBatchArgs binds a handler to the reader of its arguments and the writer of its result.
-func bindBatchArgs(handler func(context.Context, conformance.BatchArgs) (conformance.Count, error)) runtime.Handler {
-	return runtime.Compiled(func(d *wire.Decoder) (runtime.Call, error) {
-		c := &batchArgsCall{handler: handler}
-		if err := readBatchArgs(d, &c.args); err != nil {
-			return nil, err
-		}
-		return c, nil
-	})
+// batchArgsHandler is a handler with the reader of its arguments and the writer of its result.
+type batchArgsHandler func(context.Context, conformance.BatchArgs) (conformance.Count, error)
+
+// Read reads and checks a call's arguments.
+func (h batchArgsHandler) Read(d *wire.Decoder) (runtime.Call, error) {
+	c := &batchArgsCall{handler: h}
+	if err := readBatchArgs(d, &c.args); err != nil {
+		return nil, err
+	}
+	return c, nil
 }
 
 // batchArgsCall is one call: the handler, its arguments, then its result.
 type batchArgsCall struct {
-	handler func(context.Context, conformance.BatchArgs) (conformance.Count, error)
+	handler batchArgsHandler
 	args    conformance.BatchArgs
 	result  conformance.Count
 }
@@ -42,20 +43,21 @@ func (c *batchArgsCall) Result(e *wire.Encoder) error {
 	return writeCount(e, &c.result)
 }
 
-// bindCollectionArgs binds a handler to the reader of its arguments and the writer of its result.
-func bindCollectionArgs(handler func(context.Context, conformance.CollectionArgs) (conformance.CollectionArgs, error)) runtime.Handler {
-	return runtime.Compiled(func(d *wire.Decoder) (runtime.Call, error) {
-		c := &collectionArgsCall{handler: handler}
-		if err := readCollectionArgs(d, &c.args); err != nil {
-			return nil, err
-		}
-		return c, nil
-	})
+// collectionArgsHandler is a handler with the reader of its arguments and the writer of its result.
+type collectionArgsHandler func(context.Context, conformance.CollectionArgs) (conformance.CollectionArgs, error)
+
+// Read reads and checks a call's arguments.
+func (h collectionArgsHandler) Read(d *wire.Decoder) (runtime.Call, error) {
+	c := &collectionArgsCall{handler: h}
+	if err := readCollectionArgs(d, &c.args); err != nil {
+		return nil, err
+	}
+	return c, nil
 }
 
 // collectionArgsCall is one call: the handler, its arguments, then its result.
 type collectionArgsCall struct {
-	handler func(context.Context, conformance.CollectionArgs) (conformance.CollectionArgs, error)
+	handler collectionArgsHandler
 	args    conformance.CollectionArgs
 	result  conformance.CollectionArgs
 }
@@ -69,20 +71,21 @@ func (c *collectionArgsCall) Result(e *wire.Encoder) error {
 	return writeCollectionArgs(e, &c.result)
 }
 
-// bindNumberArgs binds a handler to the reader of its arguments and the writer of its result.
-func bindNumberArgs(handler func(context.Context, conformance.NumberArgs) (conformance.NumberArgs, error)) runtime.Handler {
-	return runtime.Compiled(func(d *wire.Decoder) (runtime.Call, error) {
-		c := &numberArgsCall{handler: handler}
-		if err := readNumberArgs(d, &c.args); err != nil {
-			return nil, err
-		}
-		return c, nil
-	})
+// numberArgsHandler is a handler with the reader of its arguments and the writer of its result.
+type numberArgsHandler func(context.Context, conformance.NumberArgs) (conformance.NumberArgs, error)
+
+// Read reads and checks a call's arguments.
+func (h numberArgsHandler) Read(d *wire.Decoder) (runtime.Call, error) {
+	c := &numberArgsCall{handler: h}
+	if err := readNumberArgs(d, &c.args); err != nil {
+		return nil, err
+	}
+	return c, nil
 }
 
 // numberArgsCall is one call: the handler, its arguments, then its result.
 type numberArgsCall struct {
-	handler func(context.Context, conformance.NumberArgs) (conformance.NumberArgs, error)
+	handler numberArgsHandler
 	args    conformance.NumberArgs
 	result  conformance.NumberArgs
 }
@@ -96,20 +99,21 @@ func (c *numberArgsCall) Result(e *wire.Encoder) error {
 	return writeNumberArgs(e, &c.result)
 }
 
-// bindProbeArgs binds a handler to the reader of its arguments and the writer of its result.
-func bindProbeArgs(handler func(context.Context, conformance.ProbeArgs) (conformance.ProbeArgs, error)) runtime.Handler {
-	return runtime.Compiled(func(d *wire.Decoder) (runtime.Call, error) {
-		c := &probeArgsCall{handler: handler}
-		if err := readProbeArgs(d, &c.args); err != nil {
-			return nil, err
-		}
-		return c, nil
-	})
+// probeArgsHandler is a handler with the reader of its arguments and the writer of its result.
+type probeArgsHandler func(context.Context, conformance.ProbeArgs) (conformance.ProbeArgs, error)
+
+// Read reads and checks a call's arguments.
+func (h probeArgsHandler) Read(d *wire.Decoder) (runtime.Call, error) {
+	c := &probeArgsCall{handler: h}
+	if err := readProbeArgs(d, &c.args); err != nil {
+		return nil, err
+	}
+	return c, nil
 }
 
 // probeArgsCall is one call: the handler, its arguments, then its result.
 type probeArgsCall struct {
-	handler func(context.Context, conformance.ProbeArgs) (conformance.ProbeArgs, error)
+	handler probeArgsHandler
 	args    conformance.ProbeArgs
 	result  conformance.ProbeArgs
 }
@@ -123,20 +127,21 @@ func (c *probeArgsCall) Result(e *wire.Encoder) error {
 	return writeProbeArgs(e, &c.result)
 }
 
-// bindStringArgs binds a handler to the reader of its arguments and the writer of its result.
-func bindStringArgs(handler func(context.Context, conformance.StringArgs) (conformance.StringArgs, error)) runtime.Handler {
-	return runtime.Compiled(func(d *wire.Decoder) (runtime.Call, error) {
-		c := &stringArgsCall{handler: handler}
-		if err := readStringArgs(d, &c.args); err != nil {
-			return nil, err
-		}
-		return c, nil
-	})
+// stringArgsHandler is a handler with the reader of its arguments and the writer of its result.
+type stringArgsHandler func(context.Context, conformance.StringArgs) (conformance.StringArgs, error)
+
+// Read reads and checks a call's arguments.
+func (h stringArgsHandler) Read(d *wire.Decoder) (runtime.Call, error) {
+	c := &stringArgsCall{handler: h}
+	if err := readStringArgs(d, &c.args); err != nil {
+		return nil, err
+	}
+	return c, nil
 }
 
 // stringArgsCall is one call: the handler, its arguments, then its result.
 type stringArgsCall struct {
-	handler func(context.Context, conformance.StringArgs) (conformance.StringArgs, error)
+	handler stringArgsHandler
 	args    conformance.StringArgs
 	result  conformance.StringArgs
 }

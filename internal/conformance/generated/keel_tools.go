@@ -7,6 +7,7 @@ package generated
 import (
 	"context"
 	"embed"
+	"slices"
 
 	"github.com/keelgen/keel/internal/conformance"
 	"github.com/keelgen/keel/runtime"
@@ -39,80 +40,72 @@ var (
 	_ func(context.Context, conformance.StringArgs) (conformance.StringArgs, error)         = conformance.Strings
 )
 
+// schemaFS holds every tool's input and output schema.
+//
 //go:embed schemas/batch.input.json
-var schemaBatchInput []byte
-
 //go:embed schemas/batch.output.json
-var schemaBatchOutput []byte
-
 //go:embed schemas/collections.input.json
-var schemaCollectionsInput []byte
-
 //go:embed schemas/collections.output.json
-var schemaCollectionsOutput []byte
-
 //go:embed schemas/numbers.input.json
-var schemaNumbersInput []byte
-
 //go:embed schemas/numbers.output.json
-var schemaNumbersOutput []byte
-
 //go:embed schemas/probe.input.json
-var schemaProbeInput []byte
-
 //go:embed schemas/probe.output.json
-var schemaProbeOutput []byte
-
 //go:embed schemas/strings.input.json
-var schemaStringsInput []byte
-
 //go:embed schemas/strings.output.json
-var schemaStringsOutput []byte
+var schemaFS embed.FS
 
-var toolBatch = runtime.NewTool(runtime.ToolInfo{
-	Name:         ToolBatch,
-	Version:      "1.0",
-	Effect:       runtime.EffectRead,
-	Description:  "Counts rows: its arguments may be large, its result is small.",
-	InputSchema:  schemaBatchInput,
-	OutputSchema: schemaBatchOutput,
-}, bindBatchArgs(conformance.Batch))
+// toolSpecs are the tools: each contract in reading order, bound to its handler
+// by name with its concrete types. The schemas come from schemaFS.
+var toolSpecs = [...]runtime.ToolSpec{
+	{
+		Info: runtime.ToolInfo{
+			Name:        ToolBatch,
+			Version:     "1.0",
+			Effect:      runtime.EffectRead,
+			Description: "Counts rows: its arguments may be large, its result is small.",
+		},
+		Handler: batchArgsHandler(conformance.Batch),
+	},
+	{
+		Info: runtime.ToolInfo{
+			Name:        ToolCollections,
+			Version:     "1.0",
+			Effect:      runtime.EffectRead,
+			Description: "Returns its arguments.",
+		},
+		Handler: collectionArgsHandler(conformance.Collections),
+	},
+	{
+		Info: runtime.ToolInfo{
+			Name:        ToolNumbers,
+			Version:     "1.0",
+			Effect:      runtime.EffectRead,
+			Description: "Returns its arguments.",
+		},
+		Handler: numberArgsHandler(conformance.Numbers),
+	},
+	{
+		Info: runtime.ToolInfo{
+			Name:        ToolProbe,
+			Version:     "1.0",
+			Effect:      runtime.EffectRead,
+			Description: "Returns its arguments.",
+		},
+		Handler: probeArgsHandler(conformance.Probe),
+	},
+	{
+		Info: runtime.ToolInfo{
+			Name:        ToolStrings,
+			Version:     "1.0",
+			Effect:      runtime.EffectRead,
+			Description: "Returns its arguments.",
+		},
+		Handler: stringArgsHandler(conformance.Strings),
+	},
+}
 
-var toolCollections = runtime.NewTool(runtime.ToolInfo{
-	Name:         ToolCollections,
-	Version:      "1.0",
-	Effect:       runtime.EffectRead,
-	Description:  "Returns its arguments.",
-	InputSchema:  schemaCollectionsInput,
-	OutputSchema: schemaCollectionsOutput,
-}, bindCollectionArgs(conformance.Collections))
-
-var toolNumbers = runtime.NewTool(runtime.ToolInfo{
-	Name:         ToolNumbers,
-	Version:      "1.0",
-	Effect:       runtime.EffectRead,
-	Description:  "Returns its arguments.",
-	InputSchema:  schemaNumbersInput,
-	OutputSchema: schemaNumbersOutput,
-}, bindNumberArgs(conformance.Numbers))
-
-var toolProbe = runtime.NewTool(runtime.ToolInfo{
-	Name:         ToolProbe,
-	Version:      "1.0",
-	Effect:       runtime.EffectRead,
-	Description:  "Returns its arguments.",
-	InputSchema:  schemaProbeInput,
-	OutputSchema: schemaProbeOutput,
-}, bindProbeArgs(conformance.Probe))
-
-var toolStrings = runtime.NewTool(runtime.ToolInfo{
-	Name:         ToolStrings,
-	Version:      "1.0",
-	Effect:       runtime.EffectRead,
-	Description:  "Returns its arguments.",
-	InputSchema:  schemaStringsInput,
-	OutputSchema: schemaStringsOutput,
-}, bindStringArgs(conformance.Strings))
+// tools are toolSpecs as the executor holds them.
+var tools = runtime.NewTools(schemaFS, toolSpecs[:])
 
 // ToolSet is what the executor holds: the tools a model can call, selected
 // by exact name with a static switch.
@@ -125,23 +118,23 @@ type toolSet struct{}
 func (toolSet) Lookup(name string) *runtime.Tool {
 	switch name {
 	case ToolBatch:
-		return toolBatch
+		return tools[0]
 	case ToolCollections:
-		return toolCollections
+		return tools[1]
 	case ToolNumbers:
-		return toolNumbers
+		return tools[2]
 	case ToolProbe:
-		return toolProbe
+		return tools[3]
 	case ToolStrings:
-		return toolStrings
+		return tools[4]
 	default:
 		return nil
 	}
 }
 
-// Tools returns every tool, sorted by name.
+// Tools returns every tool, sorted by name, in a slice of the caller's own.
 func (toolSet) Tools() []*runtime.Tool {
-	return []*runtime.Tool{toolBatch, toolCollections, toolNumbers, toolProbe, toolStrings}
+	return slices.Clone(tools)
 }
 
 // lockFS holds keel.lock.json and, once keelgen -sign has signed it,

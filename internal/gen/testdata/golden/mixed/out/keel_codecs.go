@@ -13,20 +13,21 @@ import (
 	"github.com/keelgen/keel/runtime/wire"
 )
 
-// bindT2faResetArgs binds a handler to the reader of its arguments and the writer of its result.
-func bindT2faResetArgs(handler func(context.Context, T2faResetArgs) (in.Item, error)) runtime.Handler {
-	return runtime.Compiled(func(d *wire.Decoder) (runtime.Call, error) {
-		c := &t2faResetArgsCall{handler: handler}
-		if err := readT2faResetArgs(d, &c.args); err != nil {
-			return nil, err
-		}
-		return c, nil
-	})
+// t2faResetArgsHandler is a handler with the reader of its arguments and the writer of its result.
+type t2faResetArgsHandler func(context.Context, T2faResetArgs) (in.Item, error)
+
+// Read reads and checks a call's arguments.
+func (h t2faResetArgsHandler) Read(d *wire.Decoder) (runtime.Call, error) {
+	c := &t2faResetArgsCall{handler: h}
+	if err := readT2faResetArgs(d, &c.args); err != nil {
+		return nil, err
+	}
+	return c, nil
 }
 
 // t2faResetArgsCall is one call: the handler, its arguments, then its result.
 type t2faResetArgsCall struct {
-	handler func(context.Context, T2faResetArgs) (in.Item, error)
+	handler t2faResetArgsHandler
 	args    T2faResetArgs
 	result  in.Item
 }
@@ -40,20 +41,21 @@ func (c *t2faResetArgsCall) Result(e *wire.Encoder) error {
 	return writeItem(e, &c.result)
 }
 
-// bindSearchArgs binds a handler to the reader of its arguments and the writer of its result.
-func bindSearchArgs(handler func(context.Context, in.SearchArgs) (*in.Results, error)) runtime.Handler {
-	return runtime.Compiled(func(d *wire.Decoder) (runtime.Call, error) {
-		c := &searchArgsCall{handler: handler}
-		if err := readSearchArgs(d, &c.args); err != nil {
-			return nil, err
-		}
-		return c, nil
-	})
+// searchArgsHandler is a handler with the reader of its arguments and the writer of its result.
+type searchArgsHandler func(context.Context, in.SearchArgs) (*in.Results, error)
+
+// Read reads and checks a call's arguments.
+func (h searchArgsHandler) Read(d *wire.Decoder) (runtime.Call, error) {
+	c := &searchArgsCall{handler: h}
+	if err := readSearchArgs(d, &c.args); err != nil {
+		return nil, err
+	}
+	return c, nil
 }
 
 // searchArgsCall is one call: the handler, its arguments, then its result.
 type searchArgsCall struct {
-	handler func(context.Context, in.SearchArgs) (*in.Results, error)
+	handler searchArgsHandler
 	args    in.SearchArgs
 	result  *in.Results
 }
@@ -67,20 +69,21 @@ func (c *searchArgsCall) Result(e *wire.Encoder) error {
 	return writeResultsPointer(e, &c.result)
 }
 
-// bindTagItemArgs binds a handler to the reader of its arguments and the writer of its result.
-func bindTagItemArgs(handler func(context.Context, TagItemArgs) (in.Item, error)) runtime.Handler {
-	return runtime.Compiled(func(d *wire.Decoder) (runtime.Call, error) {
-		c := &tagItemArgsCall{handler: handler}
-		if err := readTagItemArgs(d, &c.args); err != nil {
-			return nil, err
-		}
-		return c, nil
-	})
+// tagItemArgsHandler is a handler with the reader of its arguments and the writer of its result.
+type tagItemArgsHandler func(context.Context, TagItemArgs) (in.Item, error)
+
+// Read reads and checks a call's arguments.
+func (h tagItemArgsHandler) Read(d *wire.Decoder) (runtime.Call, error) {
+	c := &tagItemArgsCall{handler: h}
+	if err := readTagItemArgs(d, &c.args); err != nil {
+		return nil, err
+	}
+	return c, nil
 }
 
 // tagItemArgsCall is one call: the handler, its arguments, then its result.
 type tagItemArgsCall struct {
-	handler func(context.Context, TagItemArgs) (in.Item, error)
+	handler tagItemArgsHandler
 	args    TagItemArgs
 	result  in.Item
 }

@@ -7,6 +7,7 @@ package out
 import (
 	"context"
 	"embed"
+	"slices"
 	"time"
 
 	"github.com/keelgen/keel/internal/gen/testdata/golden/mixed/in"
@@ -56,73 +57,69 @@ type TagItemArgs struct {
 // UnlinkArgs is the argument object of unlink: the parameters of Unlink are those of Reset2FA.
 type UnlinkArgs = T2faResetArgs
 
+// schemaFS holds every tool's input and output schema.
+//
 //go:embed schemas/2fa_reset.input.json
-var schemaT2faResetInput []byte
-
 //go:embed schemas/2fa_reset.output.json
-var schemaT2faResetOutput []byte
-
 //go:embed schemas/search.input.json
-var schemaSearchInput []byte
-
 //go:embed schemas/search.output.json
-var schemaSearchOutput []byte
-
 //go:embed schemas/tag-item.input.json
-var schemaTagItemInput []byte
-
 //go:embed schemas/tag-item.output.json
-var schemaTagItemOutput []byte
-
 //go:embed schemas/unlink.input.json
-var schemaUnlinkInput []byte
-
 //go:embed schemas/unlink.output.json
-var schemaUnlinkOutput []byte
+var schemaFS embed.FS
 
-var toolT2faReset = runtime.NewTool(runtime.ToolInfo{
-	Name:         ToolT2faReset,
-	Version:      "0.1",
-	Effect:       runtime.EffectWrite,
-	Description:  "Resets a user's second factor.",
-	InputSchema:  schemaT2faResetInput,
-	OutputSchema: schemaT2faResetOutput,
-}, bindT2faResetArgs(func(ctx context.Context, args T2faResetArgs) (in.Item, error) {
-	return in.Reset2FA(ctx, args.UserURL)
-}))
+// toolSpecs are the tools: each contract in reading order, bound to its handler
+// by name with its concrete types. The schemas come from schemaFS.
+var toolSpecs = [...]runtime.ToolSpec{
+	{
+		Info: runtime.ToolInfo{
+			Name:        ToolT2faReset,
+			Version:     "0.1",
+			Effect:      runtime.EffectWrite,
+			Description: "Resets a user's second factor.",
+		},
+		Handler: t2faResetArgsHandler(func(ctx context.Context, args T2faResetArgs) (in.Item, error) {
+			return in.Reset2FA(ctx, args.UserURL)
+		}),
+	},
+	{
+		Info: runtime.ToolInfo{
+			Name:        ToolSearch,
+			Version:     "1.2.3",
+			Effect:      runtime.EffectRead,
+			Description: "Finds documents by text.\n\nIt searches titles and bodies, newest first.",
+			Timeout:     1500 * time.Millisecond,
+			Errors:      []runtime.Code{"index_offline", "query_too_broad"},
+		},
+		Handler: searchArgsHandler(in.Search),
+	},
+	{
+		Info: runtime.ToolInfo{
+			Name:        ToolTagItem,
+			Version:     "1",
+			Effect:      runtime.EffectWrite,
+			Description: "Adds tags to an item.",
+		},
+		Handler: tagItemArgsHandler(func(ctx context.Context, args TagItemArgs) (in.Item, error) {
+			return in.TagItem(ctx, args.ItemID, args.Tags, args.Weight, args.At, args.Counts, args.Note)
+		}),
+	},
+	{
+		Info: runtime.ToolInfo{
+			Name:        ToolUnlink,
+			Version:     "1",
+			Effect:      runtime.EffectWrite,
+			Description: "Removes the link to a user; its parameters are Reset2FA's, so its argument struct is an alias of that one.",
+		},
+		Handler: t2faResetArgsHandler(func(ctx context.Context, args UnlinkArgs) (in.Item, error) {
+			return in.Unlink(ctx, args.UserURL)
+		}),
+	},
+}
 
-var toolSearch = runtime.NewTool(runtime.ToolInfo{
-	Name:         ToolSearch,
-	Version:      "1.2.3",
-	Effect:       runtime.EffectRead,
-	Description:  "Finds documents by text.\n\nIt searches titles and bodies, newest first.",
-	Timeout:      1500 * time.Millisecond,
-	Errors:       []runtime.Code{"index_offline", "query_too_broad"},
-	InputSchema:  schemaSearchInput,
-	OutputSchema: schemaSearchOutput,
-}, bindSearchArgs(in.Search))
-
-var toolTagItem = runtime.NewTool(runtime.ToolInfo{
-	Name:         ToolTagItem,
-	Version:      "1",
-	Effect:       runtime.EffectWrite,
-	Description:  "Adds tags to an item.",
-	InputSchema:  schemaTagItemInput,
-	OutputSchema: schemaTagItemOutput,
-}, bindTagItemArgs(func(ctx context.Context, args TagItemArgs) (in.Item, error) {
-	return in.TagItem(ctx, args.ItemID, args.Tags, args.Weight, args.At, args.Counts, args.Note)
-}))
-
-var toolUnlink = runtime.NewTool(runtime.ToolInfo{
-	Name:         ToolUnlink,
-	Version:      "1",
-	Effect:       runtime.EffectWrite,
-	Description:  "Removes the link to a user; its parameters are Reset2FA's, so its argument struct is an alias of that one.",
-	InputSchema:  schemaUnlinkInput,
-	OutputSchema: schemaUnlinkOutput,
-}, bindT2faResetArgs(func(ctx context.Context, args UnlinkArgs) (in.Item, error) {
-	return in.Unlink(ctx, args.UserURL)
-}))
+// tools are toolSpecs as the executor holds them.
+var tools = runtime.NewTools(schemaFS, toolSpecs[:])
 
 // ToolSet is what the executor holds: the tools a model can call, selected
 // by exact name with a static switch.
@@ -135,21 +132,21 @@ type toolSet struct{}
 func (toolSet) Lookup(name string) *runtime.Tool {
 	switch name {
 	case ToolT2faReset:
-		return toolT2faReset
+		return tools[0]
 	case ToolSearch:
-		return toolSearch
+		return tools[1]
 	case ToolTagItem:
-		return toolTagItem
+		return tools[2]
 	case ToolUnlink:
-		return toolUnlink
+		return tools[3]
 	default:
 		return nil
 	}
 }
 
-// Tools returns every tool, sorted by name.
+// Tools returns every tool, sorted by name, in a slice of the caller's own.
 func (toolSet) Tools() []*runtime.Tool {
-	return []*runtime.Tool{toolT2faReset, toolSearch, toolTagItem, toolUnlink}
+	return slices.Clone(tools)
 }
 
 // lockFS holds keel.lock.json and, once keelgen -sign has signed it,
