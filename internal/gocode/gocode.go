@@ -170,3 +170,14 @@ func Packages(t types.Type, seen map[types.Type]bool, add func(path, name string
 		}
 	}
 }
+
+// HasMethod reports whether t or *t has a method called name.
+func HasMethod(t types.Type, name string) bool {
+	ms := types.NewMethodSet(types.NewPointer(t))
+	for i := 0; i < ms.Len(); i++ {
+		if ms.At(i).Obj().Name() == name {
+			return true
+		}
+	}
+	return false
+}

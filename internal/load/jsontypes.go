@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+
+	"github.com/keelgen/keel/internal/gocode"
 )
 
 // typeProblem is a type keel cannot describe with a JSON Schema.
@@ -31,16 +33,6 @@ func (c *schemaChecker) report(pos token.Pos, path string, format string, args .
 	c.problems = append(c.problems, typeProblem{pos: pos, msg: path + ": " + fmt.Sprintf(format, args...)})
 }
 
-func hasMethod(t types.Type, name string) bool {
-	ms := types.NewMethodSet(types.NewPointer(t))
-	for i := 0; i < ms.Len(); i++ {
-		if ms.At(i).Obj().Name() == name {
-			return true
-		}
-	}
-	return false
-}
-
 // knownLeaf reports types the reflector maps to a fixed schema.
 func knownLeaf(n *types.Named) bool {
 	obj := n.Obj()
@@ -59,7 +51,7 @@ func (c *schemaChecker) check(t types.Type, path string, pos token.Pos) {
 	case *types.Alias:
 		c.check(types.Unalias(t), path, pos)
 	case *types.Named:
-		if knownLeaf(t) || hasMethod(t, "JSONSchema") || hasMethod(t, "JSONSchemaAlias") {
+		if knownLeaf(t) || gocode.HasMethod(t, "JSONSchema") || gocode.HasMethod(t, "JSONSchemaAlias") {
 			return
 		}
 		for _, s := range c.stack {

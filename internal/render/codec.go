@@ -226,6 +226,28 @@ func (g *codecs) fail(ptr, format string, args ...any) {
 		Message: fmt.Sprintf("%s: %s schema at %s: %s", g.tool.Name, g.side, ptr, fmt.Sprintf(format, args...))})
 }
 
+// kindOf classifies t (nil: an emitted argument struct) and reports every
+// way n does not describe it; false when no reader or writer can be made.
+func (g *codecs) kindOf(t types.Type, n node, ptr string) (kind, bool) {
+	k := kStruct
+	if t != nil {
+		var why string
+		if k, why = classify(t); k == kUnsupported {
+			g.fail(ptr, "%s", why)
+			return k, false
+		}
+	}
+	g.checkKeywords(n, ptr)
+	g.checkEnumKinds(n, k, ptr)
+	if k != kPointer && k != kSlice && k != kMap {
+		g.checkType(n, k, t, ptr)
+		if set, all := typeSet(n); !all && set["null"] {
+			g.fail(ptr, "the schema allows null, which Go type %s cannot hold; make it a pointer", types.TypeString(t, qualifier))
+		}
+	}
+	return k, true
+}
+
 // checkKeywords reports every keyword of n that generated code does not check.
 func (g *codecs) checkKeywords(n node, ptr string) {
 	for _, k := range slices.Sorted(maps.Keys(n)) {
@@ -273,7 +295,7 @@ func classify(t types.Type) (kind, string) {
 			}
 		}
 		for _, m := range []string{"UnmarshalJSON", "MarshalJSON", "UnmarshalText", "MarshalText", "UnmarshalJSONFrom", "MarshalJSONTo"} {
-			if hasMethod(n, m) {
+			if gocode.HasMethod(n, m) {
 				return kUnsupported, fmt.Sprintf("type %s has its own %s method; generated code checks only values it reads and writes itself (use a plain type, or a JSONSchema method to describe it)", obj.Name(), m)
 			}
 		}
@@ -310,16 +332,6 @@ func classify(t types.Type) (kind, string) {
 		return kUnsupported, "arrays are not supported; use a slice"
 	}
 	return kUnsupported, fmt.Sprintf("type %s has no generated reader", types.TypeString(t, nil))
-}
-
-func hasMethod(t types.Type, name string) bool {
-	ms := types.NewMethodSet(types.NewPointer(t))
-	for i := 0; i < ms.Len(); i++ {
-		if ms.At(i).Obj().Name() == name {
-			return true
-		}
-	}
-	return false
 }
 
 // bits is the size of a numeric Go type.

@@ -12,21 +12,9 @@ import (
 // reader returns the function that reads a value of type t (nil: the
 // tool's emitted argument struct) checked against n.
 func (g *codecs) reader(t types.Type, n node, ptr, hint string) string {
-	k := kStruct
-	if t != nil {
-		var why string
-		if k, why = classify(t); k == kUnsupported {
-			g.fail(ptr, "%s", why)
-			return "readUnsupported"
-		}
-	}
-	g.checkKeywords(n, ptr)
-	g.checkEnumKinds(n, k, ptr)
-	if k != kPointer && k != kSlice && k != kMap {
-		g.checkType(n, k, t, ptr)
-		if set, all := typeSet(n); !all && set["null"] {
-			g.fail(ptr, "the schema allows null, which Go type %s cannot hold; make it a pointer", types.TypeString(t, qualifier))
-		}
+	k, ok := g.kindOf(t, n, ptr)
+	if !ok {
+		return "readUnsupported"
 	}
 	hint = hintFor(t, n, hint)
 	return g.fn(key("read", t, n)+"|"+g.argsKey(t), "read", hint, func(name string) jen.Code {

@@ -6,23 +6,16 @@ import (
 
 	"github.com/dave/jennifer/jen"
 	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/keelgen/keel/internal/gocode"
 )
 
 // writer returns the function that checks a value of type t against n and
 // writes it, as json v2 would encode it.
 func (g *codecs) writer(t types.Type, n node, ptr, hint string) string {
-	k, why := classify(t)
-	if k == kUnsupported {
-		g.fail(ptr, "%s", why)
+	k, ok := g.kindOf(t, n, ptr)
+	if !ok {
 		return "writeUnsupported"
-	}
-	g.checkKeywords(n, ptr)
-	g.checkEnumKinds(n, k, ptr)
-	if k != kPointer && k != kSlice && k != kMap {
-		g.checkType(n, k, t, ptr)
-		if set, all := typeSet(n); !all && set["null"] {
-			g.fail(ptr, "the schema allows null, which Go type %s cannot hold; make it a pointer", types.TypeString(t, qualifier))
-		}
 	}
 	hint = hintFor(t, n, hint)
 	return g.fn(key("write", t, n), "write", hint, func(name string) jen.Code {
@@ -240,7 +233,7 @@ func nonEmpty(t types.Type, value jen.Code) jen.Code {
 // nonZero is the condition under which an omitzero member is written: the
 // value's IsZero method, or a comparison with its zero value.
 func (g *codecs) nonZero(t types.Type, value jen.Code, ptr string) jen.Code {
-	if hasMethod(t, "IsZero") {
+	if gocode.HasMethod(t, "IsZero") {
 		return jen.Op("!").Add(value).Dot("IsZero").Call()
 	}
 	switch u := t.Underlying().(type) {
