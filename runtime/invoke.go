@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	goruntime "runtime"
 	"runtime/debug"
 	"sync"
 	"time"
@@ -95,21 +96,25 @@ func (e *Executor) invoke(ctx context.Context, ec ExecutionContext, tool *Tool, 
 	}
 	hctx := &callContext{parent: ctx, ec: ec, deadline: time.Now().Add(timeout)}
 	defer hctx.cancel(context.Canceled) // as a cancel func would: the handler's own goroutines see the end
+	done := dones.Get().(chan error)    // buffered: a late handler never blocks
+	go run(hctx, call, done)
+	// A handler that does not block usually finishes while the caller yields
+	// once; then no timer is armed at all.
+	goruntime.Gosched()
+	select {
+	case err := <-done:
+		return finished(hctx, done, err)
+	default:
+	}
 	timer := timers.Get().(*time.Timer)
-	timer.Reset(timeout)
+	timer.Reset(time.Until(hctx.deadline))
 	defer func() {
 		timer.Stop()
 		timers.Put(timer)
 	}()
-	done := dones.Get().(chan error) // buffered: a late handler never blocks
-	go run(hctx, call, done)
 	select {
 	case err := <-done:
-		dones.Put(done)
-		if err != nil && hctx.Err() != nil && (errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled)) {
-			return fmt.Errorf("%w: %w", errTimeout, err) // the handler gave up on its context
-		}
-		return err
+		return finished(hctx, done, err)
 	case <-timer.C:
 		hctx.cancel(context.DeadlineExceeded)
 		return fmt.Errorf("%w: %w after %v", errTimeout, context.DeadlineExceeded, timeout)
@@ -117,6 +122,15 @@ func (e *Executor) invoke(ctx context.Context, ec ExecutionContext, tool *Tool, 
 		hctx.cancel(ctx.Err())
 		return fmt.Errorf("%w: %w", errTimeout, context.Cause(ctx))
 	}
+}
+
+// finished takes the handler's error; done, drained, goes back to the pool.
+func finished(hctx *callContext, done chan error, err error) error {
+	dones.Put(done)
+	if err != nil && hctx.Err() != nil && (errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled)) {
+		return fmt.Errorf("%w: %w", errTimeout, err) // the handler gave up on its context
+	}
+	return err
 }
 
 // run is the handler's goroutine.

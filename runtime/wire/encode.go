@@ -108,21 +108,6 @@ func (e *Encoder) String(s string) error {
 	return nil
 }
 
-// plain reports whether s needs no escaping: valid UTF-8 without control
-// characters, quotes or backslashes (RFC 8785 escapes nothing else).
-func plain(s string) bool {
-	ascii := true
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case c < 0x20 || c == '"' || c == '\\':
-			return false
-		case c >= utf8.RuneSelf:
-			ascii = false
-		}
-	}
-	return ascii || utf8.ValidString(s)
-}
-
 // Bool writes b.
 func (e *Encoder) Bool(b bool) { e.buf = strconv.AppendBool(e.buf, b) }
 
@@ -164,4 +149,52 @@ func (e *Encoder) Raw(v json.RawMessage) error {
 		return Failf("json", "a raw value that is not valid JSON")
 	}
 	return nil
+}
+
+// plain reports whether s needs no escaping: valid UTF-8 without control
+// characters, quotes or backslashes (RFC 8785 escapes nothing else). It
+// looks at eight bytes at a time.
+func plain(s string) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	var high uint64
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		x := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+		high |= x
+		if (x-ones*0x20)&^x&highs|zeroByte(x^(ones*'"'))|zeroByte(x^(ones*'\\')) != 0 && !plainBytes(s[i:i+8]) {
+			return false
+		}
+	}
+	if !plainBytes(s[i:]) {
+		return false
+	}
+	return high&highs == 0 && asciiOnly(s[i:]) || utf8.ValidString(s)
+}
+
+// zeroByte is non-zero when a byte of x is zero; (x-ones*0x20)&^x&highs,
+// when a byte is below 0x20. Either may flag a byte next to the one that
+// is, never a word without one; a flagged word is checked byte by byte.
+func zeroByte(x uint64) uint64 {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	return (x - ones) &^ x & highs
+}
+
+// plainBytes checks a few bytes one by one.
+func plainBytes(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return true
+}
+
+func asciiOnly(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
