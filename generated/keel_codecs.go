@@ -78,15 +78,21 @@ func readCreateTicketArgs(d *wire.Decoder, v *CreateTicketArgs) error {
 		}
 		switch string(name) {
 		case "incident_id":
+			if seen[0] {
+				return wire.Duplicate()
+			}
+			seen[0] = true
 			if err := readIncidentID(d, &v.IncidentID); err != nil {
 				return wire.At(err, "incident_id")
 			}
-			seen[0] = true
 		case "summary":
+			if seen[1] {
+				return wire.Duplicate()
+			}
+			seen[1] = true
 			if err := readString(d, &v.Summary); err != nil {
 				return wire.At(err, "summary")
 			}
-			seen[1] = true
 		default:
 			return wire.Unknown()
 		}
@@ -177,10 +183,13 @@ func readLookupIncidentArgs(d *wire.Decoder, v *example.LookupIncidentArgs) erro
 		}
 		switch string(name) {
 		case "incident_id":
+			if seen[0] {
+				return wire.Duplicate()
+			}
+			seen[0] = true
 			if err := readIncidentID(d, &v.IncidentID); err != nil {
 				return wire.At(err, "incident_id")
 			}
-			seen[0] = true
 		default:
 			return wire.Unknown()
 		}

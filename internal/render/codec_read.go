@@ -104,34 +104,27 @@ func (g *codecs) onlyKeywords(n node, ptr, format string, allowed ...string) {
 	}
 }
 
+// readStruct reads an object into a struct: each member once (the reader,
+// not jsontext, tracks names: escapes are undone before the comparison),
+// no unknown member, every required member present.
 func (g *codecs) readStruct(t types.Type, n node, ptr, hint string) []jen.Code {
 	fields, nodes, required := g.members(t, n, ptr)
-	var reqIndex []int
-	idx := map[string]int{}
-	for i, f := range fields {
-		if required[f.json] {
-			idx[f.json] = len(reqIndex)
-			reqIndex = append(reqIndex, i)
-		}
-	}
 	body := []jen.Code{ifErr(jen.Id("d").Dot("ObjectStart").Call())}
-	if len(reqIndex) > 0 {
-		body = append(body, jen.Var().Id("seen").Index(jen.Lit(len(reqIndex))).Bool())
+	if len(fields) > 0 {
+		body = append(body, jen.Var().Id("seen").Index(jen.Lit(len(fields))).Bool())
 	}
 	cases := []jen.Code{}
 	for i, f := range fields {
 		sub := ptrTo(ptr, f.json)
 		var read string
 		g.atField(f, func() { read = g.reader(f.typ, nodes[i], sub, hint+fieldHint(f)) })
-		stmts := []jen.Code{
+		cases = append(cases, jen.Case(jen.Lit(f.json)).Block(
+			jen.If(jen.Id("seen").Index(jen.Lit(i))).Block(jen.Return(jen.Qual(wirePkg, "Duplicate").Call())),
+			jen.Id("seen").Index(jen.Lit(i)).Op("=").True(),
 			jen.If(jen.Err().Op(":=").Id(read).Call(jen.Id("d"), jen.Op("&").Add(selector(f.access))), jen.Err().Op("!=").Nil()).Block(
 				jen.Return(jen.Qual(wirePkg, "At").Call(jen.Err(), jen.Lit(f.json))),
 			),
-		}
-		if j, ok := idx[f.json]; ok {
-			stmts = append(stmts, jen.Id("seen").Index(jen.Lit(j)).Op("=").True())
-		}
-		cases = append(cases, jen.Case(jen.Lit(f.json)).Block(stmts...))
+		))
 	}
 	cases = append(cases, jen.Default().Block(jen.Return(jen.Qual(wirePkg, "Unknown").Call())))
 	body = append(body,
@@ -142,9 +135,11 @@ func (g *codecs) readStruct(t types.Type, n node, ptr, hint string) []jen.Code {
 		),
 		ifErr(jen.Id("d").Dot("End").Call()),
 	)
-	for j, i := range reqIndex {
-		body = append(body, jen.If(jen.Op("!").Id("seen").Index(jen.Lit(j))).Block(
-			jen.Return(jen.Qual(wirePkg, "Missing").Call(jen.Lit(fields[i].json)))))
+	for i, f := range fields {
+		if required[f.json] {
+			body = append(body, jen.If(jen.Op("!").Id("seen").Index(jen.Lit(i))).Block(
+				jen.Return(jen.Qual(wirePkg, "Missing").Call(jen.Lit(f.json)))))
+		}
 	}
 	return append(body, jen.Return(jen.Nil()))
 }
@@ -261,6 +256,9 @@ func (g *codecs) readMap(t types.Type, n node, ptr, hint string) []jen.Code {
 		jen.For(jen.Id("d").Dot("More").Call()).Block(
 			jen.List(jen.Id("k"), jen.Err()).Op(":=").Add(jen.Id("d")).Dot("Key").Call(),
 			errReturn(),
+			jen.If(jen.List(jen.Id("_"), jen.Id("dup")).Op(":=").Id("m").Index(convert(m.Key(), jen.Id("k"), g.tool)), jen.Id("dup")).Block(
+				jen.Return(jen.Qual(wirePkg, "Duplicate").Call()),
+			),
 			jen.Var().Id("x").Add(typeCode(m.Elem(), g.tool)),
 			jen.If(jen.Err().Op(":=").Id(read).Call(jen.Id("d"), jen.Op("&").Id("x")), jen.Err().Op("!=").Nil()).Block(
 				jen.Return(jen.Qual(wirePkg, "AtKey").Call(jen.Err())),

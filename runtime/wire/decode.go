@@ -12,9 +12,11 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 )
 
-// Decoder reads one JSON object token by token. jsontext refuses duplicate
-// names (also when spelled with escapes), invalid UTF-8 and malformed JSON;
-// Decoder adds the depth cap and what generated code asks for.
+// Decoder reads one JSON object token by token. jsontext refuses invalid
+// UTF-8 and malformed JSON; the generated readers refuse a member named
+// twice (they know each object's members, and compare names unescaped),
+// and Raw refuses duplicates inside the value it keeps. Decoder adds the
+// depth cap and what generated code asks for.
 type Decoder struct {
 	dec      jsontext.Decoder
 	src      bytes.Buffer
@@ -31,10 +33,14 @@ func (d *Decoder) Source() []byte { return d.raw }
 func (d *Decoder) Reset(raw []byte, maxDepth int) {
 	d.raw = raw
 	d.src = *bytes.NewBuffer(raw) // the decoder reads a *bytes.Buffer in place, without a copy
-	d.dec.Reset(&d.src)
+	d.dec.Reset(&d.src, duplicatesChecked)
 	d.maxDepth = maxDepth
 	d.num = nil
 }
+
+// duplicatesChecked leaves duplicate names to the readers, which check
+// them for less than jsontext's namespaces cost.
+var duplicatesChecked = jsontext.AllowDuplicateNames(true)
 
 // jsonError wraps an error of the JSON layer.
 func jsonError(err error) error {
@@ -251,6 +257,9 @@ func (d *Decoder) Raw() (json.RawMessage, error) {
 	}
 	if depth(v)+d.dec.StackDepth() > d.maxDepth {
 		return nil, Failf("maxDepth", "nesting deeper than "+strconv.Itoa(d.maxDepth))
+	}
+	if !v.IsValid() { // with jsontext's defaults: no duplicate names at any depth
+		return nil, Failf("json", "a member named twice")
 	}
 	return jsontext.AppendFormat(nil, v)
 }

@@ -40,6 +40,9 @@ func Failf(keyword, reason string) error { return &Error{Keyword: keyword, Reaso
 // Missing is a required member that did not come; its pointer names it.
 func Missing(name string) error { return &Error{Pointer: "/" + escape(name), Keyword: "required"} }
 
+// Duplicate is a member named twice (also when spelled with escapes).
+func Duplicate() error { return &Error{Keyword: "json", Reason: "a member named twice"} }
+
 // Unknown is a member the schema does not declare. Its name is the model's
 // and stays out of the error.
 func Unknown() error {

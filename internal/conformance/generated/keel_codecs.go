@@ -167,10 +167,13 @@ func readBatchArgs(d *wire.Decoder, v *conformance.BatchArgs) error {
 		}
 		switch string(name) {
 		case "rows":
+			if seen[0] {
+				return wire.Duplicate()
+			}
+			seen[0] = true
 			if err := readBatchArgsRows(d, &v.Rows); err != nil {
 				return wire.At(err, "rows")
 			}
-			seen[0] = true
 		default:
 			return wire.Unknown()
 		}
@@ -215,20 +218,29 @@ func readRow(d *wire.Decoder, v *conformance.Row) error {
 		}
 		switch string(name) {
 		case "id":
+			if seen[0] {
+				return wire.Duplicate()
+			}
+			seen[0] = true
 			if err := readRowID(d, &v.ID); err != nil {
 				return wire.At(err, "id")
 			}
-			seen[0] = true
 		case "n":
+			if seen[1] {
+				return wire.Duplicate()
+			}
+			seen[1] = true
 			if err := readRowN(d, &v.N); err != nil {
 				return wire.At(err, "n")
 			}
-			seen[1] = true
 		case "text":
+			if seen[2] {
+				return wire.Duplicate()
+			}
+			seen[2] = true
 			if err := readString(d, &v.Text); err != nil {
 				return wire.At(err, "text")
 			}
-			seen[2] = true
 		default:
 			return wire.Unknown()
 		}
@@ -305,7 +317,7 @@ func readCollectionArgs(d *wire.Decoder, v *conformance.CollectionArgs) error {
 	if err := d.ObjectStart(); err != nil {
 		return err
 	}
-	var seen [1]bool
+	var seen [9]bool
 	for d.More() {
 		name, err := d.Name()
 		if err != nil {
@@ -313,39 +325,74 @@ func readCollectionArgs(d *wire.Decoder, v *conformance.CollectionArgs) error {
 		}
 		switch string(name) {
 		case "tags":
+			if seen[0] {
+				return wire.Duplicate()
+			}
+			seen[0] = true
 			if err := readCollectionArgsTags(d, &v.Tags); err != nil {
 				return wire.At(err, "tags")
 			}
-			seen[0] = true
 		case "scores":
+			if seen[1] {
+				return wire.Duplicate()
+			}
+			seen[1] = true
 			if err := readCollectionArgsScores(d, &v.Scores); err != nil {
 				return wire.At(err, "scores")
 			}
 		case "labels":
+			if seen[2] {
+				return wire.Duplicate()
+			}
+			seen[2] = true
 			if err := readCollectionArgsLabels(d, &v.Labels); err != nil {
 				return wire.At(err, "labels")
 			}
 		case "shares":
+			if seen[3] {
+				return wire.Duplicate()
+			}
+			seen[3] = true
 			if err := readCollectionArgsShares(d, &v.Shares); err != nil {
 				return wire.At(err, "shares")
 			}
 		case "items":
+			if seen[4] {
+				return wire.Duplicate()
+			}
+			seen[4] = true
 			if err := readCollectionArgsItems(d, &v.Items); err != nil {
 				return wire.At(err, "items")
 			}
 		case "note":
+			if seen[5] {
+				return wire.Duplicate()
+			}
+			seen[5] = true
 			if err := readNotePointer(d, &v.Note); err != nil {
 				return wire.At(err, "note")
 			}
 		case "since":
+			if seen[6] {
+				return wire.Duplicate()
+			}
+			seen[6] = true
 			if err := readTimePointer(d, &v.Since); err != nil {
 				return wire.At(err, "since")
 			}
 		case "extra":
+			if seen[7] {
+				return wire.Duplicate()
+			}
+			seen[7] = true
 			if err := readRawMessage(d, &v.Extra); err != nil {
 				return wire.At(err, "extra")
 			}
 		case "page":
+			if seen[8] {
+				return wire.Duplicate()
+			}
+			seen[8] = true
 			if err := readCollectionArgsPage(d, &v.Paging.Page); err != nil {
 				return wire.At(err, "page")
 			}
@@ -429,6 +476,9 @@ func readCollectionArgsLabels(d *wire.Decoder, v *map[string]string) error {
 		if err != nil {
 			return err
 		}
+		if _, dup := m[k]; dup {
+			return wire.Duplicate()
+		}
 		var x string
 		if err := readString(d, &x); err != nil {
 			return wire.AtKey(err)
@@ -451,6 +501,9 @@ func readCollectionArgsShares(d *wire.Decoder, v *map[string]conformance.Percent
 		k, err := d.Key()
 		if err != nil {
 			return err
+		}
+		if _, dup := m[k]; dup {
+			return wire.Duplicate()
 		}
 		var x conformance.Percent
 		if err := readPercent(d, &x); err != nil {
@@ -504,7 +557,7 @@ func readItem(d *wire.Decoder, v *conformance.Item) error {
 	if err := d.ObjectStart(); err != nil {
 		return err
 	}
-	var seen [1]bool
+	var seen [2]bool
 	for d.More() {
 		name, err := d.Name()
 		if err != nil {
@@ -512,11 +565,18 @@ func readItem(d *wire.Decoder, v *conformance.Item) error {
 		}
 		switch string(name) {
 		case "name":
+			if seen[0] {
+				return wire.Duplicate()
+			}
+			seen[0] = true
 			if err := readItemName(d, &v.Name); err != nil {
 				return wire.At(err, "name")
 			}
-			seen[0] = true
 		case "weight":
+			if seen[1] {
+				return wire.Duplicate()
+			}
+			seen[1] = true
 			if err := readItemWeight(d, &v.Weight); err != nil {
 				return wire.At(err, "weight")
 			}
@@ -885,7 +945,7 @@ func readNumberArgs(d *wire.Decoder, v *conformance.NumberArgs) error {
 	if err := d.ObjectStart(); err != nil {
 		return err
 	}
-	var seen [1]bool
+	var seen [12]bool
 	for d.More() {
 		name, err := d.Name()
 		if err != nil {
@@ -893,51 +953,98 @@ func readNumberArgs(d *wire.Decoder, v *conformance.NumberArgs) error {
 		}
 		switch string(name) {
 		case "ratio":
+			if seen[0] {
+				return wire.Duplicate()
+			}
+			seen[0] = true
 			if err := readNumberArgsRatio(d, &v.Ratio); err != nil {
 				return wire.At(err, "ratio")
 			}
-			seen[0] = true
 		case "amount":
+			if seen[1] {
+				return wire.Duplicate()
+			}
+			seen[1] = true
 			if err := readNumberArgsAmount(d, &v.Amount); err != nil {
 				return wire.At(err, "amount")
 			}
 		case "price":
+			if seen[2] {
+				return wire.Duplicate()
+			}
+			seen[2] = true
 			if err := readNumberArgsPrice(d, &v.Price); err != nil {
 				return wire.At(err, "price")
 			}
 		case "step":
+			if seen[3] {
+				return wire.Duplicate()
+			}
+			seen[3] = true
 			if err := readNumberArgsStep(d, &v.Step); err != nil {
 				return wire.At(err, "step")
 			}
 		case "count":
+			if seen[4] {
+				return wire.Duplicate()
+			}
+			seen[4] = true
 			if err := readNumberArgsCount(d, &v.Count); err != nil {
 				return wire.At(err, "count")
 			}
 		case "small":
+			if seen[5] {
+				return wire.Duplicate()
+			}
+			seen[5] = true
 			if err := readInt8(d, &v.Small); err != nil {
 				return wire.At(err, "small")
 			}
 		case "even":
+			if seen[6] {
+				return wire.Duplicate()
+			}
+			seen[6] = true
 			if err := readNumberArgsEven(d, &v.Even); err != nil {
 				return wire.At(err, "even")
 			}
 		case "size":
+			if seen[7] {
+				return wire.Duplicate()
+			}
+			seen[7] = true
 			if err := readNumberArgsSize(d, &v.Size); err != nil {
 				return wire.At(err, "size")
 			}
 		case "level":
+			if seen[8] {
+				return wire.Duplicate()
+			}
+			seen[8] = true
 			if err := readNumberArgsLevel(d, &v.Level); err != nil {
 				return wire.At(err, "level")
 			}
 		case "gain":
+			if seen[9] {
+				return wire.Duplicate()
+			}
+			seen[9] = true
 			if err := readNumberArgsGain(d, &v.Gain); err != nil {
 				return wire.At(err, "gain")
 			}
 		case "half":
+			if seen[10] {
+				return wire.Duplicate()
+			}
+			seen[10] = true
 			if err := readNumberArgsHalf(d, &v.Half); err != nil {
 				return wire.At(err, "half")
 			}
 		case "flag":
+			if seen[11] {
+				return wire.Duplicate()
+			}
+			seen[11] = true
 			if err := readBool(d, &v.Flag); err != nil {
 				return wire.At(err, "flag")
 			}
@@ -1319,7 +1426,7 @@ func readProbeArgs(d *wire.Decoder, v *conformance.ProbeArgs) error {
 	if err := d.ObjectStart(); err != nil {
 		return err
 	}
-	var seen [1]bool
+	var seen [4]bool
 	for d.More() {
 		name, err := d.Name()
 		if err != nil {
@@ -1327,19 +1434,34 @@ func readProbeArgs(d *wire.Decoder, v *conformance.ProbeArgs) error {
 		}
 		switch string(name) {
 		case "incident_id":
+			if seen[0] {
+				return wire.Duplicate()
+			}
+			seen[0] = true
 			if err := readProbeArgsIncidentID(d, &v.IncidentID); err != nil {
 				return wire.At(err, "incident_id")
 			}
-			seen[0] = true
 		case "count":
+			if seen[1] {
+				return wire.Duplicate()
+			}
+			seen[1] = true
 			if err := readInt(d, &v.Count); err != nil {
 				return wire.At(err, "count")
 			}
 		case "small":
+			if seen[2] {
+				return wire.Duplicate()
+			}
+			seen[2] = true
 			if err := readInt8(d, &v.Small); err != nil {
 				return wire.At(err, "small")
 			}
 		case "ratio":
+			if seen[3] {
+				return wire.Duplicate()
+			}
+			seen[3] = true
 			if err := readFloat64(d, &v.Ratio); err != nil {
 				return wire.At(err, "ratio")
 			}
@@ -1422,7 +1544,7 @@ func readStringArgs(d *wire.Decoder, v *conformance.StringArgs) error {
 	if err := d.ObjectStart(); err != nil {
 		return err
 	}
-	var seen [1]bool
+	var seen [15]bool
 	for d.More() {
 		name, err := d.Name()
 		if err != nil {
@@ -1430,63 +1552,122 @@ func readStringArgs(d *wire.Decoder, v *conformance.StringArgs) error {
 		}
 		switch string(name) {
 		case "code":
+			if seen[0] {
+				return wire.Duplicate()
+			}
+			seen[0] = true
 			if err := readStringArgsCode(d, &v.Code); err != nil {
 				return wire.At(err, "code")
 			}
-			seen[0] = true
 		case "word":
+			if seen[1] {
+				return wire.Duplicate()
+			}
+			seen[1] = true
 			if err := readStringArgsWord(d, &v.Word); err != nil {
 				return wire.At(err, "word")
 			}
 		case "digit":
+			if seen[2] {
+				return wire.Duplicate()
+			}
+			seen[2] = true
 			if err := readStringArgsDigit(d, &v.Digit); err != nil {
 				return wire.At(err, "digit")
 			}
 		case "color":
+			if seen[3] {
+				return wire.Duplicate()
+			}
+			seen[3] = true
 			if err := readStringArgsColor(d, &v.Color); err != nil {
 				return wire.At(err, "color")
 			}
 		case "version":
+			if seen[4] {
+				return wire.Duplicate()
+			}
+			seen[4] = true
 			if err := readVersion(d, &v.Version); err != nil {
 				return wire.At(err, "version")
 			}
 		case "when":
+			if seen[5] {
+				return wire.Duplicate()
+			}
+			seen[5] = true
 			if err := readStringArgsWhen(d, &v.When); err != nil {
 				return wire.At(err, "when")
 			}
 		case "day":
+			if seen[6] {
+				return wire.Duplicate()
+			}
+			seen[6] = true
 			if err := readStringArgsDay(d, &v.Day); err != nil {
 				return wire.At(err, "day")
 			}
 		case "clock":
+			if seen[7] {
+				return wire.Duplicate()
+			}
+			seen[7] = true
 			if err := readStringArgsClock(d, &v.Clock); err != nil {
 				return wire.At(err, "clock")
 			}
 		case "mail":
+			if seen[8] {
+				return wire.Duplicate()
+			}
+			seen[8] = true
 			if err := readStringArgsMail(d, &v.Mail); err != nil {
 				return wire.At(err, "mail")
 			}
 		case "link":
+			if seen[9] {
+				return wire.Duplicate()
+			}
+			seen[9] = true
 			if err := readStringArgsLink(d, &v.Link); err != nil {
 				return wire.At(err, "link")
 			}
 		case "id":
+			if seen[10] {
+				return wire.Duplicate()
+			}
+			seen[10] = true
 			if err := readStringArgsID(d, &v.ID); err != nil {
 				return wire.At(err, "id")
 			}
 		case "v4":
+			if seen[11] {
+				return wire.Duplicate()
+			}
+			seen[11] = true
 			if err := readStringArgsV4(d, &v.V4); err != nil {
 				return wire.At(err, "v4")
 			}
 		case "v6":
+			if seen[12] {
+				return wire.Duplicate()
+			}
+			seen[12] = true
 			if err := readStringArgsV6(d, &v.V6); err != nil {
 				return wire.At(err, "v6")
 			}
 		case "host":
+			if seen[13] {
+				return wire.Duplicate()
+			}
+			seen[13] = true
 			if err := readStringArgsHost(d, &v.Host); err != nil {
 				return wire.At(err, "host")
 			}
 		case "stamp":
+			if seen[14] {
+				return wire.Duplicate()
+			}
+			seen[14] = true
 			if err := readTime(d, &v.Stamp); err != nil {
 				return wire.At(err, "stamp")
 			}

@@ -109,10 +109,13 @@ func readT2faResetArgs(d *wire.Decoder, v *T2faResetArgs) error {
 		}
 		switch string(name) {
 		case "user_url":
+			if seen[0] {
+				return wire.Duplicate()
+			}
+			seen[0] = true
 			if err := readString(d, &v.UserURL); err != nil {
 				return wire.At(err, "user_url")
 			}
-			seen[0] = true
 		default:
 			return wire.Unknown()
 		}
@@ -185,7 +188,7 @@ func readSearchArgs(d *wire.Decoder, v *in.SearchArgs) error {
 	if err := d.ObjectStart(); err != nil {
 		return err
 	}
-	var seen [2]bool
+	var seen [6]bool
 	for d.More() {
 		name, err := d.Name()
 		if err != nil {
@@ -193,28 +196,50 @@ func readSearchArgs(d *wire.Decoder, v *in.SearchArgs) error {
 		}
 		switch string(name) {
 		case "query":
+			if seen[0] {
+				return wire.Duplicate()
+			}
+			seen[0] = true
 			if err := readSearchArgsQuery(d, &v.Query); err != nil {
 				return wire.At(err, "query")
 			}
-			seen[0] = true
 		case "limit":
+			if seen[1] {
+				return wire.Duplicate()
+			}
+			seen[1] = true
 			if err := readSearchArgsLimit(d, &v.Limit); err != nil {
 				return wire.At(err, "limit")
 			}
 		case "since":
+			if seen[2] {
+				return wire.Duplicate()
+			}
+			seen[2] = true
 			if err := readTimePointer(d, &v.Since); err != nil {
 				return wire.At(err, "since")
 			}
 		case "filters":
+			if seen[3] {
+				return wire.Duplicate()
+			}
+			seen[3] = true
 			if err := readSearchArgsFilters(d, &v.Filters); err != nil {
 				return wire.At(err, "filters")
 			}
 		case "inner":
+			if seen[4] {
+				return wire.Duplicate()
+			}
+			seen[4] = true
 			if err := readNested(d, &v.Inner); err != nil {
 				return wire.At(err, "inner")
 			}
-			seen[1] = true
 		case "page":
+			if seen[5] {
+				return wire.Duplicate()
+			}
+			seen[5] = true
 			if err := readInt(d, &v.Paging.Page); err != nil {
 				return wire.At(err, "page")
 			}
@@ -228,7 +253,7 @@ func readSearchArgs(d *wire.Decoder, v *in.SearchArgs) error {
 	if !seen[0] {
 		return wire.Missing("query")
 	}
-	if !seen[1] {
+	if !seen[4] {
 		return wire.Missing("inner")
 	}
 	return nil
@@ -290,6 +315,9 @@ func readSearchArgsFilters(d *wire.Decoder, v *map[string]string) error {
 		if err != nil {
 			return err
 		}
+		if _, dup := m[k]; dup {
+			return wire.Duplicate()
+		}
 		var x string
 		if err := readString(d, &x); err != nil {
 			return wire.AtKey(err)
@@ -307,7 +335,7 @@ func readNested(d *wire.Decoder, v *in.Nested) error {
 	if err := d.ObjectStart(); err != nil {
 		return err
 	}
-	var seen [1]bool
+	var seen [2]bool
 	for d.More() {
 		name, err := d.Name()
 		if err != nil {
@@ -315,11 +343,18 @@ func readNested(d *wire.Decoder, v *in.Nested) error {
 		}
 		switch string(name) {
 		case "flag":
+			if seen[0] {
+				return wire.Duplicate()
+			}
+			seen[0] = true
 			if err := readBool(d, &v.Flag); err != nil {
 				return wire.At(err, "flag")
 			}
-			seen[0] = true
 		case "tags":
+			if seen[1] {
+				return wire.Duplicate()
+			}
+			seen[1] = true
 			if err := readNestedTags(d, &v.Tags); err != nil {
 				return wire.At(err, "tags")
 			}
@@ -442,35 +477,53 @@ func readTagItemArgs(d *wire.Decoder, v *TagItemArgs) error {
 		}
 		switch string(name) {
 		case "item_id":
+			if seen[0] {
+				return wire.Duplicate()
+			}
+			seen[0] = true
 			if err := readString(d, &v.ItemID); err != nil {
 				return wire.At(err, "item_id")
 			}
-			seen[0] = true
 		case "tags":
+			if seen[1] {
+				return wire.Duplicate()
+			}
+			seen[1] = true
 			if err := readNestedTags(d, &v.Tags); err != nil {
 				return wire.At(err, "tags")
 			}
-			seen[1] = true
 		case "weight":
+			if seen[2] {
+				return wire.Duplicate()
+			}
+			seen[2] = true
 			if err := readFloat64(d, &v.Weight); err != nil {
 				return wire.At(err, "weight")
 			}
-			seen[2] = true
 		case "at":
+			if seen[3] {
+				return wire.Duplicate()
+			}
+			seen[3] = true
 			if err := readTime(d, &v.At); err != nil {
 				return wire.At(err, "at")
 			}
-			seen[3] = true
 		case "counts":
+			if seen[4] {
+				return wire.Duplicate()
+			}
+			seen[4] = true
 			if err := readTagItemArgsCounts(d, &v.Counts); err != nil {
 				return wire.At(err, "counts")
 			}
-			seen[4] = true
 		case "note":
+			if seen[5] {
+				return wire.Duplicate()
+			}
+			seen[5] = true
 			if err := readStringPointer(d, &v.Note); err != nil {
 				return wire.At(err, "note")
 			}
-			seen[5] = true
 		default:
 			return wire.Unknown()
 		}
@@ -517,6 +570,9 @@ func readTagItemArgsCounts(d *wire.Decoder, v *map[string]int) error {
 		k, err := d.Key()
 		if err != nil {
 			return err
+		}
+		if _, dup := m[k]; dup {
+			return wire.Duplicate()
 		}
 		var x int
 		if err := readInt(d, &x); err != nil {
