@@ -46,7 +46,7 @@ const runtimePkg = "github.com/keelgen/keel/runtime"
 
 // handshake is the runtime constant generated code references: a runtime
 // older than this generator fails to compile it.
-const handshake = "IsAtLeastVersion0_3_0"
+const handshake = "IsAtLeastVersion0_4_0"
 
 // File is one output file, with a slash-separated path relative to the
 // output directory.

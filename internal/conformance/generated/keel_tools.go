@@ -14,7 +14,7 @@ import (
 )
 
 // The runtime must be at least as new as the generator that wrote this file.
-const _ = runtime.IsAtLeastVersion0_3_0
+const _ = runtime.IsAtLeastVersion0_4_0
 
 // SetDigest identifies this exact tool set: the set_digest of keel.lock.json.
 // The executor recomputes it from the embedded contracts before it accepts a call.
