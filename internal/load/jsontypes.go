@@ -112,12 +112,35 @@ func (c *schemaChecker) checkStruct(s *types.Struct, path string) {
 				c.report(f.Pos(), path+"."+f.Name(), "json tag option %q is not supported by keel (the schema would not describe it)", opt)
 			}
 		}
+		for _, piece := range schemaTagPieces(reflect.StructTag(s.Tag(i)).Get("jsonschema")) {
+			if piece != "" && !strings.Contains(piece, "=") && !bareSchemaTags[piece] {
+				c.report(f.Pos(), path+"."+f.Name(), "jsonschema tag: %q is not key=value: the schema reflector cuts tags at every comma, so a comma "+
+					"inside the value before it cut that value short; write it as \\, (pattern=^[0-9]{3\\,}$)", piece)
+			}
+		}
 		if _, isPtr := types.Unalias(f.Type()).(*types.Pointer); c.output && isPtr && !hasOption(tag, "omitempty") && !hasOption(tag, "omitzero") {
 			c.report(f.Pos(), path+"."+f.Name(), "pointer field without omitempty: a nil value is null, which the output schema refuses "+
 				"(the field is required and not nullable); add omitempty to its json tag, or make it a value")
 		}
 		c.check(f.Type(), path+"."+f.Name(), f.Pos())
 	}
+}
+
+// bareSchemaTags are the jsonschema tag words that take no value.
+var bareSchemaTags = map[string]bool{"required": true, "nullable": true, "-": true}
+
+// schemaTagPieces splits a jsonschema tag as the reflector does: at every
+// comma not escaped as \,.
+func schemaTagPieces(tag string) []string {
+	var out []string
+	for _, p := range strings.Split(tag, ",") {
+		if n := len(out); n > 0 && strings.HasSuffix(out[n-1], "\\") {
+			out[n-1] = strings.TrimSuffix(out[n-1], "\\") + "," + p
+			continue
+		}
+		out = append(out, p)
+	}
+	return out
 }
 
 func hasOption(tag, option string) bool {
