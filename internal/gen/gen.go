@@ -179,11 +179,11 @@ func Generate(cfg Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(diags) > 0 {
+	if files == nil {
 		res.Diagnostics = append(res.Diagnostics, diags...)
 		return res, nil
 	}
-	res.Files = files
+	res.Files, res.Warnings = files, append(res.Warnings, diags...)
 	res.Warnings = append(res.Warnings, targetWarnings(targets, pkg, schemas)...)
 	if cfg.Lint {
 		res.Warnings = append(res.Warnings, lint(pkg, schemas)...)

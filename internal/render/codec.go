@@ -39,6 +39,7 @@ type codecs struct {
 	side  string    // "input" or "output", for diagnostics
 	at    token.Pos // the field being read or written, for diagnostics
 	diags []model.Diagnostic
+	warns []model.Diagnostic
 
 	funcs    map[string]string // (direction, type, schema) → function name
 	taken    map[string]bool   // function and variable names in use
@@ -103,6 +104,7 @@ func codecFile(pkg *model.Package, outPkg string, schemas map[string]model.Schem
 	if len(g.diags) > 0 {
 		return nil, nil, g.diags, nil
 	}
+	g.diags = g.warns // warnings travel with the file
 	for _, c := range calls {
 		f.Add(c)
 	}
@@ -121,7 +123,7 @@ func codecFile(pkg *model.Package, outPkg string, schemas map[string]model.Schem
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("render %s: %w", CodecFileName, err)
 	}
-	return src, binders, nil, nil
+	return src, binders, g.diags, nil
 }
 
 func lowerFirst(s string) string { return strings.ToLower(s[:1]) + s[1:] }
@@ -215,6 +217,15 @@ func asNode(v any) node {
 }
 
 func (g *codecs) fail(ptr, format string, args ...any) {
+	g.diags = append(g.diags, g.diagnostic("", ptr, format, args...))
+}
+
+// warn reports what generated code can check but will likely refuse.
+func (g *codecs) warn(ptr, format string, args ...any) {
+	g.warns = append(g.warns, g.diagnostic("warning: ", ptr, format, args...))
+}
+
+func (g *codecs) diagnostic(prefix, ptr, format string, args ...any) model.Diagnostic {
 	if ptr == "" {
 		ptr = "/"
 	}
@@ -222,8 +233,45 @@ func (g *codecs) fail(ptr, format string, args ...any) {
 	if g.at.IsValid() && g.pkg.Fset != nil {
 		pos = g.pkg.Fset.Position(g.at)
 	}
-	g.diags = append(g.diags, model.Diagnostic{Pos: pos,
-		Message: fmt.Sprintf("%s: %s schema at %s: %s", g.tool.Name, g.side, ptr, fmt.Sprintf(format, args...))})
+	return model.Diagnostic{Pos: pos,
+		Message: fmt.Sprintf("%s%s: %s schema at %s: %s", prefix, g.tool.Name, g.side, ptr, fmt.Sprintf(format, args...))}
+}
+
+// zeroBreaks names the keyword that a zero number or false breaks, or "".
+func zeroBreaks(n node, k kind) string {
+	zero := json.Number("0")
+	if k == kBool {
+		if e := enumValues(n); e != nil && !slices.Contains(e.values, any(false)) {
+			return e.keyword
+		}
+		return ""
+	}
+	r := func(key string) (int, bool) {
+		v, ok := num(n, key)
+		if !ok {
+			return 0, false
+		}
+		return rat(v).Sign(), true
+	}
+	if s, ok := r("minimum"); ok && s > 0 {
+		return "minimum"
+	}
+	if s, ok := r("exclusiveMinimum"); ok && s >= 0 {
+		return "exclusiveMinimum"
+	}
+	if s, ok := r("maximum"); ok && s < 0 {
+		return "maximum"
+	}
+	if s, ok := r("exclusiveMaximum"); ok && s <= 0 {
+		return "exclusiveMaximum"
+	}
+	if e := enumValues(n); e != nil && !slices.ContainsFunc(e.values, func(v any) bool {
+		nv, ok := v.(json.Number)
+		return ok && rat(nv) != nil && rat(nv).Cmp(rat(zero)) == 0
+	}) {
+		return e.keyword
+	}
+	return ""
 }
 
 // kindOf classifies t (nil: an emitted argument struct) and reports every

@@ -153,7 +153,15 @@ func (g *codecs) writeStruct(t types.Type, n node, ptr, hint string) []jen.Code 
 	for i, f := range fields {
 		sub := ptrTo(ptr, f.json)
 		var write string
-		g.atField(f, func() { write = g.writer(f.typ, nodes[i], sub, hint+fieldHint(f)) })
+		g.atField(f, func() {
+			write = g.writer(f.typ, nodes[i], sub, hint+fieldHint(f))
+			if k, _ := classify(f.typ); f.omitEmpty && !f.omitZero && (k == kInt || k == kUint || k == kFloat || k == kBool) {
+				if kw := zeroBreaks(nodes[i], k); kw != "" {
+					g.warn(sub, "omitempty does not omit a zero %s under json v2, and a zero breaks its %s: a zero result is invalid_tool_output; use omitzero",
+						jsonTypeOf[k], kw)
+				}
+			}
+		})
 		quoted, _ := jsontext.AppendQuote(nil, f.json)
 		name := jen.Lit(string(quoted) + ":")
 		if !strings.Contains(string(quoted), "`") {

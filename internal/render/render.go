@@ -62,7 +62,8 @@ func OutputSchemaFile(tool string) string { return SchemaDir + "/" + tool + ".ou
 // Files renders the output package outPkg for pkg, with its lock file and
 // set digest. Tools are already sorted by name, so the output is
 // deterministic. A schema keyword the generated checks cannot express is a
-// diagnostic, and then there are no files.
+// diagnostic, and then there are no files; with files, the diagnostics are
+// warnings (their messages start "warning: ").
 func Files(pkg *model.Package, outPkg string, schemas map[string]model.Schemas, lockFile []byte, setDigest string) ([]File, []model.Diagnostic, error) {
 	for _, t := range pkg.Tools {
 		if _, ok := schemas[t.Name]; !ok {
@@ -70,9 +71,10 @@ func Files(pkg *model.Package, outPkg string, schemas map[string]model.Schemas, 
 		}
 	}
 	codecSrc, binders, diags, err := codecFile(pkg, outPkg, schemas)
-	if err != nil || len(diags) > 0 {
+	if err != nil || (len(diags) > 0 && !strings.HasPrefix(diags[0].Message, "warning: ")) {
 		return nil, diags, err
 	}
+	warnings := diags
 	f := jen.NewFile(outPkg)
 	importNames(f, pkg)
 	header(f, pkg, outPkg)
@@ -100,7 +102,7 @@ func Files(pkg *model.Package, outPkg string, schemas map[string]model.Schemas, 
 			File{Path: InputSchemaFile(t.Name), Content: s.Input},
 			File{Path: OutputSchemaFile(t.Name), Content: s.Output})
 	}
-	return files, nil, nil
+	return files, warnings, nil
 }
 
 // importNames tells jennifer every imported package's name, so it writes no

@@ -37,6 +37,9 @@ type Paging struct {
 type Results struct {
 	Items []Item `json:"items"`
 	Total int64  `json:"total"`
+	// Next is the next page; omitempty writes 0 (json v2), which its
+	// minimum refuses: keelgen warns.
+	Next int `json:"next,omitempty" jsonschema:"minimum=1"`
 	// Debug is never sent.
 	Debug string          `json:"-"`
 	Extra json.RawMessage `json:"extra,omitempty"`
@@ -53,7 +56,7 @@ type Item struct {
 //
 // It searches titles and bodies, newest first.
 //
-//keel:tool name=search version=1.2.3 effect=read timeout=1500ms errors=query_too_broad,index_offline
+//keel:tool name=search version=1.3.0 effect=read timeout=1500ms errors=query_too_broad,index_offline
 func Search(ctx context.Context, args SearchArgs) (*Results, error) {
 	return &Results{Items: []Item{}}, nil
 }

@@ -427,6 +427,13 @@ func writeResults(e *wire.Encoder, v *in.Results) error {
 		return wire.At(err, "total")
 	}
 	{
+		m := e.Member("\"next\":")
+		if err := writeResultsNext(e, &v.Next); err != nil {
+			return wire.At(err, "next")
+		}
+		e.OmitEmpty(m)
+	}
+	{
 		m := e.Member("\"extra\":")
 		if err := writeRawMessage(e, &v.Extra); err != nil {
 			return wire.At(err, "extra")
@@ -457,6 +464,15 @@ func writeResultsItems(e *wire.Encoder, v *[]in.Item) error {
 
 func writeInt64(e *wire.Encoder, v *int64) error {
 	x := *v
+	e.Int(int64(x))
+	return nil
+}
+
+func writeResultsNext(e *wire.Encoder, v *int) error {
+	x := *v
+	if x < 1 {
+		return wire.Fail("minimum")
+	}
 	e.Int(int64(x))
 	return nil
 }
