@@ -7,6 +7,7 @@ import (
 	goruntime "runtime"
 	"runtime/debug"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -23,6 +24,28 @@ type callContext struct {
 	mu   sync.Mutex
 	done chan struct{} // made on first Done
 	err  error
+
+	// The handler's outcome: state goes from running to finished (the
+	// caller has not waited yet; result holds the error) or to waiting (the
+	// caller waits on wake, which the handler then sends to).
+	state  atomic.Int32
+	result error
+	late   bool // the handler finished after its deadline
+	wake   chan error
+}
+
+const (
+	running int32 = iota
+	finishedFirst
+	callerWaits
+)
+
+// finish records the handler's outcome and wakes a waiting caller.
+func (c *callContext) finish(err error) {
+	c.result, c.late = err, time.Now().After(c.deadline)
+	if !c.state.CompareAndSwap(running, finishedFirst) {
+		c.wake <- err // buffered: a caller that gave up is not waited for
+	}
 }
 
 func (c *callContext) Deadline() (time.Time, bool) {
@@ -72,7 +95,8 @@ func (c *callContext) cancel(err error) {
 
 // timers and dones are reused across calls: a call that ends before its
 // deadline returns both clean (a stopped timer delivers nothing since Go
-// 1.23; the handler's one send was received).
+// 1.23; the handler's one send was received). A wake channel is not reused
+// after a timeout: the late handler may still send to it.
 var (
 	timers = sync.Pool{New: func() any {
 		t := time.NewTimer(time.Hour)
@@ -96,15 +120,18 @@ func (e *Executor) invoke(ctx context.Context, ec ExecutionContext, tool *Tool, 
 	}
 	hctx := &callContext{parent: ctx, ec: ec, deadline: time.Now().Add(timeout)}
 	defer hctx.cancel(context.Canceled) // as a cancel func would: the handler's own goroutines see the end
-	done := dones.Get().(chan error)    // buffered: a late handler never blocks
-	go run(hctx, call, done)
+	go run(hctx, call)
 	// A handler that does not block usually finishes while the caller yields
-	// once; then no timer is armed at all.
+	// once; then neither a channel nor a timer is used.
 	goruntime.Gosched()
-	select {
-	case err := <-done:
-		return finished(hctx, done, err)
-	default:
+	if hctx.state.Load() == finishedFirst {
+		return finished(hctx, hctx.result)
+	}
+	wake := dones.Get().(chan error)
+	hctx.wake = wake // published by the CompareAndSwap below
+	if !hctx.state.CompareAndSwap(running, callerWaits) {
+		dones.Put(wake) // finished in between, before it could send
+		return finished(hctx, hctx.result)
 	}
 	timer := timers.Get().(*time.Timer)
 	timer.Reset(time.Until(hctx.deadline))
@@ -113,8 +140,9 @@ func (e *Executor) invoke(ctx context.Context, ec ExecutionContext, tool *Tool, 
 		timers.Put(timer)
 	}()
 	select {
-	case err := <-done:
-		return finished(hctx, done, err)
+	case err := <-wake:
+		dones.Put(wake)
+		return finished(hctx, err)
 	case <-timer.C:
 		hctx.cancel(context.DeadlineExceeded)
 		return fmt.Errorf("%w: %w after %v", errTimeout, context.DeadlineExceeded, timeout)
@@ -124,21 +152,25 @@ func (e *Executor) invoke(ctx context.Context, ec ExecutionContext, tool *Tool, 
 	}
 }
 
-// finished takes the handler's error; done, drained, goes back to the pool.
-func finished(hctx *callContext, done chan error, err error) error {
-	dones.Put(done)
+// finished reads the handler's error: one that came after the deadline, or
+// that gave up on its context, is a timeout.
+func finished(hctx *callContext, err error) error {
+	if hctx.late { // the caller was slower to look than the deadline: the result is still late
+		hctx.cancel(context.DeadlineExceeded)
+		return fmt.Errorf("%w: %w: the handler finished after its deadline", errTimeout, context.DeadlineExceeded)
+	}
 	if err != nil && hctx.Err() != nil && (errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled)) {
-		return fmt.Errorf("%w: %w", errTimeout, err) // the handler gave up on its context
+		return fmt.Errorf("%w: %w", errTimeout, err)
 	}
 	return err
 }
 
 // run is the handler's goroutine.
-func run(ctx *callContext, call Call, done chan<- error) {
+func run(ctx *callContext, call Call) {
 	defer func() {
 		if p := recover(); p != nil {
-			done <- fmt.Errorf("panic: %v\n%s", p, debug.Stack())
+			ctx.finish(fmt.Errorf("panic: %v\n%s", p, debug.Stack()))
 		}
 	}()
-	done <- call.Run(ctx)
+	ctx.finish(call.Run(ctx))
 }
