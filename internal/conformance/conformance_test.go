@@ -209,8 +209,6 @@ func roundsOver(lit, bound, keyword string) bool {
 	if exact == nil || b == nil || err != nil {
 		return false
 	}
-	rounded := new(big.Rat)
-	rounded.SetFloat64(f)
 	bf, _ := strconv.ParseFloat(bound, 64)
 	switch keyword {
 	case "exclusiveMinimum":
@@ -226,28 +224,21 @@ func roundsOver(lit, bound, keyword string) bool {
 }
 
 func depth(v []byte) int {
-	max, cur := 0, 0
+	deepest, cur := 0, 0
 	dec := jsontext.NewDecoder(bytes.NewReader(v))
 	for {
 		tok, err := dec.ReadToken()
 		if err != nil {
-			return max
+			return deepest
 		}
 		switch tok.Kind() {
 		case '{', '[':
 			cur++
-			max = maxOf(max, cur)
+			deepest = max(deepest, cur)
 		case '}', ']':
 			cur--
 		}
 	}
-}
-
-func maxOf(a, b int) int {
-	if a > b {
-		return a
-	}
-	return b
 }
 
 // valueAt is the member of args at an RFC 6901 pointer, numbers exact.
@@ -258,8 +249,7 @@ func valueAt(args []byte, ptr string) any {
 	if dec.Decode(&v) != nil {
 		return nil
 	}
-	for _, tok := range strings.Split(ptr, "/")[1:] {
-		tok = strings.NewReplacer("~1", "/", "~0", "~").Replace(tok)
+	for tok := range jsontext.Pointer(ptr).Tokens() {
 		switch c := v.(type) {
 		case map[string]any:
 			v = c[tok]
@@ -279,7 +269,7 @@ func valueAt(args []byte, ptr string) any {
 // keywordAt is a keyword of the schema at the place ptr names.
 func keywordAt(doc any, ptr, keyword string) (json.Number, bool) {
 	s, _ := doc.(map[string]any)
-	for _, tok := range strings.Split(ptr, "/")[1:] {
+	for tok := range jsontext.Pointer(ptr).Tokens() {
 		if props, ok := s["properties"].(map[string]any); ok {
 			if sub, ok := props[tok].(map[string]any); ok {
 				s = sub

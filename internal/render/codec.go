@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/dave/jennifer/jen"
+	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/keelgen/keel/internal/gocode"
 	"github.com/keelgen/keel/internal/model"
@@ -34,7 +35,6 @@ const wirePkg = "github.com/keelgen/keel/runtime/wire"
 // diagnostic, never skipped.
 type codecs struct {
 	pkg   *model.Package
-	f     *jen.File
 	tool  *model.Tool
 	side  string    // "input" or "output", for diagnostics
 	at    token.Pos // the field being read or written, for diagnostics
@@ -69,12 +69,12 @@ var checked = map[string]bool{
 
 // codecFile renders keel_codecs.go, or the diagnostics that stop it. It
 // returns, per tool, the handler type keel_tools.go binds its handler with.
-func codecFile(pkg *model.Package, outPkg string, schemas map[string]model.Schemas) ([]byte, map[string]string, []model.Diagnostic, error) {
+func codecFile(pkg *model.Package, outPkg string, schemas map[string]model.Schemas) (*codecOutput, []model.Diagnostic, error) {
 	f := jen.NewFile(outPkg)
 	importNames(f, pkg)
 	f.ImportName(wirePkg, "wire")
 	f.HeaderComment(Header)
-	g := &codecs{pkg: pkg, f: f, funcs: map[string]string{}, taken: map[string]bool{}, patVars: map[string]string{}}
+	g := &codecs{pkg: pkg, funcs: map[string]string{}, taken: map[string]bool{}, patVars: map[string]string{}}
 	binders := map[string]string{}
 	bindersByKey := map[string]string{}
 	var calls []jen.Code
@@ -82,16 +82,16 @@ func codecFile(pkg *model.Package, outPkg string, schemas map[string]model.Schem
 		g.tool = t
 		in, err := parseNode(schemas[t.Name].Input)
 		if err != nil {
-			return nil, nil, nil, fmt.Errorf("%s: input schema: %w", t.Name, err)
+			return nil, nil, fmt.Errorf("%s: input schema: %w", t.Name, err)
 		}
 		out, err := parseNode(schemas[t.Name].Output)
 		if err != nil {
-			return nil, nil, nil, fmt.Errorf("%s: output schema: %w", t.Name, err)
+			return nil, nil, fmt.Errorf("%s: output schema: %w", t.Name, err)
 		}
 		g.side = "input"
-		read := g.reader(argsType(t), in, "", argsHint(t))
+		read := g.reader(argsType(t), in, "", t.ArgsTypeName())
 		g.side = "output"
-		write := g.writer(t.Result, out, "", typeHint(t.Result, t.Ident()+"Result"))
+		write := g.writer(t.Result, out, "", t.Ident()+"Result")
 		k := read + "|" + write
 		if b, ok := bindersByKey[k]; ok {
 			binders[t.Name] = b
@@ -102,9 +102,8 @@ func codecFile(pkg *model.Package, outPkg string, schemas map[string]model.Schem
 		calls = append(calls, g.call(t, b, read, write)...)
 	}
 	if len(g.diags) > 0 {
-		return nil, nil, g.diags, nil
+		return nil, g.diags, nil
 	}
-	g.diags = g.warns // warnings travel with the file
 	for _, c := range calls {
 		f.Add(c)
 	}
@@ -117,13 +116,21 @@ func codecFile(pkg *model.Package, outPkg string, schemas map[string]model.Schem
 	}
 	var buf bytes.Buffer
 	if err := f.Render(&buf); err != nil {
-		return nil, nil, nil, fmt.Errorf("render %s: %w", CodecFileName, err)
+		return nil, nil, fmt.Errorf("render %s: %w", CodecFileName, err)
 	}
 	src, err := groupImports(buf.Bytes())
 	if err != nil {
-		return nil, nil, nil, fmt.Errorf("render %s: %w", CodecFileName, err)
+		return nil, nil, fmt.Errorf("render %s: %w", CodecFileName, err)
 	}
-	return src, binders, g.diags, nil
+	return &codecOutput{src: src, binders: binders, warnings: g.warns}, nil, nil
+}
+
+// codecOutput is keel_codecs.go, the handler type each tool is bound with,
+// and the warnings about what the file's checks will likely refuse.
+type codecOutput struct {
+	src      []byte
+	binders  map[string]string
+	warnings []model.Diagnostic
 }
 
 func lowerFirst(s string) string { return strings.ToLower(s[:1]) + s[1:] }
@@ -135,13 +142,6 @@ func argsType(t *model.Tool) types.Type {
 		return t.Args
 	}
 	return nil
-}
-
-func argsHint(t *model.Tool) string {
-	if t.Form == model.PlainParams {
-		return t.ArgsTypeName()
-	}
-	return typeHint(t.Args, t.ArgsTypeName())
 }
 
 // handlerType is the handler as its binder takes it: with the argument
@@ -477,18 +477,6 @@ func stripAnnotations(n node) any {
 	return out
 }
 
-// typeHint names functions after a named type, or after where the value
-// sits.
-func typeHint(t types.Type, fallback string) string {
-	if n, ok := types.Unalias(t).(*types.Named); ok {
-		return n.Obj().Name()
-	}
-	if p, ok := types.Unalias(t).(*types.Pointer); ok {
-		return typeHint(p.Elem(), fallback)
-	}
-	return fallback
-}
-
 // hintFor names a function after its Go type where that says what it
 // does (IncidentID, String), else after where the value sits (fallback).
 func hintFor(t types.Type, n node, fallback string) string {
@@ -659,9 +647,7 @@ func (g *codecs) required(n node, fields []field, ptr string) map[string]bool {
 	return req
 }
 
-func ptrTo(ptr, name string) string {
-	return ptr + "/" + strings.NewReplacer("~", "~0", "/", "~1").Replace(name)
-}
+func ptrTo(ptr, name string) string { return string(jsontext.Pointer(ptr).AppendToken(name)) }
 
 func errReturn() jen.Code {
 	return jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err()))
@@ -713,14 +699,12 @@ func (g *codecs) stringChecks(n node, s jen.Code, ptr, hint string) []jen.Code {
 	minL, hasMin := num(n, "minLength")
 	maxL, hasMax := num(n, "maxLength")
 	if hasMin || hasMax {
-		var cond []jen.Code
 		if hasMin {
 			out = append(out, failIf(jen.Qual(wirePkg, "Length").Call(s).Op("<").Lit(intOf(minL)), "minLength"))
 		}
 		if hasMax {
 			out = append(out, failIf(jen.Qual(wirePkg, "Length").Call(s).Op(">").Lit(intOf(maxL)), "maxLength"))
 		}
-		_ = cond
 	}
 	if re, ok := n["pattern"].(string); ok {
 		if _, err := regexp.Compile(re); err != nil {
@@ -868,11 +852,8 @@ func intRange(t types.Type, k kind) (lo, hi *big.Int) {
 	return new(big.Int).Neg(new(big.Int).Add(hi, big.NewInt(1))), hi
 }
 
-func floor(r *big.Rat) *big.Int {
-	q, m := new(big.Int).DivMod(r.Num(), r.Denom(), new(big.Int)) // Euclidean: m >= 0, so q is the floor
-	_ = m
-	return q
-}
+// floor: big.Int's division is Euclidean, and the denominator is positive.
+func floor(r *big.Rat) *big.Int { return new(big.Int).Div(r.Num(), r.Denom()) }
 
 func ceil(r *big.Rat) *big.Int {
 	q := floor(r)
@@ -922,22 +903,14 @@ func (g *codecs) floatChecks(n node, x, lit jen.Code, b int, ptr string) []jen.C
 		if len(cond) == 0 {
 			out = append(out, jen.Return(jen.Qual(wirePkg, "Fail").Call(jen.Lit(e.keyword))))
 		} else {
-			out = append(out, failIf(jen.Op("!").Parens(jen.List(orList(cond)...)), e.keyword))
+			anyOf := jen.Add(cond[0])
+			for _, c := range cond[1:] {
+				anyOf = anyOf.Op("||").Add(c)
+			}
+			out = append(out, failIf(jen.Op("!").Parens(anyOf), e.keyword))
 		}
 	}
 	return out
-}
-
-func orList(cond []jen.Code) []jen.Code {
-	var out []jen.Code
-	for i, c := range cond {
-		if i > 0 {
-			out = append(out, jen.Op("||").Add(c))
-			continue
-		}
-		out = append(out, c)
-	}
-	return []jen.Code{jen.Add(out...)}
 }
 
 func boolChecks(n node, x jen.Code) []jen.Code {

@@ -2,6 +2,8 @@ package render
 
 import (
 	"go/types"
+	"maps"
+	"slices"
 
 	"github.com/dave/jennifer/jen"
 
@@ -64,7 +66,7 @@ func (g *codecs) readLeaf(t types.Type, k kind, n node, ptr, hint string) []jen.
 			size = jen.Qual("strconv", "IntSize")
 		}
 		body = append(body, jen.List(jen.Id("n"), jen.Err()).Op(":=").Add(jen.Id("d")).Dot(method).Call(size), errReturn(),
-			jen.Id("x").Op(":=").Add(typeCode(t, g.tool)).Parens(jen.Id("n")))
+			jen.Id("x").Op(":=").Add(convert(t, jen.Id("n"), g.tool)))
 		body = append(body, g.intChecks(n, jen.Id("x"), t, k)...)
 		body = append(body, jen.Op("*").Id("v").Op("=").Id("x"))
 	case kFloat:
@@ -175,12 +177,9 @@ func withoutNull(n node) node {
 	if all || !set["null"] {
 		return n
 	}
-	out := node{}
-	for k, v := range n {
-		out[k] = v
-	}
+	out := maps.Clone(n)
 	var rest []any
-	for _, s := range typeList2(set) {
+	for _, s := range slices.Sorted(maps.Keys(set)) {
 		if s != "null" {
 			rest = append(rest, s)
 		}
@@ -192,16 +191,6 @@ func withoutNull(n node) node {
 		out["type"] = rest[0]
 	default:
 		out["type"] = rest
-	}
-	return out
-}
-
-func typeList2(set map[string]bool) []string {
-	var out []string
-	for _, s := range []string{"array", "boolean", "integer", "null", "number", "object", "string"} {
-		if set[s] {
-			out = append(out, s)
-		}
 	}
 	return out
 }
@@ -271,11 +260,15 @@ func (g *codecs) readMap(t types.Type, n node, ptr, hint string) []jen.Code {
 	return append(body, jen.Op("*").Id("v").Op("=").Id("m"), jen.Return(jen.Nil()))
 }
 
-// convert is x as a value of t; no conversion where the reader already
-// returns a t (string, bool, float64).
+// convert is x as a value of t; no conversion where x already is a t (the
+// decoder returns string, bool, int64, uint64 and float64, and the encoder
+// takes them).
 func convert(t types.Type, x jen.Code, tool *model.Tool) jen.Code {
-	if b, basic := types.Unalias(t).(*types.Basic); basic && (b.Kind() == types.String || b.Kind() == types.Bool || b.Kind() == types.Float64) {
-		return x
+	if b, basic := types.Unalias(t).(*types.Basic); basic {
+		switch b.Kind() {
+		case types.String, types.Bool, types.Int64, types.Uint64, types.Float64:
+			return x
+		}
 	}
 	return jen.Add(typeCode(t, tool)).Parens(x)
 }

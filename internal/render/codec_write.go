@@ -62,7 +62,10 @@ func (g *codecs) writeLeaf(t types.Type, k kind, n node, ptr, hint string) []jen
 		}
 	case kFloat:
 		b := bits(t)
-		f := jen.Float64().Parens(jen.Op("*").Id("v"))
+		f := jen.Op("*").Id("v")
+		if b, basic := types.Unalias(t).(*types.Basic); !basic || b.Kind() != types.Float64 {
+			f = jen.Float64().Parens(f)
+		}
 		checks := g.floatChecks(n, jen.Id("f"), jen.Id("lit"), b, ptr)
 		if len(checks) == 0 {
 			return []jen.Code{jen.List(jen.Id("_"), jen.Err()).Op(":=").Id("e").Dot("Float").Call(f, jen.Lit(b)), jen.Return(jen.Err())}

@@ -62,19 +62,18 @@ func OutputSchemaFile(tool string) string { return SchemaDir + "/" + tool + ".ou
 // Files renders the output package outPkg for pkg, with its lock file and
 // set digest. Tools are already sorted by name, so the output is
 // deterministic. A schema keyword the generated checks cannot express is a
-// diagnostic, and then there are no files; with files, the diagnostics are
-// warnings (their messages start "warning: ").
+// diagnostic, and then there are no files; with files, the diagnostics
+// returned are warnings.
 func Files(pkg *model.Package, outPkg string, schemas map[string]model.Schemas, lockFile []byte, setDigest string) ([]File, []model.Diagnostic, error) {
 	for _, t := range pkg.Tools {
 		if _, ok := schemas[t.Name]; !ok {
 			return nil, nil, fmt.Errorf("no schema for tool %s", t.Name)
 		}
 	}
-	codecSrc, binders, diags, err := codecFile(pkg, outPkg, schemas)
-	if err != nil || (len(diags) > 0 && !strings.HasPrefix(diags[0].Message, "warning: ")) {
+	codecs, diags, err := codecFile(pkg, outPkg, schemas)
+	if err != nil || len(diags) > 0 {
 		return nil, diags, err
 	}
-	warnings := diags
 	f := jen.NewFile(outPkg)
 	importNames(f, pkg)
 	header(f, pkg, outPkg)
@@ -83,7 +82,7 @@ func Files(pkg *model.Package, outPkg string, schemas map[string]model.Schemas, 
 	signatureChecks(f, pkg)
 	argsStructs(f, pkg)
 	schemaVars(f, pkg)
-	toolVars(f, pkg, binders)
+	toolVars(f, pkg, codecs.binders)
 	toolSet(f, pkg)
 	entryPoints(f)
 
@@ -95,14 +94,14 @@ func Files(pkg *model.Package, outPkg string, schemas map[string]model.Schemas, 
 	if err != nil {
 		return nil, nil, fmt.Errorf("render %s: %w", GoFileName, err)
 	}
-	files := []File{{Path: GoFileName, Content: src}, {Path: CodecFileName, Content: codecSrc}, {Path: LockFileName, Content: lockFile}}
+	files := []File{{Path: GoFileName, Content: src}, {Path: CodecFileName, Content: codecs.src}, {Path: LockFileName, Content: lockFile}}
 	for _, t := range pkg.Tools {
 		s := schemas[t.Name]
 		files = append(files,
 			File{Path: InputSchemaFile(t.Name), Content: s.Input},
 			File{Path: OutputSchemaFile(t.Name), Content: s.Output})
 	}
-	return files, warnings, nil
+	return files, codecs.warnings, nil
 }
 
 // importNames tells jennifer every imported package's name, so it writes no

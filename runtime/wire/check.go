@@ -3,6 +3,7 @@ package wire
 import (
 	"bytes"
 	"fmt"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -65,8 +66,9 @@ func EqualNumber(lit []byte, exact string) bool {
 func Length(s string) int { return utf8.RuneCountInString(s) }
 
 // formats are the JSON Schema validator's own format checks: the generated
-// code and the oracle it is tested against agree on every format.
-var formats = func() map[string]func(any) error {
+// code and the oracle it is tested against agree on every format. They are
+// compiled on first use, not at the start of every program that links keel.
+var formats = sync.OnceValue(func() map[string]func(any) error {
 	out := map[string]func(any) error{}
 	for _, name := range Formats {
 		c := jsonschema.NewCompiler()
@@ -84,10 +86,10 @@ var formats = func() map[string]func(any) error {
 		}
 	}
 	return out
-}()
+})
 
 // HasFormat reports whether generated code can check format name.
-func HasFormat(name string) bool { return formats[name] != nil }
+func HasFormat(name string) bool { return formats()[name] != nil }
 
 // Formats are the formats asked of the validator; HasFormat says which it knows.
 var Formats = []string{
@@ -98,7 +100,7 @@ var Formats = []string{
 
 // CheckFormat refuses s when it is not of format name.
 func CheckFormat(name, s string) error {
-	check, ok := formats[name]
+	check, ok := formats()[name]
 	if !ok {
 		return Failf("format", "keel does not know format "+name)
 	}

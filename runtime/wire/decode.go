@@ -266,7 +266,7 @@ func (d *Decoder) Raw() (json.RawMessage, error) {
 
 // depth is the nesting depth of a valid JSON value.
 func depth(v []byte) int {
-	max, cur, inString, escaped := 0, 0, false, false
+	deepest, cur, inString, escaped := 0, 0, false, false
 	for _, c := range v {
 		switch {
 		case escaped:
@@ -278,19 +278,12 @@ func depth(v []byte) int {
 			inString = true
 		case c == '{' || c == '[':
 			cur++
-			max = maxInt(max, cur)
+			deepest = max(deepest, cur)
 		case c == '}' || c == ']':
 			cur--
 		}
 	}
-	return max
-}
-
-func maxInt(a, b int) int {
-	if a > b {
-		return a
-	}
-	return b
+	return deepest
 }
 
 // Finish refuses anything after the top-level value.

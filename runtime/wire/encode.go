@@ -85,9 +85,6 @@ func (e *Encoder) OmitEmpty(m Mark) {
 	}
 }
 
-// Omit removes the member at m (omitzero).
-func (e *Encoder) Omit(m Mark) { e.buf = e.buf[:m.member] }
-
 // Omitted reports whether the member at m was removed.
 func (e *Encoder) Omitted(m Mark) bool { return len(e.buf) <= m.member }
 

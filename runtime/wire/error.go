@@ -3,7 +3,8 @@ package wire
 import (
 	"errors"
 	"strconv"
-	"strings"
+
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 // Error is why a value was refused.
@@ -38,7 +39,7 @@ func Fail(keyword string) error { return &Error{Keyword: keyword} }
 func Failf(keyword, reason string) error { return &Error{Keyword: keyword, Reason: reason} }
 
 // Missing is a required member that did not come; its pointer names it.
-func Missing(name string) error { return &Error{Pointer: "/" + escape(name), Keyword: "required"} }
+func Missing(name string) error { return &Error{Pointer: token(name), Keyword: "required"} }
 
 // Duplicate is a member named twice (also when spelled with escapes).
 func Duplicate() error { return &Error{Keyword: "json", Reason: "a member named twice"} }
@@ -53,7 +54,7 @@ func Unknown() error {
 func At(err error, name string) error {
 	var e *Error
 	if errors.As(err, &e) {
-		e.Pointer = "/" + escape(name) + e.Pointer
+		e.Pointer = token(name) + e.Pointer
 	}
 	return err
 }
@@ -80,9 +81,5 @@ func AtKey(err error) error {
 	return err
 }
 
-func escape(name string) string {
-	if !strings.ContainsAny(name, "~/") {
-		return name
-	}
-	return strings.NewReplacer("~", "~0", "/", "~1").Replace(name)
-}
+// token is name as one RFC 6901 reference token, with its slash.
+func token(name string) string { return string(jsontext.Pointer("").AppendToken(name)) }

@@ -893,7 +893,7 @@ func writeItemName(e *wire.Encoder, v *string) error {
 }
 
 func writeItemWeight(e *wire.Encoder, v *float64) error {
-	f := float64(*v)
+	f := *v
 	lit, err := e.Float(f, 64)
 	if err != nil {
 		return err
@@ -1146,7 +1146,7 @@ func readNumberArgsEven(d *wire.Decoder, v *int64) error {
 	if err != nil {
 		return err
 	}
-	x := int64(n)
+	x := n
 	if x%2 != 0 {
 		return wire.Fail("multipleOf")
 	}
@@ -1292,7 +1292,7 @@ func writeNumberArgs(e *wire.Encoder, v *conformance.NumberArgs) error {
 }
 
 func writeNumberArgsRatio(e *wire.Encoder, v *float64) error {
-	f := float64(*v)
+	f := *v
 	_, err := e.Float(f, 64)
 	if err != nil {
 		return err
@@ -1307,7 +1307,7 @@ func writeNumberArgsRatio(e *wire.Encoder, v *float64) error {
 }
 
 func writeNumberArgsAmount(e *wire.Encoder, v *float64) error {
-	f := float64(*v)
+	f := *v
 	_, err := e.Float(f, 64)
 	if err != nil {
 		return err
@@ -1319,7 +1319,7 @@ func writeNumberArgsAmount(e *wire.Encoder, v *float64) error {
 }
 
 func writeNumberArgsPrice(e *wire.Encoder, v *float64) error {
-	f := float64(*v)
+	f := *v
 	lit, err := e.Float(f, 64)
 	if err != nil {
 		return err
@@ -1334,7 +1334,7 @@ func writeNumberArgsPrice(e *wire.Encoder, v *float64) error {
 }
 
 func writeNumberArgsStep(e *wire.Encoder, v *float64) error {
-	f := float64(*v)
+	f := *v
 	lit, err := e.Float(f, 64)
 	if err != nil {
 		return err
@@ -1405,7 +1405,7 @@ func writeNumberArgsGain(e *wire.Encoder, v *float32) error {
 }
 
 func writeNumberArgsHalf(e *wire.Encoder, v *float64) error {
-	f := float64(*v)
+	f := *v
 	lit, err := e.Float(f, 64)
 	if err != nil {
 		return err
@@ -1536,7 +1536,7 @@ func writeProbeArgsIncidentID(e *wire.Encoder, v *string) error {
 }
 
 func writeFloat64(e *wire.Encoder, v *float64) error {
-	_, err := e.Float(float64(*v), 64)
+	_, err := e.Float(*v, 64)
 	return err
 }
 

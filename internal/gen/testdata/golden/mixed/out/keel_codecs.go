@@ -162,7 +162,7 @@ func writeString(e *wire.Encoder, v *string) error {
 }
 
 func writeFloat64(e *wire.Encoder, v *float64) error {
-	_, err := e.Float(float64(*v), 64)
+	_, err := e.Float(*v, 64)
 	return err
 }
 
