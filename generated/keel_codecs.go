@@ -10,6 +10,26 @@ import (
 	"github.com/keelgen/keel/runtime/wire"
 )
 
+// Struct shapes as keelgen read them. A field added, removed, renamed or retyped
+// since then fails to compile here: run go generate and review the diff.
+var (
+	_ = struct {
+		TicketID   string
+		IncidentID example.IncidentID
+		Status     string
+	}(example.Ticket{})
+	_ = struct {
+		IncidentID example.IncidentID
+	}(example.LookupIncidentArgs{})
+	_ = struct {
+		IncidentID example.IncidentID
+		Service    string
+		Severity   string
+		Symptom    string
+		Evidence   []string
+	}(example.Incident{})
+)
+
 // createTicketArgsHandler is a handler with the reader of its arguments and the writer of its result.
 type createTicketArgsHandler func(context.Context, CreateTicketArgs) (example.Ticket, error)
 

@@ -182,6 +182,20 @@ func TestUserModuleEndToEnd(t *testing.T) {
 		t.Fatalf("approved write:\n%s", out)
 	}
 
+	// A field added to an argument or a result struct without go generate
+	// stops go build, in the generated package.
+	for _, edit := range [][2]string{
+		{"type ForecastArgs struct {", "type ForecastArgs struct {\n\tUnits string `json:\"units\"`"},
+		{"type Forecast struct {", "type Forecast struct {\n\tUnits string `json:\"units\"`"},
+	} {
+		testmod.Write(t, dir, map[string]string{"notes/notes.go": withGenerate(strings.Replace(userHandlers, edit[0], edit[1], 1))})
+		out, err := testmod.Go(dir, "build", "./...")
+		if err == nil || !strings.Contains(out, "notetools/keel_codecs.go") || !strings.Contains(out, "cannot convert") {
+			t.Fatalf("a stale tool set compiled after %q (err %v):\n%s", edit[1], err, out)
+		}
+	}
+	testmod.Write(t, dir, map[string]string{"notes/notes.go": withGenerate(userHandlers)})
+
 	// -check: current now; -diff: nothing changed.
 	mustKeelgenIn(t, dir, "-check", "-out", "notetools", "./notes")
 	if out := mustKeelgenIn(t, dir, "-diff", "-out", "notetools", "./notes"); !strings.HasPrefix(out, "tool set unchanged: sha256:") {

@@ -7,8 +7,6 @@ import (
 	"reflect"
 	"slices"
 	"strings"
-
-	"github.com/keelgen/keel/internal/gocode"
 )
 
 // typeProblem is a type keel cannot describe with a JSON Schema.
@@ -51,7 +49,7 @@ func (c *schemaChecker) check(t types.Type, path string, pos token.Pos) {
 	case *types.Alias:
 		c.check(types.Unalias(t), path, pos)
 	case *types.Named:
-		if knownLeaf(t) || gocode.HasMethod(t, "JSONSchema") || gocode.HasMethod(t, "JSONSchemaAlias") {
+		if knownLeaf(t) || hasSchemaMethod(t) {
 			return
 		}
 		for _, s := range c.stack {
@@ -102,6 +100,10 @@ var unsupportedJSONOptions = map[string]bool{"inline": true, "unknown": true, "c
 func (c *schemaChecker) checkStruct(s *types.Struct, path string) {
 	for i := 0; i < s.NumFields(); i++ {
 		f := s.Field(i)
+		if msg := tagSyntaxError(s.Tag(i)); msg != "" {
+			c.report(f.Pos(), path+"."+f.Name(), "struct tag %s: reflect cannot read it, so its json and jsonschema keys would be ignored", msg)
+			continue
+		}
 		tag := reflect.StructTag(s.Tag(i)).Get("json")
 		if tag == "-" || (!f.Exported() && !f.Embedded()) {
 			continue
@@ -113,9 +115,8 @@ func (c *schemaChecker) checkStruct(s *types.Struct, path string) {
 			}
 		}
 		for _, piece := range schemaTagPieces(reflect.StructTag(s.Tag(i)).Get("jsonschema")) {
-			if piece != "" && !strings.Contains(piece, "=") && !bareSchemaTags[piece] {
-				c.report(f.Pos(), path+"."+f.Name(), "jsonschema tag: %q is not key=value: the schema reflector cuts tags at every comma, so a comma "+
-					"inside the value before it cut that value short; write it as \\, (pattern=^[0-9]{3\\,}$)", piece)
+			if msg := schemaPieceProblem(piece, f.Type()); msg != "" {
+				c.report(f.Pos(), path+"."+f.Name(), "jsonschema tag: %s", msg)
 			}
 		}
 		if _, isPtr := types.Unalias(f.Type()).(*types.Pointer); c.output && isPtr && !hasOption(tag, "omitempty") && !hasOption(tag, "omitzero") {

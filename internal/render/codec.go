@@ -104,6 +104,7 @@ func codecFile(pkg *model.Package, outPkg string, schemas map[string]model.Schem
 	if len(g.diags) > 0 {
 		return nil, g.diags, nil
 	}
+	shapeChecks(f, pkg)
 	for _, c := range calls {
 		f.Add(c)
 	}

@@ -21,6 +21,11 @@ import (
 
 	"github.com/dave/jennifer/jen"
 	"github.com/go-json-experiment/json/jsontext"
+	// The schema program imports the reflector, not keelgen; importing it
+	// here too makes it a dependency of the keelgen tool, so go mod tidy in
+	// a user's module keeps it (and its go.sum lines) even when nothing the
+	// module builds imports it.
+	_ "github.com/invopop/jsonschema"
 
 	"github.com/keelgen/keel/internal/gocode"
 	"github.com/keelgen/keel/internal/model"

@@ -15,6 +15,77 @@ import (
 	"github.com/keelgen/keel/runtime/wire"
 )
 
+// Struct shapes as keelgen read them. A field added, removed, renamed or retyped
+// since then fails to compile here: run go generate and review the diff.
+var (
+	_ = struct {
+		Rows []conformance.Row
+	}(conformance.BatchArgs{})
+	_ = struct {
+		ID   string
+		N    int
+		Text string
+	}(conformance.Row{})
+	_ = struct {
+		Rows int
+	}(conformance.Count{})
+	_ = struct {
+		Tags   []string
+		Scores []int
+		Labels map[string]string
+		Shares map[string]conformance.Percent
+		Items  []conformance.Item
+		Note   *conformance.Note
+		Since  *time.Time
+		Extra  json.RawMessage
+		conformance.Paging
+	}(conformance.CollectionArgs{})
+	_ = struct {
+		Name   string
+		Weight float64
+	}(conformance.Item{})
+	_ = struct {
+		Page int
+	}(conformance.Paging{})
+	_ = struct {
+		Ratio  float64
+		Amount float64
+		Price  float64
+		Step   float64
+		Count  int
+		Small  int8
+		Even   int64
+		Size   uint16
+		Level  int
+		Gain   float32
+		Half   float64
+		Flag   bool
+	}(conformance.NumberArgs{})
+	_ = struct {
+		IncidentID string
+		Count      int
+		Small      int8
+		Ratio      float64
+	}(conformance.ProbeArgs{})
+	_ = struct {
+		Code    string
+		Word    string
+		Digit   string
+		Color   string
+		Version conformance.Version
+		When    string
+		Day     string
+		Clock   string
+		Mail    string
+		Link    string
+		ID      string
+		V4      string
+		V6      string
+		Host    string
+		Stamp   time.Time
+	}(conformance.StringArgs{})
+)
+
 // batchArgsHandler is a handler with the reader of its arguments and the writer of its result.
 type batchArgsHandler func(context.Context, conformance.BatchArgs) (conformance.Count, error)
 

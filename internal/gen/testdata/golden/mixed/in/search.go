@@ -26,6 +26,11 @@ type SearchArgs struct {
 type Nested struct {
 	Flag bool     `json:"flag"`
 	Tags []string `json:"tags,omitempty"`
+	// The comma inside the pattern is escaped as \\, in the backquoted
+	// tag: the one spelling the reflector reads.
+
+	// Owner is a login name.
+	Owner string `json:"owner,omitempty" jsonschema:"pattern=^[A-Za-z0-9-]{1\\,39}$"`
 }
 
 // Paging is embedded, so its fields are inlined.
@@ -56,7 +61,7 @@ type Item struct {
 //
 // It searches titles and bodies, newest first.
 //
-//keel:tool name=search version=1.3.0 effect=read timeout=1500ms errors=query_too_broad,index_offline
+//keel:tool name=search version=1.4.0 effect=read timeout=1500ms errors=query_too_broad,index_offline
 func Search(ctx context.Context, args SearchArgs) (*Results, error) {
 	return &Results{Items: []Item{}}, nil
 }

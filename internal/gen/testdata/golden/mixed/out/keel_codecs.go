@@ -13,6 +13,32 @@ import (
 	"github.com/keelgen/keel/runtime/wire"
 )
 
+// Struct shapes as keelgen read them. A field added, removed, renamed or retyped
+// since then fails to compile here: run go generate and review the diff.
+var (
+	_ = struct {
+		ID    string
+		Score float64
+		Tags  []string
+	}(in.Item{})
+	_ = in.SearchArgs{Query: *new(string), Limit: *new(int), Since: *new(*time.Time), Filters: *new(map[string]string), Inner: *new(in.Nested), Paging: *new(in.Paging)}
+	_ = struct {
+		Flag  bool
+		Tags  []string
+		Owner string
+	}(in.Nested{})
+	_ = struct {
+		Page int
+	}(in.Paging{})
+	_ = struct {
+		Items []in.Item
+		Total int64
+		Next  int
+		Debug string
+		Extra json.RawMessage
+	}(in.Results{})
+)
+
 // t2faResetArgsHandler is a handler with the reader of its arguments and the writer of its result.
 type t2faResetArgsHandler func(context.Context, T2faResetArgs) (in.Item, error)
 
@@ -335,7 +361,7 @@ func readNested(d *wire.Decoder, v *in.Nested) error {
 	if err := d.ObjectStart(); err != nil {
 		return err
 	}
-	var seen [2]bool
+	var seen [3]bool
 	for d.More() {
 		name, err := d.Name()
 		if err != nil {
@@ -357,6 +383,14 @@ func readNested(d *wire.Decoder, v *in.Nested) error {
 			seen[1] = true
 			if err := readNestedTags(d, &v.Tags); err != nil {
 				return wire.At(err, "tags")
+			}
+		case "owner":
+			if seen[2] {
+				return wire.Duplicate()
+			}
+			seen[2] = true
+			if err := readNestedOwner(d, &v.Owner); err != nil {
+				return wire.At(err, "owner")
 			}
 		default:
 			return wire.Unknown()
@@ -394,6 +428,18 @@ func readNestedTags(d *wire.Decoder, v *[]string) error {
 	}
 	if err := d.End(); err != nil {
 		return err
+	}
+	*v = s
+	return nil
+}
+
+func readNestedOwner(d *wire.Decoder, v *string) error {
+	s, err := d.String()
+	if err != nil {
+		return err
+	}
+	if !patternNestedOwner.MatchString(s) {
+		return wire.Fail("pattern")
 	}
 	*v = s
 	return nil
@@ -611,3 +657,8 @@ func readStringPointer(d *wire.Decoder, v **string) error {
 	*v = x
 	return nil
 }
+
+// Patterns of the schemas, compiled once (Go's RE2 syntax, as the validator has it).
+var (
+	patternNestedOwner = wire.MustPattern("^[A-Za-z0-9-]{1,39}$")
+)
