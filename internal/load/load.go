@@ -34,7 +34,7 @@ func Load(dir string, patterns ...string) (*model.Package, []model.Diagnostic, e
 	}
 	cfg := &packages.Config{
 		Mode: packages.NeedName | packages.NeedFiles | packages.NeedSyntax |
-			packages.NeedTypes | packages.NeedTypesInfo | packages.NeedImports,
+			packages.NeedTypes | packages.NeedTypesInfo | packages.NeedImports | packages.NeedModule,
 		Dir: dir,
 	}
 	pkgs, err := packages.Load(cfg, patterns...)
@@ -76,6 +76,7 @@ func Load(dir string, patterns ...string) (*model.Package, []model.Diagnostic, e
 		return nil, diags, nil
 	}
 	slices.SortFunc(out.Tools, func(a, b *model.Tool) int { return strings.Compare(a.Name, b.Name) })
+	out.Enums = enums(out.Tools, mainModule(pkgs), pkgs[0].Fset)
 	slices.Sort(out.Exported)
 	out.Exported = slices.Compact(out.Exported)
 	return out, nil, nil

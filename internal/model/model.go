@@ -5,6 +5,7 @@ package model
 import (
 	"cmp"
 	"fmt"
+	"go/constant"
 	"go/token"
 	"go/types"
 	"path/filepath"
@@ -26,6 +27,17 @@ type Package struct {
 	// Exported are the package's exported top-level names, sorted: Go
 	// names the model reads nowhere (keelgen -lint looks for them).
 	Exported []string
+	// Enums are the named types of the user's module, reached from some
+	// tool, whose package declares exported constants of exactly that type:
+	// each is an enum of those values, sorted by type.
+	Enums []Enum
+}
+
+// Enum is a named string or integer type and its constants' values, in
+// declaration order.
+type Enum struct {
+	Type   *types.Named
+	Values []constant.Value
 }
 
 // Form is the shape of a handler's parameters.

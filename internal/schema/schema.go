@@ -12,6 +12,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"go/constant"
 	"maps"
 	"os"
 	"os/exec"
@@ -137,6 +138,7 @@ func program(pkg *model.Package) ([]byte, error) {
 			}
 		})
 	}
+	enumValues(f, pkg.Enums)
 	f.Comment("comments are the doc comments of the handler package's types and fields.")
 	f.Var().Id("comments").Op("=").Map(jen.String()).String().Values(comments)
 	f.Func().Id("main").Params().Block(
@@ -145,6 +147,7 @@ func program(pkg *model.Package) ([]byte, error) {
 			jen.Id("Anonymous"):      jen.True(), // no $id derived from the package path
 			jen.Id("CommentMap"):     jen.Id("comments"),
 			jen.Id("LookupComment"):  jen.Id("typeDescription"),
+			jen.Id("Mapper"):         jen.Id("enumSchema"),
 		}),
 		jen.Id("out").Op(":=").Map(jen.String()).Index(jen.Lit(2)).Op("*").Qual(reflectorPkg, "Schema").Values(),
 		jen.Id("add").Op(":=").Func().Params(jen.Id("name").String(), jen.List(jen.Id("in"), jen.Id("out_")).Qual("reflect", "Type")).Block(
@@ -174,12 +177,14 @@ func program(pkg *model.Package) ([]byte, error) {
 		),
 		jen.Return(jen.Lit("")),
 	)
+	enumHelpers(f)
 	// reflectType is a top-level function, not a closure in main: a closure
 	// called twice per tool makes the compiler's inliner re-walk all of main
 	// for each call, quadratic in the number of tools.
 	f.Func().Id("reflectType").Params(jen.Id("r").Op("*").Qual(reflectorPkg, "Reflector"), jen.Id("t").Qual("reflect", "Type")).Op("*").Qual(reflectorPkg, "Schema").Block(
 		jen.Id("s").Op(":=").Id("r").Dot("ReflectFromType").Call(jen.Id("t")),
 		jen.Id("s").Dot("Version").Op("=").Lit(""), // the runtime compiles as 2020-12
+		jen.Id("applyEnums").Call(jen.Id("s")),
 		jen.Return(jen.Id("s")),
 	)
 	var buf bytes.Buffer
@@ -187,6 +192,62 @@ func program(pkg *model.Package) ([]byte, error) {
 		return nil, fmt.Errorf("render schema program: %w", err)
 	}
 	return buf.Bytes(), nil
+}
+
+// enumMark marks, in the program, a schema the enum mapper made: once the
+// reflector has applied the field's tags, the constants become its enum
+// unless an enum= tag already gave one.
+const enumMark = "x-keel-enum-of-constants"
+
+// enumValues writes the module's enum types and their constants' values.
+func enumValues(f *jen.File, enums []model.Enum) {
+	values := jen.Dict{}
+	for _, e := range enums {
+		var lits []jen.Code
+		for _, v := range e.Values {
+			if v.Kind() == constant.String {
+				lits = append(lits, jen.Lit(constant.StringVal(v)))
+			} else {
+				lits = append(lits, jen.Op(v.ExactString()))
+			}
+		}
+		values[jen.Qual("reflect", "TypeFor").Types(gocode.TypeCode(e.Type)).Call()] = jen.Values(lits...)
+	}
+	f.Comment("enums are the module's named types whose package declares constants of that type, with their values.")
+	f.Var().Id("enums").Op("=").Map(jen.Qual("reflect", "Type")).Index().Any().Values(values)
+}
+
+// enumHelpers writes the reflector's Mapper for enum types and the pass
+// that turns its marks into enums.
+func enumHelpers(f *jen.File) {
+	schema := jen.Op("*").Qual(reflectorPkg, "Schema")
+	f.Comment("enumSchema is the schema of an enum type, marked with its values.")
+	f.Func().Id("enumSchema").Params(jen.Id("t").Qual("reflect", "Type")).Add(schema).Block(
+		jen.List(jen.Id("values"), jen.Id("ok")).Op(":=").Id("enums").Index(jen.Id("t")),
+		jen.If(jen.Op("!").Id("ok")).Block(jen.Return(jen.Nil())),
+		jen.Id("typ").Op(":=").Lit("integer"),
+		jen.If(jen.Id("t").Dot("Kind").Call().Op("==").Qual("reflect", "String")).Block(jen.Id("typ").Op("=").Lit("string")),
+		jen.Return(jen.Op("&").Qual(reflectorPkg, "Schema").Values(jen.Dict{
+			jen.Id("Type"):   jen.Id("typ"),
+			jen.Id("Extras"): jen.Map(jen.String()).Any().Values(jen.Dict{jen.Lit(enumMark): jen.Id("values")}),
+		})),
+	)
+	f.Comment("applyEnums gives each marked schema its constants as enum, unless a tag gave one.")
+	f.Func().Id("applyEnums").Params(jen.Id("s").Add(schema)).Block(
+		jen.If(jen.Id("s").Op("==").Nil()).Block(jen.Return()),
+		jen.If(jen.List(jen.Id("v"), jen.Id("ok")).Op(":=").Id("s").Dot("Extras").Index(jen.Lit(enumMark)), jen.Id("ok")).Block(
+			jen.Delete(jen.Id("s").Dot("Extras"), jen.Lit(enumMark)),
+			jen.If(jen.Len(jen.Id("s").Dot("Extras")).Op("==").Lit(0)).Block(jen.Id("s").Dot("Extras").Op("=").Nil()),
+			jen.If(jen.Len(jen.Id("s").Dot("Enum")).Op("==").Lit(0)).Block(jen.Id("s").Dot("Enum").Op("=").Id("v").Assert(jen.Index().Any())),
+		),
+		jen.If(jen.Id("s").Dot("Properties").Op("!=").Nil()).Block(
+			jen.For(jen.List(jen.Id("_"), jen.Id("p")).Op(":=").Range().Id("s").Dot("Properties").Dot("FromOldest").Call()).Block(jen.Id("applyEnums").Call(jen.Id("p"))),
+		),
+		jen.For(jen.List(jen.Id("_"), jen.Id("sub")).Op(":=").Range().Add(jen.Index().Add(schema)).Values(jen.Id("s").Dot("Items"), jen.Id("s").Dot("AdditionalProperties"), jen.Id("s").Dot("Not"))).Block(jen.Id("applyEnums").Call(jen.Id("sub"))),
+		jen.For(jen.List(jen.Id("_"), jen.Id("list")).Op(":=").Range().Index().Index().Add(schema).Values(jen.Id("s").Dot("AllOf"), jen.Id("s").Dot("AnyOf"), jen.Id("s").Dot("OneOf"), jen.Id("s").Dot("PrefixItems"))).Block(
+			jen.For(jen.List(jen.Id("_"), jen.Id("sub")).Op(":=").Range().Id("list")).Block(jen.Id("applyEnums").Call(jen.Id("sub"))),
+		),
+	)
 }
 
 // chunkSize is how many tools one function of the program lists.

@@ -18,9 +18,31 @@ type SearchArgs struct {
 	Since   *time.Time        `json:"since,omitempty"`
 	Filters map[string]string `json:"filters,omitempty"`
 	Inner   Nested            `json:"inner"`
+	// Order is how results are ordered.
+	Order Order `json:"order,omitempty"`
+	// Levels filter by level; a tag's enum wins over the constants.
+	Levels []Level `json:"levels,omitempty" jsonschema:"enum=3"`
 	Paging
 	internal string //nolint:unused // unexported: not part of the schema
 }
+
+// Order is a named string type with constants: an enum of their values,
+// in declaration order, wherever it is used.
+type Order string
+
+const (
+	OrderRelevance Order = "relevance"
+	OrderNewest    Order = "newest"
+	OrderOldest    Order = "oldest"
+)
+
+// Level is a named integer type with constants.
+type Level int
+
+const (
+	LevelLow  Level = 1
+	LevelHigh Level = 3
+)
 
 // Nested is an inlined nested object.
 type Nested struct {
@@ -42,6 +64,8 @@ type Paging struct {
 type Results struct {
 	Items []Item `json:"items"`
 	Total int64  `json:"total"`
+	// Order is the order the items are in.
+	Order Order `json:"order"`
 	// Next is the next page; omitempty writes 0 (json v2), which its
 	// minimum refuses: keelgen warns.
 	Next int `json:"next,omitempty" jsonschema:"minimum=1"`
@@ -61,7 +85,7 @@ type Item struct {
 //
 // It searches titles and bodies, newest first.
 //
-//keel:tool name=search version=1.4.0 effect=read timeout=1500ms errors=query_too_broad,index_offline
+//keel:tool name=search version=1.5.0 effect=read timeout=1500ms errors=query_too_broad,index_offline
 func Search(ctx context.Context, args SearchArgs) (*Results, error) {
 	return &Results{Items: []Item{}}, nil
 }

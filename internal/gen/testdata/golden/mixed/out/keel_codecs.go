@@ -21,7 +21,7 @@ var (
 		Score float64
 		Tags  []string
 	}(in.Item{})
-	_ = in.SearchArgs{Query: *new(string), Limit: *new(int), Since: *new(*time.Time), Filters: *new(map[string]string), Inner: *new(in.Nested), Paging: *new(in.Paging)}
+	_ = in.SearchArgs{Query: *new(string), Limit: *new(int), Since: *new(*time.Time), Filters: *new(map[string]string), Inner: *new(in.Nested), Order: *new(in.Order), Levels: *new([]in.Level), Paging: *new(in.Paging)}
 	_ = struct {
 		Flag  bool
 		Tags  []string
@@ -33,6 +33,7 @@ var (
 	_ = struct {
 		Items []in.Item
 		Total int64
+		Order in.Order
 		Next  int
 		Debug string
 		Extra json.RawMessage
@@ -214,7 +215,7 @@ func readSearchArgs(d *wire.Decoder, v *in.SearchArgs) error {
 	if err := d.ObjectStart(); err != nil {
 		return err
 	}
-	var seen [6]bool
+	var seen [8]bool
 	for d.More() {
 		name, err := d.Name()
 		if err != nil {
@@ -261,11 +262,27 @@ func readSearchArgs(d *wire.Decoder, v *in.SearchArgs) error {
 			if err := readNested(d, &v.Inner); err != nil {
 				return wire.At(err, "inner")
 			}
-		case "page":
+		case "order":
 			if seen[5] {
 				return wire.Duplicate()
 			}
 			seen[5] = true
+			if err := readOrder(d, &v.Order); err != nil {
+				return wire.At(err, "order")
+			}
+		case "levels":
+			if seen[6] {
+				return wire.Duplicate()
+			}
+			seen[6] = true
+			if err := readSearchArgsLevels(d, &v.Levels); err != nil {
+				return wire.At(err, "levels")
+			}
+		case "page":
+			if seen[7] {
+				return wire.Duplicate()
+			}
+			seen[7] = true
 			if err := readInt(d, &v.Paging.Page); err != nil {
 				return wire.At(err, "page")
 			}
@@ -445,6 +462,54 @@ func readNestedOwner(d *wire.Decoder, v *string) error {
 	return nil
 }
 
+func readOrder(d *wire.Decoder, v *in.Order) error {
+	s, err := d.String()
+	if err != nil {
+		return err
+	}
+	switch s {
+	case "relevance", "newest", "oldest":
+	default:
+		return wire.Fail("enum")
+	}
+	*v = in.Order(s)
+	return nil
+}
+
+func readSearchArgsLevels(d *wire.Decoder, v *[]in.Level) error {
+	if err := d.ArrayStart(); err != nil {
+		return err
+	}
+	s := make([]in.Level, 0)
+	for i := 0; d.More(); i++ {
+		var x in.Level
+		if err := readLevel(d, &x); err != nil {
+			return wire.AtIndex(err, i)
+		}
+		s = append(s, x)
+	}
+	if err := d.End(); err != nil {
+		return err
+	}
+	*v = s
+	return nil
+}
+
+func readLevel(d *wire.Decoder, v *in.Level) error {
+	n, err := d.Int(strconv.IntSize)
+	if err != nil {
+		return err
+	}
+	x := in.Level(n)
+	switch x {
+	case 3:
+	default:
+		return wire.Fail("enum")
+	}
+	*v = x
+	return nil
+}
+
 func readInt(d *wire.Decoder, v *int) error {
 	n, err := d.Int(strconv.IntSize)
 	if err != nil {
@@ -471,6 +536,10 @@ func writeResults(e *wire.Encoder, v *in.Results) error {
 	e.Member(`"total":`)
 	if err := writeInt64(e, &v.Total); err != nil {
 		return wire.At(err, "total")
+	}
+	e.Member(`"order":`)
+	if err := writeOrder(e, &v.Order); err != nil {
+		return wire.At(err, "order")
 	}
 	{
 		m := e.Member("\"next\":")
@@ -512,6 +581,16 @@ func writeInt64(e *wire.Encoder, v *int64) error {
 	x := *v
 	e.Int(int64(x))
 	return nil
+}
+
+func writeOrder(e *wire.Encoder, v *in.Order) error {
+	s := string(*v)
+	switch s {
+	case "relevance", "newest", "oldest":
+	default:
+		return wire.Fail("enum")
+	}
+	return e.String(s)
 }
 
 func writeResultsNext(e *wire.Encoder, v *int) error {

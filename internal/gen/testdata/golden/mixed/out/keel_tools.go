@@ -19,7 +19,7 @@ const _ = runtime.IsAtLeastVersion0_4_0
 
 // SetDigest identifies this exact tool set: the set_digest of keel.lock.json.
 // The executor recomputes it from the embedded contracts before it accepts a call.
-const SetDigest = "sha256:27ff6d0342a859e2ac771ecde631b995ea8f7b79e89c295f763abb83ae7bc761"
+const SetDigest = "sha256:e2684fefc7b732c06b14ceea62d32f09e3ff7e45a5dd18151dcfc3da58192534"
 
 // Tool names. Harness code that names a tool by its constant stops compiling
 // when the tool is removed.
@@ -86,7 +86,7 @@ var toolSpecs = [...]runtime.ToolSpec{
 	{
 		Info: runtime.ToolInfo{
 			Name:        ToolSearch,
-			Version:     "1.4.0",
+			Version:     "1.5.0",
 			Effect:      runtime.EffectRead,
 			Description: "Finds documents by text.\n\nIt searches titles and bodies, newest first.",
 			Timeout:     1500 * time.Millisecond,
