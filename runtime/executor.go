@@ -417,6 +417,7 @@ func (c *callRun) validatedInput() (Call, error) {
 	doc, err := parseObject(c.call.Arguments, c.e.limits)
 	c.sw.lap(stageDecode)
 	if err == nil {
+		dropOptionalNulls(doc, c.tool.inputDoc)
 		err = inSchema.Validate(doc)
 		c.sw.lap(stageValidate)
 	}

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"math/big"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -113,7 +114,58 @@ func (o *oracleTool) schemaAccepts(args []byte) bool {
 	if err != nil {
 		return false
 	}
+	unsetNulls(v, o.inputDoc)
 	return o.input.Validate(v) == nil
+}
+
+// unsetNulls applies keel's documented reading of a null the model sends
+// for an optional member that does not allow null: absent. The oracle
+// validates what is left, so "the generated path accepts only what the
+// schema accepts" holds of the arguments as keel reads them. (Written apart
+// from the runtime's own pass, walking the schema rather than the value.)
+func unsetNulls(v, schema any) {
+	s, _ := schema.(map[string]any)
+	switch v := v.(type) {
+	case map[string]any:
+		props, _ := s["properties"].(map[string]any)
+		required := map[string]bool{}
+		if list, ok := s["required"].([]any); ok {
+			for _, r := range list {
+				required[r.(string)] = true
+			}
+		}
+		for name, sub := range props {
+			member, present := v[name]
+			if !present {
+				continue
+			}
+			if member == nil && !required[name] && !nullAllowed(sub) {
+				delete(v, name)
+				continue
+			}
+			unsetNulls(member, sub)
+		}
+		if extra, ok := s["additionalProperties"].(map[string]any); ok {
+			for name, member := range v {
+				if _, declared := props[name]; !declared {
+					unsetNulls(member, extra)
+				}
+			}
+		}
+	case []any:
+		for _, item := range v {
+			unsetNulls(item, s["items"])
+		}
+	}
+}
+
+func nullAllowed(schema any) bool {
+	s, _ := schema.(map[string]any)
+	if t, ok := s["type"]; ok {
+		list, _ := t.([]any)
+		return t == "null" || slices.Contains(list, any("null"))
+	}
+	return true
 }
 
 // hugeExponent finds number literals with an exponent of 4 digits or more.

@@ -120,13 +120,20 @@ func (g *codecs) readStruct(t types.Type, n node, ptr, hint string) []jen.Code {
 		sub := ptrTo(ptr, f.json)
 		var read string
 		g.atField(f, func() { read = g.reader(f.typ, nodes[i], sub, hint+fieldHint(f)) })
-		cases = append(cases, jen.Case(jen.Lit(f.json)).Block(
+		member := []jen.Code{
 			jen.If(jen.Id("seen").Index(jen.Lit(i))).Block(jen.Return(jen.Qual(wirePkg, "Duplicate").Call())),
 			jen.Id("seen").Index(jen.Lit(i)).Op("=").True(),
+		}
+		if !required[f.json] && !nullable(nodes[i]) {
+			// Models send null for "unset"; for an optional member it
+			// means absent (documented in docs/executor.md).
+			member = append(member, jen.If(jen.Id("d").Dot("Null").Call()).Block(jen.Continue()))
+		}
+		member = append(member,
 			jen.If(jen.Err().Op(":=").Id(read).Call(jen.Id("d"), jen.Op("&").Add(selector(f.access))), jen.Err().Op("!=").Nil()).Block(
 				jen.Return(jen.Qual(wirePkg, "At").Call(jen.Err(), jen.Lit(f.json))),
-			),
-		))
+			))
+		cases = append(cases, jen.Case(jen.Lit(f.json)).Block(member...))
 	}
 	cases = append(cases, jen.Default().Block(jen.Return(jen.Qual(wirePkg, "Unknown").Call())))
 	body = append(body,

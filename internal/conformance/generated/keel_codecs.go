@@ -408,6 +408,9 @@ func readCollectionArgs(d *wire.Decoder, v *conformance.CollectionArgs) error {
 				return wire.Duplicate()
 			}
 			seen[1] = true
+			if d.Null() {
+				continue
+			}
 			if err := readCollectionArgsScores(d, &v.Scores); err != nil {
 				return wire.At(err, "scores")
 			}
@@ -416,6 +419,9 @@ func readCollectionArgs(d *wire.Decoder, v *conformance.CollectionArgs) error {
 				return wire.Duplicate()
 			}
 			seen[2] = true
+			if d.Null() {
+				continue
+			}
 			if err := readCollectionArgsLabels(d, &v.Labels); err != nil {
 				return wire.At(err, "labels")
 			}
@@ -424,6 +430,9 @@ func readCollectionArgs(d *wire.Decoder, v *conformance.CollectionArgs) error {
 				return wire.Duplicate()
 			}
 			seen[3] = true
+			if d.Null() {
+				continue
+			}
 			if err := readCollectionArgsShares(d, &v.Shares); err != nil {
 				return wire.At(err, "shares")
 			}
@@ -432,6 +441,9 @@ func readCollectionArgs(d *wire.Decoder, v *conformance.CollectionArgs) error {
 				return wire.Duplicate()
 			}
 			seen[4] = true
+			if d.Null() {
+				continue
+			}
 			if err := readCollectionArgsItems(d, &v.Items); err != nil {
 				return wire.At(err, "items")
 			}
@@ -448,6 +460,9 @@ func readCollectionArgs(d *wire.Decoder, v *conformance.CollectionArgs) error {
 				return wire.Duplicate()
 			}
 			seen[6] = true
+			if d.Null() {
+				continue
+			}
 			if err := readTimePointer(d, &v.Since); err != nil {
 				return wire.At(err, "since")
 			}
@@ -464,6 +479,9 @@ func readCollectionArgs(d *wire.Decoder, v *conformance.CollectionArgs) error {
 				return wire.Duplicate()
 			}
 			seen[8] = true
+			if d.Null() {
+				continue
+			}
 			if err := readCollectionArgsPage(d, &v.Paging.Page); err != nil {
 				return wire.At(err, "page")
 			}
@@ -648,6 +666,9 @@ func readItem(d *wire.Decoder, v *conformance.Item) error {
 				return wire.Duplicate()
 			}
 			seen[1] = true
+			if d.Null() {
+				continue
+			}
 			if err := readItemWeight(d, &v.Weight); err != nil {
 				return wire.At(err, "weight")
 			}
@@ -1036,6 +1057,9 @@ func readNumberArgs(d *wire.Decoder, v *conformance.NumberArgs) error {
 				return wire.Duplicate()
 			}
 			seen[1] = true
+			if d.Null() {
+				continue
+			}
 			if err := readNumberArgsAmount(d, &v.Amount); err != nil {
 				return wire.At(err, "amount")
 			}
@@ -1044,6 +1068,9 @@ func readNumberArgs(d *wire.Decoder, v *conformance.NumberArgs) error {
 				return wire.Duplicate()
 			}
 			seen[2] = true
+			if d.Null() {
+				continue
+			}
 			if err := readNumberArgsPrice(d, &v.Price); err != nil {
 				return wire.At(err, "price")
 			}
@@ -1052,6 +1079,9 @@ func readNumberArgs(d *wire.Decoder, v *conformance.NumberArgs) error {
 				return wire.Duplicate()
 			}
 			seen[3] = true
+			if d.Null() {
+				continue
+			}
 			if err := readNumberArgsStep(d, &v.Step); err != nil {
 				return wire.At(err, "step")
 			}
@@ -1060,6 +1090,9 @@ func readNumberArgs(d *wire.Decoder, v *conformance.NumberArgs) error {
 				return wire.Duplicate()
 			}
 			seen[4] = true
+			if d.Null() {
+				continue
+			}
 			if err := readNumberArgsCount(d, &v.Count); err != nil {
 				return wire.At(err, "count")
 			}
@@ -1068,6 +1101,9 @@ func readNumberArgs(d *wire.Decoder, v *conformance.NumberArgs) error {
 				return wire.Duplicate()
 			}
 			seen[5] = true
+			if d.Null() {
+				continue
+			}
 			if err := readInt8(d, &v.Small); err != nil {
 				return wire.At(err, "small")
 			}
@@ -1076,6 +1112,9 @@ func readNumberArgs(d *wire.Decoder, v *conformance.NumberArgs) error {
 				return wire.Duplicate()
 			}
 			seen[6] = true
+			if d.Null() {
+				continue
+			}
 			if err := readNumberArgsEven(d, &v.Even); err != nil {
 				return wire.At(err, "even")
 			}
@@ -1084,6 +1123,9 @@ func readNumberArgs(d *wire.Decoder, v *conformance.NumberArgs) error {
 				return wire.Duplicate()
 			}
 			seen[7] = true
+			if d.Null() {
+				continue
+			}
 			if err := readNumberArgsSize(d, &v.Size); err != nil {
 				return wire.At(err, "size")
 			}
@@ -1092,6 +1134,9 @@ func readNumberArgs(d *wire.Decoder, v *conformance.NumberArgs) error {
 				return wire.Duplicate()
 			}
 			seen[8] = true
+			if d.Null() {
+				continue
+			}
 			if err := readNumberArgsLevel(d, &v.Level); err != nil {
 				return wire.At(err, "level")
 			}
@@ -1100,6 +1145,9 @@ func readNumberArgs(d *wire.Decoder, v *conformance.NumberArgs) error {
 				return wire.Duplicate()
 			}
 			seen[9] = true
+			if d.Null() {
+				continue
+			}
 			if err := readNumberArgsGain(d, &v.Gain); err != nil {
 				return wire.At(err, "gain")
 			}
@@ -1108,6 +1156,9 @@ func readNumberArgs(d *wire.Decoder, v *conformance.NumberArgs) error {
 				return wire.Duplicate()
 			}
 			seen[10] = true
+			if d.Null() {
+				continue
+			}
 			if err := readNumberArgsHalf(d, &v.Half); err != nil {
 				return wire.At(err, "half")
 			}
@@ -1116,6 +1167,9 @@ func readNumberArgs(d *wire.Decoder, v *conformance.NumberArgs) error {
 				return wire.Duplicate()
 			}
 			seen[11] = true
+			if d.Null() {
+				continue
+			}
 			if err := readBool(d, &v.Flag); err != nil {
 				return wire.At(err, "flag")
 			}
@@ -1517,6 +1571,9 @@ func readProbeArgs(d *wire.Decoder, v *conformance.ProbeArgs) error {
 				return wire.Duplicate()
 			}
 			seen[1] = true
+			if d.Null() {
+				continue
+			}
 			if err := readInt(d, &v.Count); err != nil {
 				return wire.At(err, "count")
 			}
@@ -1525,6 +1582,9 @@ func readProbeArgs(d *wire.Decoder, v *conformance.ProbeArgs) error {
 				return wire.Duplicate()
 			}
 			seen[2] = true
+			if d.Null() {
+				continue
+			}
 			if err := readInt8(d, &v.Small); err != nil {
 				return wire.At(err, "small")
 			}
@@ -1533,6 +1593,9 @@ func readProbeArgs(d *wire.Decoder, v *conformance.ProbeArgs) error {
 				return wire.Duplicate()
 			}
 			seen[3] = true
+			if d.Null() {
+				continue
+			}
 			if err := readFloat64(d, &v.Ratio); err != nil {
 				return wire.At(err, "ratio")
 			}
@@ -1635,6 +1698,9 @@ func readStringArgs(d *wire.Decoder, v *conformance.StringArgs) error {
 				return wire.Duplicate()
 			}
 			seen[1] = true
+			if d.Null() {
+				continue
+			}
 			if err := readStringArgsWord(d, &v.Word); err != nil {
 				return wire.At(err, "word")
 			}
@@ -1643,6 +1709,9 @@ func readStringArgs(d *wire.Decoder, v *conformance.StringArgs) error {
 				return wire.Duplicate()
 			}
 			seen[2] = true
+			if d.Null() {
+				continue
+			}
 			if err := readStringArgsDigit(d, &v.Digit); err != nil {
 				return wire.At(err, "digit")
 			}
@@ -1651,6 +1720,9 @@ func readStringArgs(d *wire.Decoder, v *conformance.StringArgs) error {
 				return wire.Duplicate()
 			}
 			seen[3] = true
+			if d.Null() {
+				continue
+			}
 			if err := readStringArgsColor(d, &v.Color); err != nil {
 				return wire.At(err, "color")
 			}
@@ -1659,6 +1731,9 @@ func readStringArgs(d *wire.Decoder, v *conformance.StringArgs) error {
 				return wire.Duplicate()
 			}
 			seen[4] = true
+			if d.Null() {
+				continue
+			}
 			if err := readVersion(d, &v.Version); err != nil {
 				return wire.At(err, "version")
 			}
@@ -1667,6 +1742,9 @@ func readStringArgs(d *wire.Decoder, v *conformance.StringArgs) error {
 				return wire.Duplicate()
 			}
 			seen[5] = true
+			if d.Null() {
+				continue
+			}
 			if err := readStringArgsWhen(d, &v.When); err != nil {
 				return wire.At(err, "when")
 			}
@@ -1675,6 +1753,9 @@ func readStringArgs(d *wire.Decoder, v *conformance.StringArgs) error {
 				return wire.Duplicate()
 			}
 			seen[6] = true
+			if d.Null() {
+				continue
+			}
 			if err := readStringArgsDay(d, &v.Day); err != nil {
 				return wire.At(err, "day")
 			}
@@ -1683,6 +1764,9 @@ func readStringArgs(d *wire.Decoder, v *conformance.StringArgs) error {
 				return wire.Duplicate()
 			}
 			seen[7] = true
+			if d.Null() {
+				continue
+			}
 			if err := readStringArgsClock(d, &v.Clock); err != nil {
 				return wire.At(err, "clock")
 			}
@@ -1691,6 +1775,9 @@ func readStringArgs(d *wire.Decoder, v *conformance.StringArgs) error {
 				return wire.Duplicate()
 			}
 			seen[8] = true
+			if d.Null() {
+				continue
+			}
 			if err := readStringArgsMail(d, &v.Mail); err != nil {
 				return wire.At(err, "mail")
 			}
@@ -1699,6 +1786,9 @@ func readStringArgs(d *wire.Decoder, v *conformance.StringArgs) error {
 				return wire.Duplicate()
 			}
 			seen[9] = true
+			if d.Null() {
+				continue
+			}
 			if err := readStringArgsLink(d, &v.Link); err != nil {
 				return wire.At(err, "link")
 			}
@@ -1707,6 +1797,9 @@ func readStringArgs(d *wire.Decoder, v *conformance.StringArgs) error {
 				return wire.Duplicate()
 			}
 			seen[10] = true
+			if d.Null() {
+				continue
+			}
 			if err := readStringArgsID(d, &v.ID); err != nil {
 				return wire.At(err, "id")
 			}
@@ -1715,6 +1808,9 @@ func readStringArgs(d *wire.Decoder, v *conformance.StringArgs) error {
 				return wire.Duplicate()
 			}
 			seen[11] = true
+			if d.Null() {
+				continue
+			}
 			if err := readStringArgsV4(d, &v.V4); err != nil {
 				return wire.At(err, "v4")
 			}
@@ -1723,6 +1819,9 @@ func readStringArgs(d *wire.Decoder, v *conformance.StringArgs) error {
 				return wire.Duplicate()
 			}
 			seen[12] = true
+			if d.Null() {
+				continue
+			}
 			if err := readStringArgsV6(d, &v.V6); err != nil {
 				return wire.At(err, "v6")
 			}
@@ -1731,6 +1830,9 @@ func readStringArgs(d *wire.Decoder, v *conformance.StringArgs) error {
 				return wire.Duplicate()
 			}
 			seen[13] = true
+			if d.Null() {
+				continue
+			}
 			if err := readStringArgsHost(d, &v.Host); err != nil {
 				return wire.At(err, "host")
 			}
@@ -1739,6 +1841,9 @@ func readStringArgs(d *wire.Decoder, v *conformance.StringArgs) error {
 				return wire.Duplicate()
 			}
 			seen[14] = true
+			if d.Null() {
+				continue
+			}
 			if err := readTime(d, &v.Stamp); err != nil {
 				return wire.At(err, "stamp")
 			}

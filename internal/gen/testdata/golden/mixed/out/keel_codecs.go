@@ -235,6 +235,9 @@ func readSearchArgs(d *wire.Decoder, v *in.SearchArgs) error {
 				return wire.Duplicate()
 			}
 			seen[1] = true
+			if d.Null() {
+				continue
+			}
 			if err := readSearchArgsLimit(d, &v.Limit); err != nil {
 				return wire.At(err, "limit")
 			}
@@ -243,6 +246,9 @@ func readSearchArgs(d *wire.Decoder, v *in.SearchArgs) error {
 				return wire.Duplicate()
 			}
 			seen[2] = true
+			if d.Null() {
+				continue
+			}
 			if err := readTimePointer(d, &v.Since); err != nil {
 				return wire.At(err, "since")
 			}
@@ -251,6 +257,9 @@ func readSearchArgs(d *wire.Decoder, v *in.SearchArgs) error {
 				return wire.Duplicate()
 			}
 			seen[3] = true
+			if d.Null() {
+				continue
+			}
 			if err := readSearchArgsFilters(d, &v.Filters); err != nil {
 				return wire.At(err, "filters")
 			}
@@ -267,6 +276,9 @@ func readSearchArgs(d *wire.Decoder, v *in.SearchArgs) error {
 				return wire.Duplicate()
 			}
 			seen[5] = true
+			if d.Null() {
+				continue
+			}
 			if err := readOrder(d, &v.Order); err != nil {
 				return wire.At(err, "order")
 			}
@@ -275,6 +287,9 @@ func readSearchArgs(d *wire.Decoder, v *in.SearchArgs) error {
 				return wire.Duplicate()
 			}
 			seen[6] = true
+			if d.Null() {
+				continue
+			}
 			if err := readSearchArgsLevels(d, &v.Levels); err != nil {
 				return wire.At(err, "levels")
 			}
@@ -283,6 +298,9 @@ func readSearchArgs(d *wire.Decoder, v *in.SearchArgs) error {
 				return wire.Duplicate()
 			}
 			seen[7] = true
+			if d.Null() {
+				continue
+			}
 			if err := readInt(d, &v.Paging.Page); err != nil {
 				return wire.At(err, "page")
 			}
@@ -398,6 +416,9 @@ func readNested(d *wire.Decoder, v *in.Nested) error {
 				return wire.Duplicate()
 			}
 			seen[1] = true
+			if d.Null() {
+				continue
+			}
 			if err := readNestedTags(d, &v.Tags); err != nil {
 				return wire.At(err, "tags")
 			}
@@ -406,6 +427,9 @@ func readNested(d *wire.Decoder, v *in.Nested) error {
 				return wire.Duplicate()
 			}
 			seen[2] = true
+			if d.Null() {
+				continue
+			}
 			if err := readNestedOwner(d, &v.Owner); err != nil {
 				return wire.At(err, "owner")
 			}
