@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -106,23 +107,49 @@ func HTTPHandler(s *mcp.Server, opts HTTPOptions) (http.Handler, error) {
 		h = sessionCap{next: h, server: s, max: opts.MaxSessions, log: opts.Logger}
 	}
 	if opts.Verifier != nil {
-		h = auth.RequireBearerToken(opaqueVerifier(opts.Verifier, opts.Logger), opts.Bearer)(h)
+		h = auth.RequireBearerToken(opaqueVerifier(opts.Verifier, opts.Bearer, opts.Logger), opts.Bearer)(h)
 	}
 	h = originCheck{next: h, cop: origins, log: opts.Logger}
 	return firewall{next: h, log: opts.Logger}, nil
 }
 
 // opaqueVerifier makes every refusal of the owner's verifier an invalid
-// token (401) whose text says nothing of why; the reason is logged.
-func opaqueVerifier(v auth.TokenVerifier, log *slog.Logger) auth.TokenVerifier {
+// token (401) whose text says nothing of why; the reason is logged. A token
+// the verifier accepts may still be refused by the SDK's own checks of its
+// TokenInfo (no Expiration, expired, a scope missing); those reasons are
+// logged here too, since the SDK logs nothing.
+func opaqueVerifier(v auth.TokenVerifier, bearer *auth.RequireBearerTokenOptions, log *slog.Logger) auth.TokenVerifier {
 	return func(ctx context.Context, token string, req *http.Request) (*auth.TokenInfo, error) {
 		info, err := v(ctx, token, req)
 		if err == nil && info != nil {
+			if reason := sdkRefusal(info, bearer); reason != "" {
+				log.LogAttrs(ctx, slog.LevelWarn, "keel: bearer token refused", slog.String("reason", reason))
+			}
 			return info, nil
 		}
 		log.LogAttrs(ctx, slog.LevelWarn, "keel: bearer token refused", slog.Any("reason", err))
 		return nil, fmt.Errorf("%w", auth.ErrInvalidToken)
 	}
+}
+
+// sdkRefusal says why auth.RequireBearerToken will refuse a token the
+// verifier accepted, or "": the checks it makes after the verifier.
+func sdkRefusal(info *auth.TokenInfo, bearer *auth.RequireBearerTokenOptions) string {
+	if bearer == nil {
+		bearer = &auth.RequireBearerTokenOptions{}
+	}
+	for _, s := range bearer.Scopes {
+		if !slices.Contains(info.Scopes, s) {
+			return fmt.Sprintf("the verifier's TokenInfo lacks the required scope %q (403)", s)
+		}
+	}
+	switch {
+	case info.Expiration.IsZero() && !bearer.AllowMissingExpiration:
+		return "the verifier's TokenInfo has no Expiration, which the MCP SDK refuses (401); set one, or HTTPOptions.Bearer.AllowMissingExpiration"
+	case !info.Expiration.IsZero() && info.Expiration.Add(bearer.ClockSkew).Before(time.Now()):
+		return "the token expired (401)"
+	}
+	return ""
 }
 
 // TokenContext derives each call's ExecutionContext from the bearer token

@@ -294,3 +294,24 @@ func TestProtocolErrorsSayNothingInternal(t *testing.T) {
 		t.Fatalf("unknown tool over the transport: %v", err)
 	}
 }
+
+// A token the verifier accepts but whose TokenInfo the SDK then refuses (no
+// Expiration) is a 401 that says nothing to the client, and the reason is in
+// the server's log, which the SDK itself leaves empty.
+func TestRefusedTokenInfoIsLogged(t *testing.T) {
+	var ran atomic.Int32
+	set := counted(t, &ran)
+	var logged bytes.Buffer
+	s := mcpserver.New(set, quietExecutor(t, set), mcpserver.Options{})
+	verifier := func(context.Context, string, *http.Request) (*auth.TokenInfo, error) {
+		return &auth.TokenInfo{UserID: "alice"}, nil // no Expiration
+	}
+	srv := serve(t, s, mcpserver.HTTPOptions{Stateless: true, Verifier: verifier, Logger: slog.New(slog.NewTextHandler(&logged, nil))})
+	r := post(t, srv.URL, lookupCall, map[string]string{"Authorization": "Bearer alice-token", "Mcp-Protocol-Version": "2025-06-18"})
+	if r.status != http.StatusUnauthorized || ran.Load() != 0 || strings.Contains(r.body, "Expiration") {
+		t.Fatalf("a TokenInfo without Expiration: %d %q, %d runs", r.status, r.body, ran.Load())
+	}
+	if !strings.Contains(logged.String(), "has no Expiration") || !strings.Contains(logged.String(), "AllowMissingExpiration") {
+		t.Fatalf("the refusal is not logged with its reason:\n%s", logged.String())
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
+	"regexp"
 	"slices"
 
 	jsonv2 "github.com/go-json-experiment/json"
@@ -141,8 +142,18 @@ func ParseLock(b []byte) (Lock, error) {
 	if l.LockVersion != LockVersion {
 		return Lock{}, fmt.Errorf("%s: lock_version %d, this runtime reads %d", LockFileName, l.LockVersion, LockVersion)
 	}
+	for _, t := range l.Tools {
+		// A name outside the rule is no tool keelgen wrote, and in a file
+		// name it could leave the output directory (../../victim).
+		if !toolName.MatchString(t.Name) {
+			return Lock{}, fmt.Errorf("%s: %q is not a tool name (^[a-zA-Z0-9_-]{1,64}$): the lock is not one keelgen wrote", LockFileName, t.Name)
+		}
+	}
 	return l, nil
 }
+
+// toolName is the rule every tool name follows, the one every provider accepts.
+var toolName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
 
 // VerifyLock checks that lockFile is exactly the lock of tools: every digest
 // recomputed from the contracts the binary holds equals the lock's.

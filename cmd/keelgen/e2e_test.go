@@ -326,7 +326,11 @@ func TestLockSignatureAndTamper(t *testing.T) {
 	testmod.Write(t, dir, map[string]string{"notes/notes.go": withGenerate(changed)})
 	for _, args := range [][]string{{"-check"}, {}, {"-check", "-lock", "base.lock.json"}} {
 		out, err := keelgen(args...)
-		if err == nil || !strings.Contains(out, "add_note: description changed since keel.lock.json (description changed); bump version") {
+		lock := "keel.lock.json"
+		if len(args) > 1 {
+			lock = args[2]
+		}
+		if err == nil || !strings.Contains(out, "add_note: description changed since "+lock+"; bump version") {
 			t.Fatalf("keelgen %v with an unbumped change: err %v\n%s", args, err, out)
 		}
 	}

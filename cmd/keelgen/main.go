@@ -4,12 +4,20 @@
 //
 // Usage:
 //
-//	keelgen [-out dir] [-pkg name] [-tools names] [-targets list] [-lock file] [-lint] [-check | -diff | -sign keyfile] [packages]
+//	keelgen [-out dir] [-pkg name] [-tools names] [-targets list] [-lock file | -base rev] [-lint] [-check | -diff | -sign keyfile] [packages]
 //	keelgen -genkey file
 //
 // Typically run by go generate, from a line in the handler package:
 //
 //	//go:generate go tool keelgen -out ../generated
+//
+// KEELGEN_MODE=check (or diff) in the environment turns every keelgen run
+// into -check (or -diff), and KEELGEN_BASE=rev sets -base, so that
+//
+//	KEELGEN_MODE=check go generate -run keelgen ./...
+//
+// checks every tool set of a module with the flags of its own go:generate
+// line.
 //
 // Exit status: 0 on success (-check: the files are current; -diff: the tool
 // set is unchanged), 1 when -check finds a stale, missing or orphaned file or
@@ -44,9 +52,9 @@ func main() {
 
 // options are the parsed flags.
 type options struct {
-	out, pkg, targets, lock, sign, genkey, tools string
-	check, diff, lint                            bool
-	patterns                                     []string
+	out, pkg, targets, lock, base, sign, genkey, tools string
+	check, diff, lint                                  bool
+	patterns                                           []string
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
@@ -54,7 +62,24 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, err)
 	}
-	return runIn(wd, args, stdout, stderr)
+	return runIn(wd, append(envFlags(os.Getenv), args...), stdout, stderr)
+}
+
+// envFlags are the flags KEELGEN_MODE and KEELGEN_BASE stand for, placed
+// before the go:generate line's own.
+func envFlags(getenv func(string) string) []string {
+	var out []string
+	switch mode := getenv("KEELGEN_MODE"); mode {
+	case "check", "diff":
+		out = append(out, "-"+mode)
+	case "":
+	default:
+		out = append(out, "-KEELGEN_MODE="+mode) // refused by the flag parser, by name
+	}
+	if base := getenv("KEELGEN_BASE"); base != "" {
+		out = append(out, "-base", base)
+	}
+	return out
 }
 
 // runIn is the command run in directory wd: every relative path in args is
@@ -70,7 +95,15 @@ func runIn(wd string, args []string, stdout, stderr io.Writer) int {
 	if o.sign != "" {
 		o.sign = inDir(wd, o.sign)
 	}
-	cfg := gen.Config{Dir: wd, Patterns: o.patterns, OutDir: o.out, OutPkg: o.pkg, LockFile: o.lock, Lint: o.lint}
+	cfg := gen.Config{Dir: wd, Patterns: o.patterns, OutDir: o.out, OutPkg: o.pkg, LockFile: o.lock, Lint: o.lint, Progress: stderr}
+	if o.base != "" {
+		base, err := baseLock(inDir(wd, o.out), o.base)
+		if err != nil {
+			return fail(stderr, err)
+		}
+		defer os.RemoveAll(base.dir)
+		cfg.LockFile, cfg.LockName = base.lock, base.name
+	}
 	if o.tools != "" {
 		cfg.Tools = strings.Split(o.tools, ",")
 	}
@@ -84,6 +117,9 @@ func runIn(wd string, args []string, stdout, stderr io.Writer) int {
 	for _, w := range res.Warnings {
 		fmt.Fprintln(stderr, w.Format(wd))
 	}
+	if !o.lint && !o.check && !o.diff && res.LintFindings > 0 {
+		fmt.Fprintf(stderr, "keelgen: %d lint finding(s) about what the model reads (members without a description, Go names); add -lint to see them\n", res.LintFindings)
+	}
 	if o.diff && res.Files != nil {
 		fmt.Fprint(stdout, contract.Diff(res.Previous, res.Lock, res.Changes))
 	}
@@ -91,7 +127,7 @@ func runIn(wd string, args []string, stdout, stderr io.Writer) int {
 		for _, d := range res.Diagnostics {
 			fmt.Fprintln(stderr, d.Format(wd))
 		}
-		fmt.Fprintf(stderr, "keelgen: %d problem(s); nothing written\n", len(res.Diagnostics))
+		fmt.Fprintf(stderr, "keelgen: %d problem(s)%s\n", len(res.Diagnostics), nothingWritten(o))
 		return exitError
 	}
 	if o.diff {
@@ -111,7 +147,8 @@ func parseFlags(args []string, stderr io.Writer) (options, bool) {
 	fs.StringVar(&o.pkg, "pkg", "", "output package `name` (default: the package already in the output directory, else its base name)")
 	fs.StringVar(&o.tools, "tools", "", "comma-separated tool `names`: generate a set of exactly these (default: every tool of the packages)")
 	fs.StringVar(&o.targets, "targets", "", "comma-separated `providers` whose limits to warn about: "+gen.TargetNames())
-	fs.StringVar(&o.lock, "lock", "", "compare with this lock `file` instead of the output directory's keel.lock.json (e.g. the base branch's)")
+	fs.StringVar(&o.lock, "lock", "", "compare with this lock `file` instead of the output directory's keel.lock.json (e.g. the base branch's); schema files in a schemas directory beside it explain its digests")
+	fs.StringVar(&o.base, "base", "", "compare with the lock and schema files of the output directory at git `revision` (e.g. origin/main), read with git show")
 	fs.BoolVar(&o.check, "check", false, "write nothing; exit 1 if any generated file is stale, missing or orphaned")
 	fs.BoolVar(&o.lint, "lint", false, "also warn about what the model reads: schema members without a description, Go names in tool descriptions")
 	fs.BoolVar(&o.diff, "diff", false, "write nothing; print what changed in the tool set against the lock, exit 1 if anything did")
@@ -129,6 +166,10 @@ func parseFlags(args []string, stderr io.Writer) (options, bool) {
 		return o, false
 	}
 	modes := 0
+	if o.lock != "" && o.base != "" {
+		fmt.Fprintln(stderr, "keelgen: -lock and -base both name the lock to compare with; give one")
+		return o, false
+	}
 	for _, on := range []bool{o.check, o.diff, o.sign != "", o.genkey != ""} {
 		if on {
 			modes++
@@ -158,7 +199,7 @@ func writeOrCheck(o options, wd string, res *gen.Result, stderr io.Writer) int {
 		for _, l := range changes.RefusalLines(rel) {
 			fmt.Fprintln(stderr, l)
 		}
-		fmt.Fprintf(stderr, "keelgen: %d file(s) in the way; nothing written\n", len(changes.Refused))
+		fmt.Fprintf(stderr, "keelgen: %d file(s) in the way%s\n", len(changes.Refused), nothingWritten(o))
 		return exitError
 	}
 	if o.check {
@@ -168,7 +209,8 @@ func writeOrCheck(o options, wd string, res *gen.Result, stderr io.Writer) int {
 		for _, l := range changes.Lines(rel) {
 			fmt.Fprintln(stderr, l)
 		}
-		fmt.Fprintln(stderr, "keelgen: generated files are not current; run go generate and commit the result")
+		fmt.Fprintln(stderr, "keelgen: generated files are not current; run go generate and commit the result "+
+			"(a set generated with other flags, such as -tools, is checked with them: KEELGEN_MODE=check go generate -run keelgen ./...)")
 		return exitChanged
 	}
 	if err := output.Write(res.OutDir, res.Files, changes); err != nil {
@@ -180,6 +222,15 @@ func writeOrCheck(o options, wd string, res *gen.Result, stderr io.Writer) int {
 		}
 	}
 	return exitOK
+}
+
+// nothingWritten is what a refused run adds: only a run that would have
+// written has anything not to write.
+func nothingWritten(o options) string {
+	if o.check || o.diff {
+		return ""
+	}
+	return "; nothing written"
 }
 
 func inDir(dir, path string) string {

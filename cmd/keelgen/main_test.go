@@ -146,12 +146,13 @@ func TestFilesKeelgenDoesNotOwn(t *testing.T) {
 	}
 	for _, check := range []bool{true, false} {
 		code, out := onCopy(t, dir, check)
-		if code != 2 || !strings.Contains(out, "keel_tools.go: exists without keelgen's header") || !strings.Contains(out, "nothing written") {
+		// -check writes nothing anyway, so only a writing run says so.
+		if code != 2 || !strings.Contains(out, "keel_tools.go: exists without keelgen's header") || strings.Contains(out, "nothing written") == check {
 			t.Fatalf("check=%v over a hand-written keel_tools.go: exit %d\n%s", check, code, out)
 		}
 	}
 	// The whole command says the same.
-	if code, out := keelgen(t, "-check", "-pkg", "generated", "-out", dir, "../../example"); code != 2 || !strings.Contains(out, "nothing written") {
+	if code, out := keelgen(t, "-check", "-pkg", "generated", "-out", dir, "../../example"); code != 2 || !strings.Contains(out, "1 file(s) in the way\n") {
 		t.Fatalf("keelgen -check over a hand-written keel_tools.go: exit %d\n%s", code, out)
 	}
 	if b, _ := os.ReadFile(goFile); string(b) != "package generated\n" {

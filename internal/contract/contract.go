@@ -90,8 +90,9 @@ type Previous struct {
 }
 
 // ReadPrevious reads the lock at lockPath and the schema files in
-// schemaDir. No lock yet is (nil, nil): every tool is new.
-func ReadPrevious(lockPath, schemaDir string) (*Previous, error) {
+// schemaDirs, which explain, by digest, how a locked schema changed. No lock
+// yet is (nil, nil): every tool is new.
+func ReadPrevious(lockPath string, schemaDirs ...string) (*Previous, error) {
 	data, err := os.ReadFile(lockPath)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -104,7 +105,11 @@ func ReadPrevious(lockPath, schemaDir string) (*Previous, error) {
 		return nil, fmt.Errorf("%s: %w", lockPath, err)
 	}
 	p := &Previous{Lock: l, schemas: map[string]map[string]any{}}
-	files, _ := filepath.Glob(filepath.Join(schemaDir, "*.json"))
+	var files []string
+	for _, dir := range schemaDirs {
+		found, _ := filepath.Glob(filepath.Join(dir, "*.json"))
+		files = append(files, found...)
+	}
 	for _, f := range files {
 		b, err := os.ReadFile(f)
 		if err != nil {

@@ -95,7 +95,7 @@ func run(t *testing.T, old, now []tool) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	errs, warnings := contract.Gate(changes, tools)
+	errs, warnings := contract.Gate(changes, tools, runtime.LockFileName)
 	var b strings.Builder
 	for _, list := range [][]model.Diagnostic{warnings, errs} {
 		for _, d := range list {

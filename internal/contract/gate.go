@@ -16,8 +16,9 @@ import (
 // (1.2.0) are classified: a major change needs a major bump (a minor one
 // below 1.0.0), a minor change a minor bump, a description change a patch;
 // other versions must simply go up. It also warns about every effect
-// escalation, bumped or not.
-func Gate(changes []ToolChange, tools []*model.Tool) (errs, warnings []model.Diagnostic) {
+// escalation, bumped or not. lockName names the lock compared with, as the
+// user knows it (keel.lock.json, or the -lock file, or the base's).
+func Gate(changes []ToolChange, tools []*model.Tool, lockName string) (errs, warnings []model.Diagnostic) {
 	pos := map[string]model.Diagnostic{}
 	for _, t := range tools {
 		pos[t.Name] = model.Diagnostic{Pos: t.Pos}
@@ -34,7 +35,7 @@ func Gate(changes []ToolChange, tools []*model.Tool) (errs, warnings []model.Dia
 		}
 		oldV, newV := c.Old.Version, c.New.Version
 		if cmp := compareVersions(newV, oldV); cmp < 0 {
-			report(&errs, "version %s is lower than %s in %s; versions only go up", newV, oldV, runtime.LockFileName)
+			report(&errs, "version %s is lower than %s in %s; versions only go up", newV, oldV, lockName)
 			continue
 		}
 		for _, it := range c.Items {
@@ -45,7 +46,10 @@ func Gate(changes []ToolChange, tools []*model.Tool) (errs, warnings []model.Dia
 		if c.Kind == Unchanged {
 			continue
 		}
-		what := fmt.Sprintf("%s changed since %s (%s)", partsPhrase(c.Items), runtime.LockFileName, itemsPhrase(c.Items))
+		what := fmt.Sprintf("%s changed since %s", partsPhrase(c.Items), lockName)
+		if detail := itemsPhrase(c.Items); detail != partsPhrase(c.Items)+" changed" {
+			what += " (" + detail + ")"
+		}
 		need := c.Level()
 		switch {
 		case newV == oldV:

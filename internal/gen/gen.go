@@ -14,11 +14,13 @@ import (
 	"fmt"
 	"go/parser"
 	"go/token"
+	"io"
 	"maps"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
+	"time"
 	"unicode"
 
 	"github.com/go-json-experiment/json/jsontext"
@@ -57,8 +59,13 @@ type Config struct {
 	// (see Targets). Findings are warnings.
 	Targets []string
 	// LockFile is the lock the version gate compares with (default: the
-	// keel.lock.json in OutDir), e.g. the base branch's copy in CI.
+	// keel.lock.json in OutDir), e.g. the base branch's copy in CI. Schema
+	// files in a schemas directory beside it explain how its schemas
+	// changed.
 	LockFile string
+	// LockName names that lock in messages (default: LockFile as given,
+	// else keel.lock.json).
+	LockName string
 	// OutPkg is the output package's name (default: the package of the Go
 	// files already in OutDir, else OutDir's base name).
 	OutPkg string
@@ -66,8 +73,13 @@ type Config struct {
 	Schemas SchemaSource
 	// Lint adds warnings about what the model reads: plain parameters
 	// without a //keel:param description, and Go parameter names in a
-	// description where the model knows the JSON name.
+	// description where the model knows the JSON name. Without it they are
+	// only counted (Result.LintFindings).
 	Lint bool
+	// Progress, when set, is told what keelgen is doing during a stage
+	// that takes more than a moment (a first run compiles the packages'
+	// dependencies and the schema program's).
+	Progress io.Writer
 }
 
 // Target is a provider whose limits keelgen can warn about.
@@ -120,6 +132,9 @@ type Result struct {
 	Files       []render.File // paths relative to OutDir, in a fixed order; nil when loading or schemas failed
 	Diagnostics []model.Diagnostic
 	Warnings    []model.Diagnostic
+	// LintFindings counts what -lint reports; with Config.Lint they are
+	// among the Warnings.
+	LintFindings int
 	// The contract: the lock compared with, the new lock, and what changed.
 	Previous *contract.Previous
 	Lock     runtime.Lock
@@ -149,7 +164,9 @@ func Generate(cfg Config) (*Result, error) {
 		cfg.Schemas = schema.Program{}
 	}
 	res := &Result{OutDir: outDir}
+	done := slowStage(cfg.Progress, "keelgen: loading and type-checking the handler packages (a first run compiles their dependencies)...")
 	pkg, diags, err := load.Load(dir, cfg.Patterns...)
+	done()
 	if err != nil || len(diags) > 0 {
 		res.Diagnostics = diags
 		return res, err
@@ -160,7 +177,9 @@ func Generate(cfg Config) (*Result, error) {
 	if filepath.Clean(pkg.Dir) == filepath.Clean(outDir) {
 		return nil, errors.New("the output directory is the handler package's own directory; the whitelist must be a separate package")
 	}
+	done = slowStage(cfg.Progress, "keelgen: building and running the schema program (a first run compiles the schema reflector; later runs are cached)...")
 	schemas, diags, err := cfg.Schemas.Schemas(pkg)
+	done()
 	if err == nil && len(diags) == 0 {
 		diags = compileSchemas(pkg, schemas)
 	}
@@ -185,10 +204,26 @@ func Generate(cfg Config) (*Result, error) {
 	}
 	res.Files, res.Warnings = files, append(res.Warnings, diags...)
 	res.Warnings = append(res.Warnings, targetWarnings(targets, pkg, schemas)...)
+	findings := lint(pkg, schemas)
+	res.LintFindings = len(findings)
 	if cfg.Lint {
-		res.Warnings = append(res.Warnings, lint(pkg, schemas)...)
+		res.Warnings = append(res.Warnings, findings...)
 	}
 	return res, nil
+}
+
+// slowAfter is how long a stage runs before keelgen says what it is doing.
+const slowAfter = 2 * time.Second
+
+// slowStage prints msg to w once the stage has run for slowAfter, so a warm
+// run stays quiet and a cold one does not look hung; the returned func ends
+// the stage.
+func slowStage(w io.Writer, msg string) (done func()) {
+	if w == nil {
+		return func() {}
+	}
+	t := time.AfterFunc(slowAfter, func() { fmt.Fprintln(w, msg) })
+	return func() { t.Stop() }
 }
 
 // selectTools keeps only the named tools; a name no package declares, or
@@ -265,13 +300,21 @@ func resolve(cfg Config) (dir, outDir, outPkg string, err error) {
 // and gate versions. A refused change is a diagnostic; an escalation a
 // warning.
 func (r *Result) compareContract(cfg Config, dir string, pkg *model.Package, schemas map[string]model.Schemas) error {
-	lockPath := cfg.LockFile
+	lockPath, lockName := cfg.LockFile, cfg.LockName
 	if lockPath == "" {
 		lockPath = filepath.Join(r.OutDir, runtime.LockFileName)
 	} else if !filepath.IsAbs(lockPath) {
 		lockPath = filepath.Join(dir, lockPath)
 	}
-	prev, err := contract.ReadPrevious(lockPath, filepath.Join(r.OutDir, render.SchemaDir))
+	if lockName == "" {
+		lockName = cfg.LockFile
+	}
+	if lockName == "" {
+		lockName = runtime.LockFileName
+	}
+	// The schema files beside the lock explain its digests (a base
+	// revision's, say); the output directory's explain the committed lock's.
+	prev, err := contract.ReadPrevious(lockPath, filepath.Join(filepath.Dir(lockPath), render.SchemaDir), filepath.Join(r.OutDir, render.SchemaDir))
 	if err != nil {
 		return err
 	}
@@ -280,7 +323,7 @@ func (r *Result) compareContract(cfg Config, dir string, pkg *model.Package, sch
 		return err
 	}
 	r.Previous, r.Lock, r.Changes = prev, lock, changes
-	r.Diagnostics, r.Warnings = contract.Gate(changes, pkg.Tools)
+	r.Diagnostics, r.Warnings = contract.Gate(changes, pkg.Tools, lockName)
 	return nil
 }
 

@@ -97,15 +97,18 @@ func Compare(dir string, files []render.File) (Changes, error) {
 		case !fi.Mode().IsRegular():
 			c.Refused = append(c.Refused, Refusal{f.Path, "is not a regular file"})
 			continue
-		case !own.files[f.Path]:
-			c.Refused = append(c.Refused, Refusal{f.Path, own.notOwned(f.Path)})
-			continue
 		}
 		got, err := os.ReadFile(p)
 		if err != nil {
 			return c, err
 		}
-		if !bytes.Equal(got, f.Content) {
+		switch {
+		case bytes.Equal(got, f.Content):
+			// Current, owned or not: there is nothing to write (a deleted
+			// lock leaves its schema files unowned, and exactly right).
+		case !own.files[f.Path]:
+			c.Refused = append(c.Refused, Refusal{f.Path, own.notOwned(f.Path)})
+		default:
 			c.Stale = append(c.Stale, f.Path)
 		}
 	}
@@ -131,11 +134,11 @@ type ownership struct {
 func (o ownership) notOwned(p string) string {
 	switch {
 	case p == render.LockFileName:
-		return "is not a lock keelgen can read; keelgen does not overwrite a file it did not write (move it, or choose another -out)"
+		return "is not a lock keelgen can read (tampered, or not keelgen's); keelgen does not overwrite a file it did not write (restore it from version control, move it, or choose another -out)"
 	case strings.HasSuffix(p, ".go"):
 		return "exists without keelgen's header; keelgen does not overwrite a file it did not write (move it, or choose another -out)"
 	case !o.locked:
-		return "exists and no keel.lock.json lists its tool; keelgen does not overwrite a file it did not write (move it, or choose another -out)"
+		return "exists with other content and no keel.lock.json lists its tool, so keelgen cannot tell that it wrote it and does not overwrite it (restore keel.lock.json from version control, or move the file)"
 	default:
 		return "exists and keel.lock.json does not list its tool; keelgen does not overwrite a file it did not write (move it, or choose another -out)"
 	}

@@ -100,7 +100,7 @@ func TestFilesInTheWayAreRefused(t *testing.T) {
 		want string
 	}{
 		"schema file not in the lock": {map[string]string{render.InputSchemaFile("a"): `{"user":1}`},
-			"schemas/a.input.json: exists and no keel.lock.json lists its tool"},
+			"schemas/a.input.json: exists with other content and no keel.lock.json lists its tool"},
 		"schema file, lock lists other tools": {map[string]string{render.LockFileName: lockFor(t, "z"), render.InputSchemaFile("a"): `{"user":1}`},
 			"schemas/a.input.json: exists and keel.lock.json does not list its tool"},
 		"Go file without the header": {map[string]string{render.GoFileName: "package out\n// mine\n"},
@@ -166,5 +166,61 @@ func TestSymlinksAreRefused(t *testing.T) {
 	}
 	if read(t, filepath.Join(elsewhere, "a.input.json")) != `{"theirs":1}` || read(t, filepath.Join(elsewhere, "b.input.json")) != `{"theirs":2}` || read(t, target) != header {
 		t.Fatal("a file behind a link was changed")
+	}
+}
+
+// A deleted lock leaves its schema files without an owner; where they hold
+// exactly what keelgen writes there is nothing in the way, and the run
+// writes the lock again.
+func TestDeletedLockIsWrittenAgain(t *testing.T) {
+	dir := t.TempDir()
+	files := generated(t)
+	testmod.Write(t, dir, map[string]string{
+		render.GoFileName:            string(files[0].Content),
+		render.InputSchemaFile("a"):  string(files[2].Content),
+		render.OutputSchemaFile("a"): string(files[3].Content),
+	})
+	ch, err := output.Compare(dir, files)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ch.Refused) != 0 || strings.Join(ch.Lines(""), "\n") != "missing: "+render.LockFileName {
+		t.Fatalf("after deleting the lock: refused %v, changes %v", ch.Refused, ch.Lines(""))
+	}
+	if err := output.Write(dir, files, ch); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A lock that names a path instead of a tool (../../victim) owns nothing:
+// keelgen refuses to write, and deletes nothing outside the directory or in
+// it.
+func TestCraftedLockDeletesNothing(t *testing.T) {
+	root := t.TempDir()
+	dir := filepath.Join(root, "a", "out")
+	crafted := strings.Replace(lockFor(t, "victim"), `"name": "victim"`, `"name": "../../../victim"`, 1)
+	if crafted == lockFor(t, "victim") {
+		t.Fatal("no name to replace in the lock")
+	}
+	testmod.Write(t, root, map[string]string{
+		"victim.input.json":                        "keep",
+		"victim.output.json":                       "keep",
+		"a/out/" + render.LockFileName:             crafted,
+		"a/out/" + render.InputSchemaFile("other"): "{}",
+	})
+	ch, err := output.Compare(dir, generated(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lines := strings.Join(ch.RefusalLines(""), "\n"); !strings.Contains(lines, "keel.lock.json: is not a lock keelgen can read (tampered") || len(ch.Orphaned) != 0 {
+		t.Fatalf("a crafted lock: refusals %q, orphans %v", lines, ch.Orphaned)
+	}
+	if err := output.Write(dir, generated(t), ch); err == nil {
+		t.Fatal("Write went ahead past a crafted lock")
+	}
+	for _, f := range []string{"victim.input.json", "victim.output.json", "a/out/" + render.InputSchemaFile("other")} {
+		if _, err := os.Stat(filepath.Join(root, f)); err != nil {
+			t.Errorf("%s: %v", f, err)
+		}
 	}
 }

@@ -281,7 +281,7 @@ func run(dir string, src []byte) ([]byte, error) {
 	// -trimpath: the program's identity does not depend on where the
 	// module lives, so the same program elsewhere is a cache hit too.
 	// -ldflags=-w: no debug information to link for a program run once.
-	cmd := exec.Command("go", "run", "-trimpath", "-ldflags=-w", "-overlay", filepath.Join(tmp, "overlay.json"), "./"+programDir)
+	cmd := exec.Command("go", "run", "-ldflags=-w", "-overlay", filepath.Join(tmp, "overlay.json"), "./"+programDir)
 	cmd.Dir = dir
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr

@@ -138,3 +138,12 @@ func command(dir string, args ...string) *exec.Cmd {
 	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod -trimpath -ldflags=-w", "GOWORK=off")
 	return cmd
 }
+
+// Git runs git in dir with a fixed identity and returns its trimmed
+// combined output.
+func Git(dir string, args ...string) (string, error) {
+	cmd := exec.Command("git", append([]string{"-c", "user.name=keel test", "-c", "user.email=test@example.com", "-c", "commit.gpgsign=false"}, args...)...)
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	return strings.TrimSpace(string(out)), err
+}
