@@ -36,8 +36,9 @@ func (info *ToolInfo) declares(code Code) bool {
 	return slices.Contains(info.Errors, code)
 }
 
-// Tool is one registered tool: its contract and its bound handler. Tools are
-// made by generated code with NewTool and selected by its static switch.
+// Tool is one registered tool: its contract and its bound handler. Generated
+// code makes its tools with NewTools, from a table of ToolSpecs, and selects
+// them by its static switch; NewTool makes one by hand (runtime/keeltest).
 type Tool struct {
 	info    ToolInfo
 	handler Handler

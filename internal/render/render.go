@@ -1,8 +1,9 @@
 // Package render is keelgen's last stage: from the model and the schemas it
-// writes, with jennifer, the Go file of the compiled whitelist and the
-// schema files. It is pure: it returns files and writes nothing. Files
-// renders the Go file one section at a time, in the order a reviewer reads
-// it; each section is one function below.
+// writes, with jennifer, the Go files of the compiled whitelist
+// (keel_tools.go, and keel_codecs.go with the readers and writers), the
+// schema files and the lock. It is pure: it returns files and writes
+// nothing. Files renders keel_tools.go one section at a time, in the order a
+// reviewer reads it; each section is one function below.
 package render
 
 import (

@@ -1,0 +1,161 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/keelgen/keel/internal/testmod"
+)
+
+// block is one fenced block of a Markdown file and the marker comment on the
+// line before its fence.
+type block struct {
+	file, marker, lang, text string
+	line                     int
+}
+
+var markerLine = regexp.MustCompile(`^<!-- (walkthrough|snippet)(?:: (.*?))? -->$`)
+
+// blocks reads the fenced blocks of a Markdown file.
+func blocks(t *testing.T, path string) []block {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(data), "\n")
+	var out []block
+	for i := 0; i < len(lines); i++ {
+		fence, ok := strings.CutPrefix(lines[i], "```")
+		if !ok {
+			continue
+		}
+		b := block{file: filepath.Base(path), lang: fence, line: i + 1}
+		if i > 0 {
+			if m := markerLine.FindStringSubmatch(lines[i-1]); m != nil {
+				b.marker = strings.TrimSpace(m[1] + " " + m[2])
+			}
+		}
+		var body []string
+		for i++; i < len(lines) && lines[i] != "```"; i++ {
+			body = append(body, lines[i])
+		}
+		b.text = strings.Join(body, "\n") + "\n"
+		out = append(out, b)
+	}
+	return out
+}
+
+// userEnv is the environment a user types commands in: no GOFLAGS (keel's
+// own tests set -mod=mod for their modules; a user has nothing of the kind).
+func userEnv() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "GOFLAGS=") {
+			env = append(env, kv)
+		}
+	}
+	return env
+}
+
+// TestREADMEWalkthrough types the README's walkthrough as a new user would:
+// in an empty directory outside keel's tree, with an empty go.sum and no
+// GOFLAGS, each shell block run as written (the checkout's path put in for
+// /path/to/keel), each file block written, each output block compared with
+// what the block before it printed. Then every Go snippet of the docs is
+// compiled in that module, and every excerpt is found in the file it quotes.
+func TestREADMEWalkthrough(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a module from the README")
+	}
+	t.Parallel()
+	root := testmod.Root(t)
+	dir := t.TempDir()
+	var last string
+	ran := 0
+	for _, b := range blocks(t, filepath.Join(root, "README.md")) {
+		at := fmt.Sprintf("README.md:%d", b.line)
+		switch kind, arg, _ := strings.Cut(b.marker, " "); {
+		case b.marker == "walkthrough sh":
+			script := strings.ReplaceAll(b.text, "/path/to/keel", root)
+			cmd := exec.Command("bash", "-euo", "pipefail", "-c", script)
+			cmd.Dir, cmd.Env = dir, userEnv()
+			var stdout, stderr bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			if err := cmd.Run(); err != nil {
+				t.Fatalf("%s: %s\n%v\n%s%s", at, b.text, err, stdout.String(), stderr.String())
+			}
+			last = stdout.String()
+			ran++
+		case b.marker == "walkthrough output":
+			if last != b.text {
+				t.Fatalf("%s: the walkthrough printed\n%s\nthe README shows\n%s", at, last, b.text)
+			}
+		case kind == "walkthrough" && strings.HasPrefix(arg, "file "):
+			testmod.Write(t, dir, map[string]string{strings.TrimPrefix(arg, "file "): b.text})
+		case b.lang == "go":
+			t.Errorf("%s: a Go block without a walkthrough marker", at)
+		}
+	}
+	if ran < 5 {
+		t.Fatalf("the README's walkthrough ran %d shell blocks", ran)
+	}
+
+	// Tidy and generate again, in both orders: nothing changes, all builds.
+	for _, args := range [][]string{{"mod", "tidy"}, {"generate", "./..."}, {"mod", "tidy"}, {"build", "./..."}} {
+		if out, err := goAsUser(dir, args...); err != nil {
+			t.Fatalf("go %s after the walkthrough: %v\n%s", strings.Join(args, " "), err, out)
+		}
+	}
+	snippets(t, root, dir)
+}
+
+// snippets compiles every Go block of docs/*.md in the walkthrough's module:
+// "snippet" blocks are whole files, each its own package; "snippet excerpt
+// PATH" blocks must stand verbatim in keel's PATH.
+func snippets(t *testing.T, root, dir string) {
+	docs, err := filepath.Glob(filepath.Join(root, "docs", "*.md"))
+	if err != nil || len(docs) == 0 {
+		t.Fatalf("no docs: %v", err)
+	}
+	n := 0
+	for _, doc := range docs {
+		for _, b := range blocks(t, doc) {
+			at := fmt.Sprintf("docs/%s:%d", b.file, b.line)
+			switch {
+			case b.marker == "snippet":
+				n++
+				name := fmt.Sprintf("snippets/%s%d/main.go", strings.TrimSuffix(b.file, ".md"), b.line)
+				testmod.Write(t, dir, map[string]string{name: b.text})
+			case strings.HasPrefix(b.marker, "snippet excerpt "): // <!-- snippet: excerpt PATH -->
+				quoted, err := os.ReadFile(filepath.Join(root, strings.TrimPrefix(b.marker, "snippet excerpt ")))
+				if err != nil || !bytes.Contains(quoted, []byte(b.text)) {
+					t.Errorf("%s: the excerpt is not in %s (%v):\n%s", at, strings.TrimPrefix(b.marker, "snippet excerpt "), err, b.text)
+				}
+			case b.lang == "go":
+				t.Errorf("%s: a Go block without a snippet marker", at)
+			}
+		}
+	}
+	if n < 5 {
+		t.Fatalf("the docs have %d Go snippets; expected every page's examples", n)
+	}
+	for _, args := range [][]string{{"mod", "tidy"}, {"vet", "./snippets/..."}} {
+		if out, err := goAsUser(dir, args...); err != nil {
+			t.Fatalf("go %s over %d doc snippets: %v\n%s", strings.Join(args, " "), n, err, out)
+		}
+	}
+}
+
+func goAsUser(dir string, args ...string) (string, error) {
+	cmd := exec.Command("go", args...)
+	cmd.Dir, cmd.Env = dir, userEnv()
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
