@@ -376,3 +376,33 @@ func mustKeelgenIn(t *testing.T, dir string, args ...string) string {
 	}
 	return out
 }
+
+// A module that lacks the schema reflector (here: dropped from go.mod by
+// hand) gets keelgen's error naming the one command that fixes it, and that
+// command works.
+func TestMissingReflectorNamesTheFix(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a module")
+	}
+	t.Parallel()
+	dir := testmod.New(t, map[string]string{"notes/notes.go": withGenerate(userHandlers)})
+	if out, err := testmod.Go(dir, "mod", "edit", "-droprequire=github.com/invopop/jsonschema"); err != nil {
+		t.Fatal(err, out)
+	}
+	out, err := testmod.GoEnv(dir, []string{"GOFLAGS=-mod=readonly"}, "list", "github.com/invopop/jsonschema")
+	if err == nil {
+		t.Skipf("the module still provides the reflector:\n%s", out)
+	}
+	out, err = keelgenIn(dir, "-out", "notetools", "./notes")
+	want := "go get github.com/invopop/jsonschema@v"
+	if err == nil || !strings.Contains(out, want) {
+		t.Fatalf("keelgen without the reflector: err %v\n%s", err, out)
+	}
+	fix := strings.Fields(out[strings.Index(out, "go get "):])[:3]
+	if out, err := testmod.Go(dir, fix[1:]...); err != nil {
+		t.Fatalf("the suggested %q failed: %v\n%s", strings.Join(fix, " "), err, out)
+	}
+	if out, err := keelgenIn(dir, "-out", "notetools", "./notes"); err != nil {
+		t.Fatalf("after %q: %v\n%s", strings.Join(fix, " "), err, out)
+	}
+}

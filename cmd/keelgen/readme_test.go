@@ -159,3 +159,37 @@ func goAsUser(dir string, args ...string) (string, error) {
 	out, err := cmd.CombinedOutput()
 	return string(out), err
 }
+
+// The other order: the README's setup, its handler package, and go mod tidy
+// before the first go generate; then generate, tidy again, build.
+func TestTidyBeforeGenerate(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a module from the README")
+	}
+	t.Parallel()
+	root := testmod.Root(t)
+	dir := t.TempDir()
+	var setup, handlers *block
+	for _, b := range blocks(t, filepath.Join(root, "README.md")) {
+		switch {
+		case b.marker == "walkthrough sh" && setup == nil:
+			setup = &b
+		case b.marker == "walkthrough file notes/notes.go":
+			handlers = &b
+		}
+	}
+	if setup == nil || handlers == nil {
+		t.Fatal("the README has no setup block or no notes/notes.go")
+	}
+	cmd := exec.Command("bash", "-euo", "pipefail", "-c", strings.ReplaceAll(setup.text, "/path/to/keel", root))
+	cmd.Dir, cmd.Env = dir, userEnv()
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("setup: %v\n%s", err, out)
+	}
+	testmod.Write(t, dir, map[string]string{"notes/notes.go": handlers.text})
+	for _, args := range [][]string{{"mod", "tidy"}, {"generate", "./..."}, {"mod", "tidy"}, {"generate", "./..."}, {"build", "./..."}} {
+		if out, err := goAsUser(dir, args...); err != nil {
+			t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+	}
+}

@@ -17,6 +17,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"strings"
 
@@ -287,11 +288,34 @@ func run(dir string, src []byte) ([]byte, error) {
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
 		msg := strings.TrimSpace(strings.ReplaceAll(stderr.String(), tmp+string(filepath.Separator), ""))
-		hint := ""
-		if strings.Contains(msg, reflectorPkg) {
-			hint = "\n(the module needs " + reflectorPkg + ": add the keelgen tool to it, see the README)"
-		}
-		return nil, fmt.Errorf("running the schema program: %v\n%s%s", err, msg, hint)
+		return nil, fmt.Errorf("running the schema program: %v\n%s%s", err, msg, moduleHint(msg))
 	}
 	return stdout.Bytes(), nil
+}
+
+// moduleHint turns the go command's complaint that the user's module lacks
+// the reflector (or its go.sum lines) into the one command that fixes it:
+// go get of the version keelgen itself was built with. The go command's own
+// advice in that case ("go mod tidy") changes nothing when nothing the
+// module builds imports the reflector.
+func moduleHint(msg string) string {
+	if !strings.Contains(msg, reflectorPkg) && !strings.Contains(msg, "updates to go.mod needed") {
+		return ""
+	}
+	return fmt.Sprintf("\nkeelgen: the module must require %s (and its go.sum lines); run:\n\tgo get %s@%s", reflectorPkg, reflectorPkg, reflectorVersion())
+}
+
+// reflectorVersion is the version of the reflector keelgen was built with.
+func reflectorVersion() string {
+	if info, ok := debug.ReadBuildInfo(); ok {
+		for _, d := range info.Deps {
+			if d.Path == reflectorPkg {
+				if d.Replace != nil {
+					d = d.Replace
+				}
+				return d.Version
+			}
+		}
+	}
+	return "latest"
 }
