@@ -3,6 +3,7 @@ module github.com/keelgen/keel
 go 1.26.0
 
 require (
+	filippo.io/edwards25519 v1.2.0
 	github.com/anthropics/anthropic-sdk-go/v2 v2.15.0
 	github.com/cedar-policy/cedar-go v1.9.2
 	github.com/dave/jennifer v1.7.1

@@ -28,8 +28,10 @@ import (
 	"strings"
 
 	"github.com/cedar-policy/cedar-go"
+	jsonv2 "github.com/go-json-experiment/json"
 
 	"github.com/keelgen/keel/runtime"
+	"github.com/keelgen/keel/runtime/wire"
 )
 
 // Entity types of the requests.
@@ -126,7 +128,18 @@ func (p *Policy) Decide(ctx context.Context, req runtime.PolicyRequest) runtime.
 // request builds the Cedar request and entities of a call, always with the
 // same shape.
 func (p *Policy) request(ctx context.Context, req runtime.PolicyRequest) (cedar.Request, cedar.EntityMap, error) {
-	args, err := jsonToCedar(req.Arguments, req.Tool.InputSchema)
+	// Judge the value the handler will receive, not the literal: a float64
+	// member sent as 599999999999999.9999 is 6e14 to the handler, and a
+	// float32 member sent as 4999.9999 is 5000.
+	doc := req.Arguments
+	if req.Value != nil {
+		v, err := jsonv2.Marshal(req.Value)
+		if err != nil {
+			return cedar.Request{}, nil, fmt.Errorf("arguments: %w", err)
+		}
+		doc = v
+	}
+	args, err := jsonToCedar(doc, req.Tool.InputSchema)
 	if err != nil {
 		return cedar.Request{}, nil, fmt.Errorf("arguments: %w", err)
 	}
@@ -235,6 +248,9 @@ var decimalScale = big.NewRat(10000, 1)
 
 // numberToCedar gives a JSON number its one Cedar form.
 func numberToCedar(text string, typ map[string]bool) (cedar.Value, error) {
+	if p := wire.NumberProblem([]byte(text)); p != "" { // before math/big, which is quadratic in the length
+		return nil, fmt.Errorf("%s", p)
+	}
 	r, ok := new(big.Rat).SetString(text)
 	if !ok {
 		return nil, fmt.Errorf("number %q", text)

@@ -16,6 +16,7 @@ import (
 	"github.com/keelgen/keel/example"
 	"github.com/keelgen/keel/generated"
 	"github.com/keelgen/keel/runtime"
+	"github.com/keelgen/keel/runtime/keeltest"
 )
 
 // incidentPolicy is the example's policy set with its extra attribute: the
@@ -247,5 +248,43 @@ func BenchmarkPolicy(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+type ratioArgs struct {
+	Ratio float64 `json:"ratio"`
+	Small float32 `json:"small,omitempty"`
+}
+
+// Cedar judges the value the handler will receive, not the literal: a
+// float64 member sent as 599999999999999.9999 is 6e14 to the handler, which
+// a forbid at 6e14 must stop; a float32 member sent as 4999.9999 is 5000.
+func TestCedarJudgesTheHandlersValue(t *testing.T) {
+	set, err := cedarpolicy.LoadFiles(write(t, `permit (principal, action, resource);
+		forbid (principal, action, resource) when { context.args.ratio.greaterThanOrEqual(decimal("600000000000000.0")) };
+		forbid (principal, action, resource) when { context.args has small && context.args.small.greaterThanOrEqual(decimal("5000.0")) };`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ran := 0
+	tool := runtime.NewTool(runtime.ToolInfo{Name: "r", Version: "1", Effect: runtime.EffectRead, Description: "R.",
+		InputSchema:  json.RawMessage(`{"type":"object","properties":{"ratio":{"type":"number"},"small":{"type":"number"}},"required":["ratio"],"additionalProperties":false}`),
+		OutputSchema: json.RawMessage(`{"type":"object"}`)},
+		runtime.Handle(func(context.Context, ratioArgs) (struct{}, error) { ran++; return struct{}{}, nil }))
+	exec, err := runtime.NewExecutor(keeltest.Of(tool), runtime.WithPolicy(cedarpolicy.New(set, cedarpolicy.Options{})), runtime.WithLogger(slog.New(slog.DiscardHandler)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for args, allowed := range map[string]bool{
+		`{"ratio":599999999999999.9999}`: false,
+		`{"ratio":1,"small":4999.9999}`:  false,
+		`{"ratio":599999999999999}`:      true,
+		`{"ratio":1,"small":4999.5}`:     true,
+	} {
+		ran = 0
+		r := exec.Execute(context.Background(), carol, runtime.ToolCall{ID: "c", Name: "r", Arguments: json.RawMessage(args)})
+		if r.OK != allowed || (ran == 1) != allowed {
+			t.Errorf("%s: ok %v (handler runs %d), want allowed %v: %+v", args, r.OK, ran, allowed, r.Error)
+		}
 	}
 }

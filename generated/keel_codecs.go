@@ -49,6 +49,11 @@ type createTicketArgsCall struct {
 	result  example.Ticket
 }
 
+// Arguments is the checked argument value, as the policy judges it.
+func (c *createTicketArgsCall) Arguments() any {
+	return &c.args
+}
+
 func (c *createTicketArgsCall) Run(ctx context.Context) (err error) {
 	c.result, err = c.handler(ctx, c.args)
 	return err
@@ -75,6 +80,11 @@ type lookupIncidentArgsCall struct {
 	handler lookupIncidentArgsHandler
 	args    example.LookupIncidentArgs
 	result  example.Incident
+}
+
+// Arguments is the checked argument value, as the policy judges it.
+func (c *lookupIncidentArgsCall) Arguments() any {
+	return &c.args
 }
 
 func (c *lookupIncidentArgsCall) Run(ctx context.Context) (err error) {

@@ -127,7 +127,11 @@ func Ed25519Key(priv ed25519.PrivateKey) GrantKey {
 		return edKey{err: fmt.Errorf("the ed25519 grant key is %d bytes, not a private key of %d", len(priv), ed25519.PrivateKeySize)}
 	}
 	priv = slices.Clone(priv)
-	return edKey{priv: priv, pub: priv.Public().(ed25519.PublicKey)}
+	pub := priv.Public().(ed25519.PublicKey)
+	if err := checkEd25519PublicKey(pub); err != nil {
+		return edKey{err: fmt.Errorf("the ed25519 grant key: %w", err)}
+	}
+	return edKey{priv: priv, pub: pub}
 }
 
 // Ed25519PublicKey only verifies grants, for an executor that must not be
@@ -135,6 +139,9 @@ func Ed25519Key(priv ed25519.PrivateKey) GrantKey {
 func Ed25519PublicKey(pub ed25519.PublicKey) GrantKey {
 	if len(pub) != ed25519.PublicKeySize {
 		return edKey{err: fmt.Errorf("the ed25519 grant key is %d bytes, not a public key of %d", len(pub), ed25519.PublicKeySize)}
+	}
+	if err := checkEd25519PublicKey(pub); err != nil {
+		return edKey{err: fmt.Errorf("the ed25519 grant key: %w", err)}
 	}
 	return edKey{pub: slices.Clone(pub)}
 }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/keelgen/keel/runtime"
+	"github.com/keelgen/keel/runtime/keeltest"
 )
 
 const writeArgs = `{"text":"hi","count":2}`
@@ -23,7 +24,7 @@ const writeArgs = `{"text":"hi","count":2}`
 func approvalFixture(t *testing.T, key runtime.GrantKey) (*fixture, string) {
 	t.Helper()
 	f := newFixture(t, runtime.EffectWrite, okEcho, runtime.WithApprovals(key, runtime.NewMemoryReplayStore()))
-	digest, err := runtime.Digest([]byte(writeArgs))
+	digest, err := runtime.ArgumentsDigest([]byte(writeArgs))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +83,7 @@ func TestGrantMismatches(t *testing.T) {
 	key := runtime.HMACKey([]byte("harness secret: 32 bytes or more"))
 	other := runtime.HMACKey([]byte("another secret, 32 bytes or more"))
 	f, digest := approvalFixture(t, key)
-	otherDigest, _ := runtime.Digest([]byte(`{"text":"hi","count":3}`))
+	otherDigest, _ := runtime.ArgumentsDigest([]byte(`{"text":"hi","count":3}`))
 	cases := map[string]struct {
 		tok string
 		ec  runtime.ExecutionContext
@@ -125,7 +126,7 @@ func TestGrantCannotOverrideDeny(t *testing.T) {
 		return runtime.Decision{Reason: "never"}
 	})
 	f := newFixture(t, runtime.EffectWrite, okEcho, runtime.WithApprovals(key, runtime.NewMemoryReplayStore()), runtime.WithPolicy(deny))
-	digest, _ := runtime.Digest([]byte(writeArgs))
+	digest, _ := runtime.ArgumentsDigest([]byte(writeArgs))
 	r := f.exec.Execute(context.Background(), withGrant(alice, grantFor(t, key, digest, nil)), call(writeArgs))
 	if r.Code() != runtime.CodeApprovalRequired || r.Error.Approval != nil || f.handlerCalls.Load() != 0 {
 		t.Fatalf("deny with a grant: %s", marshal(t, r))
@@ -170,7 +171,7 @@ func TestAuditLogRecordsEveryCall(t *testing.T) {
 	key := runtime.HMACKey([]byte("test grant key, 32 bytes or more"))
 	f := newFixture(t, runtime.EffectWrite, okEcho, runtime.WithApprovals(key, runtime.NewMemoryReplayStore()),
 		runtime.WithObserver(runtime.AuditLog(slog.New(slog.NewJSONHandler(&audit, nil)))))
-	digest, _ := runtime.Digest([]byte(writeArgs))
+	digest, _ := runtime.ArgumentsDigest([]byte(writeArgs))
 	ctx := context.Background()
 	f.exec.Execute(ctx, alice, call(writeArgs))
 	f.exec.Execute(ctx, withGrant(alice, grantFor(t, key, digest, nil)), call(writeArgs))
@@ -236,6 +237,55 @@ func TestAuditRecordForEachCode(t *testing.T) {
 		}
 		if r.Code() != want || rec["code"] != wantCode || rec["decision"] != "allow" || rec["call_id"] != "c1" {
 			t.Errorf("%q: result %q, audit %v", want, r.Code(), rec)
+		}
+	}
+}
+
+type rawArgs struct {
+	Extra json.RawMessage `json:"extra"`
+}
+
+// A grant binds the arguments as the handler gets them: a json.RawMessage
+// member hands the handler its bytes, so two number spellings that one
+// float64 holds (RFC 8785 would give them one digest) need two approvals.
+func TestGrantBindsNumbersAsWritten(t *testing.T) {
+	key := runtime.HMACKey([]byte("harness secret: 32 bytes or more"))
+	var got []string
+	tool := runtime.NewTool(runtime.ToolInfo{Name: "pay", Version: "1", Effect: runtime.EffectWrite, Description: "Pay.",
+		InputSchema:  json.RawMessage(`{"type":"object","properties":{"extra":{}},"required":["extra"],"additionalProperties":false}`),
+		OutputSchema: json.RawMessage(`{"type":"object"}`)},
+		runtime.Handle(func(_ context.Context, a rawArgs) (struct{}, error) {
+			got = append(got, string(a.Extra))
+			return struct{}{}, nil
+		}))
+	exec, err := runtime.NewExecutor(keeltest.Of(tool), runtime.WithApprovals(key, runtime.NewMemoryReplayStore()),
+		runtime.WithLogger(slog.New(slog.DiscardHandler)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, pair := range [][2]string{
+		{`{"amount":9007199254740992}`, `{"amount":9007199254740993.0}`},
+		{`{"amount":0.1}`, `{"amount":0.1000000000000000055511151231257827}`},
+		{`{"amount":0}`, `{"amount":1e-400}`},
+		{`{"amount":1e400}`, `{"amount":1e999}`},
+	} {
+		approved, swapped := `{"extra":`+pair[0]+`}`, `{"extra":`+pair[1]+`}`
+		r := exec.Execute(context.Background(), alice, runtime.ToolCall{ID: "c1", Name: "pay", Arguments: json.RawMessage(approved)})
+		if r.Error == nil || r.Error.Approval == nil {
+			t.Fatalf("%s: %+v", approved, r.Error)
+		}
+		tok, err := runtime.IssueGrant(key, r.Error.Approval.Grant("acme", "alice", time.Now().Add(time.Minute)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = nil
+		if r := exec.Execute(context.Background(), withGrant(alice, tok), runtime.ToolCall{ID: "c1", Name: "pay", Arguments: json.RawMessage(swapped)}); r.OK || len(got) != 0 {
+			t.Errorf("a grant for %s ran %s: handler got %v", approved, swapped, got)
+		}
+		// Member order and whitespace are not the handler's to tell apart
+		// in a typed value, and keep the digest: the approved call runs.
+		if r := exec.Execute(context.Background(), withGrant(alice, tok), runtime.ToolCall{ID: "c1", Name: "pay", Arguments: json.RawMessage(" " + approved)}); !r.OK {
+			t.Errorf("the approved %s with a leading space: %+v", approved, r.Error)
 		}
 	}
 }

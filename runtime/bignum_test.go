@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
+	"strings"
 	"testing"
 
 	"github.com/keelgen/keel/runtime"
@@ -35,5 +36,32 @@ func TestHugeExponentsAreRefusedBeforeValidation(t *testing.T) {
 	r := e.Execute(context.Background(), runtime.ExecutionContext{}, runtime.ToolCall{ID: "h", Name: "step", Arguments: json.RawMessage(`{"step":2.5e-1}`)})
 	if !r.OK {
 		t.Fatalf("2.5e-1: %+v", r.Error)
+	}
+}
+
+// A number literal of a million digits is refused before the validator,
+// which ignores math/big's failure to parse it and then panics (nil *Rat)
+// under minimum, maximum, exclusive bounds or multipleOf, or spends time
+// quadratic in its length. Every path bounds a literal's length.
+func TestLongNumberLiteralsAreRefusedBeforeValidation(t *testing.T) {
+	for _, kw := range []string{`"minimum":0`, `"maximum":1`, `"exclusiveMinimum":0`, `"exclusiveMaximum":1`, `"multipleOf":0.25`} {
+		set := keeltest.Set{List: []*runtime.Tool{runtime.NewTool(runtime.ToolInfo{Name: "step", Version: "1", Effect: runtime.EffectRead, Description: "d",
+			InputSchema:  json.RawMessage(`{"type":"object","properties":{"step":{"type":"number",` + kw + `}},"required":["step"],"additionalProperties":false}`),
+			OutputSchema: json.RawMessage(`{"type":"object"}`)},
+			runtime.Handle(func(context.Context, stepArgs) (struct{}, error) { return struct{}{}, nil }))}}
+		e, err := runtime.NewExecutor(set, runtime.WithLogger(slog.New(slog.DiscardHandler)), runtime.WithErrorDetails())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, lit := range []string{"0." + strings.Repeat("0", 1_000_001) + "1", "1" + strings.Repeat("0", 1001), "-0." + strings.Repeat("9", 1000)} {
+			r := e.Execute(context.Background(), runtime.ExecutionContext{}, runtime.ToolCall{ID: "h", Name: "step", Arguments: json.RawMessage(`{"step":` + lit + `}`)})
+			if r.Code() != runtime.CodeInvalidArguments || len(r.Error.Details) != 1 || r.Error.Details[0].Keyword != "range" {
+				t.Errorf("%s, a %d-byte literal: %+v", kw, len(lit), r.Error)
+			}
+		}
+		// At the bound, the validator still decides.
+		if r := e.Execute(context.Background(), runtime.ExecutionContext{}, runtime.ToolCall{ID: "h", Name: "step", Arguments: json.RawMessage(`{"step":0.` + strings.Repeat("0", 997) + `1}`)}); r.Code() == runtime.CodeToolInternalError {
+			t.Errorf("%s, a 1000-byte literal: %+v", kw, r.Error)
+		}
 	}
 }

@@ -13,6 +13,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
 	"github.com/keelgen/keel/runtime/wire"
 )
 
@@ -109,8 +111,8 @@ func WithErrorDetails() Option { return func(e *Executor) { e.details = true } }
 // pub (say, after an ignored ParsePublicKeyPEM error) fails NewExecutor.
 func WithRequiredSignature(pub ed25519.PublicKey) Option {
 	return func(e *Executor) {
-		if len(pub) != ed25519.PublicKeySize {
-			e.refuse("WithRequiredSignature", "the public key is %d bytes, not an ed25519 key of %d", len(pub), ed25519.PublicKeySize)
+		if err := checkEd25519PublicKey(pub); err != nil {
+			e.refuse("WithRequiredSignature", "%v", err)
 			return
 		}
 		e.signer = slices.Clone(pub)
@@ -265,7 +267,16 @@ const (
 //
 //	registered? → input schema → policy → handler → error classification →
 //	output schema → result
-func (e *Executor) Execute(ctx context.Context, ec ExecutionContext, call ToolCall) ToolResult {
+func (e *Executor) Execute(ctx context.Context, ec ExecutionContext, call ToolCall) (r ToolResult) {
+	defer func() {
+		// The handler runs on its own goroutine, which recovers; this is for
+		// everything else a call's bytes reach on this one (a validator, a
+		// policy, an observer): a result, never a crashed process.
+		if p := recover(); p != nil {
+			e.log.LogAttrs(ctx, slog.LevelError, "keel: a panic while executing a call", slog.String("call_id", call.ID), slog.Any("panic", p))
+			r = ToolResult{CallID: call.ID, ToolName: call.Name, Error: &ToolError{Code: CodeToolInternalError, Message: msgInternal}}
+		}
+	}()
 	if len(e.observers) == 0 {
 		return e.execute(ctx, ec, call, nil)
 	}
@@ -278,7 +289,7 @@ func (e *Executor) Execute(ctx context.Context, ec ExecutionContext, call ToolCa
 	for i, o := range e.observers {
 		ctx, ends[i] = o.Begin(ctx, call)
 	}
-	r := e.execute(ctx, ec, call, rec)
+	r = e.execute(ctx, ec, call, rec)
 	rec.Duration, rec.Code, rec.OK = time.Since(rec.Start), r.Code(), r.OK
 	for i := len(ends) - 1; i >= 0; i-- {
 		ends[i](rec)
@@ -312,7 +323,7 @@ func (e *Executor) execute(ctx context.Context, ec ExecutionContext, call ToolCa
 	if !ok {
 		return c.result
 	}
-	if !c.policy(ec) { // 3. effect / approval policy
+	if !c.policy(ec, args) { // 3. effect / approval policy
 		return c.result
 	}
 	err := e.invoke(ctx, ec, tool, args) // 4. handler
@@ -376,7 +387,7 @@ func (c *callRun) log(level slog.Level, msg string, attrs ...slog.Attr) {
 // observers and approvals ask for it.
 func (c *callRun) digest() string {
 	if c.argsDigest == "" {
-		c.argsDigest, _ = Digest(c.call.Arguments) // valid JSON: it passed the strict parse
+		c.argsDigest, _ = ArgumentsDigest(c.call.Arguments) // valid JSON: it passed the strict parse
 	}
 	return c.argsDigest
 }
@@ -418,7 +429,7 @@ func (c *callRun) validatedInput() (Call, error) {
 	c.sw.lap(stageDecode)
 	if err == nil {
 		dropOptionalNulls(doc, c.tool.inputDoc)
-		err = inSchema.Validate(doc)
+		err = c.validate(inSchema, doc)
 		c.sw.lap(stageValidate)
 	}
 	if err != nil {
@@ -429,11 +440,40 @@ func (c *callRun) validatedInput() (Call, error) {
 	return call, err
 }
 
+// validate runs the validator, which must not take the process down with
+// it: a panic in it (math/big on a number it mishandles) refuses the call
+// and is logged.
+func (c *callRun) validate(s *jsonschema.Schema, doc any) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			c.log(slog.LevelError, "keel: the schema validator panicked; the call is refused", slog.Any("panic", p))
+			err = &inputError{"json", fmt.Errorf("the validator panicked: %v", p)}
+		}
+	}()
+	return s.Validate(doc)
+}
+
+// decide asks the policy; a policy that panics has decided nothing, and a
+// path that cannot decide denies.
+func (c *callRun) decide(req PolicyRequest) (d Decision) {
+	defer func() {
+		if p := recover(); p != nil {
+			c.log(slog.LevelError, "keel: the policy panicked; the call is denied", slog.Any("panic", p))
+			d = Decision{Reason: "the policy panicked"}
+		}
+	}()
+	return c.e.policy.Decide(c.ctx, req)
+}
+
 // policy decides on a valid call. A call it sends for approval runs only
 // with a grant for exactly this call.
-func (c *callRun) policy(ec ExecutionContext) bool {
+func (c *callRun) policy(ec ExecutionContext, args Call) bool {
 	e := c.e
-	d := e.policy.Decide(c.ctx, PolicyRequest{CallID: c.call.ID, Tool: *c.info, Context: ec, Arguments: c.call.Arguments})
+	req := PolicyRequest{CallID: c.call.ID, Tool: *c.info, Context: ec, Arguments: c.call.Arguments}
+	if v, ok := args.(argumentValuer); ok {
+		req.Value = v.Arguments()
+	}
+	d := c.decide(req)
 	decision := "allow"
 	if !d.Allow {
 		decision = "deny"

@@ -180,7 +180,7 @@ func TestFullReplayStoreDeniesTheCall(t *testing.T) {
 		t.Fatal("could not fill the store")
 	}
 	f := newFixture(t, runtime.EffectWrite, okEcho, runtime.WithApprovals(key, store))
-	digest, _ := runtime.Digest([]byte(writeArgs))
+	digest, _ := runtime.ArgumentsDigest([]byte(writeArgs))
 	r := f.exec.Execute(context.Background(), withGrant(alice, grantFor(t, key, digest, nil)), call(writeArgs))
 	if r.Code() != runtime.CodeApprovalRequired || f.handlerCalls.Load() != 0 {
 		t.Fatalf("a full store let the call run: %s", marshal(t, r))

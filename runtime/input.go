@@ -6,10 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 	"sync"
 
 	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/keelgen/keel/runtime/wire"
 )
 
 // Limits bound what the executor reads from a model and returns to it.
@@ -61,7 +62,7 @@ func parseObject(raw []byte, lim Limits) (any, error) {
 		if errors.Is(err, errTooDeep) {
 			return nil, &inputError{"maxDepth", err}
 		}
-		if errors.Is(err, errHugeExponent) {
+		if errors.Is(err, errNumberBound) {
 			return nil, &inputError{"range", err}
 		}
 		return nil, &inputError{"json", err}
@@ -74,21 +75,9 @@ func parseObject(raw []byte, lim Limits) (any, error) {
 
 var errTooDeep = errors.New("nesting deeper than")
 
-// errHugeExponent refuses numbers no Go number holds (|exponent| ≥ 1000)
-// before the validator, which computes with math/big, spends minutes on
-// 1e99999999 or panics on 1e-99999999 under multipleOf.
-var errHugeExponent = errors.New("a number with an exponent beyond any Go number's range")
-
-// hugeExponent reports whether a number literal's exponent has four or
-// more significant digits.
-func hugeExponent(lit string) bool {
-	i := strings.IndexAny(lit, "eE")
-	if i < 0 {
-		return false
-	}
-	exp := strings.TrimLeft(strings.TrimLeft(lit[i+1:], "+-"), "0")
-	return len(exp) >= 4
-}
+// errNumberBound refuses a number literal before the validator computes
+// with it (wire.NumberProblem: too long, or an exponent no Go number holds).
+var errNumberBound = errors.New("a number literal beyond keel's bounds")
 
 // decoders reuses jsontext decoders and their buffers across calls.
 var decoders = sync.Pool{New: func() any { return jsontext.NewDecoder(bytes.NewReader(nil)) }}
@@ -139,8 +128,8 @@ func parseValue(dec *jsontext.Decoder, maxDepth int) (any, error) {
 	case '"':
 		return tok.String(), nil
 	case '0':
-		if hugeExponent(tok.String()) {
-			return nil, errHugeExponent
+		if p := wire.NumberProblem([]byte(tok.String())); p != "" {
+			return nil, fmt.Errorf("%w: %s", errNumberBound, p)
 		}
 		return json.Number(tok.String()), nil
 	case 't', 'f':

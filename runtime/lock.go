@@ -113,10 +113,25 @@ func NewLock(tools []ToolInfo) (Lock, error) {
 }
 
 // Digest is "sha256:" and the hex SHA-256 of doc's canonical JSON form
-// (RFC 8785, integers kept exact).
+// (RFC 8785, integers kept exact): the digest of the lock's contracts.
 func Digest(doc []byte) (string, error) {
+	return canonicalDigest(doc, jsontext.CanonicalizeRawInts(false))
+}
+
+// ArgumentsDigest is "sha256:" and the hex SHA-256 of a call's arguments in
+// the form a grant binds: RFC 8785's member order, whitespace and string
+// escapes, but every number exactly as written. RFC 8785 maps numbers
+// through float64, which would give 9007199254740992 and
+// 9007199254740993.0, or 0 and 1e-400, one digest, while a handler (a
+// json.RawMessage member, an exact decimal) can tell them apart; so a
+// number spelled differently needs its own approval.
+func ArgumentsDigest(args []byte) (string, error) {
+	return canonicalDigest(args, jsontext.CanonicalizeRawInts(false), jsontext.CanonicalizeRawFloats(false))
+}
+
+func canonicalDigest(doc []byte, opts ...jsontext.Options) (string, error) {
 	v := jsontext.Value(bytes.Clone(doc))
-	if err := v.Canonicalize(jsontext.CanonicalizeRawInts(false)); err != nil {
+	if err := v.Canonicalize(opts...); err != nil {
 		return "", err
 	}
 	sum := sha256.Sum256(v)
@@ -201,6 +216,9 @@ func VerifyLockSignature(pub ed25519.PublicKey, lockFile, sigFile []byte) error 
 	if err != nil || len(sig) != ed25519.SignatureSize {
 		return fmt.Errorf("%s is not a base64 ed25519 signature", SignatureFileName)
 	}
+	if err := checkEd25519PublicKey(pub); err != nil {
+		return fmt.Errorf("%s cannot be verified: %w", SignatureFileName, err)
+	}
 	if !ed25519.Verify(pub, lockFile, sig) {
 		return fmt.Errorf("%s does not verify %s with the given public key", SignatureFileName, LockFileName)
 	}
@@ -221,6 +239,9 @@ func ParsePublicKeyPEM(b []byte) (ed25519.PublicKey, error) {
 	pub, ok := k.(ed25519.PublicKey)
 	if !ok {
 		return nil, fmt.Errorf("the key is %T, not ed25519", k)
+	}
+	if err := checkEd25519PublicKey(pub); err != nil {
+		return nil, err
 	}
 	return pub, nil
 }

@@ -44,6 +44,17 @@ type PolicyRequest struct {
 	Context ExecutionContext
 	// Arguments are the validated arguments, as the model sent them.
 	Arguments []byte
+	// Value is the arguments as the handler will receive them: a pointer to
+	// the decoded, checked argument value (a float already rounded to the Go
+	// type's precision). A policy that compares numbers should judge this,
+	// not the literal (cedarpolicy does). Nil when the call does not offer it.
+	Value any
+}
+
+// argumentValuer is a Call that offers its decoded argument value to the
+// policy; generated calls and Handle's do.
+type argumentValuer interface {
+	Arguments() any
 }
 
 // Decision is a policy's answer. Reason goes to the protected and audit

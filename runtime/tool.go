@@ -259,6 +259,9 @@ type typedCall[A, R any] struct {
 	result R
 }
 
+// Arguments is the decoded argument value, for the policy.
+func (c *typedCall[A, R]) Arguments() any { return &c.args }
+
 func (c *typedCall[A, R]) Run(ctx context.Context) (err error) {
 	c.result, err = c.fn(ctx, c.args)
 	return err

@@ -40,6 +40,7 @@ var Arguments = []struct {
 	{"1.0 for integer", `{"incident_id":"INC-001","count":1.0}`},
 	{"exponent overflow", `{"incident_id":"INC-001","count":1e400}`},
 	{"beyond int64", `{"incident_id":"INC-001","count":99999999999999999999}`},
+	{"a million-digit number", `{"incident_id":"INC-001","ratio":0.` + strings.Repeat("0", 1_000_001) + `1}`},
 	{"300 for int8", `{"incident_id":"INC-001","small":300}`},
 	{"string for number", `{"incident_id":"INC-001","ratio":"5"}`},
 	{"null for required", `{"incident_id":null}`},

@@ -179,6 +179,11 @@ func (g *codecs) call(t *model.Tool, handler, read, write string) []jen.Code {
 			jen.Id("result").Add(gocode.TypeCode(t.Result)),
 		),
 		jen.Line(),
+		jen.Comment("Arguments is the checked argument value, as the policy judges it."),
+		jen.Func().Params(jen.Id("c").Op("*").Id(ct)).Id("Arguments").Params().Any().Block(
+			jen.Return(jen.Op("&").Id("c").Dot("args")),
+		),
+		jen.Line(),
 		jen.Func().Params(jen.Id("c").Op("*").Id(ct)).Id("Run").Params(jen.Id("ctx").Qual("context", "Context")).
 			Params(jen.Err().Error()).Block(
 			jen.List(jen.Id("c").Dot("result"), jen.Err()).Op("=").Id("c").Dot("handler").Call(jen.Id("ctx"), jen.Id("c").Dot("args")),

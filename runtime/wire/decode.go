@@ -177,6 +177,9 @@ func (d *Decoder) number(name string) ([]byte, error) {
 	if k := v.Kind(); k != '0' {
 		return nil, Failf("type", kindName(k)+", not "+name)
 	}
+	if p := NumberProblem(v); p != "" {
+		return nil, Failf("range", p)
+	}
 	d.num = v
 	return v, nil
 }
@@ -260,6 +263,9 @@ func (d *Decoder) Raw() (json.RawMessage, error) {
 	}
 	if !v.IsValid() { // with jsontext's defaults: no duplicate names at any depth
 		return nil, Failf("json", "a member named twice")
+	}
+	if p := checkNumbers(v); p != "" { // the same bounds as every other number
+		return nil, Failf("range", p)
 	}
 	return jsontext.AppendFormat(nil, v)
 }

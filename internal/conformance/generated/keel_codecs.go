@@ -105,6 +105,11 @@ type batchArgsCall struct {
 	result  conformance.Count
 }
 
+// Arguments is the checked argument value, as the policy judges it.
+func (c *batchArgsCall) Arguments() any {
+	return &c.args
+}
+
 func (c *batchArgsCall) Run(ctx context.Context) (err error) {
 	c.result, err = c.handler(ctx, c.args)
 	return err
@@ -131,6 +136,11 @@ type collectionArgsCall struct {
 	handler collectionArgsHandler
 	args    conformance.CollectionArgs
 	result  conformance.CollectionArgs
+}
+
+// Arguments is the checked argument value, as the policy judges it.
+func (c *collectionArgsCall) Arguments() any {
+	return &c.args
 }
 
 func (c *collectionArgsCall) Run(ctx context.Context) (err error) {
@@ -161,6 +171,11 @@ type numberArgsCall struct {
 	result  conformance.NumberArgs
 }
 
+// Arguments is the checked argument value, as the policy judges it.
+func (c *numberArgsCall) Arguments() any {
+	return &c.args
+}
+
 func (c *numberArgsCall) Run(ctx context.Context) (err error) {
 	c.result, err = c.handler(ctx, c.args)
 	return err
@@ -189,6 +204,11 @@ type probeArgsCall struct {
 	result  conformance.ProbeArgs
 }
 
+// Arguments is the checked argument value, as the policy judges it.
+func (c *probeArgsCall) Arguments() any {
+	return &c.args
+}
+
 func (c *probeArgsCall) Run(ctx context.Context) (err error) {
 	c.result, err = c.handler(ctx, c.args)
 	return err
@@ -215,6 +235,11 @@ type stringArgsCall struct {
 	handler stringArgsHandler
 	args    conformance.StringArgs
 	result  conformance.StringArgs
+}
+
+// Arguments is the checked argument value, as the policy judges it.
+func (c *stringArgsCall) Arguments() any {
+	return &c.args
 }
 
 func (c *stringArgsCall) Run(ctx context.Context) (err error) {

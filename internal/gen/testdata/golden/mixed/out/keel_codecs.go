@@ -59,6 +59,11 @@ type t2faResetArgsCall struct {
 	result  in.Item
 }
 
+// Arguments is the checked argument value, as the policy judges it.
+func (c *t2faResetArgsCall) Arguments() any {
+	return &c.args
+}
+
 func (c *t2faResetArgsCall) Run(ctx context.Context) (err error) {
 	c.result, err = c.handler(ctx, c.args)
 	return err
@@ -87,6 +92,11 @@ type searchArgsCall struct {
 	result  *in.Results
 }
 
+// Arguments is the checked argument value, as the policy judges it.
+func (c *searchArgsCall) Arguments() any {
+	return &c.args
+}
+
 func (c *searchArgsCall) Run(ctx context.Context) (err error) {
 	c.result, err = c.handler(ctx, c.args)
 	return err
@@ -113,6 +123,11 @@ type tagItemArgsCall struct {
 	handler tagItemArgsHandler
 	args    TagItemArgs
 	result  in.Item
+}
+
+// Arguments is the checked argument value, as the policy judges it.
+func (c *tagItemArgsCall) Arguments() any {
+	return &c.args
 }
 
 func (c *tagItemArgsCall) Run(ctx context.Context) (err error) {

@@ -1,0 +1,32 @@
+package runtime
+
+import (
+	"bytes"
+	"crypto/ed25519"
+	"errors"
+	"fmt"
+
+	"filippo.io/edwards25519"
+)
+
+// checkEd25519PublicKey refuses a public key that signatures nobody made
+// would verify under: one that is not a canonical encoding of a point on
+// the curve, or a point of small order (the all-zero key is one). With a
+// small-order key, a signature of a small-order R and S = 0 verifies for
+// every message.
+func checkEd25519PublicKey(pub ed25519.PublicKey) error {
+	if len(pub) != ed25519.PublicKeySize {
+		return fmt.Errorf("the public key is %d bytes, not an ed25519 key of %d", len(pub), ed25519.PublicKeySize)
+	}
+	p, err := new(edwards25519.Point).SetBytes(pub)
+	if err != nil {
+		return errors.New("the public key is not a point on the ed25519 curve")
+	}
+	if !bytes.Equal(p.Bytes(), pub) {
+		return errors.New("the public key is not canonically encoded")
+	}
+	if new(edwards25519.Point).MultByCofactor(p).Equal(edwards25519.NewIdentityPoint()) == 1 {
+		return errors.New("the public key is a point of small order, under which forged signatures verify")
+	}
+	return nil
+}
