@@ -24,7 +24,13 @@ import (
 const (
 	DefaultSessionTimeout = 5 * time.Minute
 	DefaultMaxSessions    = 1000
-	DefaultMaxBodyBytes   = mcp.DefaultMaxRequestBodyBytes // 4 MiB
+	// DefaultMaxSessionsPerPrincipal caps one principal's live sessions, so
+	// one client cannot take every slot from the others.
+	DefaultMaxSessionsPerPrincipal = 16
+	// DefaultMaxSessionLifetime closes a session this long after it opened,
+	// however busy: no one keeps a slot for ever.
+	DefaultMaxSessionLifetime = time.Hour
+	DefaultMaxBodyBytes       = mcp.DefaultMaxRequestBodyBytes // 4 MiB
 )
 
 // HTTPOptions configure HTTPHandler. A zero field takes its default; no
@@ -47,6 +53,15 @@ type HTTPOptions struct {
 	// MaxSessions caps live sessions (default DefaultMaxSessions); a request
 	// that would open one more gets 503 and opens nothing.
 	MaxSessions int
+	// MaxSessionsPerPrincipal caps the live sessions of one principal (the
+	// verified token's UserID), default DefaultMaxSessionsPerPrincipal; past
+	// it, 503. Without a Verifier no client is told apart, and only
+	// MaxSessions applies.
+	MaxSessionsPerPrincipal int
+	// MaxSessionLifetime closes a session this long after it opened, however
+	// busy (default DefaultMaxSessionLifetime); its next request gets 404,
+	// and the client opens a new session, which counts against the caps.
+	MaxSessionLifetime time.Duration
 
 	// MaxBodyBytes refuses a larger request body with 413 before it is read
 	// whole (default DefaultMaxBodyBytes).
@@ -75,14 +90,20 @@ func HTTPHandler(s *mcp.Server, opts HTTPOptions) (http.Handler, error) {
 	if s == nil {
 		return nil, errors.New("mcpserver: HTTPHandler: the server is nil")
 	}
-	if opts.SessionTimeout < 0 || opts.MaxSessions < 0 || opts.MaxBodyBytes < 0 {
-		return nil, errors.New("mcpserver: HTTPHandler: SessionTimeout, MaxSessions and MaxBodyBytes may not be negative")
+	if opts.SessionTimeout < 0 || opts.MaxSessions < 0 || opts.MaxBodyBytes < 0 || opts.MaxSessionsPerPrincipal < 0 || opts.MaxSessionLifetime < 0 {
+		return nil, errors.New("mcpserver: HTTPHandler: SessionTimeout, MaxSessions, MaxSessionsPerPrincipal, MaxSessionLifetime and MaxBodyBytes may not be negative")
 	}
 	if opts.SessionTimeout == 0 {
 		opts.SessionTimeout = DefaultSessionTimeout
 	}
 	if opts.MaxSessions == 0 {
 		opts.MaxSessions = DefaultMaxSessions
+	}
+	if opts.MaxSessionsPerPrincipal == 0 {
+		opts.MaxSessionsPerPrincipal = min(DefaultMaxSessionsPerPrincipal, opts.MaxSessions)
+	}
+	if opts.MaxSessionLifetime == 0 {
+		opts.MaxSessionLifetime = DefaultMaxSessionLifetime
 	}
 	if opts.MaxBodyBytes == 0 {
 		opts.MaxBodyBytes = DefaultMaxBodyBytes
@@ -104,8 +125,9 @@ func HTTPHandler(s *mcp.Server, opts HTTPOptions) (http.Handler, error) {
 		Logger:              opts.Logger,
 	})
 	if !opts.Stateless {
-		h = sessionCap{next: h, server: s, max: opts.MaxSessions, log: opts.Logger}
+		h = &sessionCap{next: h, server: s, max: opts.MaxSessions, perUser: opts.MaxSessionsPerPrincipal, lifetime: opts.MaxSessionLifetime, log: opts.Logger}
 	}
+	h = envelopeCheck{next: h, max: opts.MaxBodyBytes, log: opts.Logger} // after auth: no body is read for a stranger
 	if opts.Verifier != nil {
 		h = auth.RequireBearerToken(opaqueVerifier(opts.Verifier, opts.Bearer, opts.Logger), opts.Bearer)(h)
 	}
@@ -197,30 +219,6 @@ func (o originCheck) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func sameHost(origin, host string) bool {
 	_, rest, ok := strings.Cut(origin, "://")
 	return ok && strings.EqualFold(rest, host)
-}
-
-// sessionCap answers 503 to a request that would open a session past max.
-type sessionCap struct {
-	next   http.Handler
-	server *mcp.Server
-	max    int
-	log    *slog.Logger
-}
-
-func (c sessionCap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if r.Method == http.MethodPost && r.Header.Get("Mcp-Session-Id") == "" {
-		live := 0
-		for range c.server.Sessions() {
-			live++
-		}
-		if live >= c.max {
-			c.log.LogAttrs(r.Context(), slog.LevelWarn, "keel: session cap reached; new session refused", slog.Int("live", live))
-			w.Header().Set("Retry-After", "1")
-			http.Error(w, "Service Unavailable", http.StatusServiceUnavailable)
-			return
-		}
-	}
-	c.next.ServeHTTP(w, r)
 }
 
 // firewall is the outermost layer: an error status carries only its status

@@ -315,3 +315,129 @@ func TestRefusedTokenInfoIsLogged(t *testing.T) {
 		t.Fatalf("the refusal is not logged with its reason:\n%s", logged.String())
 	}
 }
+
+// One principal cannot take every session: past its own cap it gets 503,
+// and another principal still opens one. A session past its maximum
+// lifetime is closed however busy it is kept, so slots cannot be held for
+// ever.
+func TestSessionsPerPrincipal(t *testing.T) {
+	s := exampleServer(t)
+	verifier := func(_ context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
+		return &auth.TokenInfo{UserID: strings.TrimSuffix(token, "-token"), Expiration: time.Now().Add(time.Hour)}, nil
+	}
+	srv := serve(t, s, mcpserver.HTTPOptions{Verifier: verifier, MaxSessions: 10, MaxSessionsPerPrincipal: 3, MaxSessionLifetime: 600 * time.Millisecond})
+	as := func(who string) map[string]string {
+		return map[string]string{"Authorization": "Bearer " + who + "-token"}
+	}
+	var mallory []string
+	for range 3 {
+		r := post(t, srv.URL, initialize, as("mallory"))
+		if r.status != http.StatusOK || r.header.Get("Mcp-Session-Id") == "" {
+			t.Fatalf("mallory's initialize: %d %q", r.status, r.body)
+		}
+		mallory = append(mallory, r.header.Get("Mcp-Session-Id"))
+	}
+	if r := post(t, srv.URL, initialize, as("mallory")); r.status != http.StatusServiceUnavailable {
+		t.Fatalf("mallory past her cap: %d %q", r.status, r.body)
+	}
+	if r := post(t, srv.URL, initialize, as("alice")); r.status != http.StatusOK || r.header.Get("Mcp-Session-Id") == "" {
+		t.Fatalf("alice while mallory holds her cap: %d %q", r.status, r.body)
+	}
+	// Mallory keeps a session busy; past the lifetime it is closed anyway.
+	hdr := as("mallory")
+	hdr["Mcp-Session-Id"], hdr["Mcp-Protocol-Version"] = mallory[0], "2025-06-18"
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		r := post(t, srv.URL, lookupCall, hdr)
+		if r.status == http.StatusNotFound {
+			break
+		}
+		if r.status != http.StatusOK || time.Now().After(deadline) {
+			t.Fatalf("a busy session past its lifetime: %d %q", r.status, r.body)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if r := post(t, srv.URL, initialize, as("mallory")); r.status != http.StatusOK {
+		t.Fatalf("mallory after her sessions' lifetime: %d %q", r.status, r.body)
+	}
+}
+
+// A tools/call whose envelope names "arguments" (or any member of the
+// message or its params) twice is refused on both transports: the SDK
+// would run the last, while whatever read the first approved it. Nothing
+// runs; duplicates inside the arguments stay the executor's
+// invalid_arguments.
+func TestEnvelopeDuplicatesAreRefused(t *testing.T) {
+	var ran atomic.Int32
+	set := counted(t, &ran)
+	s := mcpserver.New(set, quietExecutor(t, set), mcpserver.Options{})
+	srv := serve(t, s, mcpserver.HTTPOptions{Stateless: true})
+	hdr := map[string]string{"Mcp-Protocol-Version": "2025-06-18"}
+	for _, body := range []string{
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"lookup_incident","arguments":{"incident_id":"INC-001"},"arguments":{"incident_id":"INC-002"}}}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","method":"tools/call","params":{"name":"lookup_incident","arguments":{"incident_id":"INC-001"}}}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"x","name":"lookup_incident","arguments":{"incident_id":"INC-001"}}}`,
+	} {
+		if r := post(t, srv.URL, body, hdr); r.status != http.StatusBadRequest || strings.Contains(r.body, "INC") {
+			t.Errorf("%s: %d %q", body, r.status, r.body)
+		}
+	}
+	if ran.Load() != 0 {
+		t.Fatalf("%d handler runs for refused envelopes", ran.Load())
+	}
+	inner := `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"lookup_incident","arguments":{"incident_id":"INC-001","incident_id":"INC-002"}}}`
+	if r := post(t, srv.URL, inner, hdr); r.status != http.StatusOK || !strings.Contains(r.body, "invalid_arguments") {
+		t.Fatalf("a duplicate inside the arguments: %d %q", r.status, r.body)
+	}
+}
+
+// Over a stream transport (stdio), a request whose params name "arguments"
+// twice is answered "Invalid params." and runs nothing.
+func TestDuplicateParamsOverStdioAreRefused(t *testing.T) {
+	var ran atomic.Int32
+	set := counted(t, &ran)
+	s := mcpserver.New(set, quietExecutor(t, set), mcpserver.Options{})
+	st, ct := mcp.NewInMemoryTransports()
+	if _, err := s.Connect(context.Background(), mcpserver.Transport(st, slog.New(slog.DiscardHandler)), nil); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	conn, err := ct.Connect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	send := func(raw string) {
+		t.Helper()
+		msg, err := jsonrpc.DecodeMessage([]byte(raw))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := conn.Write(ctx, msg); err != nil {
+			t.Fatal(err)
+		}
+	}
+	reply := func() *jsonrpc.Response {
+		t.Helper()
+		msg, err := conn.Read(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp, ok := msg.(*jsonrpc.Response)
+		if !ok {
+			t.Fatalf("not a response: %#v", msg)
+		}
+		return resp
+	}
+	send(initialize)
+	if r := reply(); r.Error != nil {
+		t.Fatal(r.Error)
+	}
+	send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"lookup_incident","arguments":{"incident_id":"INC-001"},"arguments":{"incident_id":"INC-002"}}}`)
+	r := reply()
+	var rpc *jsonrpc.Error
+	if !errors.As(r.Error, &rpc) || rpc.Code != jsonrpc.CodeInvalidParams || rpc.Message != "Invalid params." || ran.Load() != 0 {
+		t.Fatalf("duplicate arguments over stdio: %+v, %d runs", r, ran.Load())
+	}
+}

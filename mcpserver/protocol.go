@@ -83,6 +83,14 @@ type sanitizingConnection struct {
 	log *slog.Logger
 }
 
+func (c sanitizingConnection) Read(ctx context.Context) (jsonrpc.Message, error) {
+	msg, err := c.Connection.Read(ctx)
+	if err != nil {
+		return msg, err
+	}
+	return refuseDuplicateParams(ctx, msg, c.log), nil
+}
+
 func (c sanitizingConnection) Write(ctx context.Context, msg jsonrpc.Message) error {
 	return c.Connection.Write(ctx, sanitize(msg, c.log))
 }

@@ -1,16 +1,19 @@
 // Package redisreplay is a runtime.ReplayStore on Redis, for several
 // replicas of one harness: a grant is used up once across all of them.
-// Each redeem is one atomic SET NX with the grant's expiry, so the marker
-// lives exactly as long as the grant could be presented. A store that does
-// not answer in time, or answers an error, refuses the grant: the call
-// stays approval_required. It lives in its own package so that runtime
-// keeps no Redis dependency.
+// Each redeem is one atomic SET NX that lives until the grant's expiry plus
+// a skew margin, so the marker outlives the grant on every replica whose
+// clock is off by less than the margin. A store that does not answer in
+// time, or answers an error, refuses the grant: the call stays
+// approval_required; if Redis then answers that it did record the marker,
+// the store removes it again, so the refused grant is not spent. It lives
+// in its own package so that runtime keeps no Redis dependency.
 package redisreplay
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -20,6 +23,10 @@ import (
 const (
 	DefaultPrefix  = "keel:grant:"
 	DefaultTimeout = time.Second
+	// DefaultSkewMargin is how long a marker outlives its grant's expiry,
+	// on the clock of the replica that wrote it: it covers any two
+	// replicas whose clocks differ by less.
+	DefaultSkewMargin = 5 * time.Minute
 )
 
 // Options configure a Store.
@@ -29,6 +36,9 @@ type Options struct {
 	// Timeout bounds one redeem (default DefaultTimeout); past it the grant
 	// is refused.
 	Timeout time.Duration
+	// SkewMargin is how long a marker outlives its grant (default
+	// DefaultSkewMargin; zero means the default, never no margin).
+	SkewMargin time.Duration
 }
 
 // Store is a runtime.ReplayStore backed by Redis.
@@ -36,6 +46,7 @@ type Store struct {
 	client  redis.Cmdable
 	prefix  string
 	timeout time.Duration
+	margin  time.Duration
 }
 
 // New returns a store on client (a *redis.Client, *redis.ClusterClient or
@@ -47,32 +58,54 @@ func New(client redis.Cmdable, opts Options) (*Store, error) {
 	if opts.Timeout < 0 {
 		return nil, errors.New("redisreplay: the timeout may not be negative")
 	}
+	if opts.SkewMargin < 0 {
+		return nil, errors.New("redisreplay: the skew margin may not be negative")
+	}
+	if opts.SkewMargin == 0 {
+		opts.SkewMargin = DefaultSkewMargin
+	}
 	if opts.Prefix == "" {
 		opts.Prefix = DefaultPrefix
 	}
 	if opts.Timeout == 0 {
 		opts.Timeout = DefaultTimeout
 	}
-	return &Store{client: client, prefix: opts.Prefix, timeout: opts.Timeout}, nil
+	return &Store{client: client, prefix: opts.Prefix, timeout: opts.Timeout, margin: opts.SkewMargin}, nil
 }
 
-// Redeem marks nonce used until expires, atomically: true the first time
-// across every replica that shares the Redis, false after. An error (Redis
-// down, a timeout) means the grant must be refused.
+// Redeem marks nonce used until expires (and the skew margin after),
+// atomically: true the first time across every replica that shares the
+// Redis, false after. An error (Redis down, a timeout) means the grant must
+// be refused.
 func (s *Store) Redeem(ctx context.Context, nonce string, expires time.Time) (bool, error) {
-	ttl := time.Until(expires).Truncate(time.Millisecond)
-	if ttl <= 0 {
+	until := time.Until(expires)
+	if until <= 0 {
 		return false, nil // expired: the executor refuses it before asking
 	}
+	ttl := (until + s.margin).Truncate(time.Millisecond)
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
 	// The client may not honour the context (go-redis does only with
 	// ContextTimeoutEnabled), so the deadline is kept here: a late answer is
-	// dropped, and the grant refused.
+	// dropped, and the grant refused. The SET runs on a context of its own,
+	// so a late answer still arrives and a marker it recorded is removed:
+	// the call was refused, so the grant was not used. Only a marker this
+	// very SET NX recorded is removed; on an error nothing is, since the
+	// marker may be another replica's.
+	var state atomic.Int32 // 0 waiting, 1 answered in time, 2 given up
 	answer := make(chan setResult, 1)
+	key := s.prefix + nonce
 	go func() {
-		ok, err := s.client.SetNX(ctx, s.prefix+nonce, 1, ttl).Result()
-		answer <- setResult{ok, err}
+		setCtx, stop := context.WithTimeout(context.WithoutCancel(ctx), s.timeout+lateAnswer)
+		defer stop()
+		ok, err := s.client.SetNX(setCtx, key, 1, ttl).Result()
+		if state.CompareAndSwap(0, 1) {
+			answer <- setResult{ok, err}
+			return
+		}
+		if ok && err == nil {
+			s.client.Del(setCtx, key)
+		}
 	}()
 	select {
 	case a := <-answer:
@@ -81,9 +114,20 @@ func (s *Store) Redeem(ctx context.Context, nonce string, expires time.Time) (bo
 		}
 		return a.ok, nil
 	case <-ctx.Done():
+		if !state.CompareAndSwap(0, 2) {
+			a := <-answer // answered just in time
+			if a.err != nil {
+				return false, fmt.Errorf("redisreplay: %w", a.err)
+			}
+			return a.ok, nil
+		}
 		return false, fmt.Errorf("redisreplay: no answer: %w", context.Cause(ctx))
 	}
 }
+
+// lateAnswer is how long past the timeout a redeem still waits for Redis
+// in the background, to remove a marker of a grant it refused.
+const lateAnswer = 10 * time.Second
 
 type setResult struct {
 	ok  bool

@@ -156,13 +156,17 @@ func TestRestartKeepsUnexpiredMarkers(t *testing.T) {
 			t.Fatalf("after a restart n%d was accepted again: %v %v", i, ok, err)
 		}
 	}
-	// Markers expire with their grants.
-	if ok, _ := after.Redeem(ctx, "short", time.Now().Add(50*time.Millisecond)); !ok {
+	// Markers expire with their grants, plus the skew margin.
+	short, err := redisreplay.New(srv.Client(), redisreplay.Options{SkewMargin: 10 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ok, _ := short.Redeem(ctx, "short", time.Now().Add(50*time.Millisecond)); !ok {
 		t.Fatal("redeem short")
 	}
 	time.Sleep(150 * time.Millisecond)
-	if ok, _ := after.Redeem(ctx, "short", time.Now().Add(time.Minute)); !ok {
-		t.Fatal("an expired marker was kept")
+	if ok, _ := short.Redeem(ctx, "short", time.Now().Add(time.Minute)); !ok {
+		t.Fatal("an expired marker was kept past its grant and the margin")
 	}
 }
 
@@ -201,5 +205,66 @@ func BenchmarkRedeem(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// A replica whose clock is behind still finds the marker another replica
+// wrote: markers outlive the grant's expiry by the skew margin. Here the
+// lagging replica believes the grant has 10 s left after it expired by the
+// writer's clock.
+func TestMarkersOutliveClockSkew(t *testing.T) {
+	srv := redistest.Start(t)
+	store, err := redisreplay.New(srv.Client(), redisreplay.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if ok, err := store.Redeem(ctx, "n-skew", time.Now().Add(200*time.Millisecond)); !ok || err != nil {
+		t.Fatalf("first redeem: %v %v", ok, err)
+	}
+	time.Sleep(400 * time.Millisecond) // expired, on the writer's clock
+	if ok, err := store.Redeem(ctx, "n-skew", time.Now().Add(10*time.Second)); ok || err != nil {
+		t.Fatalf("a replica 10 s behind redeemed a used grant again: %v %v", ok, err)
+	}
+	if ttl := srv.Client().PTTL(ctx, redisreplay.DefaultPrefix+"n-skew").Val(); ttl < redisreplay.DefaultSkewMargin-time.Minute {
+		t.Fatalf("the marker lives %v more, want about the margin %v", ttl, redisreplay.DefaultSkewMargin)
+	}
+	if _, err := redisreplay.New(srv.Client(), redisreplay.Options{SkewMargin: -time.Second}); err == nil {
+		t.Fatal("a negative skew margin was taken")
+	}
+}
+
+// A grant refused because Redis answered late is not spent: when the late
+// answer says the marker was recorded, the store removes it, and the grant
+// can still be used, once.
+func TestLateAnswerDoesNotSpendTheGrant(t *testing.T) {
+	srv := redistest.Start(t)
+	store, err := redisreplay.New(redis.NewClient(&redis.Options{Addr: srv.Addr, MaxRetries: -1}), redisreplay.Options{Timeout: 200 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	expires := time.Now().Add(time.Minute)
+	srv.Pause()
+	if ok, err := store.Redeem(ctx, "n-late", expires); ok || err == nil {
+		srv.Resume()
+		t.Fatalf("a paused Redis: %v %v", ok, err)
+	}
+	time.Sleep(300 * time.Millisecond)
+	srv.Resume()
+	time.Sleep(500 * time.Millisecond) // Redis runs the queued SET NX, and the store hears it
+	key := redisreplay.DefaultPrefix + "n-late"
+	deadline := time.Now().Add(5 * time.Second)
+	for srv.Client().Exists(ctx, key).Val() != 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the marker of a refused grant stayed: the grant is spent")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if ok, err := store.Redeem(ctx, "n-late", expires); !ok || err != nil {
+		t.Fatalf("the refused grant could not be used: %v %v", ok, err)
+	}
+	if ok, _ := store.Redeem(ctx, "n-late", expires); ok {
+		t.Fatal("the grant was used twice")
 	}
 }

@@ -44,9 +44,10 @@ func TestHugeExponentsAreRefusedBeforeValidation(t *testing.T) {
 // under minimum, maximum, exclusive bounds or multipleOf, or spends time
 // quadratic in its length. Every path bounds a literal's length.
 func TestLongNumberLiteralsAreRefusedBeforeValidation(t *testing.T) {
-	for _, kw := range []string{`"minimum":0`, `"maximum":1`, `"exclusiveMinimum":0`, `"exclusiveMaximum":1`, `"multipleOf":0.25`} {
+	for _, kw := range []string{`"type":"number","minimum":0`, `"type":"number","maximum":1`, `"type":"integer","exclusiveMinimum":0`,
+		`"type":"integer","exclusiveMaximum":1`, `"type":"number","multipleOf":0.25`} {
 		set := keeltest.Set{List: []*runtime.Tool{runtime.NewTool(runtime.ToolInfo{Name: "step", Version: "1", Effect: runtime.EffectRead, Description: "d",
-			InputSchema:  json.RawMessage(`{"type":"object","properties":{"step":{"type":"number",` + kw + `}},"required":["step"],"additionalProperties":false}`),
+			InputSchema:  json.RawMessage(`{"type":"object","properties":{"step":{` + kw + `}},"required":["step"],"additionalProperties":false}`),
 			OutputSchema: json.RawMessage(`{"type":"object"}`)},
 			runtime.Handle(func(context.Context, stepArgs) (struct{}, error) { return struct{}{}, nil }))}}
 		e, err := runtime.NewExecutor(set, runtime.WithLogger(slog.New(slog.DiscardHandler)), runtime.WithErrorDetails())
@@ -62,6 +63,31 @@ func TestLongNumberLiteralsAreRefusedBeforeValidation(t *testing.T) {
 		// At the bound, the validator still decides.
 		if r := e.Execute(context.Background(), runtime.ExecutionContext{}, runtime.ToolCall{ID: "h", Name: "step", Arguments: json.RawMessage(`{"step":0.` + strings.Repeat("0", 997) + `1}`)}); r.Code() == runtime.CodeToolInternalError {
 			t.Errorf("%s, a 1000-byte literal: %+v", kw, r.Error)
+		}
+	}
+}
+
+// An exclusive bound on a non-integer member of a hand-bound tool is
+// refused when the executor is made: the validator would pass
+// 0.99999999999999999999 under exclusiveMaximum: 1 and 1e-400 under
+// exclusiveMinimum: 0, and the handler would get 1 and 0. An integer
+// member's exclusive bound is sound (json v2 refuses what is not exact).
+func TestHandBoundExclusiveFloatBoundsAreRefused(t *testing.T) {
+	tool := func(member string) *runtime.Tool {
+		return runtime.NewTool(runtime.ToolInfo{Name: "x", Version: "1", Effect: runtime.EffectRead, Description: "d",
+			InputSchema:  json.RawMessage(`{"type":"object","properties":{"x":` + member + `},"required":["x"],"additionalProperties":false}`),
+			OutputSchema: json.RawMessage(`{"type":"object"}`)},
+			runtime.Handle(func(context.Context, stepArgs) (struct{}, error) { return struct{}{}, nil }))
+	}
+	for _, member := range []string{`{"type":"number","exclusiveMinimum":0,"exclusiveMaximum":1}`, `{"exclusiveMaximum":1}`,
+		`{"type":["number","null"],"exclusiveMinimum":0}`, `{"type":"array","items":{"type":"number","exclusiveMaximum":1}}`} {
+		if _, err := runtime.NewExecutor(keeltest.Of(tool(member))); err == nil || !strings.Contains(err.Error(), "generate the tool with keelgen") {
+			t.Errorf("%s: %v", member, err)
+		}
+	}
+	for _, member := range []string{`{"type":"integer","exclusiveMinimum":0}`, `{"type":"number","minimum":0,"maximum":1}`} {
+		if _, err := runtime.NewExecutor(keeltest.Of(tool(member))); err != nil {
+			t.Errorf("%s: %v", member, err)
 		}
 	}
 }

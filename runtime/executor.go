@@ -185,6 +185,11 @@ func NewExecutor(set ToolSet, opts ...Option) (*Executor, error) {
 		if err := t.checkCodes(); err != nil {
 			return nil, fmt.Errorf("keel: tool %s: %w", t.info.Name, err)
 		}
+		if !t.compiled {
+			if err := checkHandBound(t.info.InputSchema); err != nil {
+				return nil, fmt.Errorf("keel: tool %s: %w", t.info.Name, err)
+			}
+		}
 		if lockFile == nil {
 			if _, _, err := t.schemas(); err != nil {
 				return nil, fmt.Errorf("keel: tool %s: %w", t.info.Name, err)

@@ -63,7 +63,13 @@ func TypeCode(t types.Type) jen.Code {
 				field = jen.Id(f.Name()).Add(TypeCode(f.Type()))
 			}
 			if tag := t.Tag(i); tag != "" {
-				field = field.Op("`" + tag + "`")
+				if strings.Contains(tag, "`") {
+					// A raw string cannot hold a backquote: the tag would end
+					// there and its rest become Go. A quoted literal holds any tag.
+					field = field.Lit(tag)
+				} else {
+					field = field.Op("`" + tag + "`")
+				}
 			}
 			fields = append(fields, field)
 		}

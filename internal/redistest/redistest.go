@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"strconv"
+	"syscall"
 	"testing"
 	"time"
 
@@ -81,6 +82,13 @@ func (s *Server) Kill() {
 		s.cmd = nil
 	}
 }
+
+// Pause stops the process (SIGSTOP): it holds its connections and answers
+// nothing until Resume.
+func (s *Server) Pause() { s.cmd.Process.Signal(syscall.SIGSTOP) }
+
+// Resume lets a paused process go on (SIGCONT).
+func (s *Server) Resume() { s.cmd.Process.Signal(syscall.SIGCONT) }
 
 // Restart starts the server again on the same port and directory.
 func (s *Server) Restart() { s.start() }
