@@ -3,6 +3,7 @@ package mcpserver_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"log/slog"
@@ -439,5 +440,36 @@ func TestDuplicateParamsOverStdioAreRefused(t *testing.T) {
 	var rpc *jsonrpc.Error
 	if !errors.As(r.Error, &rpc) || rpc.Code != jsonrpc.CodeInvalidParams || rpc.Message != "Invalid params." || ran.Load() != 0 {
 		t.Fatalf("duplicate arguments over stdio: %+v, %d runs", r, ran.Load())
+	}
+}
+
+// The call that took the process down (a hand-bound tool with a minimum,
+// and a number of a million digits) is one invalid_arguments result over
+// Streamable HTTP, and the server answers the next call.
+func TestMillionDigitNumberOverHTTP(t *testing.T) {
+	tool := runtime.NewTool(runtime.ToolInfo{Name: "step", Version: "1", Effect: runtime.EffectRead, Description: "Step.",
+		InputSchema:  json.RawMessage(`{"type":"object","properties":{"step":{"type":"number","minimum":0,"multipleOf":0.25}},"required":["step"],"additionalProperties":false}`),
+		OutputSchema: json.RawMessage(`{"type":"object"}`)},
+		runtime.Handle(func(context.Context, struct {
+			Step float64 `json:"step"`
+		}) (struct{}, error) {
+			return struct{}{}, nil
+		}))
+	set := keeltest.Of(tool)
+	for _, stateless := range []bool{true, false} {
+		srv := serve(t, mcpserver.New(set, quietExecutor(t, set), mcpserver.Options{}), mcpserver.HTTPOptions{Stateless: stateless})
+		hdr := map[string]string{"Mcp-Protocol-Version": "2025-06-18"}
+		if !stateless {
+			r := post(t, srv.URL, initialize, nil)
+			hdr["Mcp-Session-Id"] = r.header.Get("Mcp-Session-Id")
+		}
+		huge := `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"step","arguments":{"step":0.` + strings.Repeat("0", 1_000_001) + `1}}}`
+		if r := post(t, srv.URL, huge, hdr); r.status != http.StatusOK || !strings.Contains(r.body, "invalid_arguments") {
+			t.Fatalf("stateless=%v, a million-digit number: %d %.300q", stateless, r.status, r.body)
+		}
+		ok := `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"step","arguments":{"step":0.5}}}`
+		if r := post(t, srv.URL, ok, hdr); r.status != http.StatusOK || strings.Contains(r.body, `"isError":true`) || !strings.Contains(r.body, `"result"`) {
+			t.Fatalf("stateless=%v, the next call: %d %q", stateless, r.status, r.body)
+		}
 	}
 }
