@@ -213,7 +213,7 @@ func Generate(cfg Config) (*Result, error) {
 }
 
 // slowAfter is how long a stage runs before keelgen says what it is doing.
-const slowAfter = 2 * time.Second
+var slowAfter = 2 * time.Second
 
 // slowStage prints msg to w once the stage has run for slowAfter, so a warm
 // run stays quiet and a cold one does not look hung; the returned func ends
@@ -222,8 +222,16 @@ func slowStage(w io.Writer, msg string) (done func()) {
 	if w == nil {
 		return func() {}
 	}
-	t := time.AfterFunc(slowAfter, func() { fmt.Fprintln(w, msg) })
-	return func() { t.Stop() }
+	printed := make(chan struct{})
+	t := time.AfterFunc(slowAfter, func() {
+		fmt.Fprintln(w, msg)
+		close(printed)
+	})
+	return func() {
+		if !t.Stop() {
+			<-printed // it fired: let it finish before the caller writes on
+		}
+	}
 }
 
 // selectTools keeps only the named tools; a name no package declares, or
