@@ -83,15 +83,7 @@ func TestREADMEWalkthrough(t *testing.T) {
 		at := fmt.Sprintf("README.md:%d", b.line)
 		switch kind, arg, _ := strings.Cut(b.marker, " "); {
 		case b.marker == "walkthrough sh":
-			script := strings.ReplaceAll(b.text, "/path/to/keel", root)
-			cmd := exec.Command("bash", "-euo", "pipefail", "-c", script)
-			cmd.Dir, cmd.Env = dir, userEnv()
-			var stdout, stderr bytes.Buffer
-			cmd.Stdout, cmd.Stderr = &stdout, &stderr
-			if err := cmd.Run(); err != nil {
-				t.Fatalf("%s: %s\n%v\n%s%s", at, b.text, err, stdout.String(), stderr.String())
-			}
-			last = stdout.String()
+			last = typeIn(t, dir, root, at, b.text)
 			ran++
 		case b.marker == "walkthrough output":
 			if last != b.text {
@@ -153,6 +145,20 @@ func snippets(t *testing.T, root, dir string) {
 	}
 }
 
+// typeIn runs a shell block of the README in dir as a user types it, with
+// keel's checkout at root for /path/to/keel, and returns what it printed.
+func typeIn(t *testing.T, dir, root, at, script string) string {
+	t.Helper()
+	cmd := exec.Command("bash", "-euo", "pipefail", "-c", strings.ReplaceAll(script, "/path/to/keel", root))
+	cmd.Dir, cmd.Env = dir, userEnv()
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("%s: %s\n%v\n%s%s", at, script, err, stdout.String(), stderr.String())
+	}
+	return stdout.String()
+}
+
 func goAsUser(dir string, args ...string) (string, error) {
 	cmd := exec.Command("go", args...)
 	cmd.Dir, cmd.Env = dir, userEnv()
@@ -181,11 +187,7 @@ func TestTidyBeforeGenerate(t *testing.T) {
 	if setup == nil || handlers == nil {
 		t.Fatal("the README has no setup block or no notes/notes.go")
 	}
-	cmd := exec.Command("bash", "-euo", "pipefail", "-c", strings.ReplaceAll(setup.text, "/path/to/keel", root))
-	cmd.Dir, cmd.Env = dir, userEnv()
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("setup: %v\n%s", err, out)
-	}
+	typeIn(t, dir, root, fmt.Sprintf("README.md:%d", setup.line), setup.text)
 	testmod.Write(t, dir, map[string]string{"notes/notes.go": handlers.text})
 	for _, args := range [][]string{{"mod", "tidy"}, {"generate", "./..."}, {"mod", "tidy"}, {"generate", "./..."}, {"build", "./..."}} {
 		if out, err := goAsUser(dir, args...); err != nil {

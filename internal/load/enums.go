@@ -35,46 +35,13 @@ func enums(tools []*model.Tool, module string, fset *token.FileSet) []model.Enum
 		return nil
 	}
 	var out []model.Enum
-	seen := map[*types.TypeName]bool{}
-	var walk func(t types.Type)
-	walk = func(t types.Type) {
-		switch u := types.Unalias(t).(type) {
-		case *types.Named:
-			obj := u.Obj()
-			if seen[obj] {
-				return
-			}
-			seen[obj] = true
-			if e, ok := enumOf(u, module, fset); ok {
-				out = append(out, e)
-				return
-			}
-			walk(u.Underlying())
-		case *types.Pointer:
-			walk(u.Elem())
-		case *types.Slice:
-			walk(u.Elem())
-		case *types.Array:
-			walk(u.Elem())
-		case *types.Map:
-			walk(u.Elem())
-		case *types.Struct:
-			for i := 0; i < u.NumFields(); i++ {
-				if f := u.Field(i); f.Exported() || f.Embedded() {
-					walk(f.Type())
-				}
-			}
+	model.WalkTypes(tools, func(n *types.Named) bool {
+		if e, ok := enumOf(n, module, fset); ok {
+			out = append(out, e)
+			return false
 		}
-	}
-	for _, t := range tools {
-		if t.Args != nil {
-			walk(t.Args)
-		}
-		for _, p := range t.Params {
-			walk(p.Type)
-		}
-		walk(t.Result)
-	}
+		return true
+	})
 	slices.SortFunc(out, func(a, b model.Enum) int {
 		return strings.Compare(a.Type.Obj().Pkg().Path()+"."+a.Type.Obj().Name(), b.Type.Obj().Pkg().Path()+"."+b.Type.Obj().Name())
 	})

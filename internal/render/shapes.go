@@ -72,47 +72,15 @@ func shapeType(s *types.Struct) (jen.Code, bool) {
 // types whose fields generated code reads or writes.
 func structShapes(pkg *model.Package) []*types.Named {
 	var out []*types.Named
-	var seen []types.Type
-	var walk func(t types.Type)
-	walk = func(t types.Type) {
-		switch u := types.Unalias(t).(type) {
-		case *types.Named:
-			if k, _ := classify(u); k != kStruct {
-				if k == kPointer || k == kSlice || k == kMap {
-					walk(u.Underlying())
-				}
-				return
-			}
-			for _, s := range seen {
-				if types.Identical(s, u) {
-					return
-				}
-			}
-			seen = append(seen, u)
-			out = append(out, u)
-			walk(u.Underlying())
-		case *types.Pointer:
-			walk(u.Elem())
-		case *types.Slice:
-			walk(u.Elem())
-		case *types.Map:
-			walk(u.Elem())
-		case *types.Struct:
-			for i := 0; i < u.NumFields(); i++ {
-				if f := u.Field(i); f.Exported() || f.Embedded() {
-					walk(f.Type())
-				}
-			}
+	model.WalkTypes(pkg.Tools, func(n *types.Named) bool {
+		switch k, _ := classify(n); k {
+		case kStruct:
+			out = append(out, n)
+			return true
+		case kPointer, kSlice, kMap:
+			return true
 		}
-	}
-	for _, t := range pkg.Tools {
-		if t.Form == model.StructArgs {
-			walk(t.Args)
-		}
-		for _, p := range t.Params {
-			walk(p.Type)
-		}
-		walk(t.Result)
-	}
+		return false
+	})
 	return out
 }

@@ -258,38 +258,17 @@ func (d *Decoder) Raw() (json.RawMessage, error) {
 	if err != nil {
 		return nil, jsonError(err)
 	}
-	if depth(v)+d.dec.StackDepth() > d.maxDepth {
+	depth, number := scanRaw(v)
+	if depth+d.dec.StackDepth() > d.maxDepth {
 		return nil, Failf("maxDepth", "nesting deeper than "+strconv.Itoa(d.maxDepth))
 	}
 	if !v.IsValid() { // with jsontext's defaults: no duplicate names at any depth
 		return nil, Failf("json", "a member named twice")
 	}
-	if p := checkNumbers(v); p != "" { // the same bounds as every other number
-		return nil, Failf("range", p)
+	if number != "" { // the same bounds as every other number
+		return nil, Failf("range", number)
 	}
 	return jsontext.AppendFormat(nil, v)
-}
-
-// depth is the nesting depth of a valid JSON value.
-func depth(v []byte) int {
-	deepest, cur, inString, escaped := 0, 0, false, false
-	for _, c := range v {
-		switch {
-		case escaped:
-			escaped = false
-		case inString:
-			escaped = c == '\\'
-			inString = c != '"'
-		case c == '"':
-			inString = true
-		case c == '{' || c == '[':
-			cur++
-			deepest = max(deepest, cur)
-		case c == '}' || c == ']':
-			cur--
-		}
-	}
-	return deepest
 }
 
 // Finish refuses anything after the top-level value.

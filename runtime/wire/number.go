@@ -26,9 +26,10 @@ func NumberProblem(lit []byte) string {
 	return ""
 }
 
-// checkNumbers applies NumberProblem to every number of a valid JSON value.
-func checkNumbers(v []byte) string {
-	inString, escaped, start := false, false, -1
+// scanRaw reads a valid JSON value once for its nesting depth and the
+// first of its numbers that NumberProblem refuses ("" when none).
+func scanRaw(v []byte) (depth int, number string) {
+	cur, inString, escaped, start := 0, false, false, -1
 	for i, c := range v {
 		switch {
 		case escaped:
@@ -36,23 +37,28 @@ func checkNumbers(v []byte) string {
 		case inString:
 			escaped = c == '\\'
 			inString = c != '"'
-		case c == '"':
-			inString = true
 		case c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E' || (c >= '0' && c <= '9'):
 			if start < 0 {
 				start = i
 			}
 			continue
+		case c == '"':
+			inString = true
+		case c == '{' || c == '[':
+			cur++
+			depth = max(depth, cur)
+		case c == '}' || c == ']':
+			cur--
 		}
 		if start >= 0 {
-			if p := NumberProblem(v[start:i]); p != "" {
-				return p
+			if p := NumberProblem(v[start:i]); p != "" && number == "" {
+				number = p
 			}
 			start = -1
 		}
 	}
-	if start >= 0 {
-		return NumberProblem(v[start:])
+	if start >= 0 && number == "" {
+		number = NumberProblem(v[start:])
 	}
-	return ""
+	return depth, number
 }

@@ -1,0 +1,49 @@
+package model
+
+import "go/types"
+
+// WalkTypes visits, in the order the tools meet them (arguments, then
+// parameters, then result), every named type reachable from the tools'
+// JSON values: through pointers, slices, arrays, map values and the
+// exported or embedded fields of structs. visit says whether to go on into
+// a named type's underlying type. Each named type is visited once.
+func WalkTypes(tools []*Tool, visit func(n *types.Named) (descend bool)) {
+	seen := map[string]bool{} // by full name: Page[int] and Page[string] are two types
+	var walk func(t types.Type)
+	walk = func(t types.Type) {
+		switch u := types.Unalias(t).(type) {
+		case *types.Named:
+			key := types.TypeString(u, nil)
+			if seen[key] {
+				return
+			}
+			seen[key] = true
+			if visit(u) {
+				walk(u.Underlying())
+			}
+		case *types.Pointer:
+			walk(u.Elem())
+		case *types.Slice:
+			walk(u.Elem())
+		case *types.Array:
+			walk(u.Elem())
+		case *types.Map:
+			walk(u.Elem())
+		case *types.Struct:
+			for i := 0; i < u.NumFields(); i++ {
+				if f := u.Field(i); f.Exported() || f.Embedded() {
+					walk(f.Type())
+				}
+			}
+		}
+	}
+	for _, t := range tools {
+		if t.Form == StructArgs && t.Args != nil {
+			walk(t.Args)
+		}
+		for _, p := range t.Params {
+			walk(p.Type)
+		}
+		walk(t.Result)
+	}
+}
