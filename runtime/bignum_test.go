@@ -91,3 +91,35 @@ func TestHandBoundExclusiveFloatBoundsAreRefused(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkMillionDigitNumber sends the million-digit number to a
+// hand-bound tool with a minimum, beside a peer of the same size whose
+// member is a string: refusing the number costs what reading the bytes
+// costs, not the validator's quadratic time (about 2 s before the bound).
+func BenchmarkMillionDigitNumber(b *testing.B) {
+	set := keeltest.Set{List: []*runtime.Tool{runtime.NewTool(runtime.ToolInfo{Name: "step", Version: "1", Effect: runtime.EffectRead, Description: "d",
+		InputSchema:  json.RawMessage(`{"type":"object","properties":{"step":{"type":["number","string"],"minimum":0}},"required":["step"],"additionalProperties":false}`),
+		OutputSchema: json.RawMessage(`{"type":"object"}`)},
+		runtime.Handle(func(context.Context, struct {
+			Step json.RawMessage `json:"step"`
+		}) (struct{}, error) {
+			return struct{}{}, nil
+		}))}}
+	e, err := runtime.NewExecutor(set, runtime.WithLogger(slog.New(slog.DiscardHandler)))
+	if err != nil {
+		b.Fatal(err)
+	}
+	digits := strings.Repeat("0", 1_000_001)
+	for _, c := range []struct{ name, args string }{
+		{"number", `{"step":0.` + digits + `1}`},
+		{"string-peer", `{"step":"0.` + digits + `1"}`},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			call := runtime.ToolCall{ID: "h", Name: "step", Arguments: json.RawMessage(c.args)}
+			b.SetBytes(int64(len(c.args)))
+			for b.Loop() {
+				e.Execute(context.Background(), runtime.ExecutionContext{}, call)
+			}
+		})
+	}
+}
