@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/keelgen/keel/internal/render"
+	"github.com/keelgen/keel/internal/files"
 	"github.com/keelgen/keel/runtime"
 )
 
@@ -43,22 +43,22 @@ func baseLock(outDir, rev string) (*base, error) {
 		os.RemoveAll(dir)
 		return nil, fmt.Errorf("%s: %w", b.name, err)
 	}
-	if err := os.MkdirAll(filepath.Join(dir, render.SchemaDir), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Join(dir, files.SchemaDir), 0o755); err != nil {
 		os.RemoveAll(dir)
 		return nil, err
 	}
-	files := map[string][]byte{runtime.LockFileName: data}
+	written := map[string][]byte{runtime.LockFileName: data}
 	for _, t := range lock.Tools {
-		for _, f := range []string{render.InputSchemaFile(t.Name), render.OutputSchemaFile(t.Name)} {
+		for _, f := range []string{files.InputSchemaFile(t.Name), files.OutputSchemaFile(t.Name)} {
 			if data, found, err := gitShow(outDir, rev, f); err != nil {
 				os.RemoveAll(dir)
 				return nil, err
 			} else if found {
-				files[f] = data
+				written[f] = data
 			}
 		}
 	}
-	for name, data := range files {
+	for name, data := range written {
 		if err := os.WriteFile(filepath.Join(dir, filepath.FromSlash(name)), data, 0o644); err != nil {
 			os.RemoveAll(dir)
 			return nil, err

@@ -26,12 +26,12 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/keelgen/keel/internal/contract"
+	"github.com/keelgen/keel/internal/files"
+	"github.com/keelgen/keel/internal/forms"
 	"github.com/keelgen/keel/internal/load"
 	"github.com/keelgen/keel/internal/model"
 	"github.com/keelgen/keel/internal/render"
 	"github.com/keelgen/keel/internal/schema"
-	"github.com/keelgen/keel/provider/ollama"
-	"github.com/keelgen/keel/provider/openai"
 	"github.com/keelgen/keel/runtime"
 )
 
@@ -94,13 +94,13 @@ type Target struct {
 var Targets = []Target{
 	{Name: "openai-strict", What: "tools OpenAI strict mode cannot take, and why", Problems: func(in []byte) []string {
 		var out []string
-		for _, p := range openai.StrictProblems(in) {
+		for _, p := range forms.OpenAIStrictProblems(in) {
 			out = append(out, "not offered in OpenAI strict mode: "+p)
 		}
 		return out
 	}},
 	{Name: "ollama", What: "keywords Ollama's server drops", Problems: func(in []byte) []string {
-		if lost := ollama.Lost(in); len(lost) > 0 {
+		if lost := forms.OllamaLost(in); len(lost) > 0 {
 			return []string{fmt.Sprintf("Ollama drops %s (the safe form repeats them in descriptions; keel still validates them)", strings.Join(lost, ", "))}
 		}
 		return nil
@@ -322,7 +322,7 @@ func (r *Result) compareContract(cfg Config, dir string, pkg *model.Package, sch
 	}
 	// The schema files beside the lock explain its digests (a base
 	// revision's, say); the output directory's explain the committed lock's.
-	prev, err := contract.ReadPrevious(lockPath, filepath.Join(filepath.Dir(lockPath), render.SchemaDir), filepath.Join(r.OutDir, render.SchemaDir))
+	prev, err := contract.ReadPrevious(lockPath, filepath.Join(filepath.Dir(lockPath), files.SchemaDir), filepath.Join(r.OutDir, files.SchemaDir))
 	if err != nil {
 		return err
 	}

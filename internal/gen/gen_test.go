@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/keelgen/keel/internal/contract"
+	"github.com/keelgen/keel/internal/files"
 	"github.com/keelgen/keel/internal/gen"
 	"github.com/keelgen/keel/internal/model"
 	"github.com/keelgen/keel/internal/output"
@@ -67,7 +68,7 @@ func TestGolden(t *testing.T) {
 				t.Errorf("%s (run go test ./internal/gen -update and review the diff)", l)
 			}
 			for _, f := range res.Files {
-				if strings.HasSuffix(f.Path, ".go") && !bytes.HasPrefix(f.Content, []byte("// "+render.Header+"\n")) {
+				if strings.HasSuffix(f.Path, ".go") && !bytes.HasPrefix(f.Content, []byte("// "+files.Header+"\n")) {
 					t.Errorf("%s lacks the header", f.Path)
 				}
 			}

@@ -9,7 +9,6 @@ import (
 
 	"golang.org/x/tools/go/packages"
 
-	"github.com/keelgen/keel/internal/gocode"
 	"github.com/keelgen/keel/internal/model"
 )
 
@@ -53,7 +52,7 @@ func enumOf(n *types.Named, module string, fset *token.FileSet) (model.Enum, boo
 	pkg := obj.Pkg()
 	if pkg == nil || !obj.Exported() || n.TypeParams() != nil ||
 		(pkg.Path() != module && !strings.HasPrefix(pkg.Path(), module+"/")) ||
-		hasSchemaMethod(n) || gocode.HasMethod(n, "JSONSchemaExtend") {
+		hasSchemaMethod(n) || model.HasMethod(n, "JSONSchemaExtend") {
 		return model.Enum{}, false
 	}
 	b, ok := n.Underlying().(*types.Basic)

@@ -19,7 +19,6 @@ import (
 
 	"golang.org/x/tools/go/packages"
 
-	"github.com/keelgen/keel/internal/gocode"
 	"github.com/keelgen/keel/internal/model"
 )
 
@@ -444,7 +443,7 @@ func isError(t types.Type) bool {
 // only it has one plain parameter.
 func isArgsStruct(t types.Type) bool {
 	n, ok := types.Unalias(t).(*types.Named)
-	if !ok || knownLeaf(n) || gocode.HasMethod(n, "JSONSchema") || gocode.HasMethod(n, "JSONSchemaAlias") || gocode.HasMethod(n, "MarshalJSON") {
+	if !ok || knownLeaf(n) || model.HasMethod(n, "JSONSchema") || model.HasMethod(n, "JSONSchemaAlias") || model.HasMethod(n, "MarshalJSON") {
 		return false
 	}
 	_, ok = n.Underlying().(*types.Struct)

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/keelgen/keel/internal/gocode"
+	"github.com/keelgen/keel/internal/model"
 )
 
 // The schema reflector reads struct tags with reflect.StructTag, which gives
@@ -96,7 +96,7 @@ func jsonType(t types.Type) string {
 }
 
 func hasSchemaMethod(n *types.Named) bool {
-	return gocode.HasMethod(n, "JSONSchema") || gocode.HasMethod(n, "JSONSchemaAlias")
+	return model.HasMethod(n, "JSONSchema") || model.HasMethod(n, "JSONSchemaAlias")
 }
 
 // elemType is the element type of a slice or array type, else nil.

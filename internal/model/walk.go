@@ -47,3 +47,14 @@ func WalkTypes(tools []*Tool, visit func(n *types.Named) (descend bool)) {
 		walk(t.Result)
 	}
 }
+
+// HasMethod reports whether t or *t has a method called name.
+func HasMethod(t types.Type, name string) bool {
+	ms := types.NewMethodSet(types.NewPointer(t))
+	for i := 0; i < ms.Len(); i++ {
+		if ms.At(i).Obj().Name() == name {
+			return true
+		}
+	}
+	return false
+}

@@ -18,7 +18,7 @@ import (
 
 	"github.com/google/renameio/v2"
 
-	"github.com/keelgen/keel/internal/render"
+	"github.com/keelgen/keel/internal/files"
 	"github.com/keelgen/keel/runtime"
 )
 
@@ -70,7 +70,7 @@ func (c Changes) RefusalLines(prefix string) []string {
 // Go files that start with its header, keel.lock.json and its signature,
 // and the schema files of the tools that dir's keel.lock.json lists; it
 // follows no symbolic link inside dir. Anything else in its way is refused.
-func Compare(dir string, files []render.File) (Changes, error) {
+func Compare(dir string, generated []files.File) (Changes, error) {
 	var c Changes
 	own, err := readOwnership(dir)
 	if err != nil {
@@ -78,7 +78,7 @@ func Compare(dir string, files []render.File) (Changes, error) {
 	}
 	c.Refused = own.refused
 	want := map[string]bool{}
-	for _, f := range files {
+	for _, f := range generated {
 		want[f.Path] = true
 		if c.refusedUnder(f.Path) {
 			continue // its directory is a link: already refused
@@ -113,7 +113,7 @@ func Compare(dir string, files []render.File) (Changes, error) {
 		}
 	}
 	for _, p := range slices.Sorted(maps.Keys(own.files)) {
-		if own.files[p] && !want[p] && p != render.SignatureFileName {
+		if own.files[p] && !want[p] && p != files.SignatureFileName {
 			c.Orphaned = append(c.Orphaned, p)
 		}
 	}
@@ -133,7 +133,7 @@ type ownership struct {
 
 func (o ownership) notOwned(p string) string {
 	switch {
-	case p == render.LockFileName:
+	case p == files.LockFileName:
 		return "is not a lock keelgen can read (tampered, or not keelgen's); keelgen does not overwrite a file it did not write (restore it from version control, move it, or choose another -out)"
 	case strings.HasSuffix(p, ".go"):
 		return "exists without keelgen's header; keelgen does not overwrite a file it did not write (move it, or choose another -out)"
@@ -166,14 +166,14 @@ func readOwnership(dir string) (ownership, error) {
 		}
 		o.files[rel] = ok
 	}
-	if o.files[render.SignatureFileName], err = regular(render.SignatureFileName); err != nil {
+	if o.files[files.SignatureFileName], err = regular(files.SignatureFileName); err != nil {
 		return o, err
 	}
-	ok, err := regular(render.LockFileName)
+	ok, err := regular(files.LockFileName)
 	if err != nil || !ok {
 		return o, err
 	}
-	b, err := os.ReadFile(filepath.Join(dir, render.LockFileName))
+	b, err := os.ReadFile(filepath.Join(dir, files.LockFileName))
 	if err != nil {
 		return o, err
 	}
@@ -181,12 +181,12 @@ func readOwnership(dir string) (ownership, error) {
 	if err != nil {
 		return o, nil // not a lock keelgen wrote: it owns neither it nor the schemas
 	}
-	o.files[render.LockFileName], o.locked = true, true
-	if fi, err := o.lstat(dir, render.SchemaDir); err != nil || fi == nil || !fi.IsDir() {
+	o.files[files.LockFileName], o.locked = true, true
+	if fi, err := o.lstat(dir, files.SchemaDir); err != nil || fi == nil || !fi.IsDir() {
 		return o, err
 	}
 	for _, t := range lock.Tools {
-		for _, rel := range []string{render.InputSchemaFile(t.Name), render.OutputSchemaFile(t.Name)} {
+		for _, rel := range []string{files.InputSchemaFile(t.Name), files.OutputSchemaFile(t.Name)} {
 			if o.files[rel], err = regular(rel); err != nil {
 				return o, err
 			}
@@ -223,13 +223,13 @@ func hasHeader(file string) (bool, error) {
 	if err != nil && line == "" {
 		return false, nil
 	}
-	return strings.TrimSpace(line) == "// "+render.Header, nil
+	return strings.TrimSpace(line) == "// "+files.Header, nil
 }
 
 // Write brings dir up to date: changed files are replaced through a
 // temporary file and a rename, so none is ever half-written, and orphans
 // are removed. Files that are already current are not touched.
-func Write(dir string, files []render.File, c Changes) error {
+func Write(dir string, generated []files.File, c Changes) error {
 	if len(c.Refused) > 0 {
 		return fmt.Errorf("%s: %s", c.Refused[0].Path, c.Refused[0].Reason)
 	}
@@ -237,7 +237,7 @@ func Write(dir string, files []render.File, c Changes) error {
 	for _, p := range append(append([]string(nil), c.Stale...), c.Missing...) {
 		changed[p] = true
 	}
-	for _, f := range files {
+	for _, f := range generated {
 		if !changed[f.Path] {
 			continue
 		}
@@ -255,8 +255,8 @@ func Write(dir string, files []render.File, c Changes) error {
 		}
 	}
 	// A signature of a lock that just changed no longer verifies.
-	if changed[render.LockFileName] {
-		if err := os.Remove(filepath.Join(dir, render.SignatureFileName)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if changed[files.LockFileName] {
+		if err := os.Remove(filepath.Join(dir, files.SignatureFileName)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return err
 		}
 	}

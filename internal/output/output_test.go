@@ -8,13 +8,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/keelgen/keel/internal/files"
 	"github.com/keelgen/keel/internal/output"
-	"github.com/keelgen/keel/internal/render"
 	"github.com/keelgen/keel/internal/testmod"
 	"github.com/keelgen/keel/runtime"
 )
 
-const header = "// " + render.Header + "\n\npackage out\n"
+const header = "// " + files.Header + "\n\npackage out\n"
 
 // lockFor is a keel.lock.json that lists tools.
 func lockFor(t *testing.T, tools ...string) string {
@@ -45,12 +45,12 @@ func read(t *testing.T, p string) string {
 }
 
 // generated is what keelgen would write for tool "a".
-func generated(t *testing.T) []render.File {
-	return []render.File{
-		{Path: render.GoFileName, Content: []byte(header + "// new\n")},
-		{Path: render.LockFileName, Content: []byte(lockFor(t, "a"))},
-		{Path: render.InputSchemaFile("a"), Content: []byte(`{"type":"object"}`)},
-		{Path: render.OutputSchemaFile("a"), Content: []byte(`{"type":"object"}`)},
+func generated(t *testing.T) []files.File {
+	return []files.File{
+		{Path: files.GoFileName, Content: []byte(header + "// new\n")},
+		{Path: files.LockFileName, Content: []byte(lockFor(t, "a"))},
+		{Path: files.InputSchemaFile("a"), Content: []byte(`{"type":"object"}`)},
+		{Path: files.OutputSchemaFile("a"), Content: []byte(`{"type":"object"}`)},
 	}
 }
 
@@ -60,26 +60,26 @@ func generated(t *testing.T) []render.File {
 func TestOrphansAreOnlyWhatKeelgenOwns(t *testing.T) {
 	dir := t.TempDir()
 	testmod.Write(t, dir, map[string]string{
-		render.GoFileName:            header,
-		"extra_gen.go":               header,
-		"helpers.go":                 "package out\n",
-		render.LockFileName:          lockFor(t, "a", "b"),
-		render.InputSchemaFile("a"):  `{"type":"object"}`,
-		render.OutputSchemaFile("a"): `{"type":"object"}`,
-		render.InputSchemaFile("b"):  `{}`,
-		render.OutputSchemaFile("b"): `{}`,
-		"schemas/user_api.json":      `{"mine":true}`,
+		files.GoFileName:            header,
+		"extra_gen.go":              header,
+		"helpers.go":                "package out\n",
+		files.LockFileName:          lockFor(t, "a", "b"),
+		files.InputSchemaFile("a"):  `{"type":"object"}`,
+		files.OutputSchemaFile("a"): `{"type":"object"}`,
+		files.InputSchemaFile("b"):  `{}`,
+		files.OutputSchemaFile("b"): `{}`,
+		"schemas/user_api.json":     `{"mine":true}`,
 	})
-	files := generated(t)
-	c, err := output.Compare(dir, files)
+	gen := generated(t)
+	c, err := output.Compare(dir, gen)
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantOrphans := []string{"extra_gen.go", render.InputSchemaFile("b"), render.OutputSchemaFile("b")}
+	wantOrphans := []string{"extra_gen.go", files.InputSchemaFile("b"), files.OutputSchemaFile("b")}
 	if !slices.Equal(c.Orphaned, wantOrphans) || len(c.Refused) != 0 {
 		t.Fatalf("orphaned %v refused %v, want orphaned %v", c.Orphaned, c.Refused, wantOrphans)
 	}
-	if err := output.Write(dir, files, c); err != nil {
+	if err := output.Write(dir, gen, c); err != nil {
 		t.Fatal(err)
 	}
 	if read(t, filepath.Join(dir, "schemas/user_api.json")) != `{"mine":true}` || read(t, filepath.Join(dir, "helpers.go")) != "package out\n" {
@@ -99,20 +99,20 @@ func TestFilesInTheWayAreRefused(t *testing.T) {
 		tree map[string]string
 		want string
 	}{
-		"schema file not in the lock": {map[string]string{render.InputSchemaFile("a"): `{"user":1}`},
+		"schema file not in the lock": {map[string]string{files.InputSchemaFile("a"): `{"user":1}`},
 			"schemas/a.input.json: exists with other content and no keel.lock.json lists its tool"},
-		"schema file, lock lists other tools": {map[string]string{render.LockFileName: lockFor(t, "z"), render.InputSchemaFile("a"): `{"user":1}`},
+		"schema file, lock lists other tools": {map[string]string{files.LockFileName: lockFor(t, "z"), files.InputSchemaFile("a"): `{"user":1}`},
 			"schemas/a.input.json: exists and keel.lock.json does not list its tool"},
-		"Go file without the header": {map[string]string{render.GoFileName: "package out\n// mine\n"},
+		"Go file without the header": {map[string]string{files.GoFileName: "package out\n// mine\n"},
 			"keel_tools.go: exists without keelgen's header"},
-		"a lock keelgen cannot read": {map[string]string{render.LockFileName: `{"mine":true}`},
+		"a lock keelgen cannot read": {map[string]string{files.LockFileName: `{"mine":true}`},
 			"keel.lock.json: is not a lock keelgen can read"},
 	}
 	for name, c := range cases {
 		dir := t.TempDir()
 		testmod.Write(t, dir, c.tree)
-		files := generated(t)
-		ch, err := output.Compare(dir, files)
+		gen := generated(t)
+		ch, err := output.Compare(dir, gen)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -121,7 +121,7 @@ func TestFilesInTheWayAreRefused(t *testing.T) {
 			t.Errorf("%s: refusals %q, want %q", name, lines, c.want)
 			continue
 		}
-		if err := output.Write(dir, files, ch); err == nil {
+		if err := output.Write(dir, gen, ch); err == nil {
 			t.Errorf("%s: Write went ahead", name)
 		}
 		for p, content := range c.tree {
@@ -129,7 +129,7 @@ func TestFilesInTheWayAreRefused(t *testing.T) {
 				t.Errorf("%s: %s was changed", name, p)
 			}
 		}
-		if _, err := os.Stat(filepath.Join(dir, render.OutputSchemaFile("a"))); !os.IsNotExist(err) && c.tree[render.OutputSchemaFile("a")] == "" {
+		if _, err := os.Stat(filepath.Join(dir, files.OutputSchemaFile("a"))); !os.IsNotExist(err) && c.tree[files.OutputSchemaFile("a")] == "" {
 			t.Errorf("%s: something was written", name)
 		}
 	}
@@ -141,17 +141,17 @@ func TestFilesInTheWayAreRefused(t *testing.T) {
 func TestSymlinksAreRefused(t *testing.T) {
 	dir, elsewhere := t.TempDir(), t.TempDir()
 	testmod.Write(t, elsewhere, map[string]string{"a.input.json": `{"theirs":1}`, "b.input.json": `{"theirs":2}`})
-	testmod.Write(t, dir, map[string]string{render.LockFileName: lockFor(t, "a", "b")})
-	if err := os.Symlink(elsewhere, filepath.Join(dir, render.SchemaDir)); err != nil {
+	testmod.Write(t, dir, map[string]string{files.LockFileName: lockFor(t, "a", "b")})
+	if err := os.Symlink(elsewhere, filepath.Join(dir, files.SchemaDir)); err != nil {
 		t.Fatal(err)
 	}
 	target := filepath.Join(t.TempDir(), "target.go")
 	testmod.Write(t, filepath.Dir(target), map[string]string{"target.go": header})
-	if err := os.Symlink(target, filepath.Join(dir, render.GoFileName)); err != nil {
+	if err := os.Symlink(target, filepath.Join(dir, files.GoFileName)); err != nil {
 		t.Fatal(err)
 	}
-	files := generated(t)
-	ch, err := output.Compare(dir, files)
+	gen := generated(t)
+	ch, err := output.Compare(dir, gen)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,7 +161,7 @@ func TestSymlinksAreRefused(t *testing.T) {
 			t.Errorf("refusals %q lack %q", lines, want)
 		}
 	}
-	if err := output.Write(dir, files, ch); err == nil {
+	if err := output.Write(dir, gen, ch); err == nil {
 		t.Fatal("Write went ahead")
 	}
 	if read(t, filepath.Join(elsewhere, "a.input.json")) != `{"theirs":1}` || read(t, filepath.Join(elsewhere, "b.input.json")) != `{"theirs":2}` || read(t, target) != header {
@@ -174,20 +174,20 @@ func TestSymlinksAreRefused(t *testing.T) {
 // writes the lock again.
 func TestDeletedLockIsWrittenAgain(t *testing.T) {
 	dir := t.TempDir()
-	files := generated(t)
+	gen := generated(t)
 	testmod.Write(t, dir, map[string]string{
-		render.GoFileName:            string(files[0].Content),
-		render.InputSchemaFile("a"):  string(files[2].Content),
-		render.OutputSchemaFile("a"): string(files[3].Content),
+		files.GoFileName:            string(gen[0].Content),
+		files.InputSchemaFile("a"):  string(gen[2].Content),
+		files.OutputSchemaFile("a"): string(gen[3].Content),
 	})
-	ch, err := output.Compare(dir, files)
+	ch, err := output.Compare(dir, gen)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(ch.Refused) != 0 || strings.Join(ch.Lines(""), "\n") != "missing: "+render.LockFileName {
+	if len(ch.Refused) != 0 || strings.Join(ch.Lines(""), "\n") != "missing: "+files.LockFileName {
 		t.Fatalf("after deleting the lock: refused %v, changes %v", ch.Refused, ch.Lines(""))
 	}
-	if err := output.Write(dir, files, ch); err != nil {
+	if err := output.Write(dir, gen, ch); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -203,10 +203,10 @@ func TestCraftedLockDeletesNothing(t *testing.T) {
 		t.Fatal("no name to replace in the lock")
 	}
 	testmod.Write(t, root, map[string]string{
-		"victim.input.json":                        "keep",
-		"victim.output.json":                       "keep",
-		"a/out/" + render.LockFileName:             crafted,
-		"a/out/" + render.InputSchemaFile("other"): "{}",
+		"victim.input.json":                       "keep",
+		"victim.output.json":                      "keep",
+		"a/out/" + files.LockFileName:             crafted,
+		"a/out/" + files.InputSchemaFile("other"): "{}",
 	})
 	ch, err := output.Compare(dir, generated(t))
 	if err != nil {
@@ -218,7 +218,7 @@ func TestCraftedLockDeletesNothing(t *testing.T) {
 	if err := output.Write(dir, generated(t), ch); err == nil {
 		t.Fatal("Write went ahead past a crafted lock")
 	}
-	for _, f := range []string{"victim.input.json", "victim.output.json", "a/out/" + render.InputSchemaFile("other")} {
+	for _, f := range []string{"victim.input.json", "victim.output.json", "a/out/" + files.InputSchemaFile("other")} {
 		if _, err := os.Stat(filepath.Join(root, f)); err != nil {
 			t.Errorf("%s: %v", f, err)
 		}

@@ -17,14 +17,11 @@ import (
 	"github.com/dave/jennifer/jen"
 	"github.com/go-json-experiment/json/jsontext"
 
+	"github.com/keelgen/keel/internal/files"
 	"github.com/keelgen/keel/internal/gocode"
 	"github.com/keelgen/keel/internal/model"
 	"github.com/keelgen/keel/runtime/wire"
 )
-
-// CodecFileName is the generated file of readers and writers: the checks of
-// every tool's input and output schema, as Go code on the Go values.
-const CodecFileName = "keel_codecs.go"
 
 const wirePkg = "github.com/keelgen/keel/runtime/wire"
 
@@ -73,7 +70,7 @@ func codecFile(pkg *model.Package, outPkg string, schemas map[string]model.Schem
 	f := jen.NewFile(outPkg)
 	importNames(f, pkg)
 	f.ImportName(wirePkg, "wire")
-	f.HeaderComment(Header)
+	f.HeaderComment(files.Header)
 	g := &codecs{pkg: pkg, funcs: map[string]string{}, taken: map[string]bool{}, patVars: map[string]string{}}
 	binders := map[string]string{}
 	bindersByKey := map[string]string{}
@@ -117,11 +114,11 @@ func codecFile(pkg *model.Package, outPkg string, schemas map[string]model.Schem
 	}
 	var buf bytes.Buffer
 	if err := f.Render(&buf); err != nil {
-		return nil, nil, fmt.Errorf("render %s: %w", CodecFileName, err)
+		return nil, nil, fmt.Errorf("render %s: %w", files.CodecFileName, err)
 	}
 	src, err := groupImports(buf.Bytes())
 	if err != nil {
-		return nil, nil, fmt.Errorf("render %s: %w", CodecFileName, err)
+		return nil, nil, fmt.Errorf("render %s: %w", files.CodecFileName, err)
 	}
 	return &codecOutput{src: src, binders: binders, warnings: g.warns}, nil, nil
 }
@@ -349,7 +346,7 @@ func classify(t types.Type) (kind, string) {
 			}
 		}
 		for _, m := range []string{"UnmarshalJSON", "MarshalJSON", "UnmarshalText", "MarshalText", "UnmarshalJSONFrom", "MarshalJSONTo"} {
-			if gocode.HasMethod(n, m) {
+			if model.HasMethod(n, m) {
 				return kUnsupported, fmt.Sprintf("type %s has its own %s method; generated code checks only values it reads and writes itself (use a plain type, or a JSONSchema method to describe it)", obj.Name(), m)
 			}
 		}

@@ -7,7 +7,7 @@ import (
 	"github.com/dave/jennifer/jen"
 	"github.com/go-json-experiment/json/jsontext"
 
-	"github.com/keelgen/keel/internal/gocode"
+	"github.com/keelgen/keel/internal/model"
 )
 
 // writer returns the function that checks a value of type t against n and
@@ -244,7 +244,7 @@ func nonEmpty(t types.Type, value jen.Code) jen.Code {
 // nonZero is the condition under which an omitzero member is written: the
 // value's IsZero method, or a comparison with its zero value.
 func (g *codecs) nonZero(t types.Type, value jen.Code, ptr string) jen.Code {
-	if gocode.HasMethod(t, "IsZero") {
+	if model.HasMethod(t, "IsZero") {
 		return jen.Op("!").Add(value).Dot("IsZero").Call()
 	}
 	switch u := t.Underlying().(type) {

@@ -21,27 +21,10 @@ import (
 
 	"github.com/dave/jennifer/jen"
 
+	"github.com/keelgen/keel/internal/files"
 	"github.com/keelgen/keel/internal/gocode"
 	"github.com/keelgen/keel/internal/model"
-	"github.com/keelgen/keel/runtime"
 )
-
-// Header is the first line of every Go file keelgen writes.
-const Header = gocode.Header
-
-// GoFileName is the whitelist keelgen writes: the tools, their contracts
-// and the switch. CodecFileName, beside it, holds their readers and writers.
-const GoFileName = "keel_tools.go"
-
-// LockFileName and SignatureFileName name the lock and its detached
-// signature in the output directory.
-const (
-	LockFileName      = runtime.LockFileName
-	SignatureFileName = runtime.SignatureFileName
-)
-
-// SchemaDir holds the schema files, relative to the output directory.
-const SchemaDir = "schemas"
 
 const runtimePkg = "github.com/keelgen/keel/runtime"
 
@@ -49,16 +32,8 @@ const runtimePkg = "github.com/keelgen/keel/runtime"
 // older than this generator fails to compile it.
 const handshake = "IsAtLeastVersion0_4_0"
 
-// File is one output file, with a slash-separated path relative to the
-// output directory.
-type File struct {
-	Path    string
-	Content []byte
-}
-
-// InputSchemaFile and OutputSchemaFile name a tool's schema files.
-func InputSchemaFile(tool string) string  { return SchemaDir + "/" + tool + ".input.json" }
-func OutputSchemaFile(tool string) string { return SchemaDir + "/" + tool + ".output.json" }
+// File is one output file (files.File).
+type File = files.File
 
 // Files renders the output package outPkg for pkg, with its lock file and
 // set digest. Tools are already sorted by name, so the output is
@@ -89,20 +64,20 @@ func Files(pkg *model.Package, outPkg string, schemas map[string]model.Schemas, 
 
 	var buf bytes.Buffer
 	if err := f.Render(&buf); err != nil {
-		return nil, nil, fmt.Errorf("render %s: %w", GoFileName, err)
+		return nil, nil, fmt.Errorf("render %s: %w", files.GoFileName, err)
 	}
 	src, err := groupImports(buf.Bytes())
 	if err != nil {
-		return nil, nil, fmt.Errorf("render %s: %w", GoFileName, err)
+		return nil, nil, fmt.Errorf("render %s: %w", files.GoFileName, err)
 	}
-	files := []File{{Path: GoFileName, Content: src}, {Path: CodecFileName, Content: codecs.src}, {Path: LockFileName, Content: lockFile}}
+	out := []File{{Path: files.GoFileName, Content: src}, {Path: files.CodecFileName, Content: codecs.src}, {Path: files.LockFileName, Content: lockFile}}
 	for _, t := range pkg.Tools {
 		s := schemas[t.Name]
-		files = append(files,
-			File{Path: InputSchemaFile(t.Name), Content: s.Input},
-			File{Path: OutputSchemaFile(t.Name), Content: s.Output})
+		out = append(out,
+			File{Path: files.InputSchemaFile(t.Name), Content: s.Input},
+			File{Path: files.OutputSchemaFile(t.Name), Content: s.Output})
 	}
-	return files, codecs.warnings, nil
+	return out, codecs.warnings, nil
 }
 
 // importNames tells jennifer every imported package's name, so it writes no
@@ -150,7 +125,7 @@ func paramTypes(t *model.Tool) []types.Type {
 }
 
 func header(f *jen.File, pkg *model.Package, outPkg string) {
-	f.HeaderComment(Header)
+	f.HeaderComment(files.Header)
 	f.PackageComment(lineText(fmt.Sprintf("Package %s is the compiled whitelist of tools from %s:\n"+
 		"the only tools a model can see and call. keelgen writes it; review it in diffs.", outPkg, strings.Join(pkg.Paths, ", "))))
 	f.Comment("The runtime must be at least as new as the generator that wrote this file.")
@@ -191,8 +166,8 @@ func schemaVars(f *jen.File, pkg *model.Package) {
 	f.Comment("schemaFS holds every tool's input and output schema.")
 	f.Comment("")
 	for _, t := range pkg.Tools {
-		f.Comment("//go:embed " + InputSchemaFile(t.Name))
-		f.Comment("//go:embed " + OutputSchemaFile(t.Name))
+		f.Comment("//go:embed " + files.InputSchemaFile(t.Name))
+		f.Comment("//go:embed " + files.OutputSchemaFile(t.Name))
 	}
 	f.Var().Id("schemaFS").Qual("embed", "FS")
 }

@@ -29,6 +29,7 @@ import (
 	// module builds imports it.
 	_ "github.com/invopop/jsonschema"
 
+	"github.com/keelgen/keel/internal/files"
 	"github.com/keelgen/keel/internal/gocode"
 	"github.com/keelgen/keel/internal/model"
 )
@@ -116,7 +117,7 @@ func format(doc []byte) ([]byte, error) {
 // and a reflector configured for the design's schema shape.
 func program(pkg *model.Package) ([]byte, error) {
 	f := jen.NewFile("main")
-	f.HeaderComment(gocode.Header)
+	f.HeaderComment(files.Header)
 	f.Comment("keelgen's throwaway schema program: it prints the schemas of every tool's input and output.")
 	for _, c := range gocode.ArgsStructs(pkg.Tools) {
 		f.Add(c)

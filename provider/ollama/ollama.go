@@ -10,10 +10,8 @@ package ollama
 import (
 	"encoding/json"
 	"fmt"
-	"maps"
-	"slices"
-	"strings"
 
+	"github.com/keelgen/keel/internal/forms"
 	"github.com/keelgen/keel/internal/schemajson"
 	"github.com/keelgen/keel/runtime"
 )
@@ -31,17 +29,11 @@ type Function struct {
 	Parameters  json.RawMessage `json:"parameters"`
 }
 
-// kept are the keywords Ollama reads, on the root object and on a property.
-var (
-	keptRoot     = map[string]bool{"type": true, "properties": true, "required": true, "description": true}
-	keptProperty = map[string]bool{"type": true, "description": true, "enum": true, "items": true}
-)
-
 // Tools returns the safe definitions of tools.
 func Tools(tools []runtime.ModelTool) ([]Tool, error) {
 	out := make([]Tool, 0, len(tools))
 	for _, t := range tools {
-		params, _, err := safeForm(t.Parameters)
+		params, _, err := forms.OllamaSafe(t.Parameters)
 		if err != nil {
 			return nil, fmt.Errorf("tool %s: %w", t.Name, err)
 		}
@@ -51,65 +43,7 @@ func Tools(tools []runtime.ModelTool) ([]Tool, error) {
 }
 
 // Lost lists what Ollama would drop from schema: "incident_id: pattern".
-func Lost(schema json.RawMessage) []string {
-	_, lost, err := safeForm(schema)
-	if err != nil {
-		return []string{err.Error()}
-	}
-	return lost
-}
-
-// safeForm keeps what Ollama reads and moves every dropped constraint of a
-// property into its description, so the model still reads it.
-func safeForm(schema json.RawMessage) (json.RawMessage, []string, error) {
-	doc, err := schemajson.Doc(schema)
-	if err != nil {
-		return nil, nil, err
-	}
-	var lost []string
-	for _, k := range sortedKeys(doc) {
-		if !keptRoot[k] && k != "additionalProperties" { // a closed root is enforced by the executor anyway
-			lost = append(lost, "the arguments: "+k)
-			delete(doc, k)
-		}
-	}
-	delete(doc, "additionalProperties")
-	props, _ := schemajson.Properties(doc)
-	for _, name := range sortedKeys(props) {
-		p, _ := props[name].(map[string]any)
-		if p == nil {
-			continue
-		}
-		var notes []string
-		for _, k := range sortedKeys(p) {
-			if keptProperty[k] {
-				continue
-			}
-			lost = append(lost, name+": "+k)
-			b, _ := json.Marshal(p[k])
-			notes = append(notes, fmt.Sprintf("%s %s", k, b))
-			delete(p, k)
-		}
-		if items, ok := p["items"].(map[string]any); ok {
-			for _, k := range sortedKeys(items) {
-				if k != "type" {
-					lost = append(lost, name+"[]: "+k)
-					b, _ := json.Marshal(items[k])
-					notes = append(notes, fmt.Sprintf("items %s %s", k, b))
-					delete(items, k)
-				}
-			}
-		}
-		if len(notes) > 0 {
-			desc, _ := p["description"].(string)
-			p["description"] = strings.TrimSpace(desc + " (" + strings.Join(notes, "; ") + ")")
-		}
-	}
-	out, err := schemajson.Marshal(doc)
-	return out, lost, err
-}
-
-func sortedKeys(m map[string]any) []string { return slices.Sorted(maps.Keys(m)) }
+func Lost(schema json.RawMessage) []string { return forms.OllamaLost(schema) }
 
 // ToolCall is one entry of an assistant message's "tool_calls".
 type ToolCall struct {

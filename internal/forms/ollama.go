@@ -1,0 +1,78 @@
+package forms
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/keelgen/keel/internal/schemajson"
+)
+
+// kept are the keywords Ollama reads, on the root object and on a property.
+var (
+	keptRoot     = map[string]bool{"type": true, "properties": true, "required": true, "description": true}
+	keptProperty = map[string]bool{"type": true, "description": true, "enum": true, "items": true}
+)
+
+// OllamaLost lists what Ollama would drop from schema: "incident_id: pattern".
+func OllamaLost(schema json.RawMessage) []string {
+	_, lost, err := OllamaSafe(schema)
+	if err != nil {
+		return []string{err.Error()}
+	}
+	return lost
+}
+
+// OllamaSafe keeps what Ollama reads and moves every dropped constraint of a
+// property into its description, so the model still reads it.
+func OllamaSafe(schema json.RawMessage) (json.RawMessage, []string, error) {
+	doc, err := schemajson.Doc(schema)
+	if err != nil {
+		return nil, nil, err
+	}
+	var lost []string
+	for _, k := range sortedKeys(doc) {
+		if !keptRoot[k] && k != "additionalProperties" { // a closed root is enforced by the executor anyway
+			lost = append(lost, "the arguments: "+k)
+			delete(doc, k)
+		}
+	}
+	delete(doc, "additionalProperties")
+	props, _ := schemajson.Properties(doc)
+	for _, name := range sortedKeys(props) {
+		p, _ := props[name].(map[string]any)
+		if p == nil {
+			continue
+		}
+		var notes []string
+		for _, k := range sortedKeys(p) {
+			if keptProperty[k] {
+				continue
+			}
+			lost = append(lost, name+": "+k)
+			b, _ := json.Marshal(p[k])
+			notes = append(notes, fmt.Sprintf("%s %s", k, b))
+			delete(p, k)
+		}
+		if items, ok := p["items"].(map[string]any); ok {
+			for _, k := range sortedKeys(items) {
+				if k != "type" {
+					lost = append(lost, name+"[]: "+k)
+					b, _ := json.Marshal(items[k])
+					notes = append(notes, fmt.Sprintf("items %s %s", k, b))
+					delete(items, k)
+				}
+			}
+		}
+		if len(notes) > 0 {
+			desc, _ := p["description"].(string)
+			p["description"] = strings.TrimSpace(desc + " (" + strings.Join(notes, "; ") + ")")
+		}
+	}
+	out, err := schemajson.Marshal(doc)
+	return out, lost, err
+}
+
+func sortedKeys(m map[string]any) []string { return slices.Sorted(maps.Keys(m)) }
