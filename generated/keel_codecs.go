@@ -100,7 +100,10 @@ func readCreateTicketArgs(d *wire.Decoder, v *CreateTicketArgs) error {
 	if err := d.ObjectStart(); err != nil {
 		return err
 	}
-	var seen [2]bool
+	var seen struct {
+		IncidentID bool
+		Summary    bool
+	}
 	for d.More() {
 		name, err := d.Name()
 		if err != nil {
@@ -108,18 +111,18 @@ func readCreateTicketArgs(d *wire.Decoder, v *CreateTicketArgs) error {
 		}
 		switch string(name) {
 		case "incident_id":
-			if seen[0] {
+			if seen.IncidentID {
 				return wire.Duplicate()
 			}
-			seen[0] = true
+			seen.IncidentID = true
 			if err := readIncidentID(d, &v.IncidentID); err != nil {
 				return wire.At(err, "incident_id")
 			}
 		case "summary":
-			if seen[1] {
+			if seen.Summary {
 				return wire.Duplicate()
 			}
-			seen[1] = true
+			seen.Summary = true
 			if err := readString(d, &v.Summary); err != nil {
 				return wire.At(err, "summary")
 			}
@@ -130,10 +133,10 @@ func readCreateTicketArgs(d *wire.Decoder, v *CreateTicketArgs) error {
 	if err := d.End(); err != nil {
 		return err
 	}
-	if !seen[0] {
+	if !seen.IncidentID {
 		return wire.Missing("incident_id")
 	}
-	if !seen[1] {
+	if !seen.Summary {
 		return wire.Missing("summary")
 	}
 	return nil
@@ -205,7 +208,9 @@ func readLookupIncidentArgs(d *wire.Decoder, v *example.LookupIncidentArgs) erro
 	if err := d.ObjectStart(); err != nil {
 		return err
 	}
-	var seen [1]bool
+	var seen struct {
+		IncidentID bool
+	}
 	for d.More() {
 		name, err := d.Name()
 		if err != nil {
@@ -213,10 +218,10 @@ func readLookupIncidentArgs(d *wire.Decoder, v *example.LookupIncidentArgs) erro
 		}
 		switch string(name) {
 		case "incident_id":
-			if seen[0] {
+			if seen.IncidentID {
 				return wire.Duplicate()
 			}
-			seen[0] = true
+			seen.IncidentID = true
 			if err := readIncidentID(d, &v.IncidentID); err != nil {
 				return wire.At(err, "incident_id")
 			}
@@ -227,7 +232,7 @@ func readLookupIncidentArgs(d *wire.Decoder, v *example.LookupIncidentArgs) erro
 	if err := d.End(); err != nil {
 		return err
 	}
-	if !seen[0] {
+	if !seen.IncidentID {
 		return wire.Missing("incident_id")
 	}
 	return nil

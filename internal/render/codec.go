@@ -480,28 +480,62 @@ func stripAnnotations(n node) any {
 	return out
 }
 
-// hintFor names a function after its Go type where that says what it
-// does (IncidentID, String), else after where the value sits (fallback).
-func hintFor(t types.Type, n node, fallback string) string {
+// hintFor names a function after its Go type where that names one schema
+// wherever the type is used (a type with its own JSONSchema method, a
+// struct, a type whose schema here says no more than its type, enum and
+// shape), else "" and the function is named after where the value sits.
+// So a type given other constraints in one place gets a name of that place,
+// and another place's use never renames it.
+func hintFor(t types.Type, n node) string {
 	if t == nil {
-		return fallback
+		return ""
 	}
 	switch u := types.Unalias(t).(type) {
 	case *types.Named:
-		return u.Obj().Name()
+		if model.HasMethod(u, "JSONSchema") || model.HasMethod(u, "JSONSchemaAlias") || onlyShape(n) {
+			return u.Obj().Name()
+		}
+		if _, isStruct := u.Underlying().(*types.Struct); isStruct {
+			return u.Obj().Name()
+		}
 	case *types.Pointer:
-		return hintFor(u.Elem(), n, fallback) + "Pointer"
+		if h := hintFor(u.Elem(), n); h != "" {
+			return h + "Pointer"
+		}
 	case *types.Basic:
 		if only, _ := stripAnnotations(n).(map[string]any); len(only) == 0 || (len(only) == 1 && only["type"] != nil) {
 			return u.Name()
 		}
 	}
-	return fallback
+	return ""
 }
 
-// name reserves a function name for hint with prefix.
-func (g *codecs) name(prefix, hint string) string {
-	return g.unique(prefix + strings.ToUpper(hint[:1]) + hint[1:])
+// onlyShape reports whether n constrains no more than a type, an enum and
+// an object's or array's shape.
+func onlyShape(n node) bool {
+	only, _ := stripAnnotations(n).(map[string]any)
+	for k := range only {
+		switch k {
+		case "type", "enum", "properties", "required", "additionalProperties", "items":
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// name reserves the name prefix+hint, else prefix+place when the first is
+// another function's (the same type with another schema), else, as a last
+// resort that a place name should never need, a numbered one.
+func (g *codecs) name(prefix, hint, place string) string {
+	title := func(s string) string { return prefix + strings.ToUpper(s[:1]) + s[1:] }
+	for _, c := range []string{hint, place} {
+		if c != "" && !g.taken[title(c)] {
+			g.taken[title(c)] = true
+			return title(c)
+		}
+	}
+	return g.unique(title(place))
 }
 
 // unique reserves base, or base2, base3, ... when it is taken.
@@ -516,11 +550,11 @@ func (g *codecs) unique(base string) string {
 
 // fn reserves a function for k, or returns the one already made. build
 // fills its body; functions appear in the order they are first met.
-func (g *codecs) fn(k, prefix, hint string, build func(name string) jen.Code) string {
+func (g *codecs) fn(k, prefix, hint, place string, build func(name string) jen.Code) string {
 	if name, ok := g.funcs[k]; ok {
 		return name
 	}
-	name := g.name(prefix, hint)
+	name := g.name(prefix, hint, place)
 	g.funcs[k] = name
 	i := len(g.decls)
 	g.decls = append(g.decls, nil)
@@ -670,7 +704,7 @@ func (g *codecs) pattern(re, hint string) string {
 	if v, ok := g.patVars[re]; ok {
 		return v
 	}
-	v := g.name("pattern", hint)
+	v := g.name("pattern", "", hint)
 	g.patVars[re] = v
 	g.patterns = append(g.patterns, jen.Id(v).Op("=").Qual(wirePkg, "MustPattern").Call(jen.Lit(re)))
 	return v
@@ -783,43 +817,50 @@ func (g *codecs) checkEnumKinds(n node, k kind, ptr string) {
 func (g *codecs) intChecks(n node, x jen.Code, t types.Type, k kind) []jen.Code {
 	var out []jen.Code
 	lo, hi := intRange(t, k)
-	bound := func(keyword string, b *big.Int, below bool) {
-		if b == nil {
-			return
+	// fail adds the check that x op b breaks keyword, or nothing when the
+	// Go type's range already decides it (every value passes, or none does).
+	fail := func(keyword, op string, b *big.Int) {
+		var never, always bool
+		switch op {
+		case "<": // minimum
+			never, always = b.Cmp(lo) <= 0, b.Cmp(hi) > 0
+		case "<=": // exclusiveMinimum
+			never, always = b.Cmp(lo) < 0, b.Cmp(hi) >= 0
+		case ">": // maximum
+			never, always = b.Cmp(hi) >= 0, b.Cmp(lo) < 0
+		case ">=": // exclusiveMaximum
+			never, always = b.Cmp(hi) > 0, b.Cmp(lo) <= 0
 		}
-		if below { // x must be >= b
-			if b.Cmp(lo) <= 0 {
-				return
-			}
-			if b.Cmp(hi) > 0 {
-				out = append(out, jen.Return(jen.Qual(wirePkg, "Fail").Call(jen.Lit(keyword))))
-				return
-			}
-			out = append(out, failIf(jen.Add(x).Op("<").Add(intLit(b)), keyword))
-			return
-		}
-		if b.Cmp(hi) >= 0 {
-			return
-		}
-		if b.Cmp(lo) < 0 {
+		switch {
+		case never:
+		case always:
 			out = append(out, jen.Return(jen.Qual(wirePkg, "Fail").Call(jen.Lit(keyword))))
-			return
+		default:
+			out = append(out, failIf(jen.Add(x).Op(op).Add(intLit(b)), keyword))
 		}
-		out = append(out, failIf(jen.Add(x).Op(">").Add(intLit(b)), keyword))
+	}
+	// A bound is written as the schema has it when it is a whole number;
+	// a fractional one is rounded onto the integers first (x >= 2.5 is x >= 3).
+	for _, c := range []struct {
+		keyword, op, fracOp string
+		round               func(*big.Rat) *big.Int
+	}{
+		{"minimum", "<", "<", ceil},
+		{"exclusiveMinimum", "<=", "<", func(r *big.Rat) *big.Int { return new(big.Int).Add(floor(r), big.NewInt(1)) }},
+		{"maximum", ">", ">", floor},
+		{"exclusiveMaximum", ">=", ">", func(r *big.Rat) *big.Int { return new(big.Int).Sub(ceil(r), big.NewInt(1)) }},
+	} {
+		v, ok := num(n, c.keyword)
+		if !ok {
+			continue
+		}
+		if r := rat(v); r.IsInt() {
+			fail(c.keyword, c.op, r.Num())
+		} else {
+			fail(c.keyword, c.fracOp, c.round(r))
+		}
 	}
 	one := big.NewInt(1)
-	if v, ok := num(n, "minimum"); ok {
-		bound("minimum", ceil(rat(v)), true)
-	}
-	if v, ok := num(n, "exclusiveMinimum"); ok {
-		bound("exclusiveMinimum", new(big.Int).Add(floor(rat(v)), one), true)
-	}
-	if v, ok := num(n, "maximum"); ok {
-		bound("maximum", floor(rat(v)), false)
-	}
-	if v, ok := num(n, "exclusiveMaximum"); ok {
-		bound("exclusiveMaximum", new(big.Int).Sub(ceil(rat(v)), one), false)
-	}
 	if v, ok := num(n, "multipleOf"); ok {
 		p := rat(v).Num() // x / (p/q) is an integer exactly when p divides x (p/q in lowest terms)
 		switch {

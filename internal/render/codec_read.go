@@ -4,6 +4,7 @@ import (
 	"go/types"
 	"maps"
 	"slices"
+	"strings"
 
 	"github.com/dave/jennifer/jen"
 
@@ -18,8 +19,8 @@ func (g *codecs) reader(t types.Type, n node, ptr, hint string) string {
 	if !ok {
 		return "readUnsupported"
 	}
-	hint = hintFor(t, n, hint)
-	return g.fn(key("read", t, n)+"|"+g.argsKey(t), "read", hint, func(name string) jen.Code {
+	return g.fn(key("read", t, n)+"|"+g.argsKey(t), "read", hintFor(t, n), hint, func(name string) jen.Code {
+		hint := strings.TrimPrefix(name, "read") // what it holds is named after this function
 		var body []jen.Code
 		switch k {
 		case kStruct:
@@ -112,8 +113,15 @@ func (g *codecs) onlyKeywords(n node, ptr, format string, allowed ...string) {
 func (g *codecs) readStruct(t types.Type, n node, ptr, hint string) []jen.Code {
 	fields, nodes, required := g.members(t, n, ptr)
 	body := []jen.Code{ifErr(jen.Id("d").Dot("ObjectStart").Call())}
+	// One presence flag per member, named after its field: a member added
+	// or removed changes its own lines only.
+	flags := seenFlags(fields)
 	if len(fields) > 0 {
-		body = append(body, jen.Var().Id("seen").Index(jen.Lit(len(fields))).Bool())
+		var decl []jen.Code
+		for _, f := range flags {
+			decl = append(decl, jen.Id(f).Bool())
+		}
+		body = append(body, jen.Var().Id("seen").Struct(decl...))
 	}
 	cases := []jen.Code{}
 	for i, f := range fields {
@@ -121,8 +129,8 @@ func (g *codecs) readStruct(t types.Type, n node, ptr, hint string) []jen.Code {
 		var read string
 		g.atField(f, func() { read = g.reader(f.typ, nodes[i], sub, hint+fieldHint(f)) })
 		member := []jen.Code{
-			jen.If(jen.Id("seen").Index(jen.Lit(i))).Block(jen.Return(jen.Qual(wirePkg, "Duplicate").Call())),
-			jen.Id("seen").Index(jen.Lit(i)).Op("=").True(),
+			jen.If(jen.Id("seen").Dot(flags[i])).Block(jen.Return(jen.Qual(wirePkg, "Duplicate").Call())),
+			jen.Id("seen").Dot(flags[i]).Op("=").True(),
 		}
 		if !required[f.json] && !nullable(nodes[i]) {
 			// Models send null for "unset"; for an optional member it
@@ -146,7 +154,7 @@ func (g *codecs) readStruct(t types.Type, n node, ptr, hint string) []jen.Code {
 	)
 	for i, f := range fields {
 		if required[f.json] {
-			body = append(body, jen.If(jen.Op("!").Id("seen").Index(jen.Lit(i))).Block(
+			body = append(body, jen.If(jen.Op("!").Id("seen").Dot(flags[i])).Block(
 				jen.Return(jen.Qual(wirePkg, "Missing").Call(jen.Lit(f.json)))))
 		}
 	}
@@ -154,6 +162,22 @@ func (g *codecs) readStruct(t types.Type, n node, ptr, hint string) []jen.Code {
 }
 
 func fieldHint(f field) string { return f.access[len(f.access)-1] }
+
+// seenFlags names the presence flag of each field after its Go field (a
+// promoted one after its path), unique within the struct.
+func seenFlags(fields []field) []string {
+	out := make([]string, len(fields))
+	taken := map[string]bool{}
+	for i, f := range fields {
+		name := strings.Join(f.access, "")
+		if taken[name] {
+			name = strings.Join(f.access, "_")
+		}
+		taken[name] = true
+		out[i] = name
+	}
+	return out
+}
 
 func selector(access []string) jen.Code {
 	s := jen.Id("v")

@@ -17,8 +17,8 @@ func (g *codecs) writer(t types.Type, n node, ptr, hint string) string {
 	if !ok {
 		return "writeUnsupported"
 	}
-	hint = hintFor(t, n, hint)
-	return g.fn(key("write", t, n), "write", hint, func(name string) jen.Code {
+	return g.fn(key("write", t, n), "write", hintFor(t, n), hint, func(name string) jen.Code {
+		hint := strings.TrimPrefix(name, "write") // what it holds is named after this function
 		var body []jen.Code
 		switch k {
 		case kStruct:

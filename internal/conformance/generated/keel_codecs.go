@@ -255,7 +255,9 @@ func readBatchArgs(d *wire.Decoder, v *conformance.BatchArgs) error {
 	if err := d.ObjectStart(); err != nil {
 		return err
 	}
-	var seen [1]bool
+	var seen struct {
+		Rows bool
+	}
 	for d.More() {
 		name, err := d.Name()
 		if err != nil {
@@ -263,10 +265,10 @@ func readBatchArgs(d *wire.Decoder, v *conformance.BatchArgs) error {
 		}
 		switch string(name) {
 		case "rows":
-			if seen[0] {
+			if seen.Rows {
 				return wire.Duplicate()
 			}
-			seen[0] = true
+			seen.Rows = true
 			if err := readBatchArgsRows(d, &v.Rows); err != nil {
 				return wire.At(err, "rows")
 			}
@@ -277,7 +279,7 @@ func readBatchArgs(d *wire.Decoder, v *conformance.BatchArgs) error {
 	if err := d.End(); err != nil {
 		return err
 	}
-	if !seen[0] {
+	if !seen.Rows {
 		return wire.Missing("rows")
 	}
 	return nil
@@ -306,7 +308,11 @@ func readRow(d *wire.Decoder, v *conformance.Row) error {
 	if err := d.ObjectStart(); err != nil {
 		return err
 	}
-	var seen [3]bool
+	var seen struct {
+		ID   bool
+		N    bool
+		Text bool
+	}
 	for d.More() {
 		name, err := d.Name()
 		if err != nil {
@@ -314,26 +320,26 @@ func readRow(d *wire.Decoder, v *conformance.Row) error {
 		}
 		switch string(name) {
 		case "id":
-			if seen[0] {
+			if seen.ID {
 				return wire.Duplicate()
 			}
-			seen[0] = true
+			seen.ID = true
 			if err := readRowID(d, &v.ID); err != nil {
 				return wire.At(err, "id")
 			}
 		case "n":
-			if seen[1] {
+			if seen.N {
 				return wire.Duplicate()
 			}
-			seen[1] = true
+			seen.N = true
 			if err := readRowN(d, &v.N); err != nil {
 				return wire.At(err, "n")
 			}
 		case "text":
-			if seen[2] {
+			if seen.Text {
 				return wire.Duplicate()
 			}
-			seen[2] = true
+			seen.Text = true
 			if err := readString(d, &v.Text); err != nil {
 				return wire.At(err, "text")
 			}
@@ -344,13 +350,13 @@ func readRow(d *wire.Decoder, v *conformance.Row) error {
 	if err := d.End(); err != nil {
 		return err
 	}
-	if !seen[0] {
+	if !seen.ID {
 		return wire.Missing("id")
 	}
-	if !seen[1] {
+	if !seen.N {
 		return wire.Missing("n")
 	}
-	if !seen[2] {
+	if !seen.Text {
 		return wire.Missing("text")
 	}
 	return nil
@@ -413,7 +419,17 @@ func readCollectionArgs(d *wire.Decoder, v *conformance.CollectionArgs) error {
 	if err := d.ObjectStart(); err != nil {
 		return err
 	}
-	var seen [9]bool
+	var seen struct {
+		Tags       bool
+		Scores     bool
+		Labels     bool
+		Shares     bool
+		Items      bool
+		Note       bool
+		Since      bool
+		Extra      bool
+		PagingPage bool
+	}
 	for d.More() {
 		name, err := d.Name()
 		if err != nil {
@@ -421,18 +437,18 @@ func readCollectionArgs(d *wire.Decoder, v *conformance.CollectionArgs) error {
 		}
 		switch string(name) {
 		case "tags":
-			if seen[0] {
+			if seen.Tags {
 				return wire.Duplicate()
 			}
-			seen[0] = true
+			seen.Tags = true
 			if err := readCollectionArgsTags(d, &v.Tags); err != nil {
 				return wire.At(err, "tags")
 			}
 		case "scores":
-			if seen[1] {
+			if seen.Scores {
 				return wire.Duplicate()
 			}
-			seen[1] = true
+			seen.Scores = true
 			if d.Null() {
 				continue
 			}
@@ -440,10 +456,10 @@ func readCollectionArgs(d *wire.Decoder, v *conformance.CollectionArgs) error {
 				return wire.At(err, "scores")
 			}
 		case "labels":
-			if seen[2] {
+			if seen.Labels {
 				return wire.Duplicate()
 			}
-			seen[2] = true
+			seen.Labels = true
 			if d.Null() {
 				continue
 			}
@@ -451,10 +467,10 @@ func readCollectionArgs(d *wire.Decoder, v *conformance.CollectionArgs) error {
 				return wire.At(err, "labels")
 			}
 		case "shares":
-			if seen[3] {
+			if seen.Shares {
 				return wire.Duplicate()
 			}
-			seen[3] = true
+			seen.Shares = true
 			if d.Null() {
 				continue
 			}
@@ -462,10 +478,10 @@ func readCollectionArgs(d *wire.Decoder, v *conformance.CollectionArgs) error {
 				return wire.At(err, "shares")
 			}
 		case "items":
-			if seen[4] {
+			if seen.Items {
 				return wire.Duplicate()
 			}
-			seen[4] = true
+			seen.Items = true
 			if d.Null() {
 				continue
 			}
@@ -473,18 +489,18 @@ func readCollectionArgs(d *wire.Decoder, v *conformance.CollectionArgs) error {
 				return wire.At(err, "items")
 			}
 		case "note":
-			if seen[5] {
+			if seen.Note {
 				return wire.Duplicate()
 			}
-			seen[5] = true
+			seen.Note = true
 			if err := readNotePointer(d, &v.Note); err != nil {
 				return wire.At(err, "note")
 			}
 		case "since":
-			if seen[6] {
+			if seen.Since {
 				return wire.Duplicate()
 			}
-			seen[6] = true
+			seen.Since = true
 			if d.Null() {
 				continue
 			}
@@ -492,18 +508,18 @@ func readCollectionArgs(d *wire.Decoder, v *conformance.CollectionArgs) error {
 				return wire.At(err, "since")
 			}
 		case "extra":
-			if seen[7] {
+			if seen.Extra {
 				return wire.Duplicate()
 			}
-			seen[7] = true
+			seen.Extra = true
 			if err := readRawMessage(d, &v.Extra); err != nil {
 				return wire.At(err, "extra")
 			}
 		case "page":
-			if seen[8] {
+			if seen.PagingPage {
 				return wire.Duplicate()
 			}
-			seen[8] = true
+			seen.PagingPage = true
 			if d.Null() {
 				continue
 			}
@@ -517,7 +533,7 @@ func readCollectionArgs(d *wire.Decoder, v *conformance.CollectionArgs) error {
 	if err := d.End(); err != nil {
 		return err
 	}
-	if !seen[0] {
+	if !seen.Tags {
 		return wire.Missing("tags")
 	}
 	return nil
@@ -671,7 +687,10 @@ func readItem(d *wire.Decoder, v *conformance.Item) error {
 	if err := d.ObjectStart(); err != nil {
 		return err
 	}
-	var seen [2]bool
+	var seen struct {
+		Name   bool
+		Weight bool
+	}
 	for d.More() {
 		name, err := d.Name()
 		if err != nil {
@@ -679,18 +698,18 @@ func readItem(d *wire.Decoder, v *conformance.Item) error {
 		}
 		switch string(name) {
 		case "name":
-			if seen[0] {
+			if seen.Name {
 				return wire.Duplicate()
 			}
-			seen[0] = true
+			seen.Name = true
 			if err := readItemName(d, &v.Name); err != nil {
 				return wire.At(err, "name")
 			}
 		case "weight":
-			if seen[1] {
+			if seen.Weight {
 				return wire.Duplicate()
 			}
-			seen[1] = true
+			seen.Weight = true
 			if d.Null() {
 				continue
 			}
@@ -704,7 +723,7 @@ func readItem(d *wire.Decoder, v *conformance.Item) error {
 	if err := d.End(); err != nil {
 		return err
 	}
-	if !seen[0] {
+	if !seen.Name {
 		return wire.Missing("name")
 	}
 	return nil
@@ -1062,7 +1081,20 @@ func readNumberArgs(d *wire.Decoder, v *conformance.NumberArgs) error {
 	if err := d.ObjectStart(); err != nil {
 		return err
 	}
-	var seen [12]bool
+	var seen struct {
+		Ratio  bool
+		Amount bool
+		Price  bool
+		Step   bool
+		Count  bool
+		Small  bool
+		Even   bool
+		Size   bool
+		Level  bool
+		Gain   bool
+		Half   bool
+		Flag   bool
+	}
 	for d.More() {
 		name, err := d.Name()
 		if err != nil {
@@ -1070,18 +1102,18 @@ func readNumberArgs(d *wire.Decoder, v *conformance.NumberArgs) error {
 		}
 		switch string(name) {
 		case "ratio":
-			if seen[0] {
+			if seen.Ratio {
 				return wire.Duplicate()
 			}
-			seen[0] = true
+			seen.Ratio = true
 			if err := readNumberArgsRatio(d, &v.Ratio); err != nil {
 				return wire.At(err, "ratio")
 			}
 		case "amount":
-			if seen[1] {
+			if seen.Amount {
 				return wire.Duplicate()
 			}
-			seen[1] = true
+			seen.Amount = true
 			if d.Null() {
 				continue
 			}
@@ -1089,10 +1121,10 @@ func readNumberArgs(d *wire.Decoder, v *conformance.NumberArgs) error {
 				return wire.At(err, "amount")
 			}
 		case "price":
-			if seen[2] {
+			if seen.Price {
 				return wire.Duplicate()
 			}
-			seen[2] = true
+			seen.Price = true
 			if d.Null() {
 				continue
 			}
@@ -1100,10 +1132,10 @@ func readNumberArgs(d *wire.Decoder, v *conformance.NumberArgs) error {
 				return wire.At(err, "price")
 			}
 		case "step":
-			if seen[3] {
+			if seen.Step {
 				return wire.Duplicate()
 			}
-			seen[3] = true
+			seen.Step = true
 			if d.Null() {
 				continue
 			}
@@ -1111,10 +1143,10 @@ func readNumberArgs(d *wire.Decoder, v *conformance.NumberArgs) error {
 				return wire.At(err, "step")
 			}
 		case "count":
-			if seen[4] {
+			if seen.Count {
 				return wire.Duplicate()
 			}
-			seen[4] = true
+			seen.Count = true
 			if d.Null() {
 				continue
 			}
@@ -1122,10 +1154,10 @@ func readNumberArgs(d *wire.Decoder, v *conformance.NumberArgs) error {
 				return wire.At(err, "count")
 			}
 		case "small":
-			if seen[5] {
+			if seen.Small {
 				return wire.Duplicate()
 			}
-			seen[5] = true
+			seen.Small = true
 			if d.Null() {
 				continue
 			}
@@ -1133,10 +1165,10 @@ func readNumberArgs(d *wire.Decoder, v *conformance.NumberArgs) error {
 				return wire.At(err, "small")
 			}
 		case "even":
-			if seen[6] {
+			if seen.Even {
 				return wire.Duplicate()
 			}
-			seen[6] = true
+			seen.Even = true
 			if d.Null() {
 				continue
 			}
@@ -1144,10 +1176,10 @@ func readNumberArgs(d *wire.Decoder, v *conformance.NumberArgs) error {
 				return wire.At(err, "even")
 			}
 		case "size":
-			if seen[7] {
+			if seen.Size {
 				return wire.Duplicate()
 			}
-			seen[7] = true
+			seen.Size = true
 			if d.Null() {
 				continue
 			}
@@ -1155,10 +1187,10 @@ func readNumberArgs(d *wire.Decoder, v *conformance.NumberArgs) error {
 				return wire.At(err, "size")
 			}
 		case "level":
-			if seen[8] {
+			if seen.Level {
 				return wire.Duplicate()
 			}
-			seen[8] = true
+			seen.Level = true
 			if d.Null() {
 				continue
 			}
@@ -1166,10 +1198,10 @@ func readNumberArgs(d *wire.Decoder, v *conformance.NumberArgs) error {
 				return wire.At(err, "level")
 			}
 		case "gain":
-			if seen[9] {
+			if seen.Gain {
 				return wire.Duplicate()
 			}
-			seen[9] = true
+			seen.Gain = true
 			if d.Null() {
 				continue
 			}
@@ -1177,10 +1209,10 @@ func readNumberArgs(d *wire.Decoder, v *conformance.NumberArgs) error {
 				return wire.At(err, "gain")
 			}
 		case "half":
-			if seen[10] {
+			if seen.Half {
 				return wire.Duplicate()
 			}
-			seen[10] = true
+			seen.Half = true
 			if d.Null() {
 				continue
 			}
@@ -1188,10 +1220,10 @@ func readNumberArgs(d *wire.Decoder, v *conformance.NumberArgs) error {
 				return wire.At(err, "half")
 			}
 		case "flag":
-			if seen[11] {
+			if seen.Flag {
 				return wire.Duplicate()
 			}
-			seen[11] = true
+			seen.Flag = true
 			if d.Null() {
 				continue
 			}
@@ -1205,7 +1237,7 @@ func readNumberArgs(d *wire.Decoder, v *conformance.NumberArgs) error {
 	if err := d.End(); err != nil {
 		return err
 	}
-	if !seen[0] {
+	if !seen.Ratio {
 		return wire.Missing("ratio")
 	}
 	return nil
@@ -1310,7 +1342,7 @@ func readNumberArgsSize(d *wire.Decoder, v *uint16) error {
 		return err
 	}
 	x := uint16(n)
-	if x > 999 {
+	if x >= 1000 {
 		return wire.Fail("exclusiveMaximum")
 	}
 	*v = x
@@ -1524,7 +1556,7 @@ func writeNumberArgsEven(e *wire.Encoder, v *int64) error {
 
 func writeNumberArgsSize(e *wire.Encoder, v *uint16) error {
 	x := *v
-	if x > 999 {
+	if x >= 1000 {
 		return wire.Fail("exclusiveMaximum")
 	}
 	e.Uint(uint64(x))
@@ -1576,7 +1608,12 @@ func readProbeArgs(d *wire.Decoder, v *conformance.ProbeArgs) error {
 	if err := d.ObjectStart(); err != nil {
 		return err
 	}
-	var seen [4]bool
+	var seen struct {
+		IncidentID bool
+		Count      bool
+		Small      bool
+		Ratio      bool
+	}
 	for d.More() {
 		name, err := d.Name()
 		if err != nil {
@@ -1584,18 +1621,18 @@ func readProbeArgs(d *wire.Decoder, v *conformance.ProbeArgs) error {
 		}
 		switch string(name) {
 		case "incident_id":
-			if seen[0] {
+			if seen.IncidentID {
 				return wire.Duplicate()
 			}
-			seen[0] = true
+			seen.IncidentID = true
 			if err := readProbeArgsIncidentID(d, &v.IncidentID); err != nil {
 				return wire.At(err, "incident_id")
 			}
 		case "count":
-			if seen[1] {
+			if seen.Count {
 				return wire.Duplicate()
 			}
-			seen[1] = true
+			seen.Count = true
 			if d.Null() {
 				continue
 			}
@@ -1603,10 +1640,10 @@ func readProbeArgs(d *wire.Decoder, v *conformance.ProbeArgs) error {
 				return wire.At(err, "count")
 			}
 		case "small":
-			if seen[2] {
+			if seen.Small {
 				return wire.Duplicate()
 			}
-			seen[2] = true
+			seen.Small = true
 			if d.Null() {
 				continue
 			}
@@ -1614,10 +1651,10 @@ func readProbeArgs(d *wire.Decoder, v *conformance.ProbeArgs) error {
 				return wire.At(err, "small")
 			}
 		case "ratio":
-			if seen[3] {
+			if seen.Ratio {
 				return wire.Duplicate()
 			}
-			seen[3] = true
+			seen.Ratio = true
 			if d.Null() {
 				continue
 			}
@@ -1631,7 +1668,7 @@ func readProbeArgs(d *wire.Decoder, v *conformance.ProbeArgs) error {
 	if err := d.End(); err != nil {
 		return err
 	}
-	if !seen[0] {
+	if !seen.IncidentID {
 		return wire.Missing("incident_id")
 	}
 	return nil
@@ -1703,7 +1740,23 @@ func readStringArgs(d *wire.Decoder, v *conformance.StringArgs) error {
 	if err := d.ObjectStart(); err != nil {
 		return err
 	}
-	var seen [15]bool
+	var seen struct {
+		Code    bool
+		Word    bool
+		Digit   bool
+		Color   bool
+		Version bool
+		When    bool
+		Day     bool
+		Clock   bool
+		Mail    bool
+		Link    bool
+		ID      bool
+		V4      bool
+		V6      bool
+		Host    bool
+		Stamp   bool
+	}
 	for d.More() {
 		name, err := d.Name()
 		if err != nil {
@@ -1711,18 +1764,18 @@ func readStringArgs(d *wire.Decoder, v *conformance.StringArgs) error {
 		}
 		switch string(name) {
 		case "code":
-			if seen[0] {
+			if seen.Code {
 				return wire.Duplicate()
 			}
-			seen[0] = true
+			seen.Code = true
 			if err := readStringArgsCode(d, &v.Code); err != nil {
 				return wire.At(err, "code")
 			}
 		case "word":
-			if seen[1] {
+			if seen.Word {
 				return wire.Duplicate()
 			}
-			seen[1] = true
+			seen.Word = true
 			if d.Null() {
 				continue
 			}
@@ -1730,10 +1783,10 @@ func readStringArgs(d *wire.Decoder, v *conformance.StringArgs) error {
 				return wire.At(err, "word")
 			}
 		case "digit":
-			if seen[2] {
+			if seen.Digit {
 				return wire.Duplicate()
 			}
-			seen[2] = true
+			seen.Digit = true
 			if d.Null() {
 				continue
 			}
@@ -1741,10 +1794,10 @@ func readStringArgs(d *wire.Decoder, v *conformance.StringArgs) error {
 				return wire.At(err, "digit")
 			}
 		case "color":
-			if seen[3] {
+			if seen.Color {
 				return wire.Duplicate()
 			}
-			seen[3] = true
+			seen.Color = true
 			if d.Null() {
 				continue
 			}
@@ -1752,10 +1805,10 @@ func readStringArgs(d *wire.Decoder, v *conformance.StringArgs) error {
 				return wire.At(err, "color")
 			}
 		case "version":
-			if seen[4] {
+			if seen.Version {
 				return wire.Duplicate()
 			}
-			seen[4] = true
+			seen.Version = true
 			if d.Null() {
 				continue
 			}
@@ -1763,10 +1816,10 @@ func readStringArgs(d *wire.Decoder, v *conformance.StringArgs) error {
 				return wire.At(err, "version")
 			}
 		case "when":
-			if seen[5] {
+			if seen.When {
 				return wire.Duplicate()
 			}
-			seen[5] = true
+			seen.When = true
 			if d.Null() {
 				continue
 			}
@@ -1774,10 +1827,10 @@ func readStringArgs(d *wire.Decoder, v *conformance.StringArgs) error {
 				return wire.At(err, "when")
 			}
 		case "day":
-			if seen[6] {
+			if seen.Day {
 				return wire.Duplicate()
 			}
-			seen[6] = true
+			seen.Day = true
 			if d.Null() {
 				continue
 			}
@@ -1785,10 +1838,10 @@ func readStringArgs(d *wire.Decoder, v *conformance.StringArgs) error {
 				return wire.At(err, "day")
 			}
 		case "clock":
-			if seen[7] {
+			if seen.Clock {
 				return wire.Duplicate()
 			}
-			seen[7] = true
+			seen.Clock = true
 			if d.Null() {
 				continue
 			}
@@ -1796,10 +1849,10 @@ func readStringArgs(d *wire.Decoder, v *conformance.StringArgs) error {
 				return wire.At(err, "clock")
 			}
 		case "mail":
-			if seen[8] {
+			if seen.Mail {
 				return wire.Duplicate()
 			}
-			seen[8] = true
+			seen.Mail = true
 			if d.Null() {
 				continue
 			}
@@ -1807,10 +1860,10 @@ func readStringArgs(d *wire.Decoder, v *conformance.StringArgs) error {
 				return wire.At(err, "mail")
 			}
 		case "link":
-			if seen[9] {
+			if seen.Link {
 				return wire.Duplicate()
 			}
-			seen[9] = true
+			seen.Link = true
 			if d.Null() {
 				continue
 			}
@@ -1818,10 +1871,10 @@ func readStringArgs(d *wire.Decoder, v *conformance.StringArgs) error {
 				return wire.At(err, "link")
 			}
 		case "id":
-			if seen[10] {
+			if seen.ID {
 				return wire.Duplicate()
 			}
-			seen[10] = true
+			seen.ID = true
 			if d.Null() {
 				continue
 			}
@@ -1829,10 +1882,10 @@ func readStringArgs(d *wire.Decoder, v *conformance.StringArgs) error {
 				return wire.At(err, "id")
 			}
 		case "v4":
-			if seen[11] {
+			if seen.V4 {
 				return wire.Duplicate()
 			}
-			seen[11] = true
+			seen.V4 = true
 			if d.Null() {
 				continue
 			}
@@ -1840,10 +1893,10 @@ func readStringArgs(d *wire.Decoder, v *conformance.StringArgs) error {
 				return wire.At(err, "v4")
 			}
 		case "v6":
-			if seen[12] {
+			if seen.V6 {
 				return wire.Duplicate()
 			}
-			seen[12] = true
+			seen.V6 = true
 			if d.Null() {
 				continue
 			}
@@ -1851,10 +1904,10 @@ func readStringArgs(d *wire.Decoder, v *conformance.StringArgs) error {
 				return wire.At(err, "v6")
 			}
 		case "host":
-			if seen[13] {
+			if seen.Host {
 				return wire.Duplicate()
 			}
-			seen[13] = true
+			seen.Host = true
 			if d.Null() {
 				continue
 			}
@@ -1862,10 +1915,10 @@ func readStringArgs(d *wire.Decoder, v *conformance.StringArgs) error {
 				return wire.At(err, "host")
 			}
 		case "stamp":
-			if seen[14] {
+			if seen.Stamp {
 				return wire.Duplicate()
 			}
-			seen[14] = true
+			seen.Stamp = true
 			if d.Null() {
 				continue
 			}
@@ -1879,7 +1932,7 @@ func readStringArgs(d *wire.Decoder, v *conformance.StringArgs) error {
 	if err := d.End(); err != nil {
 		return err
 	}
-	if !seen[0] {
+	if !seen.Code {
 		return wire.Missing("code")
 	}
 	return nil

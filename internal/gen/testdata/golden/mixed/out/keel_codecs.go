@@ -143,7 +143,9 @@ func readT2faResetArgs(d *wire.Decoder, v *T2faResetArgs) error {
 	if err := d.ObjectStart(); err != nil {
 		return err
 	}
-	var seen [1]bool
+	var seen struct {
+		UserURL bool
+	}
 	for d.More() {
 		name, err := d.Name()
 		if err != nil {
@@ -151,10 +153,10 @@ func readT2faResetArgs(d *wire.Decoder, v *T2faResetArgs) error {
 		}
 		switch string(name) {
 		case "user_url":
-			if seen[0] {
+			if seen.UserURL {
 				return wire.Duplicate()
 			}
-			seen[0] = true
+			seen.UserURL = true
 			if err := readString(d, &v.UserURL); err != nil {
 				return wire.At(err, "user_url")
 			}
@@ -165,7 +167,7 @@ func readT2faResetArgs(d *wire.Decoder, v *T2faResetArgs) error {
 	if err := d.End(); err != nil {
 		return err
 	}
-	if !seen[0] {
+	if !seen.UserURL {
 		return wire.Missing("user_url")
 	}
 	return nil
@@ -230,7 +232,16 @@ func readSearchArgs(d *wire.Decoder, v *in.SearchArgs) error {
 	if err := d.ObjectStart(); err != nil {
 		return err
 	}
-	var seen [8]bool
+	var seen struct {
+		Query      bool
+		Limit      bool
+		Since      bool
+		Filters    bool
+		Inner      bool
+		Order      bool
+		Levels     bool
+		PagingPage bool
+	}
 	for d.More() {
 		name, err := d.Name()
 		if err != nil {
@@ -238,18 +249,18 @@ func readSearchArgs(d *wire.Decoder, v *in.SearchArgs) error {
 		}
 		switch string(name) {
 		case "query":
-			if seen[0] {
+			if seen.Query {
 				return wire.Duplicate()
 			}
-			seen[0] = true
+			seen.Query = true
 			if err := readSearchArgsQuery(d, &v.Query); err != nil {
 				return wire.At(err, "query")
 			}
 		case "limit":
-			if seen[1] {
+			if seen.Limit {
 				return wire.Duplicate()
 			}
-			seen[1] = true
+			seen.Limit = true
 			if d.Null() {
 				continue
 			}
@@ -257,10 +268,10 @@ func readSearchArgs(d *wire.Decoder, v *in.SearchArgs) error {
 				return wire.At(err, "limit")
 			}
 		case "since":
-			if seen[2] {
+			if seen.Since {
 				return wire.Duplicate()
 			}
-			seen[2] = true
+			seen.Since = true
 			if d.Null() {
 				continue
 			}
@@ -268,10 +279,10 @@ func readSearchArgs(d *wire.Decoder, v *in.SearchArgs) error {
 				return wire.At(err, "since")
 			}
 		case "filters":
-			if seen[3] {
+			if seen.Filters {
 				return wire.Duplicate()
 			}
-			seen[3] = true
+			seen.Filters = true
 			if d.Null() {
 				continue
 			}
@@ -279,18 +290,18 @@ func readSearchArgs(d *wire.Decoder, v *in.SearchArgs) error {
 				return wire.At(err, "filters")
 			}
 		case "inner":
-			if seen[4] {
+			if seen.Inner {
 				return wire.Duplicate()
 			}
-			seen[4] = true
+			seen.Inner = true
 			if err := readNested(d, &v.Inner); err != nil {
 				return wire.At(err, "inner")
 			}
 		case "order":
-			if seen[5] {
+			if seen.Order {
 				return wire.Duplicate()
 			}
-			seen[5] = true
+			seen.Order = true
 			if d.Null() {
 				continue
 			}
@@ -298,10 +309,10 @@ func readSearchArgs(d *wire.Decoder, v *in.SearchArgs) error {
 				return wire.At(err, "order")
 			}
 		case "levels":
-			if seen[6] {
+			if seen.Levels {
 				return wire.Duplicate()
 			}
-			seen[6] = true
+			seen.Levels = true
 			if d.Null() {
 				continue
 			}
@@ -309,10 +320,10 @@ func readSearchArgs(d *wire.Decoder, v *in.SearchArgs) error {
 				return wire.At(err, "levels")
 			}
 		case "page":
-			if seen[7] {
+			if seen.PagingPage {
 				return wire.Duplicate()
 			}
-			seen[7] = true
+			seen.PagingPage = true
 			if d.Null() {
 				continue
 			}
@@ -326,10 +337,10 @@ func readSearchArgs(d *wire.Decoder, v *in.SearchArgs) error {
 	if err := d.End(); err != nil {
 		return err
 	}
-	if !seen[0] {
+	if !seen.Query {
 		return wire.Missing("query")
 	}
-	if !seen[4] {
+	if !seen.Inner {
 		return wire.Missing("inner")
 	}
 	return nil
@@ -411,7 +422,11 @@ func readNested(d *wire.Decoder, v *in.Nested) error {
 	if err := d.ObjectStart(); err != nil {
 		return err
 	}
-	var seen [3]bool
+	var seen struct {
+		Flag  bool
+		Tags  bool
+		Owner bool
+	}
 	for d.More() {
 		name, err := d.Name()
 		if err != nil {
@@ -419,18 +434,18 @@ func readNested(d *wire.Decoder, v *in.Nested) error {
 		}
 		switch string(name) {
 		case "flag":
-			if seen[0] {
+			if seen.Flag {
 				return wire.Duplicate()
 			}
-			seen[0] = true
+			seen.Flag = true
 			if err := readBool(d, &v.Flag); err != nil {
 				return wire.At(err, "flag")
 			}
 		case "tags":
-			if seen[1] {
+			if seen.Tags {
 				return wire.Duplicate()
 			}
-			seen[1] = true
+			seen.Tags = true
 			if d.Null() {
 				continue
 			}
@@ -438,10 +453,10 @@ func readNested(d *wire.Decoder, v *in.Nested) error {
 				return wire.At(err, "tags")
 			}
 		case "owner":
-			if seen[2] {
+			if seen.Owner {
 				return wire.Duplicate()
 			}
-			seen[2] = true
+			seen.Owner = true
 			if d.Null() {
 				continue
 			}
@@ -455,7 +470,7 @@ func readNested(d *wire.Decoder, v *in.Nested) error {
 	if err := d.End(); err != nil {
 		return err
 	}
-	if !seen[0] {
+	if !seen.Flag {
 		return wire.Missing("flag")
 	}
 	return nil
@@ -649,7 +664,14 @@ func readTagItemArgs(d *wire.Decoder, v *TagItemArgs) error {
 	if err := d.ObjectStart(); err != nil {
 		return err
 	}
-	var seen [6]bool
+	var seen struct {
+		ItemID bool
+		Tags   bool
+		Weight bool
+		At     bool
+		Counts bool
+		Note   bool
+	}
 	for d.More() {
 		name, err := d.Name()
 		if err != nil {
@@ -657,50 +679,50 @@ func readTagItemArgs(d *wire.Decoder, v *TagItemArgs) error {
 		}
 		switch string(name) {
 		case "item_id":
-			if seen[0] {
+			if seen.ItemID {
 				return wire.Duplicate()
 			}
-			seen[0] = true
+			seen.ItemID = true
 			if err := readString(d, &v.ItemID); err != nil {
 				return wire.At(err, "item_id")
 			}
 		case "tags":
-			if seen[1] {
+			if seen.Tags {
 				return wire.Duplicate()
 			}
-			seen[1] = true
+			seen.Tags = true
 			if err := readNestedTags(d, &v.Tags); err != nil {
 				return wire.At(err, "tags")
 			}
 		case "weight":
-			if seen[2] {
+			if seen.Weight {
 				return wire.Duplicate()
 			}
-			seen[2] = true
+			seen.Weight = true
 			if err := readFloat64(d, &v.Weight); err != nil {
 				return wire.At(err, "weight")
 			}
 		case "at":
-			if seen[3] {
+			if seen.At {
 				return wire.Duplicate()
 			}
-			seen[3] = true
+			seen.At = true
 			if err := readTime(d, &v.At); err != nil {
 				return wire.At(err, "at")
 			}
 		case "counts":
-			if seen[4] {
+			if seen.Counts {
 				return wire.Duplicate()
 			}
-			seen[4] = true
+			seen.Counts = true
 			if err := readTagItemArgsCounts(d, &v.Counts); err != nil {
 				return wire.At(err, "counts")
 			}
 		case "note":
-			if seen[5] {
+			if seen.Note {
 				return wire.Duplicate()
 			}
-			seen[5] = true
+			seen.Note = true
 			if err := readStringPointer(d, &v.Note); err != nil {
 				return wire.At(err, "note")
 			}
@@ -711,22 +733,22 @@ func readTagItemArgs(d *wire.Decoder, v *TagItemArgs) error {
 	if err := d.End(); err != nil {
 		return err
 	}
-	if !seen[0] {
+	if !seen.ItemID {
 		return wire.Missing("item_id")
 	}
-	if !seen[1] {
+	if !seen.Tags {
 		return wire.Missing("tags")
 	}
-	if !seen[2] {
+	if !seen.Weight {
 		return wire.Missing("weight")
 	}
-	if !seen[3] {
+	if !seen.At {
 		return wire.Missing("at")
 	}
-	if !seen[4] {
+	if !seen.Counts {
 		return wire.Missing("counts")
 	}
-	if !seen[5] {
+	if !seen.Note {
 		return wire.Missing("note")
 	}
 	return nil
