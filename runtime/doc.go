@@ -1,18 +1,52 @@
-// Package runtime is what keelgen's generated code and agent harnesses import:
-// the tool call and result types, the error codes, the effect and policy
-// types, and the Executor that runs every call through one fixed order:
+// Package runtime is what keelgen's generated code and agent harnesses
+// import: the Executor that runs every tool call through one fixed order,
 //
 //	registered? → input schema → policy → handler → error classification →
 //	output schema → result
 //
-// The order lives in Executor.Execute and nowhere else. Generated code
-// describes tools (ToolSpec, NewTools), reads and checks their arguments and
-// results with runtime/wire, and selects them with a static switch; a tool
-// set written by hand uses NewTool and Handle.
+// and the types a harness hands it and gets back. The order lives in
+// Executor.Execute and nowhere else.
+//
+// # For a harness
+//
+// The generated package's NewExecutor makes an [Executor] of its tool set;
+// [Executor.Execute] takes an [ExecutionContext] (who calls, from the
+// harness's own auth, never from the model) and a [ToolCall] (the model's
+// name and arguments, untrusted), and returns one [ToolResult], whose
+// [ToolError] carries a stable [Code] (CodeUnknownTool, CodeInvalidArguments,
+// CodeApprovalRequired, CodeToolInternalError, CodeToolTimeout,
+// CodeInvalidToolOutput, or a declared business code). Options: [WithLogger],
+// [WithLimits], [WithErrorDetails], [WithDefaultTimeout], [WithPolicy],
+// [WithObserver] (and [AuditLog]). A handler fails with [Fail] and reads the
+// caller with [ExecutionContextFrom]. [ModelTool] is what the model is shown.
+//
+// # Policy and approvals
+//
+// [Policy], [PolicyRequest] and [Decision] decide a valid call;
+// [SideEffectPolicy] is the default. [WithApprovals] takes a [GrantKey]
+// ([HMACKey], [Ed25519Key], [Ed25519PublicKey]) and a [ReplayStore]
+// ([NewMemoryReplayStore]; redisreplay for several replicas); [IssueGrant]
+// signs a person's approval of an [ApprovalRequest], bound to the call by
+// [ArgumentsDigest].
+//
+// # The lock and signatures
+//
+// keel.lock.json is the reviewed contract of a set: [Lock], [ParseLock],
+// [VerifyLock], [Digest]. [WithRequiredSignature] requires its signature
+// ([ParsePublicKeyPEM], [VerifyLockSignature]); [WithExpectedSetDigest] pins
+// one exact set.
+//
+// # For generated code, and for tool sets made by hand
+//
+// Generated code describes tools as [ToolSpec] tables ([NewTools]), reads
+// and checks their arguments and results with runtime/wire through each
+// [Handler] and [Call], and references the IsAtLeastVersion constants. A
+// tool set written by hand uses [NewTool] and [Handle] (runtime/keeltest
+// makes a [ToolSet] of them).
 package runtime
 
 // Version is the version of this runtime package.
-const Version = "0.4.0"
+const Version = "0.5.0"
 
 // IsAtLeastVersion0_2_0 is referenced by keelgen's generated code. If the
 // runtime a program links is older than the generator that wrote the code,
