@@ -30,6 +30,7 @@ import (
 	"github.com/cedar-policy/cedar-go"
 	jsonv2 "github.com/go-json-experiment/json"
 
+	"github.com/keelgen/keel/internal/schemajson"
 	"github.com/keelgen/keel/runtime"
 	"github.com/keelgen/keel/runtime/wire"
 )
@@ -295,17 +296,7 @@ func memberSchema(schema map[string]any, name string) map[string]any {
 // types is the set of JSON types a schema allows, its anyOf and oneOf
 // alternatives included.
 func types(schema map[string]any) map[string]bool {
-	out := map[string]bool{}
-	switch t := schema["type"].(type) {
-	case string:
-		out[t] = true
-	case []any:
-		for _, x := range t {
-			if s, ok := x.(string); ok {
-				out[s] = true
-			}
-		}
-	}
+	out := schemajson.Strings(schema["type"])
 	for _, alt := range alternatives(schema) {
 		for t := range types(alt) {
 			out[t] = true

@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"slices"
 	"sort"
+
+	"github.com/keelgen/keel/internal/schemajson"
 )
 
 // schemaDiff walks an old and a new schema side by side and names each
@@ -73,7 +75,7 @@ func (d *schemaDiff) compare(old, new map[string]any, path string) {
 }
 
 func (d *schemaDiff) compareType(old, new map[string]any, path string) {
-	ot, nt := stringSet(old["type"]), stringSet(new["type"])
+	ot, nt := schemajson.Strings(old["type"]), schemajson.Strings(new["type"])
 	if reflect.DeepEqual(ot, nt) {
 		return
 	}
@@ -107,7 +109,7 @@ func (d *schemaDiff) compareEnum(old, new map[string]any, path string) {
 func (d *schemaDiff) compareProperties(old, new map[string]any, path string) {
 	op, _ := old["properties"].(map[string]any)
 	np, _ := new["properties"].(map[string]any)
-	oreq, nreq := stringSet(old["required"]), stringSet(new["required"])
+	oreq, nreq := schemajson.Strings(old["required"]), schemajson.Strings(new["required"])
 	for _, name := range slices.Sorted(maps.Keys(union(op, np))) {
 		field := fmt.Sprintf("field %q", join(path, name))
 		o, inOld := op[name].(map[string]any)
@@ -171,20 +173,6 @@ func union(a, b map[string]any) map[string]bool {
 }
 
 // stringSet reads "string" or ["string","null"] as a set.
-func stringSet(v any) map[string]bool {
-	out := map[string]bool{}
-	switch v := v.(type) {
-	case string:
-		out[v] = true
-	case []any:
-		for _, s := range v {
-			if s, ok := s.(string); ok {
-				out[s] = true
-			}
-		}
-	}
-	return out
-}
 
 // contains reports whether a ⊇ b. An absent type means any type.
 func contains(a, b map[string]bool) bool {

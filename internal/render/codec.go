@@ -20,6 +20,7 @@ import (
 	"github.com/keelgen/keel/internal/files"
 	"github.com/keelgen/keel/internal/gocode"
 	"github.com/keelgen/keel/internal/model"
+	"github.com/keelgen/keel/internal/schemajson"
 	"github.com/keelgen/keel/runtime/wire"
 )
 
@@ -401,19 +402,10 @@ func bits(t types.Type) int {
 
 // typeSet reads the type keyword; all is true when there is none.
 func typeSet(n node) (set map[string]bool, all bool) {
-	switch v := n["type"].(type) {
-	case string:
-		return map[string]bool{v: true}, false
-	case []any:
-		set = map[string]bool{}
-		for _, s := range v {
-			if s, ok := s.(string); ok {
-				set[s] = true
-			}
-		}
-		return set, false
+	if _, ok := n["type"]; !ok {
+		return nil, true
 	}
-	return nil, true
+	return schemajson.Strings(n["type"]), false
 }
 
 // nullable reports whether n takes null.

@@ -47,3 +47,22 @@ func Properties(doc map[string]any) (map[string]any, map[string]bool) {
 	}
 	return props, req
 }
+
+// Strings is the set of strings a keyword's value names: one ("type":
+// "string") or a list ("type": ["string", "null"], "required"); empty for
+// anything else, an absent keyword included. The one reading of a "type as
+// a set" every package that walks schemas shares.
+func Strings(v any) map[string]bool {
+	out := map[string]bool{}
+	switch v := v.(type) {
+	case string:
+		out[v] = true
+	case []any:
+		for _, s := range v {
+			if s, ok := s.(string); ok {
+				out[s] = true
+			}
+		}
+	}
+	return out
+}
