@@ -100,7 +100,7 @@ func Tool(info runtime.ToolInfo) *mcp.Tool {
 	destructive, openWorld := !read, false
 	return &mcp.Tool{
 		Name:         info.Name,
-		Description:  info.Description,
+		Description:  runtime.DescribeErrors(info.Description, info.Errors),
 		InputSchema:  json.RawMessage(info.InputSchema),
 		OutputSchema: json.RawMessage(info.OutputSchema),
 		Annotations: &mcp.ToolAnnotations{

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -139,6 +140,27 @@ type ModelTool struct {
 	// ErrorCodes are the business error codes the tool may return, besides
 	// the executor's own.
 	ErrorCodes []Code `json:"error_codes,omitempty"`
+}
+
+// DescriptionForModel is the description with the declared error codes
+// said in one closing sentence, for provider formats that have no field for
+// them (OpenAI, Anthropic, Ollama, MCP): the model learns up front that
+// rate_limited exists, not by hitting it. The lock's budget counts the codes
+// already (a ModelTool's bytes).
+func (m ModelTool) DescriptionForModel() string {
+	return DescribeErrors(m.Description, m.ErrorCodes)
+}
+
+// DescribeErrors appends to description the sentence naming codes, if any.
+func DescribeErrors(description string, codes []Code) string {
+	if len(codes) == 0 {
+		return description
+	}
+	names := make([]string, len(codes))
+	for i, c := range codes {
+		names[i] = string(c)
+	}
+	return strings.TrimSpace(description) + " Errors it may return: " + strings.Join(names, ", ") + "."
 }
 
 // Handler is a handler bound to its argument and result types: a reader

@@ -22,7 +22,7 @@ type Tool struct {
 func Tools(tools []runtime.ModelTool) []Tool {
 	out := make([]Tool, 0, len(tools))
 	for _, t := range tools {
-		out = append(out, Tool{Name: t.Name, Description: t.Description, InputSchema: t.Parameters})
+		out = append(out, Tool{Name: t.Name, Description: t.DescriptionForModel(), InputSchema: t.Parameters})
 	}
 	return out
 }

@@ -80,3 +80,10 @@ func TestMessagesWithTheSDK(t *testing.T) {
 		t.Fatalf("results %v", got)
 	}
 }
+
+// The model reads a tool's declared error codes in its description.
+func TestDefinitionsNameDeclaredCodes(t *testing.T) {
+	if d := anthropic.Tools(generated.ModelTools())[1].Description; d != "Returns one incident record by its id. Errors it may return: incident_not_found." {
+		t.Errorf("description %q", d)
+	}
+}

@@ -37,7 +37,7 @@ func Tools(tools []runtime.ModelTool) ([]Tool, error) {
 		if err != nil {
 			return nil, fmt.Errorf("tool %s: %w", t.Name, err)
 		}
-		out = append(out, Tool{Type: "function", Function: Function{Name: t.Name, Description: t.Description, Parameters: params}})
+		out = append(out, Tool{Type: "function", Function: Function{Name: t.Name, Description: t.DescriptionForModel(), Parameters: params}})
 	}
 	return out, nil
 }

@@ -93,7 +93,7 @@ func (a *Adapter) ChatTools() []ChatTool {
 	out := make([]ChatTool, 0, len(a.tools))
 	for _, t := range a.tools {
 		out = append(out, ChatTool{Type: "function", Function: FunctionDefinition{
-			Name: t.model.Name, Description: t.model.Description, Parameters: t.params, Strict: t.strict}})
+			Name: t.model.Name, Description: t.model.DescriptionForModel(), Parameters: t.params, Strict: t.strict}})
 	}
 	return out
 }
@@ -102,7 +102,7 @@ func (a *Adapter) ChatTools() []ChatTool {
 func (a *Adapter) ResponsesTools() []ResponsesTool {
 	out := make([]ResponsesTool, 0, len(a.tools))
 	for _, t := range a.tools {
-		out = append(out, ResponsesTool{Type: "function", Name: t.model.Name, Description: t.model.Description, Parameters: t.params, Strict: t.strict})
+		out = append(out, ResponsesTool{Type: "function", Name: t.model.Name, Description: t.model.DescriptionForModel(), Parameters: t.params, Strict: t.strict})
 	}
 	return out
 }

@@ -192,3 +192,14 @@ func TestStrictProblems(t *testing.T) {
 		t.Fatalf("non-strict fallback: %+v", tools[0])
 	}
 }
+
+// The model reads a tool's declared error codes in its description, in the
+// Chat and the Responses form alike, since neither has a field for them.
+func TestDefinitionsNameDeclaredCodes(t *testing.T) {
+	a := openai.New(generated.ModelTools(), openai.Options{Strict: true})
+	for _, d := range []string{a.ChatTools()[1].Function.Description, a.ResponsesTools()[1].Description} {
+		if d != "Returns one incident record by its id. Errors it may return: incident_not_found." {
+			t.Errorf("description %q", d)
+		}
+	}
+}
