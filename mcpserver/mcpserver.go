@@ -100,7 +100,7 @@ func Tool(info runtime.ToolInfo) *mcp.Tool {
 	destructive, openWorld := !read, false
 	return &mcp.Tool{
 		Name:         info.Name,
-		Description:  runtime.DescribeErrors(info.Description, info.Errors),
+		Description:  runtime.ModelTool{Description: info.Description, ErrorCodes: info.Errors}.DescriptionForModel(),
 		InputSchema:  json.RawMessage(info.InputSchema),
 		OutputSchema: json.RawMessage(info.OutputSchema),
 		Annotations: &mcp.ToolAnnotations{

@@ -148,19 +148,14 @@ type ModelTool struct {
 // rate_limited exists, not by hitting it. The lock's budget counts the codes
 // already (a ModelTool's bytes).
 func (m ModelTool) DescriptionForModel() string {
-	return DescribeErrors(m.Description, m.ErrorCodes)
-}
-
-// DescribeErrors appends to description the sentence naming codes, if any.
-func DescribeErrors(description string, codes []Code) string {
-	if len(codes) == 0 {
-		return description
+	if len(m.ErrorCodes) == 0 {
+		return m.Description
 	}
-	names := make([]string, len(codes))
-	for i, c := range codes {
+	names := make([]string, len(m.ErrorCodes))
+	for i, c := range m.ErrorCodes {
 		names[i] = string(c)
 	}
-	return strings.TrimSpace(description) + " Errors it may return: " + strings.Join(names, ", ") + "."
+	return strings.TrimSpace(m.Description) + " Errors it may return: " + strings.Join(names, ", ") + "."
 }
 
 // Handler is a handler bound to its argument and result types: a reader
