@@ -91,22 +91,24 @@ func New(set runtime.ToolSet, exec *runtime.Executor, opts Options) *mcp.Server 
 	return s
 }
 
-// Tool is the MCP description of a keel tool: keel's own schemas, and
-// annotations set deliberately from its effect. A read tool is read-only
-// and idempotent; a write tool may be destructive. keel tools are a
-// closed, reviewed set, so none is open-world.
+// Tool is the MCP description of a keel tool: keel's own schemas, its
+// title, and annotations from its effect and the hints its directive states,
+// with the defaults a reviewer would want when it states none: a write is
+// destructive, a read idempotent and a write not, and a tool open-world
+// (it may reach beyond the process) unless its author says closed.
 func Tool(info runtime.ToolInfo) *mcp.Tool {
-	read := info.Effect == runtime.EffectRead
-	destructive, openWorld := !read, false
+	destructive, openWorld := info.Destructive(), info.OpenWorld()
 	return &mcp.Tool{
 		Name:         info.Name,
+		Title:        info.Title,
 		Description:  runtime.ModelTool{Description: info.Description, ErrorCodes: info.Errors}.DescriptionForModel(),
 		InputSchema:  json.RawMessage(info.InputSchema),
 		OutputSchema: json.RawMessage(info.OutputSchema),
 		Annotations: &mcp.ToolAnnotations{
-			ReadOnlyHint:    read,
+			Title:           info.Title,
+			ReadOnlyHint:    info.Effect == runtime.EffectRead,
 			DestructiveHint: &destructive,
-			IdempotentHint:  read,
+			IdempotentHint:  info.Idempotent(),
 			OpenWorldHint:   &openWorld,
 		},
 	}

@@ -94,7 +94,7 @@ func TestListToolsShowsKeelSchemas(t *testing.T) {
 				a := tool.Annotations
 				read := info.Effect == runtime.EffectRead
 				if a == nil || a.ReadOnlyHint != read || a.IdempotentHint != read || a.DestructiveHint == nil || *a.DestructiveHint == read ||
-					a.OpenWorldHint == nil || *a.OpenWorldHint {
+					a.OpenWorldHint == nil || !*a.OpenWorldHint { // open-world unless the directive says world=closed
 					t.Errorf("%s: annotations %+v", tool.Name, a)
 				}
 				// The description the model reads names the declared codes.
@@ -205,5 +205,19 @@ func TestEveryFailureCodeIsAnErrorResult(t *testing.T) {
 				t.Errorf("%s %s: %+v", name, tool, r.Error)
 			}
 		}
+	}
+}
+
+// The hints and title a directive states reach tools/list as stated.
+func TestStatedHintsReachTheClient(t *testing.T) {
+	no, yes := false, true
+	info := generated.ToolSet.Lookup(generated.ToolCreateTicket).Info()
+	info.Title = "Open a ticket"
+	info.Hints = runtime.Hints{Destructive: &no, Idempotent: &yes, OpenWorld: &no}
+	tool := mcpserver.Tool(info)
+	a := tool.Annotations
+	if tool.Title != "Open a ticket" || a.Title != "Open a ticket" || a.ReadOnlyHint || !a.IdempotentHint ||
+		a.DestructiveHint == nil || *a.DestructiveHint || a.OpenWorldHint == nil || *a.OpenWorldHint {
+		t.Fatalf("tool %+v, annotations %+v", tool, a)
 	}
 }

@@ -53,6 +53,12 @@ type LockedTool struct {
 	// prompt carries it, so a reviewer sees a description that tripled.
 	ModelBytes  int `json:"model_bytes"`
 	ModelTokens int `json:"model_tokens"`
+	// Title and the stated hints; absent when not stated (a hint then takes
+	// its default, so a set that states none has the lock it always had).
+	Title       string `json:"title,omitempty"`
+	Destructive *bool  `json:"destructive,omitempty"`
+	Idempotent  *bool  `json:"idempotent,omitempty"`
+	OpenWorld   *bool  `json:"open_world,omitempty"`
 }
 
 // ModelBytes is the size of the ModelTool of info as compact JSON.
@@ -82,7 +88,8 @@ func NewLock(tools []ToolInfo) (Lock, error) {
 		if err != nil {
 			return Lock{}, fmt.Errorf("tool %s: description: %w", t.Name, err)
 		}
-		lt := LockedTool{Name: t.Name, Version: t.Version, Effect: t.Effect, Errors: slices.Clone(t.Errors)}
+		lt := LockedTool{Name: t.Name, Version: t.Version, Effect: t.Effect, Errors: slices.Clone(t.Errors),
+			Title: t.Title, Destructive: t.Hints.Destructive, Idempotent: t.Hints.Idempotent, OpenWorld: t.Hints.OpenWorld}
 		if lt.ModelBytes, err = ModelBytes(t); err != nil {
 			return Lock{}, fmt.Errorf("tool %s: %w", t.Name, err)
 		}
@@ -198,8 +205,11 @@ func VerifyLock(lockFile []byte, tools []ToolInfo) (Lock, error) {
 func lockedToolEqual(a, b LockedTool) bool {
 	return a.Name == b.Name && a.Version == b.Version && a.Effect == b.Effect && slices.Equal(a.Errors, b.Errors) &&
 		a.DescriptionDigest == b.DescriptionDigest && a.InputSchemaDigest == b.InputSchemaDigest && a.OutputSchemaDigest == b.OutputSchemaDigest &&
-		a.ModelBytes == b.ModelBytes && a.ModelTokens == b.ModelTokens
+		a.ModelBytes == b.ModelBytes && a.ModelTokens == b.ModelTokens && a.Title == b.Title &&
+		sameHint(a.Destructive, b.Destructive) && sameHint(a.Idempotent, b.Idempotent) && sameHint(a.OpenWorld, b.OpenWorld)
 }
+
+func sameHint(a, b *bool) bool { return (a == nil) == (b == nil) && (a == nil || *a == *b) }
 
 // SignLock returns the detached signature file for lockFile: the base64
 // ed25519 signature of its bytes, and a newline.

@@ -30,6 +30,48 @@ type ToolInfo struct {
 	Timeout time.Duration
 	// Errors are the business error codes the handler may return.
 	Errors []Code
+	// Title is a short human-readable name, for clients that show one
+	// (MCP); "" when none.
+	Title string
+	// Hints are what the author states about the tool's behaviour beyond
+	// its effect (//keel:tool destructive=, idempotent=, world=); an unset
+	// hint takes the default that is safe for a reviewer.
+	Hints Hints
+}
+
+// Hints are a tool's behaviour hints as the author stated them; nil means
+// unstated. Clients (MCP hosts, directories) decide confirmation prompts by
+// them, so the defaults are the cautious ones: a write is destructive, a
+// read is idempotent and a write is not, and every tool is open-world
+// (it may reach beyond the process) unless its author says closed.
+type Hints struct {
+	Destructive *bool
+	Idempotent  *bool
+	OpenWorld   *bool
+}
+
+// Destructive reports whether a call may destroy or overwrite data: false
+// for a read; for a write, true unless its author said destructive=false.
+func (info ToolInfo) Destructive() bool {
+	if info.Effect == EffectRead {
+		return false
+	}
+	return info.Hints.Destructive == nil || *info.Hints.Destructive
+}
+
+// Idempotent reports whether repeating a call has no further effect: as
+// stated, else true for a read and false for a write.
+func (info ToolInfo) Idempotent() bool {
+	if info.Hints.Idempotent != nil {
+		return *info.Hints.Idempotent
+	}
+	return info.Effect == EffectRead
+}
+
+// OpenWorld reports whether a call may reach beyond the process (an outside
+// API, the web): true unless its author said world=closed.
+func (info ToolInfo) OpenWorld() bool {
+	return info.Hints.OpenWorld == nil || *info.Hints.OpenWorld
 }
 
 // declares reports whether the tool may return code.

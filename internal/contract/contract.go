@@ -34,7 +34,7 @@ func (l Level) String() string {
 
 // Item is one change to one part of a tool's contract.
 type Item struct {
-	Part  string // "input", "output", "effect", "errors", "description"
+	Part  string // "input", "output", "effect", "hints", "errors", "title", "description"
 	Text  string
 	Level Level
 }
@@ -73,7 +73,8 @@ func Infos(pkg *model.Package, schemas map[string]model.Schemas) []runtime.ToolI
 	for _, t := range pkg.Tools {
 		s := schemas[t.Name]
 		info := runtime.ToolInfo{Name: t.Name, Version: t.Version, Effect: runtime.Effect(t.Effect),
-			Description: t.Description, InputSchema: s.Input, OutputSchema: s.Output, Timeout: t.Timeout}
+			Description: t.Description, InputSchema: s.Input, OutputSchema: s.Output, Timeout: t.Timeout,
+			Title: t.Title, Hints: t.Hints}
 		for _, c := range t.Errors {
 			info.Errors = append(info.Errors, runtime.Code(c))
 		}
@@ -162,6 +163,38 @@ func Compare(prev *Previous, now []runtime.ToolInfo) ([]ToolChange, runtime.Lock
 	return changes, lock, nil
 }
 
+// compareHints compares the hints as they resolve (an unstated hint is its
+// default, so stating the default changes nothing). A hint that drops a
+// caution (no longer destructive, now idempotent, now closed-world) lets
+// clients skip a confirmation they made before: major. One that adds a
+// caution: minor.
+func compareHints(ot, nt *runtime.LockedTool) []Item {
+	resolve := func(t *runtime.LockedTool) runtime.ToolInfo {
+		return runtime.ToolInfo{Effect: t.Effect, Hints: runtime.Hints{Destructive: t.Destructive, Idempotent: t.Idempotent, OpenWorld: t.OpenWorld}}
+	}
+	o, n := resolve(ot), resolve(nt)
+	var items []Item
+	for _, h := range []struct {
+		name      string
+		old, new  bool
+		cautionIs bool // the value that asks clients for care
+		unstated  bool // on both sides: a change of effect moved the default, and says so itself
+	}{
+		{"destructive", o.Destructive(), n.Destructive(), true, ot.Destructive == nil && nt.Destructive == nil},
+		{"idempotent", o.Idempotent(), n.Idempotent(), false, ot.Idempotent == nil && nt.Idempotent == nil},
+		{"open-world", o.OpenWorld(), n.OpenWorld(), true, ot.OpenWorld == nil && nt.OpenWorld == nil},
+	} {
+		switch {
+		case h.old == h.new, h.unstated && ot.Effect != nt.Effect:
+		case h.new == h.cautionIs:
+			items = append(items, Item{"hints", fmt.Sprintf("hint %s changed from %v to %v", h.name, h.old, h.new), Minor})
+		default:
+			items = append(items, Item{"hints", fmt.Sprintf("hint %s changed from %v to %v: clients may now skip a confirmation", h.name, h.old, h.new), Major})
+		}
+	}
+	return items
+}
+
 func compareTool(prev *Previous, ot, nt *runtime.LockedTool, info runtime.ToolInfo) []Item {
 	var items []Item
 	if ot.DescriptionDigest != nt.DescriptionDigest {
@@ -174,6 +207,10 @@ func compareTool(prev *Previous, ot, nt *runtime.LockedTool, info runtime.ToolIn
 	default:
 		items = append(items, Item{"effect", fmt.Sprintf("effect changed from %s to %s", ot.Effect, nt.Effect), Minor})
 	}
+	if ot.Title != nt.Title {
+		items = append(items, Item{"title", "title changed", Patch})
+	}
+	items = append(items, compareHints(ot, nt)...)
 	for _, c := range setDiff(ot.Errors, nt.Errors) {
 		items = append(items, Item{"errors", fmt.Sprintf("error code %q added", c), Minor})
 	}

@@ -14,6 +14,7 @@ import (
 const (
 	directivePrefix = "//keel:tool"
 	paramPrefix     = "//keel:param"
+	titlePrefix     = "//keel:title"
 )
 
 // toolNameRule is the one rule every model provider accepts.
@@ -32,6 +33,7 @@ type directive struct {
 	name, version, effect string
 	timeout               time.Duration
 	errors                []string
+	hints                 runtime.Hints
 }
 
 // maxTimeout bounds timeout=; a longer tool call is a job, not a tool.
@@ -42,6 +44,9 @@ func isDirective(text string) bool { return isKeyword(text, directivePrefix) }
 
 // isParam reports whether a comment line is a //keel:param line.
 func isParam(text string) bool { return isKeyword(text, paramPrefix) }
+
+// isTitle reports whether a comment line is a //keel:title line.
+func isTitle(text string) bool { return isKeyword(text, titlePrefix) }
 
 func isKeyword(text, prefix string) bool {
 	rest, ok := strings.CutPrefix(text, prefix)
@@ -59,13 +64,13 @@ func parseParam(text string) (name, description string) {
 // classifyComment returns a problem for a comment line that is almost, but
 // not, a directive; "" for ordinary comments and real directives.
 func classifyComment(text string) string {
-	if isDirective(text) || isParam(text) || !nearMiss.MatchString(text) {
+	if isDirective(text) || isParam(text) || isTitle(text) || !nearMiss.MatchString(text) {
 		return ""
 	}
 	if rest, ok := strings.CutPrefix(text, "//keel:"); ok && rest != "" && rest[0] != ' ' && rest[0] != '\t' {
-		return fmt.Sprintf("unknown directive //keel:%s (keel's directives are //keel:tool and //keel:param)", strings.Fields(rest)[0])
+		return fmt.Sprintf("unknown directive //keel:%s (keel's directives are //keel:tool, //keel:param and //keel:title)", strings.Fields(rest)[0])
 	}
-	return fmt.Sprintf("malformed directive %q: write exactly //keel:tool or //keel:param (lower case, no spaces)", directiveWords(text))
+	return fmt.Sprintf("malformed directive %q: write exactly //keel:tool, //keel:param or //keel:title (lower case, no spaces)", directiveWords(text))
 }
 
 // directiveWords is the directive part of a near miss, without its keys.
@@ -121,14 +126,35 @@ func parseDirective(text string) (directive, []string) {
 			}
 		case "errors":
 			problems = append(problems, d.parseErrors(value)...)
+		case "destructive", "idempotent":
+			b, ok := map[string]bool{"true": true, "false": false}[value]
+			if !ok {
+				problems = append(problems, fmt.Sprintf("//keel:tool: %s %q must be true or false", key, value))
+				continue
+			}
+			if key == "destructive" {
+				d.hints.Destructive = &b
+			} else {
+				d.hints.Idempotent = &b
+			}
+		case "world":
+			open, ok := map[string]bool{"open": true, "closed": false}[value]
+			if !ok {
+				problems = append(problems, fmt.Sprintf("//keel:tool: world %q must be open (the tool may reach beyond the process) or closed", value))
+				continue
+			}
+			d.hints.OpenWorld = &open
 		default:
-			problems = append(problems, fmt.Sprintf("//keel:tool: unknown key %q (keys are name, version, effect, timeout, errors)", key))
+			problems = append(problems, fmt.Sprintf("//keel:tool: unknown key %q (keys are name, version, effect, timeout, errors, destructive, idempotent, world)", key))
 		}
 	}
 	for _, key := range []string{"name", "version", "effect"} {
 		if !seen[key] {
 			problems = append(problems, fmt.Sprintf("//keel:tool: missing required key %q", key))
 		}
+	}
+	if d.effect == "read" && d.hints.Destructive != nil {
+		problems = append(problems, "//keel:tool: destructive is a write's hint; a read destroys nothing")
 	}
 	return d, problems
 }

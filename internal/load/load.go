@@ -149,7 +149,7 @@ func (l *loader) run(out *model.Package) []*ast.File {
 // comment checks one comment group for keel directives and adds the tool
 // of a directive on fd, the func it documents (nil for none).
 func (l *loader) comment(cg *ast.CommentGroup, fd *ast.FuncDecl, out *model.Package) {
-	var directives, params []*ast.Comment
+	var directives, params, titles []*ast.Comment
 	for _, c := range cg.List {
 		switch msg := classifyComment(c.Text); {
 		case msg != "":
@@ -158,6 +158,8 @@ func (l *loader) comment(cg *ast.CommentGroup, fd *ast.FuncDecl, out *model.Pack
 			directives = append(directives, c)
 		case isParam(c.Text):
 			params = append(params, c)
+		case isTitle(c.Text):
+			titles = append(titles, c)
 		}
 	}
 	switch {
@@ -165,12 +167,15 @@ func (l *loader) comment(cg *ast.CommentGroup, fd *ast.FuncDecl, out *model.Pack
 		if len(params) > 0 {
 			l.errorf(params[0].Pos(), "//keel:param must be in the doc comment of a //keel:tool func")
 		}
+		if len(titles) > 0 {
+			l.errorf(titles[0].Pos(), "//keel:title must be in the doc comment of a //keel:tool func")
+		}
 	case fd == nil:
 		l.errorf(directives[0].Pos(), "//keel:tool must be in the doc comment of a top-level func")
 	case len(directives) > 1:
 		l.errorf(directives[1].Pos(), "func %s has more than one //keel:tool directive", fd.Name.Name)
 	default:
-		if t := l.tool(fd, directives[0], params); t != nil {
+		if t := l.tool(fd, directives[0], params); t != nil && l.title(t, titles) {
 			out.Tools = append(out.Tools, t)
 		}
 	}
@@ -188,7 +193,7 @@ func (l *loader) tool(fd *ast.FuncDecl, dir *ast.Comment, params []*ast.Comment)
 	}
 	before := len(l.diags)
 	t := &model.Tool{
-		Name: d.name, Version: d.version, Effect: d.effect, Timeout: d.timeout, Errors: d.errors,
+		Name: d.name, Version: d.version, Effect: d.effect, Timeout: d.timeout, Errors: d.errors, Hints: d.hints,
 		Description: modelText(docText(fd.Doc), fd.Name.Name),
 		Pos:         l.fset.Position(dir.Pos()),
 		Func:        fd.Name.Name,
@@ -207,6 +212,30 @@ func (l *loader) tool(fd *ast.FuncDecl, dir *ast.Comment, params []*ast.Comment)
 	}
 	return t
 }
+
+// title gives t its //keel:title, a short name for people (MCP clients
+// show it); one line of text, at most once.
+func (l *loader) title(t *model.Tool, titles []*ast.Comment) bool {
+	for i, c := range titles {
+		text := strings.TrimSpace(c.Text[len(titlePrefix):])
+		switch {
+		case i > 0:
+			l.errorf(c.Pos(), "%s: //keel:title is given twice", t.Name)
+			return false
+		case text == "":
+			l.errorf(c.Pos(), "%s: //keel:title has no text", t.Name)
+			return false
+		case utf8.RuneCountInString(text) > maxTitle:
+			l.errorf(c.Pos(), "%s: //keel:title is %d characters; a title is at most %d (the description says the rest)", t.Name, utf8.RuneCountInString(text), maxTitle)
+			return false
+		}
+		t.Title = text
+	}
+	return true
+}
+
+// maxTitle bounds a tool's title: a name to show, not a description.
+const maxTitle = 64
 
 // describeParams gives plain parameters their //keel:param descriptions.
 func (l *loader) describeParams(t *model.Tool, label string, params []*ast.Comment) {

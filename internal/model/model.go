@@ -3,6 +3,8 @@
 package model
 
 import (
+	"github.com/keelgen/keel/runtime"
+
 	"cmp"
 	"fmt"
 	"go/constant"
@@ -59,6 +61,8 @@ type Tool struct {
 	Description string
 	Timeout     time.Duration  // 0: the executor's default
 	Errors      []string       // declared business error codes, sorted
+	Title       string         // from //keel:title; "" when none
+	Hints       runtime.Hints  // as the directive states them
 	Pos         token.Position // of the //keel:tool directive
 
 	Func    string // handler function name

@@ -24,6 +24,7 @@ import (
 	"github.com/keelgen/keel/internal/files"
 	"github.com/keelgen/keel/internal/gocode"
 	"github.com/keelgen/keel/internal/model"
+	"github.com/keelgen/keel/runtime"
 )
 
 const runtimePkg = "github.com/keelgen/keel/runtime"
@@ -191,15 +192,48 @@ func toolVars(f *jen.File, pkg *model.Package, binders map[string]string) {
 				if len(t.Errors) > 0 {
 					g.Id("Errors").Op(":").Add(errorCodes(t))
 				}
+				if t.Title != "" {
+					g.Id("Title").Op(":").Lit(t.Title)
+				}
+				if h := hintsCode(t.Hints); h != nil {
+					g.Id("Hints").Op(":").Add(h)
+				}
 			})
 			list.Custom(multiLine, jen.Id("Info").Op(":").Add(info), jen.Id("Handler").Op(":").Add(handlerBinding(t, binders[t.Name])))
 		}
 	})
+	if slices.ContainsFunc(pkg.Tools, func(t *model.Tool) bool { return hintsCode(t.Hints) != nil }) {
+		f.Comment("stated are the values the directives state hints with.")
+		f.Var().Id("stated").Op("=").Index(jen.Lit(2)).Bool().Values(jen.False(), jen.True())
+	}
 	f.Comment("tools are toolSpecs as the executor holds them.")
 	f.Var().Id("tools").Op("=").Qual(runtimePkg, "NewTools").Call(jen.Id("schemaFS"), jen.Id("toolSpecs").Index(jen.Op(":")))
 }
 
 var multiLine = jen.Options{Open: "{", Close: "}", Separator: ",", Multi: true}
+
+// hintsCode renders the hints a directive states, or nil when it states
+// none; each points at a value of stated, so the table stays data.
+func hintsCode(h runtime.Hints) jen.Code {
+	var fields []jen.Code
+	for _, f := range []struct {
+		name string
+		v    *bool
+	}{{"Destructive", h.Destructive}, {"Idempotent", h.Idempotent}, {"OpenWorld", h.OpenWorld}} {
+		if f.v == nil {
+			continue
+		}
+		i := 0
+		if *f.v {
+			i = 1
+		}
+		fields = append(fields, jen.Id(f.name).Op(":").Op("&").Id("stated").Index(jen.Lit(i)))
+	}
+	if fields == nil {
+		return nil
+	}
+	return jen.Qual(runtimePkg, "Hints").Values(fields...)
+}
 
 // toolSet is the executor's view: the static switch, the list, the lock.
 func toolSet(f *jen.File, pkg *model.Package) {

@@ -52,7 +52,7 @@ try {
     check(`${t.name} outputSchema is keel's`, same(t.outputSchema, schema(t.name, "output")), JSON.stringify(t.outputSchema));
     const read = t.name === "lookup_incident";
     check(`${t.name} annotations`, t.annotations?.readOnlyHint === read && t.annotations?.destructiveHint === !read &&
-      t.annotations?.openWorldHint === false, JSON.stringify(t.annotations));
+      t.annotations?.openWorldHint === true, JSON.stringify(t.annotations));
   }
 
   // call-valid

@@ -19,7 +19,7 @@ const _ = runtime.IsAtLeastVersion0_4_0
 
 // SetDigest identifies this exact tool set: the set_digest of keel.lock.json.
 // The executor recomputes it from the embedded contracts before it accepts a call.
-const SetDigest = "sha256:e2684fefc7b732c06b14ceea62d32f09e3ff7e45a5dd18151dcfc3da58192534"
+const SetDigest = "sha256:8242b0c9a1684a1bfbbb3af55cf5ac3c599fe8a1801c26b27c218b824292c447"
 
 // Tool names. Harness code that names a tool by its constant stops compiling
 // when the tool is removed.
@@ -97,9 +97,11 @@ var toolSpecs = [...]runtime.ToolSpec{
 	{
 		Info: runtime.ToolInfo{
 			Name:        ToolTagItem,
-			Version:     "1",
+			Version:     "2",
 			Effect:      runtime.EffectWrite,
-			Description: "Adds tags to an item.",
+			Description: "Adds tags to an item. Tagging twice with the same tags changes nothing, and no tag is lost: the author states it.",
+			Title:       "Tag an item",
+			Hints:       runtime.Hints{Destructive: &stated[0], Idempotent: &stated[1], OpenWorld: &stated[0]},
 		},
 		Handler: tagItemArgsHandler(func(ctx context.Context, args TagItemArgs) (in.Item, error) {
 			return in.TagItem(ctx, args.ItemID, args.Tags, args.Weight, args.At, args.Counts, args.Note)
@@ -117,6 +119,9 @@ var toolSpecs = [...]runtime.ToolSpec{
 		}),
 	},
 }
+
+// stated are the values the directives state hints with.
+var stated = [2]bool{false, true}
 
 // tools are toolSpecs as the executor holds them.
 var tools = runtime.NewTools(schemaFS, toolSpecs[:])
