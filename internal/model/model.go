@@ -3,8 +3,6 @@
 package model
 
 import (
-	"github.com/keelgen/keel/runtime"
-
 	"cmp"
 	"fmt"
 	"go/constant"
@@ -14,6 +12,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/keelgen/keel/runtime"
 )
 
 // Package is what keelgen read: the tools of one or more handler packages.
