@@ -1,0 +1,115 @@
+package bedrock_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/bedrockruntime"
+	"github.com/aws/aws-sdk-go-v2/service/bedrockruntime/types"
+
+	"github.com/keelgen/keel/generated"
+	"github.com/keelgen/keel/internal/jsontest"
+	"github.com/keelgen/keel/provider/bedrock"
+	"github.com/keelgen/keel/runtime"
+)
+
+// Through aws-sdk-go-v2's Bedrock runtime client, to a server on loopback:
+// Converse sends keel's schemas as toolSpec inputSchema json; the toolUse
+// block the SDK parses from the reply runs through the executor; the
+// toolResult goes back in the next request with keel's result as json, and
+// status "error" on a failure (not with NoErrorStatus).
+func TestConverseRoundTrip(t *testing.T) {
+	replies := []string{
+		`{"output":{"message":{"role":"assistant","content":[{"toolUse":{"toolUseId":"tu-1","name":"lookup_incident","input":{"incident_id":"INC-001"}}}]}},"stopReason":"tool_use","usage":{"inputTokens":1,"outputTokens":1,"totalTokens":2},"metrics":{"latencyMs":1}}`,
+		`{"output":{"message":{"role":"assistant","content":[{"toolUse":{"toolUseId":"tu-2","name":"lookup_incident","input":{"incident_id":"nope"}}}]}},"stopReason":"tool_use","usage":{"inputTokens":1,"outputTokens":1,"totalTokens":2},"metrics":{"latencyMs":1}}`,
+		`{"output":{"message":{"role":"assistant","content":[{"text":"done"}]}},"stopReason":"end_turn","usage":{"inputTokens":1,"outputTokens":1,"totalTokens":2},"metrics":{"latencyMs":1}}`,
+	}
+	var bodies []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		bodies = append(bodies, string(b))
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, replies[len(bodies)-1])
+	}))
+	defer srv.Close()
+	client := bedrockruntime.New(bedrockruntime.Options{Region: "us-east-1", BaseEndpoint: aws.String(srv.URL),
+		Credentials: credentials.NewStaticCredentialsProvider("AKID", "SECRET", "")})
+	cfg, err := bedrock.Tools(generated.ModelTools())
+	if err != nil {
+		t.Fatal(err)
+	}
+	exec, err := generated.NewExecutor(runtime.WithLogger(slog.New(slog.DiscardHandler)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	messages := []types.Message{{Role: types.ConversationRoleUser, Content: []types.ContentBlock{&types.ContentBlockMemberText{Value: "What happened in INC-001?"}}}}
+	for turn := 0; turn < 2; turn++ {
+		out, err := client.Converse(ctx, &bedrockruntime.ConverseInput{ModelId: aws.String("anthropic.test"), Messages: messages, ToolConfig: cfg})
+		if err != nil {
+			t.Fatal(err)
+		}
+		msg := out.Output.(*types.ConverseOutputMemberMessage).Value
+		use := msg.Content[0].(*types.ContentBlockMemberToolUse).Value
+		result, err := bedrock.Result(exec.Execute(ctx, runtime.ExecutionContext{}, bedrock.ToolCall(use)), bedrock.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		messages = append(messages, msg, types.Message{Role: types.ConversationRoleUser, Content: []types.ContentBlock{result}})
+	}
+	if _, err := client.Converse(ctx, &bedrockruntime.ConverseInput{ModelId: aws.String("anthropic.test"), Messages: messages, ToolConfig: cfg}); err != nil {
+		t.Fatal(err)
+	}
+
+	// The first request carried keel's schemas.
+	var first struct {
+		ToolConfig struct {
+			Tools []struct {
+				ToolSpec struct {
+					Name, Description string
+					InputSchema       struct{ JSON json.RawMessage } `json:"inputSchema"`
+				} `json:"toolSpec"`
+			} `json:"tools"`
+		} `json:"toolConfig"`
+	}
+	if err := json.Unmarshal([]byte(bodies[0]), &first); err != nil || len(first.ToolConfig.Tools) != 2 {
+		t.Fatalf("first request: %v\n%s", err, bodies[0])
+	}
+	for i, m := range generated.ModelTools() {
+		spec := first.ToolConfig.Tools[i].ToolSpec
+		if spec.Name != m.Name || spec.Description != m.DescriptionForModel() || !jsontest.Equal(t, spec.InputSchema.JSON, m.Parameters) {
+			t.Errorf("toolSpec %+v, want keel's %s", spec, m.Parameters)
+		}
+	}
+	// The results went back: success with its data, failure with status
+	// error and the stable code, nothing internal.
+	last := bodies[2]
+	for _, want := range []string{`"toolUseId":"tu-1"`, `"status":"success"`, `"incident_id":"INC-001"`,
+		`"toolUseId":"tu-2"`, `"status":"error"`, `"code":"invalid_arguments"`} {
+		if !strings.Contains(last, want) {
+			t.Errorf("the last request lacks %s:\n%s", want, last)
+		}
+	}
+}
+
+// With NoErrorStatus a failed result carries no status, for models that
+// refuse status "error"; its json still says ok false with the code.
+func TestNoErrorStatus(t *testing.T) {
+	r := runtime.ToolResult{CallID: "c", ToolName: "x", Error: &runtime.ToolError{Code: runtime.CodeUnknownTool, Message: "No tool with that name is available."}}
+	block, err := bedrock.Result(r, bedrock.Options{NoErrorStatus: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := block.(*types.ContentBlockMemberToolResult).Value
+	if tr.Status != "" || aws.ToString(tr.ToolUseId) != "c" {
+		t.Fatalf("result %+v", tr)
+	}
+}
