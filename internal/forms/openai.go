@@ -12,6 +12,7 @@ import (
 	"io"
 	"maps"
 	"slices"
+	"strings"
 
 	"github.com/go-json-experiment/json/jsontext"
 
@@ -19,10 +20,59 @@ import (
 	"github.com/keelgen/keel/runtime"
 )
 
-// refused are keywords strict mode does not accept.
-var refused = []string{"minLength", "maxLength", "patternProperties", "propertyNames", "minProperties", "maxProperties",
-	"unevaluatedProperties", "unevaluatedItems", "contains", "minContains", "maxContains", "uniqueItems",
-	"allOf", "not", "if", "then", "else", "dependentRequired", "dependentSchemas", "contentEncoding", "contentMediaType"}
+// refused are keywords strict mode does not accept and that no sentence can
+// stand for: a tool that uses one is offered non-strict.
+var refused = []string{"patternProperties", "propertyNames", "unevaluatedProperties", "unevaluatedItems",
+	"contains", "minContains", "maxContains", "allOf", "not", "if", "then", "else", "dependentRequired", "dependentSchemas"}
+
+// describe moves the keywords strict mode does not accept, but a model can
+// read as words, into the member's description ("at most 200 characters"),
+// so the tool stays strict; the executor still enforces them, on the
+// schema as generated.
+func describe(s map[string]any) {
+	var notes []string
+	count := func(kw, unit string, most bool) {
+		v, ok := s[kw]
+		if !ok {
+			return
+		}
+		delete(s, kw)
+		word := "at least"
+		if most {
+			word = "at most"
+		}
+		n := fmt.Sprint(v)
+		if n != "1" {
+			unit += "s"
+		}
+		notes = append(notes, fmt.Sprintf("%s %s %s", word, n, unit))
+	}
+	count("minLength", "character", false)
+	count("maxLength", "character", true)
+	count("minProperties", "member", false)
+	count("maxProperties", "member", true)
+	if u, ok := s["uniqueItems"]; ok {
+		delete(s, "uniqueItems")
+		if u == true {
+			notes = append(notes, "no item twice")
+		}
+	}
+	if f, ok := s["format"].(string); ok && !strictFormats[f] {
+		delete(s, "format")
+		notes = append(notes, "format: "+f)
+	}
+	for _, kw := range []string{"contentEncoding", "contentMediaType"} {
+		if v, ok := s[kw].(string); ok {
+			delete(s, kw)
+			notes = append(notes, kw+": "+v)
+		}
+	}
+	if len(notes) == 0 {
+		return
+	}
+	desc, _ := s["description"].(string)
+	s["description"] = strings.TrimSpace(desc + " (" + strings.Join(notes, "; ") + ")")
+}
 
 // strictFormats are the string formats strict mode accepts.
 var strictFormats = map[string]bool{"date-time": true, "time": true, "date": true, "duration": true, "email": true,
@@ -66,13 +116,11 @@ func strictify(s map[string]any, path string, nulls *NullShape) []string {
 		}
 		problems = append(problems, fmt.Sprintf("%s: %s", where, fmt.Sprintf(format, args...)))
 	}
+	describe(s)
 	for _, kw := range refused {
 		if _, ok := s[kw]; ok {
 			at("keyword %q is not supported in strict mode", kw)
 		}
-	}
-	if f, ok := s["format"].(string); ok && !strictFormats[f] {
-		at("format %q is not supported in strict mode", f)
 	}
 	if _, ok := s["type"]; !ok && s["enum"] == nil && s["const"] == nil && s["anyOf"] == nil {
 		at("a value of any type cannot be expressed in strict mode")

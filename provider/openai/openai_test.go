@@ -18,6 +18,7 @@ import (
 	"github.com/keelgen/keel/internal/jsontest"
 	"github.com/keelgen/keel/provider/openai"
 	"github.com/keelgen/keel/runtime"
+	"github.com/keelgen/keel/runtime/keeltest"
 )
 
 // fakeOpenAI records the request body and answers with reply.
@@ -175,10 +176,9 @@ func TestStrictMode(t *testing.T) {
 
 func TestStrictProblems(t *testing.T) {
 	for schema, want := range map[string]string{
-		`{"type":"object","properties":{"s":{"type":"string","minLength":1}},"required":["s"],"additionalProperties":false}`:           `s: keyword "minLength" is not supported in strict mode`,
+		`{"type":"object","properties":{"s":{"type":"string","not":{"const":"x"}}},"required":["s"],"additionalProperties":false}`:     `s: keyword "not" is not supported in strict mode`,
 		`{"type":"object","properties":{"m":{"type":"object","additionalProperties":{"type":"string"}}},"additionalProperties":false}`: `m: a map (additionalProperties with a schema) cannot be expressed in strict mode`,
 		`{"type":"object","properties":{"v":{}},"additionalProperties":false}`:                                                         `v: a value of any type cannot be expressed in strict mode`,
-		`{"type":"object","properties":{"u":{"type":"string","format":"uri"}},"additionalProperties":false}`:                           `u: format "uri" is not supported in strict mode`,
 	} {
 		got := openai.StrictProblems(json.RawMessage(schema))
 		if len(got) != 1 || got[0] != want {
@@ -186,10 +186,52 @@ func TestStrictProblems(t *testing.T) {
 		}
 	}
 	// A tool that cannot be strict is offered non-strict, with keel's schema.
-	bad := json.RawMessage(`{"type":"object","properties":{"s":{"type":"string","minLength":1}},"required":["s"],"additionalProperties":false}`)
+	bad := json.RawMessage(`{"type":"object","properties":{"m":{"type":"object","additionalProperties":{"type":"string"}}},"required":["m"],"additionalProperties":false}`)
 	tools := openai.New([]runtime.ModelTool{{Name: "b", Description: "d", Parameters: bad}}, openai.Options{Strict: true}).ChatTools()
 	if tools[0].Function.Strict || string(tools[0].Function.Parameters) != string(bad) {
 		t.Fatalf("non-strict fallback: %+v", tools[0])
+	}
+}
+
+// A keyword strict mode does not take, but a model can read as words, moves
+// into the member's description, and the tool stays strict; the executor
+// still enforces the schema as generated.
+func TestStrictKeepsChecksInWords(t *testing.T) {
+	schema := json.RawMessage(`{"type":"object","properties":{
+		"code":{"type":"string","description":"The code.","minLength":3,"maxLength":8},
+		"link":{"type":"string","format":"uri"},
+		"tags":{"type":"array","items":{"type":"string","maxLength":1},"uniqueItems":true}},
+		"required":["code","link","tags"],"additionalProperties":false}`)
+	out, _, problems := openai.StrictSchema(schema)
+	if len(problems) > 0 {
+		t.Fatal(problems)
+	}
+	want := `{"additionalProperties":false,"properties":{"code":{"description":"The code. (at least 3 characters; at most 8 characters)","type":"string"},"link":{"description":"(format: uri)","type":"string"},"tags":{"description":"(no item twice)","items":{"description":"(at most 1 character)","type":"string"},"type":"array"}},"required":["code","link","tags"],"type":"object"}`
+	if string(out) != want {
+		t.Fatalf("strict schema\n%s\nwant\n%s", out, want)
+	}
+	ran := 0
+	tool := runtime.NewTool(runtime.ToolInfo{Name: "w", Version: "1", Effect: runtime.EffectRead, Description: "W.",
+		InputSchema: schema, OutputSchema: json.RawMessage(`{"type":"object"}`)},
+		runtime.Handle(func(context.Context, struct {
+			Code string   `json:"code"`
+			Link string   `json:"link"`
+			Tags []string `json:"tags"`
+		}) (struct{}, error) {
+			ran++
+			return struct{}{}, nil
+		}))
+	exec, err := runtime.NewExecutor(keeltest.Of(tool), runtime.WithLogger(slog.New(slog.DiscardHandler)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := openai.New(runtime.ModelTools(keeltest.Of(tool)), openai.Options{Strict: true})
+	if !a.ChatTools()[0].Function.Strict {
+		t.Fatal("the tool is not offered strict")
+	}
+	r := exec.Execute(context.Background(), runtime.ExecutionContext{}, a.ToolCall("c", "w", `{"code":"ab","link":"https://x.example","tags":["a"]}`))
+	if r.Code() != runtime.CodeInvalidArguments || ran != 0 {
+		t.Fatalf("a code under minLength: %+v, %d runs", r.Error, ran)
 	}
 }
 
