@@ -93,7 +93,7 @@ func OpenAIStrict(schema json.RawMessage) (out json.RawMessage, nulls *NullShape
 	if len(problems) > 0 {
 		return nil, nil, problems
 	}
-	out, err = schemajson.Marshal(doc)
+	out, err = schemajson.MarshalInOrder(doc, schema) // the author's property order, which the model generates in
 	if err != nil {
 		return nil, nil, []string{err.Error()}
 	}

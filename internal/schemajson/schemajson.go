@@ -3,9 +3,14 @@
 package schemajson
 
 import (
+	"bytes"
 	"encoding/json"
+	"maps"
+	"slices"
+	"strconv"
 
 	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/keelgen/keel/runtime"
 )
@@ -65,4 +70,100 @@ func Strings(v any) map[string]bool {
 		}
 	}
 	return out
+}
+
+// MarshalInOrder encodes doc, a transformed copy of the schema orig, with
+// every object's members in orig's order (a provider form keeps the
+// author's property order, which a model generates in); members orig did
+// not have follow, sorted. Maps alone would sort everything.
+func MarshalInOrder(doc map[string]any, orig []byte) (json.RawMessage, error) {
+	order := map[string][]string{} // JSON Pointer of an object in orig → its member names
+	dec := jsontext.NewDecoder(bytes.NewReader(orig))
+	var walk func(ptr jsontext.Pointer) error
+	walk = func(ptr jsontext.Pointer) error {
+		tok, err := dec.ReadToken()
+		if err != nil {
+			return err
+		}
+		switch tok.Kind() {
+		case '{':
+			var names []string
+			for dec.PeekKind() != '}' {
+				name, err := dec.ReadToken()
+				if err != nil {
+					return err
+				}
+				n := name.String()
+				names = append(names, n)
+				if err := walk(ptr.AppendToken(n)); err != nil {
+					return err
+				}
+			}
+			order[string(ptr)] = names
+			_, err = dec.ReadToken()
+			return err
+		case '[':
+			for i := 0; dec.PeekKind() != ']'; i++ {
+				if err := walk(ptr.AppendToken(strconv.Itoa(i))); err != nil {
+					return err
+				}
+			}
+			_, err = dec.ReadToken()
+			return err
+		}
+		return nil
+	}
+	if err := walk(""); err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	enc := jsontext.NewEncoder(&buf)
+	var write func(v any, ptr jsontext.Pointer) error
+	write = func(v any, ptr jsontext.Pointer) error {
+		switch v := v.(type) {
+		case map[string]any:
+			if err := enc.WriteToken(jsontext.BeginObject); err != nil {
+				return err
+			}
+			var names []string
+			for _, n := range order[string(ptr)] {
+				if _, ok := v[n]; ok {
+					names = append(names, n)
+				}
+			}
+			for _, n := range slices.Sorted(maps.Keys(v)) {
+				if !slices.Contains(names, n) {
+					names = append(names, n)
+				}
+			}
+			for _, n := range names {
+				if err := enc.WriteToken(jsontext.String(n)); err != nil {
+					return err
+				}
+				if err := write(v[n], ptr.AppendToken(n)); err != nil {
+					return err
+				}
+			}
+			return enc.WriteToken(jsontext.EndObject)
+		case []any:
+			if err := enc.WriteToken(jsontext.BeginArray); err != nil {
+				return err
+			}
+			for i, x := range v {
+				if err := write(x, ptr.AppendToken(strconv.Itoa(i))); err != nil {
+					return err
+				}
+			}
+			return enc.WriteToken(jsontext.EndArray)
+		}
+		b, err := jsonv2.Marshal(v)
+		if err != nil {
+			return err
+		}
+		return enc.WriteValue(b)
+	}
+	if err := write(doc, ""); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSpace(buf.Bytes()), nil
 }

@@ -155,7 +155,8 @@ func TestStrictMode(t *testing.T) {
 	if len(problems) > 0 {
 		t.Fatal(problems)
 	}
-	want := `{"additionalProperties":false,"properties":{"inner":{"additionalProperties":false,"properties":{"flag":{"type":"boolean"},"note":{"type":["string","null"]}},"required":["flag","note"],"type":"object"},"level":{"enum":["a","b",null],"type":["string","null"]},"limit":{"minimum":1,"type":["integer","null"]},"q":{"pattern":"^[a-z]+$","type":"string"}},"required":["inner","level","limit","q"],"type":"object"}`
+	// In the author's order: the model generates the members in it.
+	want := `{"type":"object","properties":{"q":{"type":"string","pattern":"^[a-z]+$"},"limit":{"type":["integer","null"],"minimum":1},"level":{"type":["string","null"],"enum":["a","b",null]},"inner":{"type":"object","properties":{"flag":{"type":"boolean"},"note":{"type":["string","null"]}},"required":["flag","note"],"additionalProperties":false}},"required":["inner","level","limit","q"],"additionalProperties":false}`
 	if string(out) != want {
 		t.Fatalf("strict schema\n%s\nwant\n%s", out, want)
 	}
@@ -206,7 +207,7 @@ func TestStrictKeepsChecksInWords(t *testing.T) {
 	if len(problems) > 0 {
 		t.Fatal(problems)
 	}
-	want := `{"additionalProperties":false,"properties":{"code":{"description":"The code. (at least 3 characters; at most 8 characters)","type":"string"},"link":{"description":"(format: uri)","type":"string"},"tags":{"description":"(no item twice)","items":{"description":"(at most 1 character)","type":"string"},"type":"array"}},"required":["code","link","tags"],"type":"object"}`
+	want := `{"type":"object","properties":{"code":{"type":"string","description":"The code. (at least 3 characters; at most 8 characters)"},"link":{"type":"string","description":"(format: uri)"},"tags":{"type":"array","items":{"type":"string","description":"(at most 1 character)"},"description":"(no item twice)"}},"required":["code","link","tags"],"additionalProperties":false}`
 	if string(out) != want {
 		t.Fatalf("strict schema\n%s\nwant\n%s", out, want)
 	}
