@@ -88,6 +88,9 @@ type Target struct {
 	What string // for the flag's help
 	// Problems lists what the provider cannot take of an input schema.
 	Problems func(input []byte) []string
+	// SetProblems, when set, lists what the provider cannot take of the
+	// set as a whole (a per-request budget), reported at the first tool.
+	SetProblems func(inputs [][]byte) []string
 }
 
 // Targets are the providers -targets knows, in the order they are listed.
@@ -96,6 +99,29 @@ var Targets = []Target{
 		var out []string
 		for _, p := range forms.OpenAIStrictProblems(in) {
 			out = append(out, "not offered in OpenAI strict mode: "+p)
+		}
+		return out
+	}},
+	{Name: "anthropic-strict", What: "tools Anthropic's strict mode cannot take, and a set over its per-request budget", Problems: func(in []byte) []string {
+		var out []string
+		_, _, problems := forms.AnthropicStrict(in)
+		for _, p := range problems {
+			out = append(out, "not offered in Anthropic's strict mode: "+p)
+		}
+		return out
+	}, SetProblems: func(inputs [][]byte) []string {
+		var total forms.AnthropicCost
+		strict := 0
+		for _, in := range inputs {
+			if _, cost, problems := forms.AnthropicStrict(in); len(problems) == 0 {
+				strict++
+				total.Optional += cost.Optional
+				total.Unions += cost.Unions
+			}
+		}
+		var out []string
+		for _, p := range forms.AnthropicBudget(strict, total) {
+			out = append(out, "the set's strict tools exceed Anthropic's budget: "+p+"; the tools past it are offered non-strict")
 		}
 		return out
 	}},
@@ -416,9 +442,16 @@ func containsWord(text, word string) bool {
 func targetWarnings(targets []Target, pkg *model.Package, schemas map[string]model.Schemas) []model.Diagnostic {
 	var out []model.Diagnostic
 	for _, target := range targets {
+		var inputs [][]byte
 		for _, t := range pkg.Tools {
+			inputs = append(inputs, schemas[t.Name].Input)
 			for _, p := range target.Problems(schemas[t.Name].Input) {
 				out = append(out, model.Diagnostic{Pos: t.Pos, Message: fmt.Sprintf("warning: %s: %s", t.Name, p)})
+			}
+		}
+		if target.SetProblems != nil && len(pkg.Tools) > 0 {
+			for _, p := range target.SetProblems(inputs) {
+				out = append(out, model.Diagnostic{Pos: pkg.Tools[0].Pos, Message: "warning: " + p})
 			}
 		}
 	}

@@ -6,6 +6,7 @@ package anthropic
 import (
 	"encoding/json"
 
+	"github.com/keelgen/keel/internal/forms"
 	"github.com/keelgen/keel/internal/schemajson"
 	"github.com/keelgen/keel/runtime"
 )
@@ -15,6 +16,8 @@ type Tool struct {
 	Name        string          `json:"name"`
 	Description string          `json:"description"`
 	InputSchema json.RawMessage `json:"input_schema"`
+	// Strict asks Anthropic to sample the input from the schema's grammar.
+	Strict bool `json:"strict,omitempty"`
 }
 
 // Tools returns the definitions of tools (runtime.ModelTools from generated
@@ -23,6 +26,29 @@ func Tools(tools []runtime.ModelTool) []Tool {
 	out := make([]Tool, 0, len(tools))
 	for _, t := range tools {
 		out = append(out, Tool{Name: t.Name, Description: t.DescriptionForModel(), InputSchema: t.Parameters})
+	}
+	return out
+}
+
+// StrictTools returns the definitions with strict set on each tool whose
+// schema Anthropic's strict mode can take, in the strict form (bounds it
+// does not take said in words in the descriptions; the executor enforces
+// them still), as far as one request's budget goes (20 strict tools, 24
+// optional and 16 union-typed parameters over them): tools past it, in name
+// order, and tools strict mode cannot express, are offered as Tools offers
+// them. keelgen -targets anthropic-strict says which, at generate time.
+func StrictTools(tools []runtime.ModelTool) []Tool {
+	out := Tools(tools)
+	var spent forms.AnthropicCost
+	strict := 0
+	for i, t := range tools {
+		schema, cost, problems := forms.AnthropicStrict(t.Parameters)
+		total := forms.AnthropicCost{Optional: spent.Optional + cost.Optional, Unions: spent.Unions + cost.Unions}
+		if len(problems) > 0 || len(forms.AnthropicBudget(strict+1, total)) > 0 {
+			continue
+		}
+		spent, strict = total, strict+1
+		out[i].InputSchema, out[i].Strict = schema, true
 	}
 	return out
 }

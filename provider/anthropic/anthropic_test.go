@@ -3,6 +3,7 @@ package anthropic_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -85,5 +86,55 @@ func TestMessagesWithTheSDK(t *testing.T) {
 func TestDefinitionsNameDeclaredCodes(t *testing.T) {
 	if d := anthropic.Tools(generated.ModelTools())[1].Description; d != "Returns one incident record by its id. Errors it may return: incident_not_found." {
 		t.Errorf("description %q", d)
+	}
+}
+
+// Strict where Anthropic's strict mode can take a schema: the bounds it does
+// not take are said in words (the executor still enforces them), the
+// author's order kept; past the per-request budget, tools are offered as
+// usual, in name order.
+func TestStrictTools(t *testing.T) {
+	schema := json.RawMessage(`{"type":"object","properties":{
+		"count":{"type":"integer","description":"How many.","minimum":1,"maximum":10},
+		"name":{"type":"string","maxLength":20}},
+		"required":["count"],"additionalProperties":false}`)
+	tools := anthropic.StrictTools([]runtime.ModelTool{{Name: "t", Description: "T.", Parameters: schema}})
+	want := `{"type":"object","properties":{"count":{"type":"integer","description":"How many. (at least 1; at most 10)"},"name":{"type":"string","description":"(at most 20 characters)"}},"required":["count"],"additionalProperties":false}`
+	if !tools[0].Strict || string(tools[0].InputSchema) != want {
+		t.Fatalf("strict tool %+v\nwant %s", tools[0], want)
+	}
+	mapSchema := json.RawMessage(`{"type":"object","properties":{"m":{"type":"object","additionalProperties":{"type":"string"}}},"required":["m"],"additionalProperties":false}`)
+	if tools := anthropic.StrictTools([]runtime.ModelTool{{Name: "m", Description: "M.", Parameters: mapSchema}}); tools[0].Strict || string(tools[0].InputSchema) != string(mapSchema) {
+		t.Fatalf("a map offered strict: %+v", tools[0])
+	}
+	var many []runtime.ModelTool
+	for i := range 21 {
+		many = append(many, runtime.ModelTool{Name: fmt.Sprintf("t%02d", i), Description: "T.", Parameters: json.RawMessage(`{"type":"object","properties":{"a":{"type":"string"}},"required":["a"],"additionalProperties":false}`)})
+	}
+	strict := 0
+	for _, t := range anthropic.StrictTools(many) {
+		if t.Strict {
+			strict++
+		}
+	}
+	if strict != 20 {
+		t.Fatalf("%d of 21 tools strict, want Anthropic's budget of 20", strict)
+	}
+}
+
+// The strict definitions read as the SDK's own tool params, strict set.
+func TestStrictToolsReadAsSDKParams(t *testing.T) {
+	b, err := json.Marshal(anthropic.StrictTools(generated.ModelTools()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var params []sdk.ToolParam
+	if err := json.Unmarshal(b, &params); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range params {
+		if !p.Strict.Valid() || !p.Strict.Value {
+			t.Errorf("%s: strict %+v", p.Name, p.Strict)
+		}
 	}
 }
