@@ -59,6 +59,10 @@ type LockedTool struct {
 	Destructive *bool  `json:"destructive,omitempty"`
 	Idempotent  *bool  `json:"idempotent,omitempty"`
 	OpenWorld   *bool  `json:"open_world,omitempty"`
+	// Deferred: the set loads the tool on demand (its budget is not spent
+	// up front); Namespace groups it.
+	Deferred  bool   `json:"deferred,omitzero"` // json v2, which digests the lock, writes a false omitempty
+	Namespace string `json:"namespace,omitempty"`
 }
 
 // ModelBytes is the size of the ModelTool of info as compact JSON.
@@ -89,7 +93,8 @@ func NewLock(tools []ToolInfo) (Lock, error) {
 			return Lock{}, fmt.Errorf("tool %s: description: %w", t.Name, err)
 		}
 		lt := LockedTool{Name: t.Name, Version: t.Version, Effect: t.Effect, Errors: slices.Clone(t.Errors),
-			Title: t.Title, Destructive: t.Hints.Destructive, Idempotent: t.Hints.Idempotent, OpenWorld: t.Hints.OpenWorld}
+			Title: t.Title, Destructive: t.Hints.Destructive, Idempotent: t.Hints.Idempotent, OpenWorld: t.Hints.OpenWorld,
+			Deferred: t.Deferred, Namespace: t.Namespace}
 		if lt.ModelBytes, err = ModelBytes(t); err != nil {
 			return Lock{}, fmt.Errorf("tool %s: %w", t.Name, err)
 		}
@@ -206,7 +211,8 @@ func lockedToolEqual(a, b LockedTool) bool {
 	return a.Name == b.Name && a.Version == b.Version && a.Effect == b.Effect && slices.Equal(a.Errors, b.Errors) &&
 		a.DescriptionDigest == b.DescriptionDigest && a.InputSchemaDigest == b.InputSchemaDigest && a.OutputSchemaDigest == b.OutputSchemaDigest &&
 		a.ModelBytes == b.ModelBytes && a.ModelTokens == b.ModelTokens && a.Title == b.Title &&
-		sameHint(a.Destructive, b.Destructive) && sameHint(a.Idempotent, b.Idempotent) && sameHint(a.OpenWorld, b.OpenWorld)
+		sameHint(a.Destructive, b.Destructive) && sameHint(a.Idempotent, b.Idempotent) && sameHint(a.OpenWorld, b.OpenWorld) &&
+		a.Deferred == b.Deferred && a.Namespace == b.Namespace
 }
 
 func sameHint(a, b *bool) bool { return (a == nil) == (b == nil) && (a == nil || *a == *b) }

@@ -37,6 +37,11 @@ type ToolInfo struct {
 	// its effect (//keel:tool destructive=, idempotent=, world=); an unset
 	// hint takes the default that is safe for a reviewer.
 	Hints Hints
+	// Deferred marks a tool of this set a model loads on demand, through the
+	// provider's tool search (keelgen -defer), not up front; Namespace
+	// groups deferred tools (their handler package's name).
+	Deferred  bool
+	Namespace string
 }
 
 // Hints are a tool's behaviour hints as the author stated them; nil means
@@ -156,7 +161,10 @@ func ModelTools(set ToolSet) []ModelTool {
 	tools := set.Tools()
 	out := make([]ModelTool, 0, len(tools))
 	for _, t := range tools {
-		out = append(out, t.Info().modelTool()) // a copy: the caller cannot reach the executor's schema
+		info := t.Info()
+		m := info.modelTool() // a copy: the caller cannot reach the executor's schema
+		m.Deferred, m.Namespace = info.Deferred, info.Namespace
+		out = append(out, m)
 	}
 	return out
 }
@@ -182,6 +190,11 @@ type ModelTool struct {
 	// ErrorCodes are the business error codes the tool may return, besides
 	// the executor's own.
 	ErrorCodes []Code `json:"error_codes,omitempty"`
+	// Deferred and Namespace: the tool is loaded on demand, in that group,
+	// by providers with tool search (anthropic.Tools, openai's Responses
+	// tools); the others are shown it up front.
+	Deferred  bool   `json:"deferred,omitzero"`
+	Namespace string `json:"namespace,omitempty"`
 }
 
 // DescriptionForModel is the description with the declared error codes

@@ -4,7 +4,7 @@
 //
 // Usage:
 //
-//	keelgen [-out dir] [-pkg name] [-tools names] [-targets list] [-lock file | -base rev] [-lint] [-check | -diff | -sign keyfile] [packages]
+//	keelgen [-out dir] [-pkg name] [-tools names] [-defer names [-upfront names]] [-targets list] [-lock file | -base rev] [-lint] [-check | -diff | -sign keyfile] [packages]
 //	keelgen -genkey file
 //
 // Typically run by go generate, from a line in the handler package:
@@ -53,6 +53,7 @@ func main() {
 // options are the parsed flags.
 type options struct {
 	out, pkg, targets, lock, base, sign, genkey, tools string
+	deferred, upfront                                  string
 	check, diff, lint                                  bool
 	patterns                                           []string
 }
@@ -110,6 +111,12 @@ func runIn(wd string, args []string, stdout, stderr io.Writer) int {
 	if o.targets != "" {
 		cfg.Targets = strings.Split(o.targets, ",")
 	}
+	if o.deferred != "" {
+		cfg.Defer = strings.Split(o.deferred, ",")
+	}
+	if o.upfront != "" {
+		cfg.Upfront = strings.Split(o.upfront, ",")
+	}
 	res, err := gen.Generate(cfg)
 	if err != nil {
 		return fail(stderr, err)
@@ -146,6 +153,8 @@ func parseFlags(args []string, stderr io.Writer) (options, bool) {
 	fs.StringVar(&o.out, "out", "generated", "output package `directory`, relative to the current directory")
 	fs.StringVar(&o.pkg, "pkg", "", "output package `name` (default: the package already in the output directory, else its base name)")
 	fs.StringVar(&o.tools, "tools", "", "comma-separated tool `names`: generate a set of exactly these (default: every tool of the packages)")
+	fs.StringVar(&o.deferred, "defer", "", "comma-separated tool `names` (* for all) a model loads on demand through a provider's tool search, not up front")
+	fs.StringVar(&o.upfront, "upfront", "", "comma-separated tool `names` -defer leaves up front (with -defer *)")
 	fs.StringVar(&o.targets, "targets", "", "comma-separated `providers` whose limits to warn about: "+gen.TargetNames())
 	fs.StringVar(&o.lock, "lock", "", "compare with this lock `file` instead of the output directory's keel.lock.json (e.g. the base branch's); schema files in a schemas directory beside it explain its digests")
 	fs.StringVar(&o.base, "base", "", "compare with the lock and schema files of the output directory at git `revision` (e.g. origin/main), read with git show")

@@ -26,13 +26,17 @@ func Diff(prev *Previous, now runtime.Lock, changes []ToolChange) string {
 	if prev != nil {
 		from = short(prev.Lock.SetDigest)
 	}
-	if !AnyChange(changes) {
+	moved := deferrals(prev, now)
+	if !AnyChange(changes) && len(moved) == 0 {
 		fmt.Fprintf(&b, "tool set unchanged: %s\n", short(now.SetDigest))
 		return b.String()
 	}
 	fmt.Fprintf(&b, "tool set %s → %s\n", from, short(now.SetDigest))
-	if line := totalBudget(prev, now); line != "" {
+	if line := totalBudget(prev, now, len(moved) > 0); line != "" {
 		b.WriteString(line)
+	}
+	for _, m := range moved {
+		b.WriteString(m)
 	}
 	for _, c := range changes {
 		switch {
@@ -63,7 +67,7 @@ func Diff(prev *Previous, now runtime.Lock, changes []ToolChange) string {
 
 // totalBudget is the line for the whole set's model-facing size, when it
 // changed.
-func totalBudget(prev *Previous, now runtime.Lock) string {
+func totalBudget(prev *Previous, now runtime.Lock, deferralChanged bool) string {
 	sum := func(l runtime.Lock) int {
 		n := 0
 		for _, t := range l.Tools {
@@ -75,10 +79,49 @@ func totalBudget(prev *Previous, now runtime.Lock) string {
 	if prev != nil {
 		old = sum(prev.Lock)
 	}
-	if sum(now) == old {
-		return ""
+	line := ""
+	if sum(now) != old || deferralChanged {
+		line = fmt.Sprintf("model-facing definitions: %s\n", budgetChange(old, sum(now)))
 	}
-	return fmt.Sprintf("model-facing definitions: %s\n", budgetChange(old, sum(now)))
+	// With deferred tools, what an agent loads up front is what every
+	// request pays; the rest it loads on demand, through tool search.
+	upfront, later, deferred := 0, 0, 0
+	for _, t := range now.Tools {
+		if t.Deferred {
+			later += t.ModelBytes
+			deferred++
+		} else {
+			upfront += t.ModelBytes
+		}
+	}
+	if deferred > 0 && line != "" {
+		line += fmt.Sprintf("  up front: %s; on demand: %s over %d deferred tools\n", budget(upfront), budget(later), deferred)
+	}
+	return line
+}
+
+// deferrals lists the tools this set now loads on demand, or up front again:
+// a decision of the set, not a change of any tool's contract (no version
+// bump), but a change of what every request carries.
+func deferrals(prev *Previous, now runtime.Lock) []string {
+	old := map[string]runtime.LockedTool{}
+	if prev != nil {
+		for _, t := range prev.Lock.Tools {
+			old[t.Name] = t
+		}
+	}
+	var out []string
+	for _, t := range now.Tools {
+		o, ok := old[t.Name]
+		switch {
+		case !ok && !t.Deferred, ok && o.Deferred == t.Deferred && o.Namespace == t.Namespace:
+		case t.Deferred:
+			out = append(out, fmt.Sprintf("~ %s: loaded on demand, in namespace %s\n", t.Name, t.Namespace))
+		default:
+			out = append(out, fmt.Sprintf("~ %s: loaded up front\n", t.Name))
+		}
+	}
+	return out
 }
 
 // budget is a size in bytes and estimated tokens.

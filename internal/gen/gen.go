@@ -49,6 +49,11 @@ type Config struct {
 	// Patterns name the handler packages (default "."): one tool set is
 	// generated from all of them.
 	Patterns []string
+	// Defer names the tools of this set a model loads on demand, through a
+	// provider's tool search, instead of up front ("*": every tool);
+	// Upfront excepts some of them. Deferred tools are grouped by their
+	// handler package's name.
+	Defer, Upfront []string
 	// Tools, when set, selects the tools of this set by exact name: a tool
 	// added to a handler package joins no set that does not name it. An
 	// empty list means every tool of the packages.
@@ -200,6 +205,9 @@ func Generate(cfg Config) (*Result, error) {
 	if err := selectTools(pkg, cfg.Tools); err != nil {
 		return nil, err
 	}
+	if err := deferTools(pkg, cfg.Defer, cfg.Upfront); err != nil {
+		return nil, err
+	}
 	if filepath.Clean(pkg.Dir) == filepath.Clean(outDir) {
 		return nil, errors.New("the output directory is the handler package's own directory; the whitelist must be a separate package")
 	}
@@ -284,6 +292,28 @@ func selectTools(pkg *model.Package, names []string) error {
 		return fmt.Errorf("-tools names %s, which no package declares", strings.Join(slices.Sorted(maps.Keys(want)), ", "))
 	}
 	pkg.Tools = kept
+	return nil
+}
+
+// deferTools marks the tools of the set named by deferred ("*": all) and
+// not by upfront; a name the set does not have is an error.
+func deferTools(pkg *model.Package, deferred, upfront []string) error {
+	has := map[string]bool{}
+	for _, t := range pkg.Tools {
+		has[t.Name] = true
+	}
+	for flag, names := range map[string][]string{"-defer": deferred, "-upfront": upfront} {
+		for _, n := range names {
+			if n != "*" && !has[n] || n == "*" && flag == "-upfront" {
+				return fmt.Errorf("%s names %s, which is not a tool of this set", flag, n)
+			}
+		}
+	}
+	for _, t := range pkg.Tools {
+		if (slices.Contains(deferred, "*") || slices.Contains(deferred, t.Name)) && !slices.Contains(upfront, t.Name) {
+			t.Deferred, t.Namespace = true, t.PkgName
+		}
+	}
 	return nil
 }
 

@@ -63,6 +63,8 @@ type Tool struct {
 	Errors      []string       // declared business error codes, sorted
 	Title       string         // from //keel:title; "" when none
 	Hints       runtime.Hints  // as the directive states them
+	Deferred    bool           // this set loads it on demand (keelgen -defer)
+	Namespace   string         // its group among deferred tools: the handler package's name
 	Pos         token.Position // of the //keel:tool directive
 
 	Func    string // handler function name

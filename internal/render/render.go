@@ -198,6 +198,10 @@ func toolVars(f *jen.File, pkg *model.Package, binders map[string]string) {
 				if h := hintsCode(t.Hints); h != nil {
 					g.Id("Hints").Op(":").Add(h)
 				}
+				if t.Deferred {
+					g.Id("Deferred").Op(":").True()
+					g.Id("Namespace").Op(":").Lit(t.Namespace)
+				}
 			})
 			list.Custom(multiLine, jen.Id("Info").Op(":").Add(info), jen.Id("Handler").Op(":").Add(handlerBinding(t, binders[t.Name])))
 		}

@@ -13,19 +13,36 @@ import (
 
 // Tool is one entry of a Messages request's "tools".
 type Tool struct {
+	// Type is set only on the tool search tool (a server tool); a keel
+	// tool, a custom tool, has none.
+	Type        string          `json:"type,omitempty"`
 	Name        string          `json:"name"`
-	Description string          `json:"description"`
-	InputSchema json.RawMessage `json:"input_schema"`
+	Description string          `json:"description,omitempty"`
+	InputSchema json.RawMessage `json:"input_schema,omitempty"`
 	// Strict asks Anthropic to sample the input from the schema's grammar.
 	Strict bool `json:"strict,omitempty"`
+	// DeferLoading leaves the tool out of the prompt until the model finds
+	// it with the tool search tool.
+	DeferLoading bool `json:"defer_loading,omitempty"`
 }
 
+// SearchTool is Anthropic's regex tool search tool, which a request with
+// deferred tools carries so the model can find them.
+var SearchTool = Tool{Type: "tool_search_tool_regex_20251119", Name: "tool_search_tool_regex"}
+
 // Tools returns the definitions of tools (runtime.ModelTools from generated
-// code), with keel's schemas unchanged.
+// code), with keel's schemas unchanged. Tools the set defers (keelgen
+// -defer) carry defer_loading, in the set's order so the prompt cache
+// survives, and the tool search tool comes last.
 func Tools(tools []runtime.ModelTool) []Tool {
-	out := make([]Tool, 0, len(tools))
+	out := make([]Tool, 0, len(tools)+1)
+	deferred := false
 	for _, t := range tools {
-		out = append(out, Tool{Name: t.Name, Description: t.DescriptionForModel(), InputSchema: t.Parameters})
+		out = append(out, Tool{Name: t.Name, Description: t.DescriptionForModel(), InputSchema: t.Parameters, DeferLoading: t.Deferred})
+		deferred = deferred || t.Deferred
+	}
+	if deferred {
+		out = append(out, SearchTool)
 	}
 	return out
 }

@@ -138,3 +138,22 @@ func TestStrictToolsReadAsSDKParams(t *testing.T) {
 		}
 	}
 }
+
+// Deferred tools carry defer_loading and the tool search tool comes last;
+// the SDK reads both.
+func TestDeferredTools(t *testing.T) {
+	tools := generated.ModelTools()
+	tools[0].Deferred, tools[0].Namespace = true, "example"
+	defs := anthropic.Tools(tools)
+	if len(defs) != 3 || !defs[0].DeferLoading || defs[1].DeferLoading || defs[2].Type != anthropic.SearchTool.Type || defs[2].Name != anthropic.SearchTool.Name {
+		t.Fatalf("definitions %+v", defs)
+	}
+	b, _ := json.Marshal(defs)
+	var params []sdk.ToolUnionParam
+	if err := json.Unmarshal(b, &params); err != nil {
+		t.Fatal(err)
+	}
+	if params[0].OfTool == nil || !params[0].OfTool.DeferLoading.Value || params[2].OfToolSearchToolRegex20251119 == nil {
+		t.Fatalf("the SDK read %s as %+v", b, params)
+	}
+}

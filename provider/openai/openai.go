@@ -6,6 +6,7 @@ package openai
 
 import (
 	"encoding/json"
+	"slices"
 
 	"github.com/keelgen/keel/internal/forms"
 	"github.com/keelgen/keel/internal/schemajson"
@@ -79,13 +80,29 @@ type ChatTool struct {
 	Function FunctionDefinition `json:"function"`
 }
 
-// ResponsesTool is one entry of a Responses API request's "tools" (flat).
+// ResponsesTool is one entry of a Responses API request's "tools" (flat):
+// a function, or, for a set with deferred tools (keelgen -defer), a
+// namespace of deferred functions and the tool_search tool.
 type ResponsesTool struct {
-	Type        string          `json:"type"` // "function"
-	Name        string          `json:"name"`
-	Description string          `json:"description"`
-	Parameters  json.RawMessage `json:"parameters"`
-	Strict      bool            `json:"strict"`
+	Type         string          `json:"type"` // "function", "namespace" or "tool_search"
+	Name         string          `json:"name,omitempty"`
+	Description  string          `json:"description,omitempty"`
+	Parameters   json.RawMessage `json:"parameters,omitempty"`
+	Strict       bool            `json:"strict"` // a function's, always sent: an absent one reads as strict where it can
+	DeferLoading bool            `json:"defer_loading,omitempty"`
+	Tools        []ResponsesTool `json:"tools,omitempty"` // a namespace's functions
+}
+
+// MarshalJSON writes strict on functions only.
+func (t ResponsesTool) MarshalJSON() ([]byte, error) {
+	type plain ResponsesTool
+	if t.Type == "function" {
+		return json.Marshal(plain(t))
+	}
+	return json.Marshal(struct {
+		plain
+		Strict bool `json:"strict,omitempty"`
+	}{plain: plain(t)})
 }
 
 // ChatTools returns the Chat Completions tool definitions.
@@ -98,11 +115,39 @@ func (a *Adapter) ChatTools() []ChatTool {
 	return out
 }
 
-// ResponsesTools returns the Responses API tool definitions.
+// ResponsesTools returns the Responses API tool definitions. The tools the
+// set defers (keelgen -defer) go, with defer_loading, into one namespace per
+// handler package, after the tools loaded up front and in a stable order
+// (so the prompt cache survives), with the tool_search tool last.
 func (a *Adapter) ResponsesTools() []ResponsesTool {
 	out := make([]ResponsesTool, 0, len(a.tools))
+	namespaces := map[string]int{} // name → index in out
 	for _, t := range a.tools {
-		out = append(out, ResponsesTool{Type: "function", Name: t.model.Name, Description: t.model.DescriptionForModel(), Parameters: t.params, Strict: t.strict})
+		fn := ResponsesTool{Type: "function", Name: t.model.Name, Description: t.model.DescriptionForModel(), Parameters: t.params, Strict: t.strict}
+		if !t.model.Deferred {
+			out = append(out, fn)
+		}
+	}
+	var names []string
+	for _, t := range a.tools {
+		if t.model.Deferred && !slices.Contains(names, t.model.Namespace) {
+			names = append(names, t.model.Namespace)
+		}
+	}
+	slices.Sort(names)
+	for _, n := range names {
+		namespaces[n] = len(out)
+		out = append(out, ResponsesTool{Type: "namespace", Name: n, Description: "Tools of " + n + "."})
+	}
+	for _, t := range a.tools {
+		if t.model.Deferred {
+			i := namespaces[t.model.Namespace]
+			out[i].Tools = append(out[i].Tools, ResponsesTool{Type: "function", Name: t.model.Name, Description: t.model.DescriptionForModel(),
+				Parameters: t.params, Strict: t.strict, DeferLoading: true})
+		}
+	}
+	if len(names) > 0 {
+		out = append(out, ResponsesTool{Type: "tool_search"})
 	}
 	return out
 }

@@ -246,3 +246,28 @@ func TestDefinitionsNameDeclaredCodes(t *testing.T) {
 		}
 	}
 }
+
+// Deferred tools go into a namespace per handler package, with
+// defer_loading, after the tools loaded up front, and tool_search last;
+// openai-go's Responses types read them.
+func TestDeferredResponsesTools(t *testing.T) {
+	tools := generated.ModelTools()
+	tools[0].Deferred, tools[0].Namespace = true, "example"
+	defs := openai.New(tools, openai.Options{Strict: true}).ResponsesTools()
+	if len(defs) != 3 || defs[0].Type != "function" || defs[0].Name != tools[1].Name ||
+		defs[1].Type != "namespace" || defs[1].Name != "example" || len(defs[1].Tools) != 1 || !defs[1].Tools[0].DeferLoading ||
+		defs[2].Type != "tool_search" {
+		t.Fatalf("definitions %+v", defs)
+	}
+	b, _ := json.Marshal(defs)
+	if strings.Contains(string(b), `"type":"namespace","name":"example","description":"Tools of example.","strict"`) {
+		t.Fatalf("a namespace carries strict: %s", b)
+	}
+	var params []responses.ToolUnionParam
+	if err := json.Unmarshal(b, &params); err != nil {
+		t.Fatal(err)
+	}
+	if params[1].OfNamespace == nil || params[2].OfToolSearch == nil {
+		t.Fatalf("openai-go read %s as %+v", b, params)
+	}
+}
