@@ -59,26 +59,8 @@ func anthropicStrictify(s map[string]any, path string, cost *AnthropicCost) []st
 		}
 		problems = append(problems, fmt.Sprintf("%s: %s", where, fmt.Sprintf(format, args...)))
 	}
-	describeAnthropic(s)
-	for _, kw := range anthropicRefused {
-		if _, ok := s[kw]; ok {
-			at("keyword %q is not supported in Anthropic's strict mode", kw)
-		}
-	}
-	if _, ok := s["type"]; !ok && s["enum"] == nil && s["const"] == nil && s["anyOf"] == nil {
-		at("a value of any type cannot be expressed in Anthropic's strict mode")
-	}
+	strictNode(s, "Anthropic's strict mode", anthropicRefused, describeAnthropic, at)
 	if props, ok := s["properties"].(map[string]any); ok || s["type"] == "object" {
-		switch ap := s["additionalProperties"].(type) {
-		case bool:
-			if ap {
-				at("additionalProperties must be false in Anthropic's strict mode")
-			}
-		case nil:
-			s["additionalProperties"] = false
-		default:
-			at("a map (additionalProperties with a schema) cannot be expressed in Anthropic's strict mode")
-		}
 		_, req := schemajson.Properties(s)
 		for _, name := range slices.Sorted(maps.Keys(props)) {
 			sub, _ := props[name].(map[string]any)

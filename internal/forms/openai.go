@@ -107,6 +107,35 @@ func OpenAIStrictProblems(schema json.RawMessage) []string {
 	return problems
 }
 
+// strictNode does to one schema node what both providers' strict modes
+// ask: the keywords they take only as words moved into its description,
+// the ones they refuse reported, a value of any type and a map refused, an
+// object closed. mode names the strict mode in the problems.
+func strictNode(s map[string]any, mode string, refused []string, describe func(map[string]any), at func(string, ...any)) {
+	describe(s)
+	for _, kw := range refused {
+		if _, ok := s[kw]; ok {
+			at("keyword %q is not supported in %s", kw, mode)
+		}
+	}
+	if _, ok := s["type"]; !ok && s["enum"] == nil && s["const"] == nil && s["anyOf"] == nil {
+		at("a value of any type cannot be expressed in %s", mode)
+	}
+	if _, ok := s["properties"]; !ok && s["type"] != "object" {
+		return
+	}
+	switch ap := s["additionalProperties"].(type) {
+	case bool:
+		if ap {
+			at("additionalProperties must be false in %s", mode)
+		}
+	case nil:
+		s["additionalProperties"] = false
+	default:
+		at("a map (additionalProperties with a schema) cannot be expressed in %s", mode)
+	}
+}
+
 func strictify(s map[string]any, path string, nulls *NullShape) []string {
 	var problems []string
 	at := func(format string, args ...any) {
@@ -116,26 +145,8 @@ func strictify(s map[string]any, path string, nulls *NullShape) []string {
 		}
 		problems = append(problems, fmt.Sprintf("%s: %s", where, fmt.Sprintf(format, args...)))
 	}
-	describe(s)
-	for _, kw := range refused {
-		if _, ok := s[kw]; ok {
-			at("keyword %q is not supported in strict mode", kw)
-		}
-	}
-	if _, ok := s["type"]; !ok && s["enum"] == nil && s["const"] == nil && s["anyOf"] == nil {
-		at("a value of any type cannot be expressed in strict mode")
-	}
+	strictNode(s, "strict mode", refused, describe, at)
 	if props, ok := s["properties"].(map[string]any); ok || s["type"] == "object" {
-		switch ap := s["additionalProperties"].(type) {
-		case bool:
-			if ap {
-				at("additionalProperties must be false in strict mode")
-			}
-		case nil:
-			s["additionalProperties"] = false
-		default:
-			at("a map (additionalProperties with a schema) cannot be expressed in strict mode")
-		}
 		_, req := schemajson.Properties(s)
 		var required []any
 		for _, name := range slices.Sorted(maps.Keys(props)) {
