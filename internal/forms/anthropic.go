@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strings"
 
 	"github.com/keelgen/keel/internal/schemajson"
 )
@@ -126,11 +125,7 @@ func describeAnthropic(s map[string]any) {
 			notes = append(notes, kw+": "+v)
 		}
 	}
-	if len(notes) == 0 {
-		return
-	}
-	desc, _ := s["description"].(string)
-	s["description"] = strings.TrimSpace(desc + " (" + strings.Join(notes, "; ") + ")")
+	sayInDescription(s, notes)
 }
 
 // AnthropicBudget says how a set of strict tools, together, exceeds what one

@@ -25,6 +25,16 @@ import (
 var refused = []string{"patternProperties", "propertyNames", "unevaluatedProperties", "unevaluatedItems",
 	"contains", "minContains", "maxContains", "allOf", "not", "if", "then", "else", "dependentRequired", "dependentSchemas"}
 
+// sayInDescription ends a schema's description with notes, in one
+// parenthesis, for a model to read what the schema no longer says.
+func sayInDescription(s map[string]any, notes []string) {
+	if len(notes) == 0 {
+		return
+	}
+	desc, _ := s["description"].(string)
+	s["description"] = strings.TrimSpace(desc + " (" + strings.Join(notes, "; ") + ")")
+}
+
 // describe moves the keywords strict mode does not accept, but a model can
 // read as words, into the member's description ("at most 200 characters"),
 // so the tool stays strict; the executor still enforces them, on the
@@ -67,11 +77,7 @@ func describe(s map[string]any) {
 			notes = append(notes, kw+": "+v)
 		}
 	}
-	if len(notes) == 0 {
-		return
-	}
-	desc, _ := s["description"].(string)
-	s["description"] = strings.TrimSpace(desc + " (" + strings.Join(notes, "; ") + ")")
+	sayInDescription(s, notes)
 }
 
 // strictFormats are the string formats strict mode accepts.
