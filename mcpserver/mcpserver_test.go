@@ -1,13 +1,16 @@
 package mcpserver_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"log/slog"
 	"net/http/httptest"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -220,4 +223,62 @@ func TestStatedHintsReachTheClient(t *testing.T) {
 		a.DestructiveHint == nil || *a.DestructiveHint || a.OpenWorldHint == nil || *a.OpenWorldHint {
 		t.Fatalf("tool %+v, annotations %+v", tool, a)
 	}
+}
+
+// A client that cancels its tools/call (the SDK sends
+// notifications/cancelled) ends the handler's context, and the audit log
+// records the call as tool_cancelled, not tool_timeout.
+func TestClientCancellationReachesTheHandler(t *testing.T) {
+	started, ended := make(chan struct{}), make(chan struct{})
+	tool := runtime.NewTool(runtime.ToolInfo{Name: "wait", Version: "1", Effect: runtime.EffectRead, Description: "Waits.", Timeout: 10 * time.Second,
+		InputSchema: json.RawMessage(`{"type":"object","additionalProperties":false}`), OutputSchema: json.RawMessage(`{"type":"object"}`)},
+		runtime.Handle(func(ctx context.Context, _ struct{}) (struct{}, error) {
+			close(started)
+			<-ctx.Done()
+			close(ended)
+			return struct{}{}, ctx.Err()
+		}))
+	set := keeltest.Of(tool)
+	var audit bytes.Buffer
+	var mu sync.Mutex
+	exec, err := runtime.NewExecutor(set, runtime.WithLogger(slog.New(slog.DiscardHandler)),
+		runtime.WithObserver(runtime.AuditLog(slog.New(slog.NewJSONHandler(lockedWriter{&mu, &audit}, nil)))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := transports(t, mcpserver.New(set, exec, mcpserver.Options{}), "c")["in-memory (stdio framing)"]
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { <-started; cancel() }()
+	if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "wait", Arguments: map[string]any{}}); err == nil {
+		t.Fatal("a cancelled call returned a result")
+	}
+	select {
+	case <-ended:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the handler's context did not end")
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		mu.Lock()
+		logged := audit.String()
+		mu.Unlock()
+		if strings.Contains(logged, `"code":"tool_cancelled"`) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the audit log has no tool_cancelled:\n%s", logged)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+type lockedWriter struct {
+	mu *sync.Mutex
+	w  io.Writer
+}
+
+func (l lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }

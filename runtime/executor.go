@@ -264,6 +264,7 @@ const (
 	msgInternal         = "The tool failed with an internal error."
 	msgInvalidOutput    = "The tool produced a result that does not match its output schema."
 	msgTimeout          = "The tool did not finish in time."
+	msgCancelled        = "The call was cancelled before the tool finished."
 )
 
 // Execute runs one call through the fixed order and returns its one result.
@@ -518,6 +519,9 @@ func (c *callRun) approvalRequest() ApprovalRequest {
 func (c *callRun) classify(err error) ToolResult {
 	var biz *ToolExecutionError
 	switch {
+	case errors.Is(err, errCancelled):
+		c.log(slog.LevelInfo, "keel: the caller cancelled the call", slog.Any("error", err))
+		return c.fail(CodeToolCancelled, msgCancelled)
 	case errors.Is(err, errTimeout):
 		c.log(slog.LevelWarn, "keel: handler timed out", slog.Any("error", err))
 		return c.fail(CodeToolTimeout, msgTimeout)
@@ -603,3 +607,7 @@ func outputLimits(out []byte) Limits { return Limits{MaxArgumentBytes: len(out),
 // errTimeout marks a handler that did not finish before its deadline, or
 // whose caller gave up.
 var errTimeout = errors.New("keel: handler deadline")
+
+// errCancelled: the caller's context ended before the handler finished (a
+// cancellation, or the caller's own deadline): not the tool's deadline.
+var errCancelled = errors.New("keel: the caller cancelled")

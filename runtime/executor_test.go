@@ -417,24 +417,38 @@ func TestCancelledCallerRunsNothing(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	r := f.exec.Execute(ctx, runtime.ExecutionContext{}, call(`{"text":"hi"}`))
-	if r.Code() != runtime.CodeToolTimeout || f.handlerCalls.Load() != 0 {
+	if r.Code() != runtime.CodeToolCancelled || f.handlerCalls.Load() != 0 {
 		t.Fatalf("cancelled caller: %s, handler calls %d", marshal(t, r), f.handlerCalls.Load())
 	}
 }
 
+// A caller that goes away during the handler is tool_cancelled, not
+// tool_timeout, and the handler's context ends with it; a handler that
+// ignores it is still answered for at once.
 func TestCallerCancelsDuringHandler(t *testing.T) {
-	started := make(chan struct{})
-	release := make(chan struct{})
-	defer close(release)
-	f := newFixture(t, runtime.EffectRead, func(context.Context, echoArgs) (echoResult, error) {
-		close(started)
-		<-release
-		return echoResult{}, nil
-	})
-	ctx, cancel := context.WithCancel(context.Background())
-	go func() { <-started; cancel() }()
-	if r := f.exec.Execute(ctx, runtime.ExecutionContext{}, call(`{"text":"hi"}`)); r.Code() != runtime.CodeToolTimeout {
-		t.Fatalf("got %s", marshal(t, r))
+	for _, honours := range []bool{true, false} {
+		started := make(chan struct{})
+		release := make(chan struct{})
+		sawEnd := make(chan bool, 1)
+		f := newFixture(t, runtime.EffectRead, func(ctx context.Context, _ echoArgs) (echoResult, error) {
+			close(started)
+			if honours {
+				<-ctx.Done()
+				sawEnd <- true
+				return echoResult{}, ctx.Err()
+			}
+			<-release
+			return echoResult{}, nil
+		})
+		ctx, cancel := context.WithCancel(context.Background())
+		go func() { <-started; cancel() }()
+		if r := f.exec.Execute(ctx, runtime.ExecutionContext{}, call(`{"text":"hi"}`)); r.Code() != runtime.CodeToolCancelled {
+			t.Fatalf("honours=%v: got %s", honours, marshal(t, r))
+		}
+		if honours && !<-sawEnd {
+			t.Fatal("the handler's context did not end")
+		}
+		close(release)
 	}
 }
 

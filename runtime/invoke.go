@@ -116,7 +116,7 @@ func (e *Executor) invoke(ctx context.Context, ec ExecutionContext, tool *Tool, 
 		timeout = e.timeout
 	}
 	if err := ctx.Err(); err != nil { // the caller already gave up: run nothing
-		return fmt.Errorf("%w: %w before the handler started", errTimeout, err)
+		return fmt.Errorf("%w: %w before the handler started", errCancelled, err)
 	}
 	hctx := &callContext{parent: ctx, ec: ec, deadline: time.Now().Add(timeout)}
 	defer hctx.cancel(context.Canceled) // as a cancel func would: the handler's own goroutines see the end
@@ -148,7 +148,7 @@ func (e *Executor) invoke(ctx context.Context, ec ExecutionContext, tool *Tool, 
 		return fmt.Errorf("%w: %w after %v", errTimeout, context.DeadlineExceeded, timeout)
 	case <-ctx.Done(): // nil for a context that is never cancelled: never chosen
 		hctx.cancel(ctx.Err())
-		return fmt.Errorf("%w: %w", errTimeout, context.Cause(ctx))
+		return fmt.Errorf("%w: %w", errCancelled, context.Cause(ctx))
 	}
 }
 
@@ -160,6 +160,9 @@ func finished(hctx *callContext, err error) error {
 		return fmt.Errorf("%w: %w: the handler finished after its deadline", errTimeout, context.DeadlineExceeded)
 	}
 	if err != nil && hctx.Err() != nil && (errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled)) {
+		if hctx.parent.Err() != nil { // it gave up because the caller did
+			return fmt.Errorf("%w: %w", errCancelled, err)
+		}
 		return fmt.Errorf("%w: %w", errTimeout, err)
 	}
 	return err

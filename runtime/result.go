@@ -16,12 +16,15 @@ const (
 	CodeToolInternalError Code = "tool_internal_error"
 	CodeInvalidToolOutput Code = "invalid_tool_output"
 	CodeToolTimeout       Code = "tool_timeout"
+	// CodeToolCancelled: the caller went away (its context ended, an MCP
+	// client's notifications/cancelled) before the handler finished.
+	CodeToolCancelled Code = "tool_cancelled"
 )
 
 // ExecutorCodes lists the executor's own codes.
 var ExecutorCodes = []Code{
 	CodeUnknownTool, CodeInvalidArguments, CodeApprovalRequired,
-	CodeToolInternalError, CodeInvalidToolOutput, CodeToolTimeout,
+	CodeToolInternalError, CodeInvalidToolOutput, CodeToolTimeout, CodeToolCancelled,
 }
 
 func isExecutorCode(c Code) bool {
