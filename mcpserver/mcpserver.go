@@ -133,6 +133,15 @@ func (h *handler) call(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Call
 	if grant, ok := req.Params.Meta[MetaGrant].(string); ok {
 		ec.Grant = grant
 	}
+	if token := req.Params.GetProgressToken(); token != nil {
+		// The client asked to hear: a handler's runtime.ReportProgress becomes
+		// notifications/progress, bounded and rate-limited by the runtime.
+		var stop func()
+		ctx, stop = runtime.WithProgress(ctx, func(p runtime.Progress) {
+			req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: token, Progress: p.Done, Total: p.Total, Message: p.Message})
+		})
+		defer stop()
+	}
 	r := h.exec.Execute(ctx, ec, call)
 	switch {
 	case r.Code() == runtime.CodeUnknownTool:

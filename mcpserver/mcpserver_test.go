@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http/httptest"
@@ -281,4 +282,59 @@ func (l lockedWriter) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.w.Write(p)
+}
+
+// A handler's reports reach a client whose tools/call carries a progress
+// token, as notifications/progress with that token, rate-limited; the call
+// then completes.
+func TestProgressReachesTheClient(t *testing.T) {
+	tool := runtime.NewTool(runtime.ToolInfo{Name: "deploy", Version: "1", Effect: runtime.EffectRead, Description: "Deploys.", Timeout: 10 * time.Second,
+		InputSchema: json.RawMessage(`{"type":"object","additionalProperties":false}`), OutputSchema: json.RawMessage(`{"type":"object"}`)},
+		runtime.Handle(func(ctx context.Context, _ struct{}) (struct{}, error) {
+			for i := 1; i <= 3; i++ {
+				time.Sleep(runtime.ProgressInterval + 10*time.Millisecond)
+				runtime.ReportProgress(ctx, float64(i), 3, fmt.Sprintf("step %d of 3", i))
+			}
+			return struct{}{}, nil
+		}))
+	set := keeltest.Of(tool)
+	s := mcpserver.New(set, quietExecutor(t, set), mcpserver.Options{})
+	st, ct := mcp.NewInMemoryTransports()
+	if _, err := s.Connect(context.Background(), mcpserver.Transport(st, slog.New(slog.DiscardHandler)), nil); err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var got []*mcp.ProgressNotificationParams
+	client := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, &mcp.ClientOptions{
+		ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
+			mu.Lock()
+			got = append(got, req.Params)
+			mu.Unlock()
+		}})
+	cs, err := client.Connect(context.Background(), ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	params := &mcp.CallToolParams{Name: "deploy", Arguments: map[string]any{}}
+	params.SetProgressToken("deploy-1")
+	res, err := cs.CallTool(context.Background(), params)
+	if err != nil || res.IsError {
+		t.Fatalf("call: %v %+v", err, res)
+	}
+	deadline := time.Now().Add(2 * time.Second)
+	for {
+		mu.Lock()
+		n := len(got)
+		mu.Unlock()
+		if n == 3 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(got) != 3 || got[0].ProgressToken != "deploy-1" || got[2].Progress != 3 || got[2].Total != 3 || got[2].Message != "step 3 of 3" {
+		t.Fatalf("progress %+v", got)
+	}
 }
