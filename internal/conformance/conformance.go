@@ -10,9 +10,13 @@ package conformance
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"net/netip"
+	"strings"
 	"sync/atomic"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/invopop/jsonschema"
 )
 
@@ -212,6 +216,55 @@ type ProbeArgs struct {
 //
 //keel:tool name=probe version=1.0 effect=read
 func Probe(ctx context.Context, args ProbeArgs) (ProbeArgs, error) {
+	Calls.Add(1)
+	return args, nil
+}
+
+// TextArgs holds values whose JSON form is the text their own type writes.
+type TextArgs struct {
+	// ID is a UUID, read by uuid.UUID's UnmarshalText.
+	ID uuid.UUID `json:"id"`
+	// Addr is an IP address.
+	Addr netip.Addr `json:"addr,omitzero"`
+	// Net is a network prefix.
+	Net *netip.Prefix `json:"net,omitempty"`
+	// Hosts are addresses too.
+	Hosts []netip.Addr `json:"hosts,omitempty"`
+	// Level is one of this package's own text values, at most 6 characters.
+	Level Level `json:"level,omitzero" jsonschema:"maxLength=6"`
+}
+
+// Level is a text type of this package: low or high, in any case.
+type Level int
+
+// MarshalText writes low or high.
+func (l Level) MarshalText() ([]byte, error) {
+	switch l {
+	case 1:
+		return []byte("low"), nil
+	case 2:
+		return []byte("high"), nil
+	}
+	return nil, errors.New("no such level")
+}
+
+// UnmarshalText reads low or high, in any case.
+func (l *Level) UnmarshalText(b []byte) error {
+	switch strings.ToLower(string(b)) {
+	case "low":
+		*l = 1
+	case "high":
+		*l = 2
+	default:
+		return errors.New("no such level: " + string(b))
+	}
+	return nil
+}
+
+// Texts returns its arguments.
+//
+//keel:tool name=texts version=1.0 effect=read
+func Texts(ctx context.Context, args TextArgs) (TextArgs, error) {
 	Calls.Add(1)
 	return args, nil
 }

@@ -96,6 +96,14 @@ var keywordCases = []struct {
 	{generated.ToolCollections, `{"tags":["a","a"]}`, "/tags uniqueItems"},
 	{generated.ToolCollections, `{"tags":["a",1]}`, "/tags/1 type"},
 	{generated.ToolCollections, `{"tags":null}`, "/tags type"},
+	// Text types: the schema's keywords, then the type's own UnmarshalText.
+	{generated.ToolTexts, `{"id":"1b4e28ba-2fa1-11d2-883f-0016d3cca427","addr":"192.0.2.1","net":"10.0.0.0/8","hosts":["::1"],"level":"HIGH"}`, ""},
+	{generated.ToolTexts, `{"id":"not-a-uuid"}`, "/id format"},
+	{generated.ToolTexts, `{"id":"1b4e28ba-2fa1-11d2-883f-0016d3cca427","addr":"192.0.2.999"}`, "/addr format"},
+	{generated.ToolTexts, `{"id":"1b4e28ba-2fa1-11d2-883f-0016d3cca427","hosts":["::1","nope"]}`, "/hosts/1 format"},
+	{generated.ToolTexts, `{"id":"1b4e28ba-2fa1-11d2-883f-0016d3cca427","level":"medium"}`, "/level format"},
+	{generated.ToolTexts, `{"id":"1b4e28ba-2fa1-11d2-883f-0016d3cca427","level":"highest"}`, "/level maxLength"},
+	{generated.ToolTexts, `{"id":7}`, "/id type"},
 	{generated.ToolCollections, `{"tags":["a"],"scores":[1,-2,3]}`, ""},
 	{generated.ToolCollections, `{"tags":["a"],"labels":{"x":"y","":""}}`, ""},
 	{generated.ToolCollections, `{"tags":["a"],"labels":{"x":1}}`, "/labels type"}, // the key is the model's: the pointer stops at the map
@@ -112,6 +120,14 @@ var keywordCases = []struct {
 	// is the type error it always was.
 	{generated.ToolCollections, `{"tags":["a"],"since":null}`, ""},
 	{generated.ToolCollections, `{"tags":null}`, "/tags type"},
+	// Text types: the schema's keywords, then the type's own UnmarshalText.
+	{generated.ToolTexts, `{"id":"1b4e28ba-2fa1-11d2-883f-0016d3cca427","addr":"192.0.2.1","net":"10.0.0.0/8","hosts":["::1"],"level":"HIGH"}`, ""},
+	{generated.ToolTexts, `{"id":"not-a-uuid"}`, "/id format"},
+	{generated.ToolTexts, `{"id":"1b4e28ba-2fa1-11d2-883f-0016d3cca427","addr":"192.0.2.999"}`, "/addr format"},
+	{generated.ToolTexts, `{"id":"1b4e28ba-2fa1-11d2-883f-0016d3cca427","hosts":["::1","nope"]}`, "/hosts/1 format"},
+	{generated.ToolTexts, `{"id":"1b4e28ba-2fa1-11d2-883f-0016d3cca427","level":"medium"}`, "/level format"},
+	{generated.ToolTexts, `{"id":"1b4e28ba-2fa1-11d2-883f-0016d3cca427","level":"highest"}`, "/level maxLength"},
+	{generated.ToolTexts, `{"id":7}`, "/id type"},
 	{generated.ToolCollections, `{"tags":["a"],"extra":{"any": [1, "thing"]}}`, ""},
 	{generated.ToolCollections, `{"tags":["a"],"page":2}`, ""},
 	{generated.ToolCollections, `{"tags":["a"],"page":0}`, "/page minimum"},
@@ -165,7 +181,7 @@ func TestFloatsThatRoundOntoABound(t *testing.T) {
 // the output schema accepts, and gives the handler the value json v2 would.
 func FuzzGeneratedAgainstSchema(f *testing.F) {
 	names := []string{generated.ToolStrings, generated.ToolNumbers, generated.ToolCollections, generated.ToolBatch,
-		examplegen.ToolLookupIncident, examplegen.ToolCreateTicket, generated.ToolProbe}
+		examplegen.ToolLookupIncident, examplegen.ToolCreateTicket, generated.ToolProbe, generated.ToolTexts}
 	for _, c := range keywordCases {
 		f.Add(uint8(slices.Index(names, c.tool)), []byte(c.args))
 	}

@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+
+	"github.com/keelgen/keel/internal/model"
 )
 
 // typeProblem is a type keel cannot describe with a JSON Schema.
@@ -49,8 +51,8 @@ func (c *schemaChecker) check(t types.Type, path string, pos token.Pos) {
 	case *types.Alias:
 		c.check(types.Unalias(t), path, pos)
 	case *types.Named:
-		if knownLeaf(t) || hasSchemaMethod(t) {
-			return
+		if knownLeaf(t) || hasSchemaMethod(t) || model.IsTextType(t) {
+			return // a JSON form of its own: a string, for a text type
 		}
 		for _, s := range c.stack {
 			if types.Identical(s, t) {

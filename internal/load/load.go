@@ -472,7 +472,7 @@ func isError(t types.Type) bool {
 // only it has one plain parameter.
 func isArgsStruct(t types.Type) bool {
 	n, ok := types.Unalias(t).(*types.Named)
-	if !ok || knownLeaf(n) || model.HasMethod(n, "JSONSchema") || model.HasMethod(n, "JSONSchemaAlias") || model.HasMethod(n, "MarshalJSON") {
+	if !ok || knownLeaf(n) || model.HasMethod(n, "JSONSchema") || model.HasMethod(n, "JSONSchemaAlias") || model.HasMethod(n, "MarshalJSON") || model.IsTextType(n) {
 		return false
 	}
 	_, ok = n.Underlying().(*types.Struct)

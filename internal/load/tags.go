@@ -71,6 +71,8 @@ func jsonType(t types.Type) string {
 		switch {
 		case n.Obj().Pkg() != nil && n.Obj().Pkg().Path()+"."+n.Obj().Name() == "time.Time":
 			return "string"
+		case model.IsTextType(n):
+			return "string"
 		case knownLeaf(n), hasSchemaMethod(n):
 			return ""
 		}

@@ -58,3 +58,18 @@ func HasMethod(t types.Type, name string) bool {
 	}
 	return false
 }
+
+// IsTextType reports whether n is a JSON string through its own text form:
+// it has MarshalText and UnmarshalText (on T or *T) and no JSON methods of
+// its own (uuid.UUID, netip.Addr, a team's own types).
+func IsTextType(n *types.Named) bool {
+	if !HasMethod(n, "MarshalText") || !HasMethod(n, "UnmarshalText") {
+		return false
+	}
+	for _, m := range []string{"MarshalJSON", "UnmarshalJSON", "MarshalJSONTo", "UnmarshalJSONFrom", "JSONSchema"} {
+		if HasMethod(n, m) {
+			return false
+		}
+	}
+	return true
+}

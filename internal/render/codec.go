@@ -320,6 +320,7 @@ const (
 	kFloat
 	kTime
 	kRaw
+	kText // a type with MarshalText and UnmarshalText: a string
 	kPointer
 	kSlice
 	kMap
@@ -328,7 +329,7 @@ const (
 )
 
 var jsonTypeOf = map[kind]string{kString: "string", kBool: "boolean", kInt: "integer", kUint: "integer", kFloat: "number",
-	kTime: "string", kPointer: "", kSlice: "array", kMap: "object", kStruct: "object"}
+	kTime: "string", kText: "string", kPointer: "", kSlice: "array", kMap: "object", kStruct: "object"}
 
 // classify says how t reads and writes, or why generated code cannot.
 func classify(t types.Type) (kind, string) {
@@ -345,6 +346,9 @@ func classify(t types.Type) (kind, string) {
 			if !obj.Exported() && obj.Pkg().Name() != "main" {
 				return kUnsupported, fmt.Sprintf("type %s is not exported, so the generated package cannot fill it; export it", obj.Name())
 			}
+		}
+		if model.IsTextType(n) {
+			return kText, ""
 		}
 		for _, m := range []string{"UnmarshalJSON", "MarshalJSON", "UnmarshalText", "MarshalText", "UnmarshalJSONFrom", "MarshalJSONTo"} {
 			if model.HasMethod(n, m) {

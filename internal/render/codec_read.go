@@ -75,6 +75,13 @@ func (g *codecs) readLeaf(t types.Type, k kind, n node, ptr, hint string) []jen.
 		body = append(body, jen.List(jen.Id("f"), jen.Err()).Op(":=").Add(jen.Id("d")).Dot("Float").Call(jen.Lit(b)), errReturn())
 		body = append(body, g.floatChecks(n, jen.Id("f"), jen.Id("d").Dot("Literal").Call(), b, ptr)...)
 		body = append(body, conv(jen.Id("f")))
+	case kText:
+		// The schema's string keywords first, then the type's own reading:
+		// what it refuses is a format failure, its error's text never shown.
+		body = append(body, jen.List(jen.Id("s"), jen.Err()).Op(":=").Add(jen.Id("d")).Dot("String").Call(), errReturn())
+		body = append(body, g.stringChecks(n, jen.Id("s"), ptr, hint)...)
+		body = append(body, jen.If(jen.Err().Op(":=").Id("v").Dot("UnmarshalText").Call(jen.Index().Byte().Parens(jen.Id("s"))), jen.Err().Op("!=").Nil()).Block(
+			jen.Return(jen.Qual(wirePkg, "Fail").Call(jen.Lit("format")))))
 	case kTime:
 		g.onlyKeywords(n, ptr, "date-time", "type", "format")
 		body = append(body, jen.List(jen.Id("t"), jen.Err()).Op(":=").Add(jen.Id("d")).Dot("Time").Call(), errReturn(),

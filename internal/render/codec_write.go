@@ -81,6 +81,14 @@ func (g *codecs) writeLeaf(t types.Type, k kind, n node, ptr, hint string) []jen
 			jen.List(lit, jen.Err()).Op(":=").Id("e").Dot("Float").Call(jen.Id("f"), jen.Lit(b)),
 			errReturn())
 		body = append(body, checks...)
+	case kText:
+		// The type's own text, then the schema's string keywords on it.
+		body = append(body,
+			jen.List(jen.Id("b"), jen.Err()).Op(":=").Id("v").Dot("MarshalText").Call(),
+			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Qual(wirePkg, "Fail").Call(jen.Lit("format")))),
+			jen.Id("s").Op(":=").String().Parens(jen.Id("b")))
+		body = append(body, g.stringChecks(n, jen.Id("s"), ptr, hint)...)
+		return append(body, jen.Return(jen.Id("e").Dot("String").Call(jen.Id("s"))))
 	case kTime:
 		g.onlyKeywords(n, ptr, "date-time", "type", "format")
 		return []jen.Code{jen.Return(jen.Id("e").Dot("Time").Call(jen.Op("*").Id("v")))}

@@ -196,6 +196,15 @@ func program(pkg *model.Package) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
+// textForms give well-known text types the format keel checks, or a title
+// that says what the string holds where no format does.
+var textForms = map[string][2]string{
+	"github.com/google/uuid.UUID": {"uuid", ""},
+	"net/netip.Addr":              {"", "An IPv4 or IPv6 address."},
+	"net/netip.Prefix":            {"", "An IP address prefix in CIDR notation, such as 10.0.0.0/8."},
+	"net/netip.AddrPort":          {"", "An IP address and port, such as 192.0.2.1:443."},
+}
+
 // enumMark marks, in the program, a schema the enum mapper made: once the
 // reflector has applied the field's tags, the constants become its enum
 // unless an enum= tag already gave one.
@@ -223,8 +232,30 @@ func enumValues(f *jen.File, enums []model.Enum) {
 // that turns its marks into enums.
 func enumHelpers(f *jen.File) {
 	schema := jen.Op("*").Qual(reflectorPkg, "Schema")
-	f.Comment("enumSchema is the schema of an enum type, marked with its values.")
+	implements := func(iface jen.Code) jen.Code {
+		return jen.Id("p").Dot("Implements").Call(jen.Qual("reflect", "TypeFor").Types(iface).Call())
+	}
+	f.Comment("textForms are the formats and titles of well-known text types.")
+	f.Var().Id("textForms").Op("=").Map(jen.String()).Index(jen.Lit(2)).String().Values(jen.DictFunc(func(d jen.Dict) {
+		for name, form := range textForms {
+			d[jen.Lit(name)] = jen.Values(jen.Lit(form[0]), jen.Lit(form[1]))
+		}
+	}))
+	f.Comment("enumSchema is the schema of an enum type, marked with its values, or of a")
+	f.Comment("type with a text form of its own (MarshalText, UnmarshalText, no JSON methods): a string.")
 	f.Func().Id("enumSchema").Params(jen.Id("t").Qual("reflect", "Type")).Add(schema).Block(
+		jen.Id("p").Op(":=").Qual("reflect", "PointerTo").Call(jen.Id("t")),
+		jen.If(
+			jen.Add(implements(jen.Qual("encoding", "TextMarshaler"))).Op("&&").Add(implements(jen.Qual("encoding", "TextUnmarshaler"))).
+				Op("&&").Op("!").Add(implements(jen.Qual("encoding/json", "Marshaler"))).Op("&&").Op("!").Add(implements(jen.Qual("encoding/json", "Unmarshaler"))),
+		).Block(
+			jen.If(jen.List(jen.Id("_"), jen.Id("own")).Op(":=").Id("p").Dot("MethodByName").Call(jen.Lit("JSONSchema")), jen.Op("!").Id("own")).Block(
+				jen.Id("form").Op(":=").Id("textForms").Index(jen.Id("t").Dot("PkgPath").Call().Op("+").Lit(".").Op("+").Id("t").Dot("Name").Call()),
+				jen.Return(jen.Op("&").Qual(reflectorPkg, "Schema").Values(jen.Dict{
+					jen.Id("Type"): jen.Lit("string"), jen.Id("Format"): jen.Id("form").Index(jen.Lit(0)), jen.Id("Title"): jen.Id("form").Index(jen.Lit(1)),
+				})),
+			),
+		),
 		jen.List(jen.Id("values"), jen.Id("ok")).Op(":=").Id("enums").Index(jen.Id("t")),
 		jen.If(jen.Op("!").Id("ok")).Block(jen.Return(jen.Nil())),
 		jen.Id("typ").Op(":=").Lit("integer"),

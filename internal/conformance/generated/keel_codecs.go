@@ -6,10 +6,12 @@ import (
 	"context"
 	"encoding/json"
 	"maps"
+	"net/netip"
 	"slices"
 	"strconv"
 	"time"
 
+	uuid "github.com/google/uuid"
 	"github.com/keelgen/keel/internal/conformance"
 	"github.com/keelgen/keel/runtime"
 	"github.com/keelgen/keel/runtime/wire"
@@ -84,6 +86,13 @@ var (
 		Host    string
 		Stamp   time.Time
 	}(conformance.StringArgs{})
+	_ = struct {
+		ID    uuid.UUID
+		Addr  netip.Addr
+		Net   *netip.Prefix
+		Hosts []netip.Addr
+		Level conformance.Level
+	}(conformance.TextArgs{})
 )
 
 // batchArgsHandler is a handler with the reader of its arguments and the writer of its result.
@@ -249,6 +258,39 @@ func (c *stringArgsCall) Run(ctx context.Context) (err error) {
 
 func (c *stringArgsCall) Result(e *wire.Encoder) error {
 	return writeStringArgs(e, &c.result)
+}
+
+// textArgsHandler is a handler with the reader of its arguments and the writer of its result.
+type textArgsHandler func(context.Context, conformance.TextArgs) (conformance.TextArgs, error)
+
+// Read reads and checks a call's arguments.
+func (h textArgsHandler) Read(d *wire.Decoder) (runtime.Call, error) {
+	c := &textArgsCall{handler: h}
+	if err := readTextArgs(d, &c.args); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// textArgsCall is one call: the handler, its arguments, then its result.
+type textArgsCall struct {
+	handler textArgsHandler
+	args    conformance.TextArgs
+	result  conformance.TextArgs
+}
+
+// Arguments is the checked argument value, as the policy judges it.
+func (c *textArgsCall) Arguments() any {
+	return &c.args
+}
+
+func (c *textArgsCall) Run(ctx context.Context) (err error) {
+	c.result, err = c.handler(ctx, c.args)
+	return err
+}
+
+func (c *textArgsCall) Result(e *wire.Encoder) error {
+	return writeTextArgs(e, &c.result)
 }
 
 func readBatchArgs(d *wire.Decoder, v *conformance.BatchArgs) error {
@@ -2335,6 +2377,269 @@ func writeStringArgsHost(e *wire.Encoder, v *string) error {
 	s := *v
 	if err := wire.CheckFormat("hostname", s); err != nil {
 		return err
+	}
+	return e.String(s)
+}
+
+func readTextArgs(d *wire.Decoder, v *conformance.TextArgs) error {
+	if err := d.ObjectStart(); err != nil {
+		return err
+	}
+	var seen struct {
+		ID    bool
+		Addr  bool
+		Net   bool
+		Hosts bool
+		Level bool
+	}
+	for d.More() {
+		name, err := d.Name()
+		if err != nil {
+			return err
+		}
+		switch string(name) {
+		case "id":
+			if seen.ID {
+				return wire.Duplicate()
+			}
+			seen.ID = true
+			if err := readTextArgsID(d, &v.ID); err != nil {
+				return wire.At(err, "id")
+			}
+		case "addr":
+			if seen.Addr {
+				return wire.Duplicate()
+			}
+			seen.Addr = true
+			if d.Null() {
+				continue
+			}
+			if err := readAddr(d, &v.Addr); err != nil {
+				return wire.At(err, "addr")
+			}
+		case "net":
+			if seen.Net {
+				return wire.Duplicate()
+			}
+			seen.Net = true
+			if d.Null() {
+				continue
+			}
+			if err := readPrefixPointer(d, &v.Net); err != nil {
+				return wire.At(err, "net")
+			}
+		case "hosts":
+			if seen.Hosts {
+				return wire.Duplicate()
+			}
+			seen.Hosts = true
+			if d.Null() {
+				continue
+			}
+			if err := readTextArgsHosts(d, &v.Hosts); err != nil {
+				return wire.At(err, "hosts")
+			}
+		case "level":
+			if seen.Level {
+				return wire.Duplicate()
+			}
+			seen.Level = true
+			if d.Null() {
+				continue
+			}
+			if err := readTextArgsLevel(d, &v.Level); err != nil {
+				return wire.At(err, "level")
+			}
+		default:
+			return wire.Unknown()
+		}
+	}
+	if err := d.End(); err != nil {
+		return err
+	}
+	if !seen.ID {
+		return wire.Missing("id")
+	}
+	return nil
+}
+
+func readTextArgsID(d *wire.Decoder, v *uuid.UUID) error {
+	s, err := d.String()
+	if err != nil {
+		return err
+	}
+	if err := wire.CheckFormat("uuid", s); err != nil {
+		return err
+	}
+	if err := v.UnmarshalText([]byte(s)); err != nil {
+		return wire.Fail("format")
+	}
+	return nil
+}
+
+func readAddr(d *wire.Decoder, v *netip.Addr) error {
+	s, err := d.String()
+	if err != nil {
+		return err
+	}
+	if err := v.UnmarshalText([]byte(s)); err != nil {
+		return wire.Fail("format")
+	}
+	return nil
+}
+
+func readPrefixPointer(d *wire.Decoder, v **netip.Prefix) error {
+	x := new(netip.Prefix)
+	if err := readPrefix(d, x); err != nil {
+		return err
+	}
+	*v = x
+	return nil
+}
+
+func readPrefix(d *wire.Decoder, v *netip.Prefix) error {
+	s, err := d.String()
+	if err != nil {
+		return err
+	}
+	if err := v.UnmarshalText([]byte(s)); err != nil {
+		return wire.Fail("format")
+	}
+	return nil
+}
+
+func readTextArgsHosts(d *wire.Decoder, v *[]netip.Addr) error {
+	if err := d.ArrayStart(); err != nil {
+		return err
+	}
+	s := make([]netip.Addr, 0)
+	for i := 0; d.More(); i++ {
+		var x netip.Addr
+		if err := readAddr(d, &x); err != nil {
+			return wire.AtIndex(err, i)
+		}
+		s = append(s, x)
+	}
+	if err := d.End(); err != nil {
+		return err
+	}
+	*v = s
+	return nil
+}
+
+func readTextArgsLevel(d *wire.Decoder, v *conformance.Level) error {
+	s, err := d.String()
+	if err != nil {
+		return err
+	}
+	if wire.Length(s) > 6 {
+		return wire.Fail("maxLength")
+	}
+	if err := v.UnmarshalText([]byte(s)); err != nil {
+		return wire.Fail("format")
+	}
+	return nil
+}
+
+func writeTextArgs(e *wire.Encoder, v *conformance.TextArgs) error {
+	e.ObjectStart()
+	e.Member(`"id":`)
+	if err := writeTextArgsID(e, &v.ID); err != nil {
+		return wire.At(err, "id")
+	}
+	if v.Addr != (netip.Addr{}) {
+		e.Member(`"addr":`)
+		if err := writeAddr(e, &v.Addr); err != nil {
+			return wire.At(err, "addr")
+		}
+	}
+	if v.Net != nil {
+		m := e.Member("\"net\":")
+		if err := writePrefixPointer(e, &v.Net); err != nil {
+			return wire.At(err, "net")
+		}
+		e.OmitEmpty(m)
+	}
+	if len(v.Hosts) > 0 {
+		m := e.Member("\"hosts\":")
+		if err := writeTextArgsHosts(e, &v.Hosts); err != nil {
+			return wire.At(err, "hosts")
+		}
+		e.OmitEmpty(m)
+	}
+	if v.Level != 0 {
+		e.Member(`"level":`)
+		if err := writeTextArgsLevel(e, &v.Level); err != nil {
+			return wire.At(err, "level")
+		}
+	}
+	e.ObjectEnd()
+	return nil
+}
+
+func writeTextArgsID(e *wire.Encoder, v *uuid.UUID) error {
+	b, err := v.MarshalText()
+	if err != nil {
+		return wire.Fail("format")
+	}
+	s := string(b)
+	if err := wire.CheckFormat("uuid", s); err != nil {
+		return err
+	}
+	return e.String(s)
+}
+
+func writeAddr(e *wire.Encoder, v *netip.Addr) error {
+	b, err := v.MarshalText()
+	if err != nil {
+		return wire.Fail("format")
+	}
+	s := string(b)
+	return e.String(s)
+}
+
+func writePrefixPointer(e *wire.Encoder, v **netip.Prefix) error {
+	if *v == nil {
+		return wire.Failf("type", "a nil pointer is null, which the schema refuses")
+	}
+	return writePrefix(e, *v)
+}
+
+func writePrefix(e *wire.Encoder, v *netip.Prefix) error {
+	b, err := v.MarshalText()
+	if err != nil {
+		return wire.Fail("format")
+	}
+	s := string(b)
+	return e.String(s)
+}
+
+func writeTextArgsHosts(e *wire.Encoder, v *[]netip.Addr) error {
+	if *v == nil {
+		return wire.Failf("type", "a nil slice is null, which the schema refuses")
+	}
+	e.ArrayStart()
+	for i := range *v {
+		e.Elem()
+		if err := writeAddr(e, &(*v)[i]); err != nil {
+			return wire.AtIndex(err, i)
+		}
+		if err := e.Cap(); err != nil {
+			return err
+		}
+	}
+	e.ArrayEnd()
+	return nil
+}
+
+func writeTextArgsLevel(e *wire.Encoder, v *conformance.Level) error {
+	b, err := v.MarshalText()
+	if err != nil {
+		return wire.Fail("format")
+	}
+	s := string(b)
+	if wire.Length(s) > 6 {
+		return wire.Fail("maxLength")
 	}
 	return e.String(s)
 }

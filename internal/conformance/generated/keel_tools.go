@@ -18,7 +18,7 @@ const _ = runtime.IsAtLeastVersion0_4_0
 
 // SetDigest identifies this exact tool set: the set_digest of keel.lock.json.
 // The executor recomputes it from the embedded contracts before it accepts a call.
-const SetDigest = "sha256:abf11c84ce7abbbf2f615dea61c403a48f5281fd98b0baf76a83736e3587144d"
+const SetDigest = "sha256:e21a012188b9b6c801f99257574fcf2742c5f34aebed55a7ad5ba9cc07a77352"
 
 // Tool names. Harness code that names a tool by its constant stops compiling
 // when the tool is removed.
@@ -28,6 +28,7 @@ const (
 	ToolNumbers     = "numbers"
 	ToolProbe       = "probe"
 	ToolStrings     = "strings"
+	ToolTexts       = "texts"
 )
 
 // Handler signatures as generated. A changed handler fails to compile here;
@@ -38,6 +39,7 @@ var (
 	_ func(context.Context, conformance.NumberArgs) (conformance.NumberArgs, error)         = conformance.Numbers
 	_ func(context.Context, conformance.ProbeArgs) (conformance.ProbeArgs, error)           = conformance.Probe
 	_ func(context.Context, conformance.StringArgs) (conformance.StringArgs, error)         = conformance.Strings
+	_ func(context.Context, conformance.TextArgs) (conformance.TextArgs, error)             = conformance.Texts
 )
 
 // schemaFS holds every tool's input and output schema.
@@ -52,6 +54,8 @@ var (
 //go:embed schemas/probe.output.json
 //go:embed schemas/strings.input.json
 //go:embed schemas/strings.output.json
+//go:embed schemas/texts.input.json
+//go:embed schemas/texts.output.json
 var schemaFS embed.FS
 
 // toolSpecs are the tools: each contract in reading order, bound to its handler
@@ -102,6 +106,15 @@ var toolSpecs = [...]runtime.ToolSpec{
 		},
 		Handler: stringArgsHandler(conformance.Strings),
 	},
+	{
+		Info: runtime.ToolInfo{
+			Name:        ToolTexts,
+			Version:     "1.0",
+			Effect:      runtime.EffectRead,
+			Description: "Returns its arguments.",
+		},
+		Handler: textArgsHandler(conformance.Texts),
+	},
 }
 
 // tools are toolSpecs as the executor holds them.
@@ -127,6 +140,8 @@ func (toolSet) Lookup(name string) *runtime.Tool {
 		return tools[3]
 	case ToolStrings:
 		return tools[4]
+	case ToolTexts:
+		return tools[5]
 	default:
 		return nil
 	}
