@@ -232,6 +232,8 @@ type TextArgs struct {
 	Hosts []netip.Addr `json:"hosts,omitempty"`
 	// Level is one of this package's own text values, at most 6 characters.
 	Level Level `json:"level,omitzero" jsonschema:"maxLength=6"`
+	// Blob is bytes, as base64 text of at most 16 characters.
+	Blob []byte `json:"blob,omitempty" jsonschema:"maxLength=16"`
 }
 
 // Level is a text type of this package: low or high, in any case.
@@ -263,7 +265,7 @@ func (l *Level) UnmarshalText(b []byte) error {
 
 // Texts returns its arguments.
 //
-//keel:tool name=texts version=1.0 effect=read
+//keel:tool name=texts version=1.1 effect=read
 func Texts(ctx context.Context, args TextArgs) (TextArgs, error) {
 	Calls.Add(1)
 	return args, nil

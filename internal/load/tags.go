@@ -89,7 +89,12 @@ func jsonType(t types.Type) string {
 		case u.Info()&types.IsBoolean != 0:
 			return "boolean"
 		}
-	case *types.Slice, *types.Array:
+	case *types.Slice:
+		if b, ok := types.Unalias(u.Elem()).(*types.Basic); ok && b.Kind() == types.Byte {
+			return "string" // base64 text
+		}
+		return "array"
+	case *types.Array:
 		return "array"
 	case *types.Struct, *types.Map:
 		return "object"

@@ -320,7 +320,8 @@ const (
 	kFloat
 	kTime
 	kRaw
-	kText // a type with MarshalText and UnmarshalText: a string
+	kText  // a type with MarshalText and UnmarshalText: a string
+	kBytes // []byte: a string of base64 text
 	kPointer
 	kSlice
 	kMap
@@ -329,7 +330,7 @@ const (
 )
 
 var jsonTypeOf = map[kind]string{kString: "string", kBool: "boolean", kInt: "integer", kUint: "integer", kFloat: "number",
-	kTime: "string", kText: "string", kPointer: "", kSlice: "array", kMap: "object", kStruct: "object"}
+	kTime: "string", kText: "string", kBytes: "string", kPointer: "", kSlice: "array", kMap: "object", kStruct: "object"}
 
 // classify says how t reads and writes, or why generated code cannot.
 func classify(t types.Type) (kind, string) {
@@ -352,7 +353,9 @@ func classify(t types.Type) (kind, string) {
 		}
 		for _, m := range []string{"UnmarshalJSON", "MarshalJSON", "UnmarshalText", "MarshalText", "UnmarshalJSONFrom", "MarshalJSONTo"} {
 			if model.HasMethod(n, m) {
-				return kUnsupported, fmt.Sprintf("type %s has its own %s method; generated code checks only values it reads and writes itself (use a plain type, or a JSONSchema method to describe it)", obj.Name(), m)
+				return kUnsupported, fmt.Sprintf("type %s has its own %s method; generated code checks only values it reads and writes itself "+
+					"(give the type a text form, MarshalText and UnmarshalText, and no JSON methods; for a type of another module, "+
+					"use a type of your own with those methods in its place, or a plain type)", obj.Name(), m)
 			}
 		}
 	}
@@ -373,8 +376,11 @@ func classify(t types.Type) (kind, string) {
 	case *types.Pointer:
 		return kPointer, ""
 	case *types.Slice:
+		if b, ok := types.Unalias(u.Elem()).(*types.Basic); ok && b.Kind() == types.Byte {
+			return kBytes, ""
+		}
 		if b, ok := u.Elem().Underlying().(*types.Basic); ok && b.Kind() == types.Byte {
-			return kUnsupported, "a byte slice is base64 text in JSON; use a string"
+			return kUnsupported, "a slice of a named byte type has no JSON form keel reads; use []byte (base64 text) or a string"
 		}
 		return kSlice, ""
 	case *types.Map:

@@ -4,6 +4,7 @@ package generated
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"maps"
 	"net/netip"
@@ -92,6 +93,7 @@ var (
 		Net   *netip.Prefix
 		Hosts []netip.Addr
 		Level conformance.Level
+		Blob  []byte
 	}(conformance.TextArgs{})
 )
 
@@ -2391,6 +2393,7 @@ func readTextArgs(d *wire.Decoder, v *conformance.TextArgs) error {
 		Net   bool
 		Hosts bool
 		Level bool
+		Blob  bool
 	}
 	for d.More() {
 		name, err := d.Name()
@@ -2449,6 +2452,17 @@ func readTextArgs(d *wire.Decoder, v *conformance.TextArgs) error {
 			}
 			if err := readTextArgsLevel(d, &v.Level); err != nil {
 				return wire.At(err, "level")
+			}
+		case "blob":
+			if seen.Blob {
+				return wire.Duplicate()
+			}
+			seen.Blob = true
+			if d.Null() {
+				continue
+			}
+			if err := readTextArgsBlob(d, &v.Blob); err != nil {
+				return wire.At(err, "blob")
 			}
 		default:
 			return wire.Unknown()
@@ -2541,6 +2555,22 @@ func readTextArgsLevel(d *wire.Decoder, v *conformance.Level) error {
 	return nil
 }
 
+func readTextArgsBlob(d *wire.Decoder, v *[]byte) error {
+	s, err := d.String()
+	if err != nil {
+		return err
+	}
+	if wire.Length(s) > 16 {
+		return wire.Fail("maxLength")
+	}
+	b, err := base64.StdEncoding.DecodeString(s)
+	if err != nil {
+		return wire.Fail("contentEncoding")
+	}
+	*v = b
+	return nil
+}
+
 func writeTextArgs(e *wire.Encoder, v *conformance.TextArgs) error {
 	e.ObjectStart()
 	e.Member(`"id":`)
@@ -2572,6 +2602,13 @@ func writeTextArgs(e *wire.Encoder, v *conformance.TextArgs) error {
 		if err := writeTextArgsLevel(e, &v.Level); err != nil {
 			return wire.At(err, "level")
 		}
+	}
+	if len(v.Blob) > 0 {
+		m := e.Member("\"blob\":")
+		if err := writeTextArgsBlob(e, &v.Blob); err != nil {
+			return wire.At(err, "blob")
+		}
+		e.OmitEmpty(m)
 	}
 	e.ObjectEnd()
 	return nil
@@ -2639,6 +2676,17 @@ func writeTextArgsLevel(e *wire.Encoder, v *conformance.Level) error {
 	}
 	s := string(b)
 	if wire.Length(s) > 6 {
+		return wire.Fail("maxLength")
+	}
+	return e.String(s)
+}
+
+func writeTextArgsBlob(e *wire.Encoder, v *[]byte) error {
+	if *v == nil {
+		return wire.Failf("type", "a nil byte slice is null, which the schema refuses")
+	}
+	s := base64.StdEncoding.EncodeToString(*v)
+	if wire.Length(s) > 16 {
 		return wire.Fail("maxLength")
 	}
 	return e.String(s)

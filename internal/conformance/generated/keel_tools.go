@@ -18,7 +18,7 @@ const _ = runtime.IsAtLeastVersion0_4_0
 
 // SetDigest identifies this exact tool set: the set_digest of keel.lock.json.
 // The executor recomputes it from the embedded contracts before it accepts a call.
-const SetDigest = "sha256:e21a012188b9b6c801f99257574fcf2742c5f34aebed55a7ad5ba9cc07a77352"
+const SetDigest = "sha256:682397de7188d2487ff83fe665fc1a4964b9ff3da07919b097ceb586807f92df"
 
 // Tool names. Harness code that names a tool by its constant stops compiling
 // when the tool is removed.
@@ -109,7 +109,7 @@ var toolSpecs = [...]runtime.ToolSpec{
 	{
 		Info: runtime.ToolInfo{
 			Name:        ToolTexts,
-			Version:     "1.0",
+			Version:     "1.1",
 			Effect:      runtime.EffectRead,
 			Description: "Returns its arguments.",
 		},
