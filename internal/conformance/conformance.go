@@ -234,6 +234,8 @@ type TextArgs struct {
 	Level Level `json:"level,omitzero" jsonschema:"maxLength=6"`
 	// Blob is bytes, as base64 text of at most 16 characters.
 	Blob []byte `json:"blob,omitempty" jsonschema:"maxLength=16"`
+	// Wait is how long to wait, such as 2s.
+	Wait time.Duration `json:"wait,omitzero"`
 }
 
 // Level is a text type of this package: low or high, in any case.
@@ -265,7 +267,7 @@ func (l *Level) UnmarshalText(b []byte) error {
 
 // Texts returns its arguments.
 //
-//keel:tool name=texts version=1.1 effect=read
+//keel:tool name=texts version=1.2 effect=read
 func Texts(ctx context.Context, args TextArgs) (TextArgs, error) {
 	Calls.Add(1)
 	return args, nil

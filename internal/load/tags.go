@@ -69,7 +69,7 @@ func jsonType(t types.Type) string {
 	}
 	if n, ok := types.Unalias(t).(*types.Named); ok {
 		switch {
-		case n.Obj().Pkg() != nil && n.Obj().Pkg().Path()+"."+n.Obj().Name() == "time.Time":
+		case n.Obj().Pkg() != nil && (n.Obj().Pkg().Path()+"."+n.Obj().Name() == "time.Time" || n.Obj().Pkg().Path()+"."+n.Obj().Name() == "time.Duration"):
 			return "string"
 		case model.IsTextType(n):
 			return "string"

@@ -320,8 +320,9 @@ const (
 	kFloat
 	kTime
 	kRaw
-	kText  // a type with MarshalText and UnmarshalText: a string
-	kBytes // []byte: a string of base64 text
+	kText     // a type with MarshalText and UnmarshalText: a string
+	kBytes    // []byte: a string of base64 text
+	kDuration // time.Duration: a string in Go's duration syntax
 	kPointer
 	kSlice
 	kMap
@@ -330,7 +331,7 @@ const (
 )
 
 var jsonTypeOf = map[kind]string{kString: "string", kBool: "boolean", kInt: "integer", kUint: "integer", kFloat: "number",
-	kTime: "string", kText: "string", kBytes: "string", kPointer: "", kSlice: "array", kMap: "object", kStruct: "object"}
+	kTime: "string", kText: "string", kBytes: "string", kDuration: "string", kPointer: "", kSlice: "array", kMap: "object", kStruct: "object"}
 
 // classify says how t reads and writes, or why generated code cannot.
 func classify(t types.Type) (kind, string) {
@@ -341,6 +342,8 @@ func classify(t types.Type) (kind, string) {
 			switch obj.Pkg().Path() + "." + obj.Name() {
 			case "time.Time":
 				return kTime, ""
+			case "time.Duration":
+				return kDuration, ""
 			case "encoding/json.RawMessage":
 				return kRaw, ""
 			}

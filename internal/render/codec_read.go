@@ -75,6 +75,13 @@ func (g *codecs) readLeaf(t types.Type, k kind, n node, ptr, hint string) []jen.
 		body = append(body, jen.List(jen.Id("f"), jen.Err()).Op(":=").Add(jen.Id("d")).Dot("Float").Call(jen.Lit(b)), errReturn())
 		body = append(body, g.floatChecks(n, jen.Id("f"), jen.Id("d").Dot("Literal").Call(), b, ptr)...)
 		body = append(body, conv(jen.Id("f")))
+	case kDuration:
+		body = append(body, jen.List(jen.Id("s"), jen.Err()).Op(":=").Add(jen.Id("d")).Dot("String").Call(), errReturn())
+		body = append(body, g.stringChecks(n, jen.Id("s"), ptr, hint)...)
+		body = append(body,
+			jen.List(jen.Id("x"), jen.Err()).Op(":=").Qual("time", "ParseDuration").Call(jen.Id("s")),
+			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Qual(wirePkg, "Fail").Call(jen.Lit("range")))), // the syntax passed: out of range
+			jen.Op("*").Id("v").Op("=").Id("x"))
 	case kBytes:
 		// Base64 text (RFC 4648, padded), as json v2 writes it; length
 		// keywords count the text, not the bytes.

@@ -81,6 +81,10 @@ func (g *codecs) writeLeaf(t types.Type, k kind, n node, ptr, hint string) []jen
 			jen.List(lit, jen.Err()).Op(":=").Id("e").Dot("Float").Call(jen.Id("f"), jen.Lit(b)),
 			errReturn())
 		body = append(body, checks...)
+	case kDuration:
+		body = append(body, jen.Id("s").Op(":=").Id("v").Dot("String").Call())
+		body = append(body, g.stringChecks(n, jen.Id("s"), ptr, hint)...)
+		return append(body, jen.Return(jen.Id("e").Dot("String").Call(jen.Id("s"))))
 	case kBytes:
 		body = append(body, nilCheck(n, "byte slice"),
 			jen.Id("s").Op(":=").Qual("encoding/base64", "StdEncoding").Dot("EncodeToString").Call(jen.Op("*").Id("v")))

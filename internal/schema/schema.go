@@ -196,6 +196,13 @@ func program(pkg *model.Package) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
+// DurationPattern is the schema of a time.Duration: a string in Go's
+// duration syntax ("2s", "150ms", "1h30m"), never an unlabelled count of
+// nanoseconds a model would guess the unit of.
+const DurationPattern = `^[-+]?((([0-9]+(\.[0-9]*)?|\.[0-9]+)(ns|us|µs|μs|ms|s|m|h))+|0)$`
+
+const durationTitle = "A duration, such as 2s, 150ms or 1h30m."
+
 // textForms give well-known text types the format keel checks, or a title
 // that says what the string holds where no format does.
 var textForms = map[string][2]string{
@@ -244,6 +251,11 @@ func enumHelpers(f *jen.File) {
 	f.Comment("enumSchema is the schema of an enum type, marked with its values, or of a")
 	f.Comment("type with a text form of its own (MarshalText, UnmarshalText, no JSON methods): a string.")
 	f.Func().Id("enumSchema").Params(jen.Id("t").Qual("reflect", "Type")).Add(schema).Block(
+		jen.If(jen.Id("t").Op("==").Qual("reflect", "TypeFor").Types(jen.Qual("time", "Duration")).Call()).Block(
+			jen.Return(jen.Op("&").Qual(reflectorPkg, "Schema").Values(jen.Dict{
+				jen.Id("Type"): jen.Lit("string"), jen.Id("Pattern"): jen.Lit(DurationPattern), jen.Id("Title"): jen.Lit(durationTitle),
+			})),
+		),
 		jen.Id("p").Op(":=").Qual("reflect", "PointerTo").Call(jen.Id("t")),
 		jen.If(
 			jen.Add(implements(jen.Qual("encoding", "TextMarshaler"))).Op("&&").Add(implements(jen.Qual("encoding", "TextUnmarshaler"))).

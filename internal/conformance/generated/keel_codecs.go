@@ -94,6 +94,7 @@ var (
 		Hosts []netip.Addr
 		Level conformance.Level
 		Blob  []byte
+		Wait  time.Duration
 	}(conformance.TextArgs{})
 )
 
@@ -2394,6 +2395,7 @@ func readTextArgs(d *wire.Decoder, v *conformance.TextArgs) error {
 		Hosts bool
 		Level bool
 		Blob  bool
+		Wait  bool
 	}
 	for d.More() {
 		name, err := d.Name()
@@ -2463,6 +2465,17 @@ func readTextArgs(d *wire.Decoder, v *conformance.TextArgs) error {
 			}
 			if err := readTextArgsBlob(d, &v.Blob); err != nil {
 				return wire.At(err, "blob")
+			}
+		case "wait":
+			if seen.Wait {
+				return wire.Duplicate()
+			}
+			seen.Wait = true
+			if d.Null() {
+				continue
+			}
+			if err := readTextArgsWait(d, &v.Wait); err != nil {
+				return wire.At(err, "wait")
 			}
 		default:
 			return wire.Unknown()
@@ -2571,6 +2584,22 @@ func readTextArgsBlob(d *wire.Decoder, v *[]byte) error {
 	return nil
 }
 
+func readTextArgsWait(d *wire.Decoder, v *time.Duration) error {
+	s, err := d.String()
+	if err != nil {
+		return err
+	}
+	if !patternTextArgsWait.MatchString(s) {
+		return wire.Fail("pattern")
+	}
+	x, err := time.ParseDuration(s)
+	if err != nil {
+		return wire.Fail("range")
+	}
+	*v = x
+	return nil
+}
+
 func writeTextArgs(e *wire.Encoder, v *conformance.TextArgs) error {
 	e.ObjectStart()
 	e.Member(`"id":`)
@@ -2609,6 +2638,12 @@ func writeTextArgs(e *wire.Encoder, v *conformance.TextArgs) error {
 			return wire.At(err, "blob")
 		}
 		e.OmitEmpty(m)
+	}
+	if v.Wait != 0 {
+		e.Member(`"wait":`)
+		if err := writeTextArgsWait(e, &v.Wait); err != nil {
+			return wire.At(err, "wait")
+		}
 	}
 	e.ObjectEnd()
 	return nil
@@ -2692,10 +2727,19 @@ func writeTextArgsBlob(e *wire.Encoder, v *[]byte) error {
 	return e.String(s)
 }
 
+func writeTextArgsWait(e *wire.Encoder, v *time.Duration) error {
+	s := v.String()
+	if !patternTextArgsWait.MatchString(s) {
+		return wire.Fail("pattern")
+	}
+	return e.String(s)
+}
+
 // Patterns of the schemas, compiled once (Go's RE2 syntax, as the validator has it).
 var (
 	patternRowID               = wire.MustPattern("^R-[0-9][0-9][0-9]+$")
 	patternProbeArgsIncidentID = wire.MustPattern("^INC-[0-9][0-9][0-9]+$")
 	patternStringArgsWord      = wire.MustPattern("^[a-z]+$")
 	patternStringArgsDigit     = wire.MustPattern("[0-9]")
+	patternTextArgsWait        = wire.MustPattern("^[-+]?((([0-9]+(\\.[0-9]*)?|\\.[0-9]+)(ns|us|µs|μs|ms|s|m|h))+|0)$")
 )
