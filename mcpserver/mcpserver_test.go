@@ -303,38 +303,49 @@ func TestProgressReachesTheClient(t *testing.T) {
 	if _, err := s.Connect(context.Background(), mcpserver.Transport(st, slog.New(slog.DiscardHandler)), nil); err != nil {
 		t.Fatal(err)
 	}
-	var mu sync.Mutex
-	var got []*mcp.ProgressNotificationParams
-	client := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, &mcp.ClientOptions{
-		ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
+	transports := map[string]mcp.Transport{
+		"in-memory (stdio framing)": ct,
+		// Over Streamable HTTP calls are answered as application/json, so the
+		// notifications travel on the session's standalone event stream,
+		// which the SDK's client opens after initialize.
+		"streamable HTTP": &mcp.StreamableClientTransport{Endpoint: serve(t, s, mcpserver.HTTPOptions{}).URL},
+	}
+	for name, transport := range transports {
+		t.Run(name, func(t *testing.T) {
+			var mu sync.Mutex
+			var got []*mcp.ProgressNotificationParams
+			client := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, &mcp.ClientOptions{
+				ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
+					mu.Lock()
+					got = append(got, req.Params)
+					mu.Unlock()
+				}})
+			cs, err := client.Connect(context.Background(), transport, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer cs.Close()
+			params := &mcp.CallToolParams{Name: "deploy", Arguments: map[string]any{}}
+			params.SetProgressToken("deploy-1")
+			res, err := cs.CallTool(context.Background(), params)
+			if err != nil || res.IsError {
+				t.Fatalf("call: %v %+v", err, res)
+			}
+			deadline := time.Now().Add(2 * time.Second)
+			for {
+				mu.Lock()
+				n := len(got)
+				mu.Unlock()
+				if n == 3 || time.Now().After(deadline) {
+					break
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
 			mu.Lock()
-			got = append(got, req.Params)
-			mu.Unlock()
-		}})
-	cs, err := client.Connect(context.Background(), ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
-	params := &mcp.CallToolParams{Name: "deploy", Arguments: map[string]any{}}
-	params.SetProgressToken("deploy-1")
-	res, err := cs.CallTool(context.Background(), params)
-	if err != nil || res.IsError {
-		t.Fatalf("call: %v %+v", err, res)
-	}
-	deadline := time.Now().Add(2 * time.Second)
-	for {
-		mu.Lock()
-		n := len(got)
-		mu.Unlock()
-		if n == 3 || time.Now().After(deadline) {
-			break
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	mu.Lock()
-	defer mu.Unlock()
-	if len(got) != 3 || got[0].ProgressToken != "deploy-1" || got[2].Progress != 3 || got[2].Total != 3 || got[2].Message != "step 3 of 3" {
-		t.Fatalf("progress %+v", got)
+			defer mu.Unlock()
+			if len(got) != 3 || got[0].ProgressToken != "deploy-1" || got[0].Progress != 1 || got[2].Progress != 3 || got[2].Total != 3 || got[2].Message != "step 3 of 3" {
+				t.Fatalf("progress %+v", got)
+			}
+		})
 	}
 }
