@@ -18,7 +18,13 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/invopop/jsonschema"
+	"github.com/shopspring/decimal"
 )
+
+// decimal.Decimal has JSON methods of its own, and its JSON form is its text
+// form; keel cannot know that from its methods, so the package says so.
+//
+//keel:text github.com/shopspring/decimal.Decimal pattern=^-?[0-9]+(\.[0-9]+)?$
 
 // StringArgs checks strings.
 type StringArgs struct {
@@ -236,6 +242,8 @@ type TextArgs struct {
 	Blob []byte `json:"blob,omitempty" jsonschema:"maxLength=16"`
 	// Wait is how long to wait, such as 2s.
 	Wait time.Duration `json:"wait,omitzero"`
+	// Price is a decimal number of another module's type, such as 12.50.
+	Price *decimal.Decimal `json:"price,omitempty"`
 }
 
 // Level is a text type of this package: low or high, in any case.
@@ -267,7 +275,7 @@ func (l *Level) UnmarshalText(b []byte) error {
 
 // Texts returns its arguments.
 //
-//keel:tool name=texts version=1.2 effect=read
+//keel:tool name=texts version=1.3 effect=read
 func Texts(ctx context.Context, args TextArgs) (TextArgs, error) {
 	Calls.Add(1)
 	return args, nil

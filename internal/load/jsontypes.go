@@ -24,7 +24,9 @@ type typeProblem struct {
 type schemaChecker struct {
 	qualifier types.Qualifier
 	// output: the type is a result's; a pointer field must be omitempty.
-	output   bool
+	output bool
+	// texts are the //keel:text declarations.
+	texts    model.TextTypes
 	stack    []*types.Named
 	problems []typeProblem
 }
@@ -51,7 +53,7 @@ func (c *schemaChecker) check(t types.Type, path string, pos token.Pos) {
 	case *types.Alias:
 		c.check(types.Unalias(t), path, pos)
 	case *types.Named:
-		if knownLeaf(t) || hasSchemaMethod(t) || model.IsTextType(t) {
+		if knownLeaf(t) || hasSchemaMethod(t) || model.IsTextType(t, c.texts) {
 			return // a JSON form of its own: a string, for a text type
 		}
 		for _, s := range c.stack {
@@ -117,7 +119,7 @@ func (c *schemaChecker) checkStruct(s *types.Struct, path string) {
 			}
 		}
 		for _, piece := range schemaTagPieces(reflect.StructTag(s.Tag(i)).Get("jsonschema")) {
-			if msg := schemaPieceProblem(piece, f.Type()); msg != "" {
+			if msg := schemaPieceProblem(piece, f.Type(), c.texts); msg != "" {
 				c.report(f.Pos(), path+"."+f.Name(), "jsonschema tag: %s", msg)
 			}
 		}

@@ -45,7 +45,8 @@ func Load(dir string, patterns ...string) (*model.Package, []model.Diagnostic, e
 	}
 	slices.SortFunc(pkgs, func(a, b *packages.Package) int { return strings.Compare(a.PkgPath, b.PkgPath) })
 	out := &model.Package{Comments: map[string]string{}, Fset: pkgs[0].Fset} // one FileSet for every package of a Load
-	var diags []model.Diagnostic
+	texts, diags := textDirectives(pkgs)
+	out.TextTypes = texts
 	var files []*ast.File
 	for _, pkg := range pkgs {
 		if len(pkg.Errors) > 0 {
@@ -56,12 +57,15 @@ func Load(dir string, patterns ...string) (*model.Package, []model.Diagnostic, e
 			diags = append(diags, ds...)
 			continue
 		}
-		l := &loader{pkg: pkg, fset: pkg.Fset}
+		l := &loader{pkg: pkg, fset: pkg.Fset, texts: texts}
 		files = append(files, l.run(out)...)
 		diags = append(diags, l.diags...)
 		out.Paths = append(out.Paths, pkg.PkgPath)
 	}
 	diags = append(diags, checkNames(out.Tools)...)
+	if len(diags) == 0 { // a tool refused for another reason may be the one that uses a type
+		diags = checkTextTypes(texts, out.Tools)
+	}
 	if len(out.Tools) == 0 && len(diags) == 0 && len(files) > 0 {
 		what := "package " + pkgs[0].Name
 		if len(pkgs) > 1 {
@@ -108,6 +112,7 @@ func packageErrors(pkg *packages.Package) ([]model.Diagnostic, error) {
 type loader struct {
 	pkg   *packages.Package
 	fset  *token.FileSet
+	texts model.TextTypes // every package's //keel:text declarations
 	diags []model.Diagnostic
 }
 
@@ -312,13 +317,13 @@ func (l *loader) signature(fd *ast.FuncDecl, t *model.Tool, label string) {
 	}
 
 	if params.Len() == 2 {
-		if p, ok := types.Unalias(params.At(1).Type()).(*types.Pointer); ok && isArgsStruct(p.Elem()) {
+		if p, ok := types.Unalias(params.At(1).Type()).(*types.Pointer); ok && l.isArgsStruct(p.Elem()) {
 			l.errorf(params.At(1).Pos(), "%s: the argument struct is a pointer; take it by value: func(ctx context.Context, %s %s) (keel never passes nil)",
 				label, params.At(1).Name(), l.typeString(p.Elem()))
 			return
 		}
 	}
-	if params.Len() == 2 && isArgsStruct(params.At(1).Type()) {
+	if params.Len() == 2 && l.isArgsStruct(params.At(1).Type()) {
 		t.Form = model.StructArgs
 		t.Args = params.At(1).Type()
 		if named, ok := types.Unalias(t.Args).(*types.Named); ok && !named.Obj().Exported() {
@@ -348,7 +353,7 @@ func (l *loader) signature(fd *ast.FuncDecl, t *model.Tool, label string) {
 }
 
 func (l *loader) checkSchema(pos token.Pos, path string, t types.Type, output bool) {
-	c := &schemaChecker{qualifier: types.RelativeTo(l.pkg.Types), output: output}
+	c := &schemaChecker{qualifier: types.RelativeTo(l.pkg.Types), output: output, texts: l.texts}
 	c.check(t, path, pos)
 	for _, p := range c.problems {
 		at := p.pos
@@ -470,9 +475,9 @@ func isError(t types.Type) bool {
 // argument object's members. A struct with a JSON form of its own
 // (time.Time, url.URL, a JSONSchema method) is one value: a handler taking
 // only it has one plain parameter.
-func isArgsStruct(t types.Type) bool {
+func (l *loader) isArgsStruct(t types.Type) bool {
 	n, ok := types.Unalias(t).(*types.Named)
-	if !ok || knownLeaf(n) || model.HasMethod(n, "JSONSchema") || model.HasMethod(n, "JSONSchemaAlias") || model.HasMethod(n, "MarshalJSON") || model.IsTextType(n) {
+	if !ok || knownLeaf(n) || model.HasMethod(n, "JSONSchema") || model.HasMethod(n, "JSONSchemaAlias") || model.HasMethod(n, "MarshalJSON") || model.IsTextType(n, l.texts) {
 		return false
 	}
 	_, ok = n.Underlying().(*types.Struct)

@@ -59,7 +59,7 @@ func tagSyntaxError(tag string) string {
 // jsonType is the JSON Schema type the reflector gives a field of type t,
 // which decides which jsonschema tag keys it reads: "" when it cannot be
 // known from the Go type alone (a type with its own JSONSchema method).
-func jsonType(t types.Type) string {
+func jsonType(t types.Type, texts model.TextTypes) string {
 	for {
 		p, ok := types.Unalias(t).(*types.Pointer)
 		if !ok {
@@ -71,7 +71,7 @@ func jsonType(t types.Type) string {
 		switch {
 		case n.Obj().Pkg() != nil && (n.Obj().Pkg().Path()+"."+n.Obj().Name() == "time.Time" || n.Obj().Pkg().Path()+"."+n.Obj().Name() == "time.Duration"):
 			return "string"
-		case model.IsTextType(n):
+		case model.IsTextType(n, texts):
 			return "string"
 		case knownLeaf(n), hasSchemaMethod(n):
 			return ""
@@ -150,7 +150,7 @@ func set(words ...string) map[string]bool {
 // schemaPieceProblem reports why the reflector would not read piece (one
 // comma-separated piece of a field's jsonschema tag) into the schema of a
 // field of type t, or "".
-func schemaPieceProblem(piece string, t types.Type) string {
+func schemaPieceProblem(piece string, t types.Type, texts model.TextTypes) string {
 	if piece == "" || bareSchemaTags[piece] {
 		return ""
 	}
@@ -162,7 +162,7 @@ func schemaPieceProblem(piece string, t types.Type) string {
 	if genericTagKeys[key] {
 		return ""
 	}
-	typ := jsonType(t)
+	typ := jsonType(t, texts)
 	if typ == "" {
 		return "" // the type's own JSONSchema method decides; its schema is checked as any other
 	}
@@ -170,7 +170,7 @@ func schemaPieceProblem(piece string, t types.Type) string {
 	if typ == "array" && !keys[key] {
 		// The reflector hands keys it does not read for the array to its items.
 		if et := elemType(t); et != nil {
-			if elem = jsonType(et); elem != "" && elem != "array" {
+			if elem = jsonType(et, texts); elem != "" && elem != "array" {
 				keys = typeTagKeys[elem]
 			}
 		}

@@ -46,7 +46,7 @@ func TestSchemaPieces(t *testing.T) {
 		{"maxLength=-1", str, "whole number"},
 		{"pattern=a=b", types.NewSlice(str), "no = inside"},
 	} {
-		got := schemaPieceProblem(c.piece, c.typ)
+		got := schemaPieceProblem(c.piece, c.typ, nil)
 		if (c.want == "") != (got == "") || !strings.Contains(got, c.want) {
 			t.Errorf("%s on %s: %q, want %q", c.piece, c.typ, got, c.want)
 		}

@@ -33,6 +33,30 @@ type Package struct {
 	// tool, whose package declares exported constants of exactly that type:
 	// each is an enum of those values, sorted by type.
 	Enums []Enum
+	// TextTypes are the types //keel:text directives declare.
+	TextTypes TextTypes
+}
+
+// TextTypes are the types a //keel:text directive declares: JSON strings
+// through their text form, with the schema the author gives, keyed by
+// "pkgpath.Name".
+type TextTypes map[string]TextType
+
+// TextType is one //keel:text directive.
+type TextType struct {
+	Name    string // "pkgpath.Name"
+	Format  string // the schema's format, or ""
+	Pattern string // the schema's pattern, or ""
+	Pos     token.Position
+}
+
+// Of returns the declaration of n, if any.
+func (tt TextTypes) Of(n *types.Named) (TextType, bool) {
+	if n.Obj().Pkg() == nil {
+		return TextType{}, false
+	}
+	t, ok := tt[n.Obj().Pkg().Path()+"."+n.Obj().Name()]
+	return t, ok
 }
 
 // Enum is a named string or integer type and its constants' values, in

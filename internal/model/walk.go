@@ -60,11 +60,16 @@ func HasMethod(t types.Type, name string) bool {
 }
 
 // IsTextType reports whether n is a JSON string through its own text form:
-// it has MarshalText and UnmarshalText (on T or *T) and no JSON methods of
-// its own (uuid.UUID, netip.Addr, a team's own types).
-func IsTextType(n *types.Named) bool {
+// it has MarshalText and UnmarshalText (on T or *T) and either no JSON
+// methods of its own (uuid.UUID, netip.Addr, a team's own types) or a
+// //keel:text directive saying its JSON form is its text form (a decimal
+// type of another module).
+func IsTextType(n *types.Named, declared TextTypes) bool {
 	if !HasMethod(n, "MarshalText") || !HasMethod(n, "UnmarshalText") {
 		return false
+	}
+	if _, ok := declared.Of(n); ok {
+		return true
 	}
 	for _, m := range []string{"MarshalJSON", "UnmarshalJSON", "MarshalJSONTo", "UnmarshalJSONFrom", "JSONSchema"} {
 		if HasMethod(n, m) {

@@ -284,7 +284,7 @@ func (g *codecs) kindOf(t types.Type, n node, ptr string) (kind, bool) {
 	k := kStruct
 	if t != nil {
 		var why string
-		if k, why = classify(t); k == kUnsupported {
+		if k, why = classify(t, g.pkg.TextTypes); k == kUnsupported {
 			g.fail(ptr, "%s", why)
 			return k, false
 		}
@@ -334,7 +334,7 @@ var jsonTypeOf = map[kind]string{kString: "string", kBool: "boolean", kInt: "int
 	kTime: "string", kText: "string", kBytes: "string", kDuration: "string", kPointer: "", kSlice: "array", kMap: "object", kStruct: "object"}
 
 // classify says how t reads and writes, or why generated code cannot.
-func classify(t types.Type) (kind, string) {
+func classify(t types.Type, texts model.TextTypes) (kind, string) {
 	t = types.Unalias(t)
 	if n, ok := t.(*types.Named); ok {
 		obj := n.Obj()
@@ -351,14 +351,14 @@ func classify(t types.Type) (kind, string) {
 				return kUnsupported, fmt.Sprintf("type %s is not exported, so the generated package cannot fill it; export it", obj.Name())
 			}
 		}
-		if model.IsTextType(n) {
+		if model.IsTextType(n, texts) {
 			return kText, ""
 		}
 		for _, m := range []string{"UnmarshalJSON", "MarshalJSON", "UnmarshalText", "MarshalText", "UnmarshalJSONFrom", "MarshalJSONTo"} {
 			if model.HasMethod(n, m) {
 				return kUnsupported, fmt.Sprintf("type %s has its own %s method; generated code checks only values it reads and writes itself "+
-					"(give the type a text form, MarshalText and UnmarshalText, and no JSON methods; for a type of another module, "+
-					"use a type of your own with those methods in its place, or a plain type)", obj.Name(), m)
+					"(give the type a text form, MarshalText and UnmarshalText, and no JSON methods; for a type you cannot change whose "+
+					"JSON form is its text form, declare it: //keel:text %s pattern=...; else use a plain type)", obj.Name(), m, obj.Pkg().Path()+"."+obj.Name())
 			}
 		}
 	}
@@ -387,7 +387,7 @@ func classify(t types.Type) (kind, string) {
 		}
 		return kSlice, ""
 	case *types.Map:
-		if k, _ := classify(u.Key()); k != kString {
+		if k, _ := classify(u.Key(), texts); k != kString {
 			return kUnsupported, "map keys must be strings"
 		}
 		return kMap, ""

@@ -175,7 +175,7 @@ func (g *codecs) writeStruct(t types.Type, n node, ptr, hint string) []jen.Code 
 		var write string
 		g.atField(f, func() {
 			write = g.writer(f.typ, nodes[i], sub, hint+fieldHint(f))
-			if k, _ := classify(f.typ); f.omitEmpty && !f.omitZero && (k == kInt || k == kUint || k == kFloat || k == kBool) {
+			if k, _ := classify(f.typ, g.pkg.TextTypes); f.omitEmpty && !f.omitZero && (k == kInt || k == kUint || k == kFloat || k == kBool) {
 				if kw := zeroBreaks(nodes[i], k); kw != "" {
 					g.warn(sub, "omitempty does not omit a zero %s under json v2, and a zero breaks its %s: a zero result is invalid_tool_output; use omitzero",
 						jsonTypeOf[k], kw)
@@ -245,7 +245,7 @@ func nonEmpty(t types.Type, value jen.Code) jen.Code {
 			return jen.Add(value).Op("!=").Lit("")
 		}
 	case *types.Slice, *types.Map:
-		if k, _ := classify(t); k == kRaw {
+		if k, _ := classify(t, nil); k == kRaw { // no text type is raw
 			return nil
 		}
 		return jen.Len(value).Op(">").Lit(0)

@@ -73,7 +73,7 @@ func shapeType(s *types.Struct) (jen.Code, bool) {
 func structShapes(pkg *model.Package) []*types.Named {
 	var out []*types.Named
 	model.WalkTypes(pkg.Tools, func(n *types.Named) bool {
-		switch k, _ := classify(n); k {
+		switch k, _ := classify(n, pkg.TextTypes); k {
 		case kStruct:
 			out = append(out, n)
 			return true

@@ -179,7 +179,7 @@ func program(pkg *model.Package) ([]byte, error) {
 		),
 		jen.Return(jen.Lit("")),
 	)
-	enumHelpers(f)
+	enumHelpers(f, pkg.TextTypes)
 	// reflectType is a top-level function, not a closure in main: a closure
 	// called twice per tool makes the compiler's inliner re-walk all of main
 	// for each call, quadratic in the number of tools.
@@ -237,7 +237,7 @@ func enumValues(f *jen.File, enums []model.Enum) {
 
 // enumHelpers writes the reflector's Mapper for enum types and the pass
 // that turns its marks into enums.
-func enumHelpers(f *jen.File) {
+func enumHelpers(f *jen.File, declared model.TextTypes) {
 	schema := jen.Op("*").Qual(reflectorPkg, "Schema")
 	implements := func(iface jen.Code) jen.Code {
 		return jen.Id("p").Dot("Implements").Call(jen.Qual("reflect", "TypeFor").Types(iface).Call())
@@ -248,12 +248,23 @@ func enumHelpers(f *jen.File) {
 			d[jen.Lit(name)] = jen.Values(jen.Lit(form[0]), jen.Lit(form[1]))
 		}
 	}))
+	f.Comment("declaredTexts are the //keel:text types, JSON strings whatever their JSON methods: format and pattern.")
+	f.Var().Id("declaredTexts").Op("=").Map(jen.String()).Index(jen.Lit(2)).String().Values(jen.DictFunc(func(d jen.Dict) {
+		for name, t := range declared {
+			d[jen.Lit(name)] = jen.Values(jen.Lit(t.Format), jen.Lit(t.Pattern))
+		}
+	}))
 	f.Comment("enumSchema is the schema of an enum type, marked with its values, or of a")
 	f.Comment("type with a text form of its own (MarshalText, UnmarshalText, no JSON methods): a string.")
 	f.Func().Id("enumSchema").Params(jen.Id("t").Qual("reflect", "Type")).Add(schema).Block(
 		jen.If(jen.Id("t").Op("==").Qual("reflect", "TypeFor").Types(jen.Qual("time", "Duration")).Call()).Block(
 			jen.Return(jen.Op("&").Qual(reflectorPkg, "Schema").Values(jen.Dict{
 				jen.Id("Type"): jen.Lit("string"), jen.Id("Pattern"): jen.Lit(DurationPattern), jen.Id("Title"): jen.Lit(durationTitle),
+			})),
+		),
+		jen.If(jen.List(jen.Id("form"), jen.Id("ok")).Op(":=").Id("declaredTexts").Index(jen.Id("t").Dot("PkgPath").Call().Op("+").Lit(".").Op("+").Id("t").Dot("Name").Call()), jen.Id("ok")).Block(
+			jen.Return(jen.Op("&").Qual(reflectorPkg, "Schema").Values(jen.Dict{
+				jen.Id("Type"): jen.Lit("string"), jen.Id("Format"): jen.Id("form").Index(jen.Lit(0)), jen.Id("Pattern"): jen.Id("form").Index(jen.Lit(1)),
 			})),
 		),
 		jen.Id("p").Op(":=").Qual("reflect", "PointerTo").Call(jen.Id("t")),

@@ -16,6 +16,7 @@ import (
 	"github.com/keelgen/keel/internal/conformance"
 	"github.com/keelgen/keel/runtime"
 	"github.com/keelgen/keel/runtime/wire"
+	decimal "github.com/shopspring/decimal"
 )
 
 // Struct shapes as keelgen read them. A field added, removed, renamed or retyped
@@ -95,6 +96,7 @@ var (
 		Level conformance.Level
 		Blob  []byte
 		Wait  time.Duration
+		Price *decimal.Decimal
 	}(conformance.TextArgs{})
 )
 
@@ -2396,6 +2398,7 @@ func readTextArgs(d *wire.Decoder, v *conformance.TextArgs) error {
 		Level bool
 		Blob  bool
 		Wait  bool
+		Price bool
 	}
 	for d.More() {
 		name, err := d.Name()
@@ -2476,6 +2479,17 @@ func readTextArgs(d *wire.Decoder, v *conformance.TextArgs) error {
 			}
 			if err := readTextArgsWait(d, &v.Wait); err != nil {
 				return wire.At(err, "wait")
+			}
+		case "price":
+			if seen.Price {
+				return wire.Duplicate()
+			}
+			seen.Price = true
+			if d.Null() {
+				continue
+			}
+			if err := readDecimalPointer(d, &v.Price); err != nil {
+				return wire.At(err, "price")
 			}
 		default:
 			return wire.Unknown()
@@ -2600,6 +2614,29 @@ func readTextArgsWait(d *wire.Decoder, v *time.Duration) error {
 	return nil
 }
 
+func readDecimalPointer(d *wire.Decoder, v **decimal.Decimal) error {
+	x := new(decimal.Decimal)
+	if err := readDecimal(d, x); err != nil {
+		return err
+	}
+	*v = x
+	return nil
+}
+
+func readDecimal(d *wire.Decoder, v *decimal.Decimal) error {
+	s, err := d.String()
+	if err != nil {
+		return err
+	}
+	if !patternDecimal.MatchString(s) {
+		return wire.Fail("pattern")
+	}
+	if err := v.UnmarshalText([]byte(s)); err != nil {
+		return wire.Fail("format")
+	}
+	return nil
+}
+
 func writeTextArgs(e *wire.Encoder, v *conformance.TextArgs) error {
 	e.ObjectStart()
 	e.Member(`"id":`)
@@ -2644,6 +2681,13 @@ func writeTextArgs(e *wire.Encoder, v *conformance.TextArgs) error {
 		if err := writeTextArgsWait(e, &v.Wait); err != nil {
 			return wire.At(err, "wait")
 		}
+	}
+	if v.Price != nil {
+		m := e.Member("\"price\":")
+		if err := writeDecimalPointer(e, &v.Price); err != nil {
+			return wire.At(err, "price")
+		}
+		e.OmitEmpty(m)
 	}
 	e.ObjectEnd()
 	return nil
@@ -2735,6 +2779,25 @@ func writeTextArgsWait(e *wire.Encoder, v *time.Duration) error {
 	return e.String(s)
 }
 
+func writeDecimalPointer(e *wire.Encoder, v **decimal.Decimal) error {
+	if *v == nil {
+		return wire.Failf("type", "a nil pointer is null, which the schema refuses")
+	}
+	return writeDecimal(e, *v)
+}
+
+func writeDecimal(e *wire.Encoder, v *decimal.Decimal) error {
+	b, err := v.MarshalText()
+	if err != nil {
+		return wire.Fail("format")
+	}
+	s := string(b)
+	if !patternDecimal.MatchString(s) {
+		return wire.Fail("pattern")
+	}
+	return e.String(s)
+}
+
 // Patterns of the schemas, compiled once (Go's RE2 syntax, as the validator has it).
 var (
 	patternRowID               = wire.MustPattern("^R-[0-9][0-9][0-9]+$")
@@ -2742,4 +2805,5 @@ var (
 	patternStringArgsWord      = wire.MustPattern("^[a-z]+$")
 	patternStringArgsDigit     = wire.MustPattern("[0-9]")
 	patternTextArgsWait        = wire.MustPattern("^[-+]?((([0-9]+(\\.[0-9]*)?|\\.[0-9]+)(ns|us|µs|μs|ms|s|m|h))+|0)$")
+	patternDecimal             = wire.MustPattern("^-?[0-9]+(\\.[0-9]+)?$")
 )

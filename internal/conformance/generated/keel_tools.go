@@ -18,7 +18,7 @@ const _ = runtime.IsAtLeastVersion0_4_0
 
 // SetDigest identifies this exact tool set: the set_digest of keel.lock.json.
 // The executor recomputes it from the embedded contracts before it accepts a call.
-const SetDigest = "sha256:4feed93df7dfc2f7c9f9a3ea3851210cd9acc9ececfa419c606ebbbd2ebd40e3"
+const SetDigest = "sha256:e0f2ab1380a0b1918cfb6f6600bce1bc6c43014eba82bd860897e1f11387ade2"
 
 // Tool names. Harness code that names a tool by its constant stops compiling
 // when the tool is removed.
@@ -109,7 +109,7 @@ var toolSpecs = [...]runtime.ToolSpec{
 	{
 		Info: runtime.ToolInfo{
 			Name:        ToolTexts,
-			Version:     "1.2",
+			Version:     "1.3",
 			Effect:      runtime.EffectRead,
 			Description: "Returns its arguments.",
 		},
