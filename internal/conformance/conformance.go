@@ -244,6 +244,8 @@ type TextArgs struct {
 	Wait time.Duration `json:"wait,omitzero"`
 	// Price is a decimal number of another module's type, such as 12.50.
 	Price *decimal.Decimal `json:"price,omitempty"`
+	// Owners maps a team to its owner's UUID.
+	Owners map[string]uuid.UUID `json:"owners,omitempty"`
 }
 
 // Level is a text type of this package: low or high, in any case.
@@ -275,7 +277,7 @@ func (l *Level) UnmarshalText(b []byte) error {
 
 // Texts returns its arguments.
 //
-//keel:tool name=texts version=1.3 effect=read
+//keel:tool name=texts version=1.4 effect=read
 func Texts(ctx context.Context, args TextArgs) (TextArgs, error) {
 	Calls.Add(1)
 	return args, nil

@@ -117,6 +117,8 @@ var keywordCases = []struct {
 	{generated.ToolTexts, `{"id":"1b4e28ba-2fa1-11d2-883f-0016d3cca427","price":12.5}`, "/price type"},
 	{generated.ToolTexts, `{"id":"1b4e28ba-2fa1-11d2-883f-0016d3cca427","price":"1e5"}`, "/price pattern"},
 	{generated.ToolTexts, `{"id":"1b4e28ba-2fa1-11d2-883f-0016d3cca427","price":"twelve"}`, "/price pattern"},
+	{generated.ToolTexts, `{"id":"1b4e28ba-2fa1-11d2-883f-0016d3cca427","owners":{"ops":"1b4e28ba-2fa1-11d2-883f-0016d3cca427"}}`, ""},
+	{generated.ToolTexts, `{"id":"1b4e28ba-2fa1-11d2-883f-0016d3cca427","owners":{"ops":"someone"}}`, "/owners format"}, // the key is the model's: the pointer stops at the map
 	{generated.ToolCollections, `{"tags":["a"],"scores":[1,-2,3]}`, ""},
 	{generated.ToolCollections, `{"tags":["a"],"labels":{"x":"y","":""}}`, ""},
 	{generated.ToolCollections, `{"tags":["a"],"labels":{"x":1}}`, "/labels type"}, // the key is the model's: the pointer stops at the map
@@ -154,6 +156,8 @@ var keywordCases = []struct {
 	{generated.ToolTexts, `{"id":"1b4e28ba-2fa1-11d2-883f-0016d3cca427","price":12.5}`, "/price type"},
 	{generated.ToolTexts, `{"id":"1b4e28ba-2fa1-11d2-883f-0016d3cca427","price":"1e5"}`, "/price pattern"},
 	{generated.ToolTexts, `{"id":"1b4e28ba-2fa1-11d2-883f-0016d3cca427","price":"twelve"}`, "/price pattern"},
+	{generated.ToolTexts, `{"id":"1b4e28ba-2fa1-11d2-883f-0016d3cca427","owners":{"ops":"1b4e28ba-2fa1-11d2-883f-0016d3cca427"}}`, ""},
+	{generated.ToolTexts, `{"id":"1b4e28ba-2fa1-11d2-883f-0016d3cca427","owners":{"ops":"someone"}}`, "/owners format"}, // the key is the model's: the pointer stops at the map
 	{generated.ToolCollections, `{"tags":["a"],"extra":{"any": [1, "thing"]}}`, ""},
 	{generated.ToolCollections, `{"tags":["a"],"page":2}`, ""},
 	{generated.ToolCollections, `{"tags":["a"],"page":0}`, "/page minimum"},

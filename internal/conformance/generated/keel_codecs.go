@@ -89,14 +89,15 @@ var (
 		Stamp   time.Time
 	}(conformance.StringArgs{})
 	_ = struct {
-		ID    uuid.UUID
-		Addr  netip.Addr
-		Net   *netip.Prefix
-		Hosts []netip.Addr
-		Level conformance.Level
-		Blob  []byte
-		Wait  time.Duration
-		Price *decimal.Decimal
+		ID     uuid.UUID
+		Addr   netip.Addr
+		Net    *netip.Prefix
+		Hosts  []netip.Addr
+		Level  conformance.Level
+		Blob   []byte
+		Wait   time.Duration
+		Price  *decimal.Decimal
+		Owners map[string]uuid.UUID
 	}(conformance.TextArgs{})
 )
 
@@ -2391,14 +2392,15 @@ func readTextArgs(d *wire.Decoder, v *conformance.TextArgs) error {
 		return err
 	}
 	var seen struct {
-		ID    bool
-		Addr  bool
-		Net   bool
-		Hosts bool
-		Level bool
-		Blob  bool
-		Wait  bool
-		Price bool
+		ID     bool
+		Addr   bool
+		Net    bool
+		Hosts  bool
+		Level  bool
+		Blob   bool
+		Wait   bool
+		Price  bool
+		Owners bool
 	}
 	for d.More() {
 		name, err := d.Name()
@@ -2490,6 +2492,17 @@ func readTextArgs(d *wire.Decoder, v *conformance.TextArgs) error {
 			}
 			if err := readDecimalPointer(d, &v.Price); err != nil {
 				return wire.At(err, "price")
+			}
+		case "owners":
+			if seen.Owners {
+				return wire.Duplicate()
+			}
+			seen.Owners = true
+			if d.Null() {
+				continue
+			}
+			if err := readTextArgsOwners(d, &v.Owners); err != nil {
+				return wire.At(err, "owners")
 			}
 		default:
 			return wire.Unknown()
@@ -2637,6 +2650,32 @@ func readDecimal(d *wire.Decoder, v *decimal.Decimal) error {
 	return nil
 }
 
+func readTextArgsOwners(d *wire.Decoder, v *map[string]uuid.UUID) error {
+	if err := d.ObjectStart(); err != nil {
+		return err
+	}
+	m := map[string]uuid.UUID{}
+	for d.More() {
+		k, err := d.Key()
+		if err != nil {
+			return err
+		}
+		if _, dup := m[k]; dup {
+			return wire.Duplicate()
+		}
+		var x uuid.UUID
+		if err := readTextArgsID(d, &x); err != nil {
+			return wire.AtKey(err)
+		}
+		m[k] = x
+	}
+	if err := d.End(); err != nil {
+		return err
+	}
+	*v = m
+	return nil
+}
+
 func writeTextArgs(e *wire.Encoder, v *conformance.TextArgs) error {
 	e.ObjectStart()
 	e.Member(`"id":`)
@@ -2686,6 +2725,13 @@ func writeTextArgs(e *wire.Encoder, v *conformance.TextArgs) error {
 		m := e.Member("\"price\":")
 		if err := writeDecimalPointer(e, &v.Price); err != nil {
 			return wire.At(err, "price")
+		}
+		e.OmitEmpty(m)
+	}
+	if len(v.Owners) > 0 {
+		m := e.Member("\"owners\":")
+		if err := writeTextArgsOwners(e, &v.Owners); err != nil {
+			return wire.At(err, "owners")
 		}
 		e.OmitEmpty(m)
 	}
@@ -2796,6 +2842,28 @@ func writeDecimal(e *wire.Encoder, v *decimal.Decimal) error {
 		return wire.Fail("pattern")
 	}
 	return e.String(s)
+}
+
+func writeTextArgsOwners(e *wire.Encoder, v *map[string]uuid.UUID) error {
+	if *v == nil {
+		return wire.Failf("type", "a nil map is null, which the schema refuses")
+	}
+	e.ObjectStart()
+	// Sorted keys: the same result is the same bytes.
+	for _, k := range slices.Sorted(maps.Keys(*v)) {
+		if err := e.Key(string(k)); err != nil {
+			return err
+		}
+		x := (*v)[k]
+		if err := writeTextArgsID(e, &x); err != nil {
+			return wire.AtKey(err)
+		}
+		if err := e.Cap(); err != nil {
+			return err
+		}
+	}
+	e.ObjectEnd()
+	return nil
 }
 
 // Patterns of the schemas, compiled once (Go's RE2 syntax, as the validator has it).

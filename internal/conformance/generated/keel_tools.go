@@ -18,7 +18,7 @@ const _ = runtime.IsAtLeastVersion0_4_0
 
 // SetDigest identifies this exact tool set: the set_digest of keel.lock.json.
 // The executor recomputes it from the embedded contracts before it accepts a call.
-const SetDigest = "sha256:e0f2ab1380a0b1918cfb6f6600bce1bc6c43014eba82bd860897e1f11387ade2"
+const SetDigest = "sha256:cebbe7995827547614525fc0fc9721375d739d3bd24381990933755a27a7d7e1"
 
 // Tool names. Harness code that names a tool by its constant stops compiling
 // when the tool is removed.
@@ -109,7 +109,7 @@ var toolSpecs = [...]runtime.ToolSpec{
 	{
 		Info: runtime.ToolInfo{
 			Name:        ToolTexts,
-			Version:     "1.3",
+			Version:     "1.4",
 			Effect:      runtime.EffectRead,
 			Description: "Returns its arguments.",
 		},
