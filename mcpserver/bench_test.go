@@ -2,6 +2,10 @@ package mcpserver_test
 
 import (
 	"context"
+	"encoding/json"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -68,4 +72,77 @@ func BenchmarkCallSDKTyped(b *testing.B) {
 			return nil, sdkIncident{string(inc.IncidentID), inc.Service, inc.Severity, inc.Symptom, inc.Evidence}, err
 		})
 	benchCall(b, connect(b, s))
+}
+
+// BenchmarkCallSDKRaw is the transport floor: the same handler behind the
+// go-sdk's raw Server.AddTool, which checks nothing (no schema on either
+// side), decoding and encoding with encoding/json.
+func BenchmarkCallSDKRaw(b *testing.B) {
+	benchCall(b, connect(b, rawServer()))
+}
+
+func rawServer() *mcp.Server {
+	s := mcp.NewServer(&mcp.Implementation{Name: "raw", Version: "1"}, nil)
+	s.AddTool(&mcp.Tool{Name: generated.ToolLookupIncident, Description: "Look up an incident.", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			var args sdkArgs
+			if err := json.Unmarshal(req.Params.Arguments, &args); err != nil {
+				return nil, err
+			}
+			inc, err := example.LookupIncident(ctx, example.LookupIncidentArgs{IncidentID: example.IncidentID(args.IncidentID)})
+			if err != nil {
+				return nil, err
+			}
+			out, err := json.Marshal(sdkIncident{string(inc.IncidentID), inc.Service, inc.Severity, inc.Symptom, inc.Evidence})
+			if err != nil {
+				return nil, err
+			}
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(out)}}, StructuredContent: json.RawMessage(out)}, nil
+		})
+	return s
+}
+
+// BenchmarkCallHTTP: tools/call over loopback Streamable HTTP, stateless, from
+// several concurrent clients, through keel and through the raw floor.
+func BenchmarkCallHTTP(b *testing.B) {
+	for _, c := range []struct {
+		name    string
+		handler func() (http.Handler, error)
+	}{
+		{"keel", func() (http.Handler, error) {
+			s := mcpserver.New(generated.ToolSet, quietExecutor(b, generated.ToolSet), mcpserver.Options{})
+			return mcpserver.HTTPHandler(s, mcpserver.HTTPOptions{Stateless: true, Logger: slog.New(slog.DiscardHandler)})
+		}},
+		{"sdk-raw", func() (http.Handler, error) {
+			s := rawServer()
+			return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true}), nil
+		}},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			h, err := c.handler()
+			if err != nil {
+				b.Fatal(err)
+			}
+			srv := httptest.NewServer(h)
+			defer srv.Close()
+			params := &mcp.CallToolParams{Name: generated.ToolLookupIncident, Arguments: map[string]any{"incident_id": "INC-001"}}
+			b.SetParallelism(2) // 2 × GOMAXPROCS clients
+			b.ReportAllocs()
+			b.RunParallel(func(pb *testing.PB) {
+				cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil).Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: srv.URL}, nil)
+				if err != nil {
+					b.Error(err)
+					return
+				}
+				defer cs.Close()
+				for pb.Next() {
+					res, err := cs.CallTool(context.Background(), params)
+					if err != nil || res.IsError {
+						b.Error(err, res)
+						return
+					}
+				}
+			})
+		})
+	}
 }
