@@ -604,8 +604,7 @@ func (c *callRun) validatedOutput(call encoder) ([]byte, error) {
 // outputLimits: a handler's own result is bounded only by MaxOutputBytes.
 func outputLimits(out []byte) Limits { return Limits{MaxArgumentBytes: len(out), MaxDepth: 10000} }
 
-// errTimeout marks a handler that did not finish before its deadline, or
-// whose caller gave up.
+// errTimeout marks a handler that did not finish before the tool's deadline.
 var errTimeout = errors.New("keel: handler deadline")
 
 // errCancelled: the caller's context ended before the handler finished (a

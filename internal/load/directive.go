@@ -89,19 +89,11 @@ func directiveWords(text string) string {
 // problem it finds.
 func parseDirective(text string) (directive, []string) {
 	var d directive
-	var problems []string
+	pairs, problems := keyValues(strings.Fields(text[len(directivePrefix):]), "//keel:tool: ")
 	seen := map[string]bool{}
 	var err error
-	for _, field := range strings.Fields(text[len(directivePrefix):]) {
-		key, value, ok := strings.Cut(field, "=")
-		if !ok {
-			problems = append(problems, fmt.Sprintf("//keel:tool: %q is not key=value", field))
-			continue
-		}
-		if seen[key] {
-			problems = append(problems, fmt.Sprintf("//keel:tool: key %q given twice", key))
-			continue
-		}
+	for _, kv := range pairs {
+		key, value := kv.key, kv.value
 		seen[key] = true
 		switch key {
 		case "name":
@@ -157,6 +149,30 @@ func parseDirective(text string) (directive, []string) {
 		problems = append(problems, "//keel:tool: destructive is a write's hint; a read destroys nothing")
 	}
 	return d, problems
+}
+
+// keyValue is one key=value field of a directive.
+type keyValue struct{ key, value string }
+
+// keyValues splits a directive's fields into key=value pairs, in order, and
+// reports (after prefix) each field that is not one and each key given twice.
+func keyValues(fields []string, prefix string) ([]keyValue, []string) {
+	var pairs []keyValue
+	var problems []string
+	seen := map[string]bool{}
+	for _, field := range fields {
+		key, value, ok := strings.Cut(field, "=")
+		switch {
+		case !ok:
+			problems = append(problems, fmt.Sprintf("%s%q is not key=value", prefix, field))
+		case seen[key]:
+			problems = append(problems, fmt.Sprintf("%skey %q given twice", prefix, key))
+		default:
+			seen[key] = true
+			pairs = append(pairs, keyValue{key, value})
+		}
+	}
+	return pairs, problems
 }
 
 // parseErrors reads errors=code1,code2: the business error codes a handler

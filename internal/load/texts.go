@@ -63,26 +63,18 @@ func parseTextDirective(text string) (model.TextType, []string) {
 		return model.TextType{}, []string{"name the type, with its import path: //keel:text github.com/shopspring/decimal.Decimal pattern=..."}
 	}
 	t := model.TextType{Name: fields[0]}
-	var problems []string
+	pairs, problems := keyValues(fields[1:], "")
 	if !textName.MatchString(t.Name) || !strings.Contains(t.Name, "/") && strings.Count(t.Name, ".") > 1 {
 		problems = append(problems, fmt.Sprintf("%q is not a type's full name; write its import path, a dot and its name, as github.com/shopspring/decimal.Decimal", t.Name))
 	}
-	seen := map[string]bool{}
-	for _, field := range fields[1:] {
-		key, value, ok := strings.Cut(field, "=")
+	for _, kv := range pairs {
+		key, value := kv.key, kv.value
 		switch {
-		case !ok || value == "":
-			problems = append(problems, fmt.Sprintf("%q is not key=value", field))
-			continue
-		case seen[key]:
-			problems = append(problems, fmt.Sprintf("key %q given twice", key))
-			continue
-		}
-		seen[key] = true
-		switch key {
-		case "format":
+		case value == "":
+			problems = append(problems, fmt.Sprintf("%q is not key=value", key+"="))
+		case key == "format":
 			t.Format = value
-		case "pattern":
+		case key == "pattern":
 			t.Pattern = value
 			if _, err := regexp.Compile(value); err != nil {
 				problems = append(problems, fmt.Sprintf("pattern %q does not compile: %v", value, err))

@@ -10,22 +10,12 @@ import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 
+import { check, finish } from "./checks.mjs";
+
 const [server, schemaDir] = process.argv.slice(2);
 if (!server || !schemaDir) {
   console.error("usage: node client.mjs SERVER_BINARY SCHEMA_DIR");
   process.exit(2);
-}
-
-let passed = 0;
-let failed = 0;
-function check(name, ok, detail) {
-  if (ok) {
-    passed++;
-    console.log(`ok   ${name}`);
-  } else {
-    failed++;
-    console.log(`FAIL ${name}: ${detail}`);
-  }
 }
 
 // Key order does not matter when comparing JSON values.
@@ -83,5 +73,4 @@ try {
   await client.close();
 }
 
-console.log(`mcp-ts: ${passed} passed, ${failed} failed`);
-process.exit(failed === 0 ? 0 : 1);
+finish("mcp-ts");

@@ -11,22 +11,12 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js";
 
+import { check, finish } from "./checks.mjs";
+
 const [server] = process.argv.slice(2);
 if (!server) {
   console.error("usage: node progress.mjs SERVER_BINARY");
   process.exit(2);
-}
-
-let passed = 0;
-let failed = 0;
-function check(name, ok, detail) {
-  if (ok) {
-    passed++;
-    console.log(`ok   ${name}`);
-  } else {
-    failed++;
-    console.log(`FAIL ${name}: ${detail}`);
-  }
 }
 
 const client = new Client({ name: "keel-ts-progress", version: "1.0.0" });
@@ -68,9 +58,10 @@ try {
     await new Promise((r) => setTimeout(r, 50));
   }
   check("the server records the abandoned call as tool_cancelled", /"code":"tool_cancelled"/.test(log), log.slice(-500));
+} catch (e) {
+  check("client run", false, e.stack ?? String(e));
 } finally {
   await client.close();
 }
 
-console.log(`mcp-ts progress: ${passed} passed, ${failed} failed`);
-process.exit(failed === 0 ? 0 : 1);
+finish("mcp-ts progress");
