@@ -349,3 +349,23 @@ func TestProgressReachesTheClient(t *testing.T) {
 		})
 	}
 }
+
+// Every hint is on the wire, false ones too: a host that fails closed on a
+// missing hint reads each as stated, not as absent.
+func TestEveryHintOnTheWire(t *testing.T) {
+	for _, tool := range generated.ToolSet.Tools() {
+		b, err := json.Marshal(mcpserver.Tool(tool.Info()).Annotations)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var hints map[string]any
+		if err := json.Unmarshal(b, &hints); err != nil {
+			t.Fatal(err)
+		}
+		for _, k := range []string{"readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"} {
+			if _, ok := hints[k].(bool); !ok {
+				t.Errorf("%s: %s missing from %s", tool.Info().Name, k, b)
+			}
+		}
+	}
+}

@@ -10,11 +10,24 @@ import (
 	"github.com/keelgen/keel/internal/schemajson"
 )
 
-// kept are the keywords Ollama reads, on the root object and on a property.
-var (
-	keptRoot     = map[string]bool{"type": true, "properties": true, "required": true, "description": true}
-	keptProperty = map[string]bool{"type": true, "description": true, "enum": true, "items": true}
-)
+// ollamaKeeps are the keywords Ollama reads, on the root object and on a
+// property.
+var ollamaKeeps = plainKeeps{
+	root:     map[string]bool{"type": true, "properties": true, "required": true, "description": true},
+	property: map[string]bool{"type": true, "description": true, "enum": true, "items": true},
+}
+
+// novaKeeps are the keywords Amazon Nova models on Bedrock take: the root
+// may say only type, properties and required (Nova's documented limit; any
+// other keyword is an API error); a property is read as by Ollama.
+var novaKeeps = plainKeeps{
+	root:     map[string]bool{"type": true, "properties": true, "required": true},
+	property: ollamaKeeps.property,
+}
+
+// plainKeeps are the keywords a plain form keeps, on the root object and
+// on a property; every other constraint moves into the description.
+type plainKeeps struct{ root, property map[string]bool }
 
 // OllamaLost lists what Ollama would drop from schema: "incident_id: pattern".
 func OllamaLost(schema json.RawMessage) []string {
@@ -28,13 +41,32 @@ func OllamaLost(schema json.RawMessage) []string {
 // OllamaSafe keeps what Ollama reads and moves every dropped constraint of a
 // property into its description, so the model still reads it.
 func OllamaSafe(schema json.RawMessage) (json.RawMessage, []string, error) {
+	return plainForm(schema, ollamaKeeps)
+}
+
+// NovaPlain is the form for Amazon Nova models on Bedrock, built as
+// OllamaSafe is, with Nova's narrower root.
+func NovaPlain(schema json.RawMessage) (json.RawMessage, []string, error) {
+	return plainForm(schema, novaKeeps)
+}
+
+// NovaLost lists what NovaPlain moves out of schema's keywords.
+func NovaLost(schema json.RawMessage) []string {
+	_, lost, err := NovaPlain(schema)
+	if err != nil {
+		return []string{err.Error()}
+	}
+	return lost
+}
+
+func plainForm(schema json.RawMessage, keeps plainKeeps) (json.RawMessage, []string, error) {
 	doc, err := schemajson.Doc(schema)
 	if err != nil {
 		return nil, nil, err
 	}
 	var lost []string
 	for _, k := range sortedKeys(doc) {
-		if !keptRoot[k] && k != "additionalProperties" { // a closed root is enforced by the executor anyway
+		if !keeps.root[k] && k != "additionalProperties" { // a closed root is enforced by the executor anyway
 			lost = append(lost, "the arguments: "+k)
 			delete(doc, k)
 		}
@@ -48,7 +80,7 @@ func OllamaSafe(schema json.RawMessage) (json.RawMessage, []string, error) {
 		}
 		var notes []string
 		for _, k := range sortedKeys(p) {
-			if keptProperty[k] {
+			if keeps.property[k] {
 				continue
 			}
 			lost = append(lost, name+": "+k)

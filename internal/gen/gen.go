@@ -96,6 +96,8 @@ type Target struct {
 	// SetProblems, when set, lists what the provider cannot take of the
 	// set as a whole (a per-request budget), reported at the first tool.
 	SetProblems func(inputs [][]byte) []string
+	// NameProblem, when set, says why the provider refuses a tool's name.
+	NameProblem func(name string) string
 }
 
 // Targets are the providers -targets knows, in the order they are listed.
@@ -129,6 +131,22 @@ var Targets = []Target{
 			out = append(out, "the set's strict tools exceed Anthropic's budget: "+p+"; the tools past it are offered non-strict")
 		}
 		return out
+	}},
+	{Name: "gemini", What: "tool names Gemini refuses, and what its older parameters form says in words or drops", Problems: func(in []byte) []string {
+		_, changed, err := forms.GeminiParameters(in)
+		if err != nil {
+			return []string{err.Error()}
+		}
+		if len(changed) == 0 {
+			return nil
+		}
+		return []string{"Gemini's parameters form (gemini.OpenAPIDeclarations, for an API without parametersJsonSchema): " + strings.Join(changed, "; ") + " (keel still validates the schema as generated)"}
+	}, NameProblem: forms.GeminiNameProblem},
+	{Name: "bedrock", What: "keywords Amazon Nova models on Bedrock refuse (bedrock.Options.PlainSchemas moves them into descriptions)", Problems: func(in []byte) []string {
+		if lost := forms.NovaLost(in); len(lost) > 0 {
+			return []string{fmt.Sprintf("Amazon Nova takes only type, properties and required at the root: PlainSchemas says %s in descriptions (keel still validates them)", strings.Join(lost, ", "))}
+		}
+		return nil
 	}},
 	{Name: "ollama", What: "keywords Ollama's server drops", Problems: func(in []byte) []string {
 		if lost := forms.OllamaLost(in); len(lost) > 0 {
@@ -475,6 +493,11 @@ func targetWarnings(targets []Target, pkg *model.Package, schemas map[string]mod
 		var inputs [][]byte
 		for _, t := range pkg.Tools {
 			inputs = append(inputs, schemas[t.Name].Input)
+			if target.NameProblem != nil {
+				if p := target.NameProblem(t.Name); p != "" {
+					out = append(out, model.Diagnostic{Pos: t.Pos, Message: fmt.Sprintf("warning: %s: %s", t.Name, p)})
+				}
+			}
 			for _, p := range target.Problems(schemas[t.Name].Input) {
 				out = append(out, model.Diagnostic{Pos: t.Pos, Message: fmt.Sprintf("warning: %s: %s", t.Name, p)})
 			}

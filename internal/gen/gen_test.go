@@ -46,9 +46,13 @@ func TestGolden(t *testing.T) {
 	}
 	for _, dir := range cases {
 		t.Run(filepath.Base(dir), func(t *testing.T) {
-			// Warnings for every target, golden in targets.txt: what OpenAI
-			// strict mode and Ollama cannot take of each tool, at its directive.
-			res := generate(t, gen.Config{Dir: dir, Patterns: []string{"./in"}, OutDir: "out", Targets: []string{"openai-strict", "ollama"}})
+			// Warnings for every target, golden in targets.txt: what each
+			// provider's form cannot take of each tool, at its directive.
+			var every []string
+			for _, target := range gen.Targets {
+				every = append(every, target.Name)
+			}
+			res := generate(t, gen.Config{Dir: dir, Patterns: []string{"./in"}, OutDir: "out", Targets: every})
 			targetWarnings(t, dir, res)
 			if *update {
 				changes, err := output.Compare(res.OutDir, res.Files)
@@ -201,7 +205,7 @@ func targetWarnings(t *testing.T, dir string, res *gen.Result) {
 
 func TestUnknownTarget(t *testing.T) {
 	t.Parallel()
-	if _, err := gen.Generate(gen.Config{Dir: "testdata/golden/mixed", Patterns: []string{"./in"}, OutDir: "out", Targets: []string{"gemini"}}); err == nil {
+	if _, err := gen.Generate(gen.Config{Dir: "testdata/golden/mixed", Patterns: []string{"./in"}, OutDir: "out", Targets: []string{"palm"}}); err == nil {
 		t.Fatal("an unknown target was accepted")
 	}
 }

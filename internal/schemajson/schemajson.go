@@ -77,43 +77,8 @@ func Strings(v any) map[string]bool {
 // author's property order, which a model generates in); members orig did
 // not have follow, sorted. Maps alone would sort everything.
 func MarshalInOrder(doc map[string]any, orig []byte) (json.RawMessage, error) {
-	order := map[string][]string{} // JSON Pointer of an object in orig → its member names
-	dec := jsontext.NewDecoder(bytes.NewReader(orig))
-	var walk func(ptr jsontext.Pointer) error
-	walk = func(ptr jsontext.Pointer) error {
-		tok, err := dec.ReadToken()
-		if err != nil {
-			return err
-		}
-		switch tok.Kind() {
-		case '{':
-			var names []string
-			for dec.PeekKind() != '}' {
-				name, err := dec.ReadToken()
-				if err != nil {
-					return err
-				}
-				n := name.String()
-				names = append(names, n)
-				if err := walk(ptr.AppendToken(n)); err != nil {
-					return err
-				}
-			}
-			order[string(ptr)] = names
-			_, err = dec.ReadToken()
-			return err
-		case '[':
-			for i := 0; dec.PeekKind() != ']'; i++ {
-				if err := walk(ptr.AppendToken(strconv.Itoa(i))); err != nil {
-					return err
-				}
-			}
-			_, err = dec.ReadToken()
-			return err
-		}
-		return nil
-	}
-	if err := walk(""); err != nil {
+	order, err := KeyOrder(orig)
+	if err != nil {
 		return nil, err
 	}
 	var buf bytes.Buffer
@@ -166,4 +131,49 @@ func MarshalInOrder(doc map[string]any, orig []byte) (json.RawMessage, error) {
 		return nil, err
 	}
 	return bytes.TrimSpace(buf.Bytes()), nil
+}
+
+// KeyOrder reads the member names of every object in a JSON document, in
+// the order written, by the object's JSON Pointer ("" for the root).
+func KeyOrder(orig []byte) (map[string][]string, error) {
+	order := map[string][]string{} // JSON Pointer of an object in orig → its member names
+	dec := jsontext.NewDecoder(bytes.NewReader(orig))
+	var walk func(ptr jsontext.Pointer) error
+	walk = func(ptr jsontext.Pointer) error {
+		tok, err := dec.ReadToken()
+		if err != nil {
+			return err
+		}
+		switch tok.Kind() {
+		case '{':
+			var names []string
+			for dec.PeekKind() != '}' {
+				name, err := dec.ReadToken()
+				if err != nil {
+					return err
+				}
+				n := name.String()
+				names = append(names, n)
+				if err := walk(ptr.AppendToken(n)); err != nil {
+					return err
+				}
+			}
+			order[string(ptr)] = names
+			_, err = dec.ReadToken()
+			return err
+		case '[':
+			for i := 0; dec.PeekKind() != ']'; i++ {
+				if err := walk(ptr.AppendToken(strconv.Itoa(i))); err != nil {
+					return err
+				}
+			}
+			_, err = dec.ReadToken()
+			return err
+		}
+		return nil
+	}
+	if err := walk(""); err != nil {
+		return nil, err
+	}
+	return order, nil
 }

@@ -16,11 +16,19 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/bedrockruntime/types"
 	smithydoc "github.com/aws/smithy-go/document"
 
+	"github.com/keelgen/keel/internal/forms"
 	"github.com/keelgen/keel/runtime"
 )
 
-// Options shape the results.
+// Options shape the definitions (ToolsFor) and the results.
 type Options struct {
+	// PlainSchemas writes each input schema in the plain form Amazon Nova
+	// models take (the root may say only type, properties and required; a
+	// member's other constraints move into its description, in words);
+	// keelgen -targets bedrock lists what moves. The executor still
+	// enforces keel's schema as generated.
+	PlainSchemas bool
+
 	// NoErrorStatus leaves status out of a failed toolResult: some models on
 	// Bedrock refuse status "error" (Anthropic's take it). The result's JSON
 	// says ok false and the stable code either way.
@@ -31,17 +39,32 @@ type Options struct {
 // from generated code): each a toolSpec with keel's input schema and a
 // description that names the declared error codes.
 func Tools(tools []runtime.ModelTool) (*types.ToolConfiguration, error) {
+	return ToolsFor(tools, Options{})
+}
+
+// ToolsFor is Tools shaped by opts (PlainSchemas for Amazon Nova).
+func ToolsFor(tools []runtime.ModelTool, opts Options) (*types.ToolConfiguration, error) {
 	cfg := &types.ToolConfiguration{}
 	for _, t := range tools {
-		schema, err := documentValue(t.Parameters)
+		params := t.Parameters
+		if opts.PlainSchemas {
+			var err error
+			if params, _, err = forms.NovaPlain(params); err != nil {
+				return nil, fmt.Errorf("tool %s: %w", t.Name, err)
+			}
+		}
+		schema, err := documentValue(params)
 		if err != nil {
 			return nil, fmt.Errorf("tool %s: %w", t.Name, err)
 		}
-		cfg.Tools = append(cfg.Tools, &types.ToolMemberToolSpec{Value: types.ToolSpecification{
+		spec := types.ToolSpecification{
 			Name:        aws.String(t.Name),
-			Description: aws.String(t.DescriptionForModel()),
 			InputSchema: &types.ToolInputSchemaMemberJson{Value: document.NewLazyDocument(schema)},
-		}})
+		}
+		if d := t.DescriptionForModel(); d != "" { // Bedrock refuses an empty description; it may be absent
+			spec.Description = aws.String(d)
+		}
+		cfg.Tools = append(cfg.Tools, &types.ToolMemberToolSpec{Value: spec})
 	}
 	return cfg, nil
 }

@@ -13,9 +13,11 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/bedrockruntime"
+	"github.com/aws/aws-sdk-go-v2/service/bedrockruntime/document"
 	"github.com/aws/aws-sdk-go-v2/service/bedrockruntime/types"
 
 	"github.com/keelgen/keel/generated"
+	conformance "github.com/keelgen/keel/internal/conformance/generated"
 	"github.com/keelgen/keel/internal/jsontest"
 	"github.com/keelgen/keel/provider/bedrock"
 	"github.com/keelgen/keel/runtime"
@@ -111,5 +113,46 @@ func TestNoErrorStatus(t *testing.T) {
 	tr := block.(*types.ContentBlockMemberToolResult).Value
 	if tr.Status != "" || aws.ToString(tr.ToolUseId) != "c" {
 		t.Fatalf("result %+v", tr)
+	}
+}
+
+// PlainSchemas writes the form Amazon Nova takes: each toolSpec's root says
+// only type, properties and required, and a member's pattern moves into its
+// description; the executor still refuses what breaks it.
+func TestPlainSchemasForNova(t *testing.T) {
+	cfg, err := bedrock.ToolsFor(conformance.ModelTools(), bedrock.Options{PlainSchemas: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cfg.Tools) != len(conformance.ModelTools()) {
+		t.Fatalf("%d tools", len(cfg.Tools))
+	}
+	for _, tool := range cfg.Tools {
+		spec := tool.(*types.ToolMemberToolSpec).Value
+		raw, err := spec.InputSchema.(*types.ToolInputSchemaMemberJson).Value.MarshalSmithyDocument()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var root map[string]json.RawMessage
+		if err := json.Unmarshal(raw, &root); err != nil {
+			t.Fatal(err)
+		}
+		for k := range root {
+			if k != "type" && k != "properties" && k != "required" {
+				t.Errorf("%s: the root says %s: %s", aws.ToString(spec.Name), k, raw)
+			}
+		}
+		if aws.ToString(spec.Name) == "probe" && !strings.Contains(string(raw), `(pattern \"^INC-`) {
+			t.Errorf("probe: the pattern is not in words: %s", raw)
+		}
+	}
+	exec, err := conformance.NewExecutor(runtime.WithLogger(slog.New(slog.DiscardHandler)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := exec.Execute(context.Background(), runtime.ExecutionContext{}, bedrock.ToolCall(types.ToolUseBlock{
+		ToolUseId: aws.String("t1"), Name: aws.String("probe"), Input: document.NewLazyDocument(map[string]any{"incident_id": "nope"})}))
+	if r.OK || r.Error.Code != "invalid_arguments" {
+		t.Errorf("a pattern said only in words: %+v", r)
 	}
 }

@@ -1,22 +1,26 @@
 // Package gemini speaks Google Gemini's function-calling format for a keel
 // tool set: functionDeclarations with the parameters as JSON Schema
-// (parametersJsonSchema, which takes keel's schema as generated; the older
-// parameters field takes only an OpenAPI subset), functionCall parts in,
-// functionResponse parts out. It imports no Google SDK: it writes and reads
+// (parametersJsonSchema, which takes keel's schema as generated) or, for an
+// API that has only the older parameters field, in its OpenAPI subset;
+// functionCall parts in, functionResponse parts out. It imports no Google SDK: it writes and reads
 // their JSON, which google.golang.org/genai's types read and write too.
 package gemini
 
 import (
 	"encoding/json"
+	"fmt"
 
+	"github.com/keelgen/keel/internal/forms"
 	"github.com/keelgen/keel/runtime"
 )
 
-// FunctionDeclaration is one entry of a Tool's functionDeclarations.
+// FunctionDeclaration is one entry of a Tool's functionDeclarations: its
+// parameters in one of the two fields, never both.
 type FunctionDeclaration struct {
 	Name                 string          `json:"name"`
 	Description          string          `json:"description"`
-	ParametersJSONSchema json.RawMessage `json:"parametersJsonSchema"`
+	ParametersJSONSchema json.RawMessage `json:"parametersJsonSchema,omitempty"`
+	Parameters           json.RawMessage `json:"parameters,omitempty"`
 }
 
 // Tool is one entry of a request's "tools": the set's declarations.
@@ -33,6 +37,24 @@ func Declarations(tools []runtime.ModelTool) []FunctionDeclaration {
 		out = append(out, FunctionDeclaration{Name: t.Name, Description: t.DescriptionForModel(), ParametersJSONSchema: t.Parameters})
 	}
 	return out
+}
+
+// OpenAPIDeclarations returns the declarations with the parameters in the
+// older parameters field, for an API version or endpoint that has no
+// parametersJsonSchema: the closest form its OpenAPI 3.0 subset takes
+// (what it has no keyword for is said in the member's description, in
+// words; keelgen -targets gemini lists it). The executor still enforces
+// keel's schema as generated.
+func OpenAPIDeclarations(tools []runtime.ModelTool) ([]FunctionDeclaration, error) {
+	out := make([]FunctionDeclaration, 0, len(tools))
+	for _, t := range tools {
+		params, _, err := forms.GeminiParameters(t.Parameters)
+		if err != nil {
+			return nil, fmt.Errorf("tool %s: %w", t.Name, err)
+		}
+		out = append(out, FunctionDeclaration{Name: t.Name, Description: t.DescriptionForModel(), Parameters: params})
+	}
+	return out, nil
 }
 
 // Tools returns the set as one Tool of a request.

@@ -7,12 +7,14 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 
 	"google.golang.org/genai"
 
 	"github.com/keelgen/keel/generated"
+	conformance "github.com/keelgen/keel/internal/conformance/generated"
 	"github.com/keelgen/keel/internal/jsontest"
 	"github.com/keelgen/keel/provider/gemini"
 	"github.com/keelgen/keel/runtime"
@@ -167,5 +169,54 @@ func TestRoundTripThroughTheGenaiClient(t *testing.T) {
 	back, _ := json.Marshal(bodies[1]["contents"])
 	if !strings.Contains(string(back), `"functionResponse":{"id":"fc-1","name":"lookup_incident","response":{"output":{`) || !strings.Contains(string(back), `"incident_id":"INC-001"`) {
 		t.Fatalf("the second request's contents: %s", back)
+	}
+}
+
+// The OpenAPI declarations of the conformance set read as genai's own
+// FunctionDeclaration with Parameters (a genai.Schema that writes back the
+// same bytes, so nothing in it is outside the SDK's type), the bounds the
+// subset has no keyword for in words; and a call that breaks one of those
+// bounds is still refused by the executor.
+func TestOpenAPIDeclarationsReadAsGenaiSchemas(t *testing.T) {
+	decls, err := gemini.OpenAPIDeclarations(conformance.ModelTools())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, m := range conformance.ModelTools() {
+		b, err := json.Marshal(decls[i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		var d genai.FunctionDeclaration
+		if err := json.Unmarshal(b, &d); err != nil {
+			t.Fatal(err)
+		}
+		if d.Name != m.Name || d.Parameters == nil || d.ParametersJsonSchema != nil || d.Parameters.Type != genai.TypeObject {
+			t.Fatalf("%s: %s", m.Name, b)
+		}
+		back, err := json.Marshal(d.Parameters)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !jsontest.Equal(t, json.RawMessage(back), decls[i].Parameters) {
+			t.Errorf("%s: genai wrote %s back for %s", m.Name, back, decls[i].Parameters)
+		}
+		if m.Name == "numbers" {
+			ratio := d.Parameters.Properties["ratio"]
+			if ratio.Type != genai.TypeNumber || !strings.Contains(ratio.Description, "less than 1; more than 0") {
+				t.Errorf("ratio: %+v", ratio)
+			}
+			if !slices.Equal(d.Parameters.PropertyOrdering[:3], []string{"ratio", "amount", "price"}) {
+				t.Errorf("property order %v", d.Parameters.PropertyOrdering)
+			}
+		}
+	}
+	exec, err := conformance.NewExecutor(runtime.WithLogger(slog.New(slog.DiscardHandler)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := exec.Execute(context.Background(), runtime.ExecutionContext{}, gemini.ToolCall(gemini.FunctionCall{Name: "numbers", Args: json.RawMessage(`{"ratio":1}`)}, "part-0"))
+	if r.OK || r.Error.Code != "invalid_arguments" {
+		t.Errorf("ratio 1 (exclusiveMaximum 1, said only in words to the model): %+v", r)
 	}
 }
