@@ -105,6 +105,9 @@ func (c envelopeCheck) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "Bad Request", http.StatusBadRequest)
 		return
 	}
+	if int64(len(body)) <= c.max {
+		notePostMode(r.Context(), body)
+	}
 	r.Body = struct {
 		io.Reader
 		io.Closer

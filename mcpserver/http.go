@@ -9,8 +9,8 @@ import (
 	"log/slog"
 	"net/http"
 	"slices"
-	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
@@ -76,6 +76,12 @@ type HTTPOptions struct {
 	// clock skew); nil takes the SDK's defaults (every token must expire).
 	Bearer *auth.RequireBearerTokenOptions
 
+	// Heartbeat is how often an open event stream (a call that asked for
+	// progress, a session's GET stream) carries a comment line when nothing
+	// else was written (default DefaultHeartbeat), so a proxy that drops
+	// idle connections keeps it.
+	Heartbeat time.Duration
+
 	// Logger is the protected log for refused requests and for the detail of
 	// protocol errors (default slog.Default()).
 	Logger *slog.Logger
@@ -85,13 +91,19 @@ type HTTPOptions struct {
 // (which keeps its DNS-rebinding check of the Host header), it refuses
 // cross-origin requests, unauthenticated ones when a Verifier is set, and
 // new sessions past the cap; and no error it sends carries the SDK's text.
-// Responses are application/json (JSON-RPC over POST, no event stream).
+// A tools/call whose request carries a progressToken is answered as an
+// event stream (its progress notifications, then its result, each event
+// sanitized, with heartbeats); every other POST is answered as
+// application/json.
 func HTTPHandler(s *mcp.Server, opts HTTPOptions) (http.Handler, error) {
 	if s == nil {
 		return nil, errors.New("mcpserver: HTTPHandler: the server is nil")
 	}
-	if opts.SessionTimeout < 0 || opts.MaxSessions < 0 || opts.MaxBodyBytes < 0 || opts.MaxSessionsPerPrincipal < 0 || opts.MaxSessionLifetime < 0 {
-		return nil, errors.New("mcpserver: HTTPHandler: SessionTimeout, MaxSessions, MaxSessionsPerPrincipal, MaxSessionLifetime and MaxBodyBytes may not be negative")
+	if opts.SessionTimeout < 0 || opts.MaxSessions < 0 || opts.MaxBodyBytes < 0 || opts.MaxSessionsPerPrincipal < 0 || opts.MaxSessionLifetime < 0 || opts.Heartbeat < 0 {
+		return nil, errors.New("mcpserver: HTTPHandler: SessionTimeout, MaxSessions, MaxSessionsPerPrincipal, MaxSessionLifetime, MaxBodyBytes and Heartbeat may not be negative")
+	}
+	if opts.Heartbeat == 0 {
+		opts.Heartbeat = DefaultHeartbeat
 	}
 	if opts.SessionTimeout == 0 {
 		opts.SessionTimeout = DefaultSessionTimeout
@@ -119,7 +131,7 @@ func HTTPHandler(s *mcp.Server, opts HTTPOptions) (http.Handler, error) {
 	}
 	var h http.Handler = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{
 		Stateless:           opts.Stateless,
-		JSONResponse:        true,
+		JSONResponse:        false, // every POST an event stream; the firewall keeps it only where progress was asked for
 		SessionTimeout:      opts.SessionTimeout,
 		MaxRequestBodyBytes: opts.MaxBodyBytes,
 		Logger:              opts.Logger,
@@ -132,7 +144,7 @@ func HTTPHandler(s *mcp.Server, opts HTTPOptions) (http.Handler, error) {
 		h = auth.RequireBearerToken(opaqueVerifier(opts.Verifier, opts.Bearer, opts.Logger), opts.Bearer)(h)
 	}
 	h = originCheck{next: h, cop: origins, log: opts.Logger}
-	return firewall{next: h, log: opts.Logger}, nil
+	return firewall{next: h, heartbeat: opts.Heartbeat, log: opts.Logger}, nil
 }
 
 // opaqueVerifier makes every refusal of the owner's verifier an invalid
@@ -222,37 +234,27 @@ func sameHost(origin, host string) bool {
 }
 
 // firewall is the outermost layer: an error status carries only its status
-// text, a 401 always says WWW-Authenticate: Bearer, and a JSON-RPC error in a
-// JSON body says only its code's fixed text.
+// text, a 401 always says WWW-Authenticate: Bearer, and a JSON-RPC error,
+// in a JSON body or in an event, says only its code's fixed text.
 type firewall struct {
-	next http.Handler
-	log  *slog.Logger
+	next      http.Handler
+	heartbeat time.Duration
+	log       *slog.Logger
 }
 
 func (f firewall) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodPost {
-		f.next.ServeHTTP(&guardedWriter{ResponseWriter: w}, r) // a GET event stream passes through, its errors guarded
+		g := &guardedWriter{ResponseWriter: w, heartbeat: f.heartbeat} // a GET event stream passes through, its errors guarded
+		f.next.ServeHTTP(g, r)
+		g.beat.stop()
 		return
 	}
-	b := &bufferedWriter{header: http.Header{}}
-	f.next.ServeHTTP(b, r)
-	for k, v := range b.header {
-		w.Header()[k] = v
-	}
-	body, status := b.body.Bytes(), b.statusOrOK()
-	switch {
-	case strings.HasPrefix(w.Header().Get("Content-Type"), "application/json"):
-		body = f.sanitizeBody(body) // a JSON-RPC answer, whatever the status
-	case status >= 400:
-		body = []byte(http.StatusText(status) + "\n")
-		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-	}
-	if status == http.StatusUnauthorized && w.Header().Get("WWW-Authenticate") == "" {
-		w.Header().Set("WWW-Authenticate", "Bearer")
-	}
-	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
-	w.WriteHeader(status)
-	w.Write(body)
+	mode := &postMode{}
+	p := &postWriter{w: w, mode: mode, heartbeat: f.heartbeat, log: f.log, header: http.Header{}}
+	r, forget := openScope(r.WithContext(withPostMode(r.Context(), mode)))
+	defer forget()
+	f.next.ServeHTTP(p, r)
+	p.finish(f)
 }
 
 // sanitizeBody rewrites the JSON-RPC error responses in a body (one
@@ -280,6 +282,11 @@ func (f firewall) sanitizeMessage(raw []byte) []byte {
 		f.log.LogAttrs(context.Background(), slog.LevelWarn, "keel: a JSON body that is not JSON-RPC; replaced", slog.Any("error", err))
 		msg = &jsonrpc.Response{Error: errors.New("not JSON-RPC")}
 	}
+	return f.sanitizeDecoded(raw, msg)
+}
+
+// sanitizeDecoded is sanitizeMessage for a message already decoded from raw.
+func (f firewall) sanitizeDecoded(raw []byte, msg jsonrpc.Message) []byte {
 	clean := sanitize(msg, f.log)
 	if clean == msg {
 		return raw
@@ -291,40 +298,28 @@ func (f firewall) sanitizeMessage(raw []byte) []byte {
 	return out
 }
 
-// bufferedWriter holds a POST's response until it is complete.
-type bufferedWriter struct {
-	header http.Header
-	status int
-	body   bytes.Buffer
-}
-
-func (b *bufferedWriter) Header() http.Header { return b.header }
-func (b *bufferedWriter) Write(p []byte) (int, error) {
-	if b.status == 0 {
-		b.status = http.StatusOK
-	}
-	return b.body.Write(p)
-}
-func (b *bufferedWriter) WriteHeader(status int) {
-	if b.status == 0 {
-		b.status = status
-	}
-}
-func (b *bufferedWriter) Flush() {}
-func (b *bufferedWriter) statusOrOK() int {
-	if b.status == 0 {
-		return http.StatusOK
-	}
-	return b.status
-}
-
-// guardedWriter streams, but replaces the text of an error status.
+// guardedWriter streams, but replaces the text of an error status; an
+// event stream gets heartbeats.
 type guardedWriter struct {
 	http.ResponseWriter
-	failed bool
+	heartbeat time.Duration
+	mu        sync.Mutex
+	wrote     bool // the status
+	failed    bool
+	beat      *beat
 }
 
 func (g *guardedWriter) WriteHeader(status int) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.writeHeader(status)
+}
+
+func (g *guardedWriter) writeHeader(status int) {
+	if g.wrote {
+		return
+	}
+	g.wrote = true
 	if status == http.StatusUnauthorized && g.Header().Get("WWW-Authenticate") == "" {
 		g.Header().Set("WWW-Authenticate", "Bearer")
 	}
@@ -333,16 +328,25 @@ func (g *guardedWriter) WriteHeader(status int) {
 		g.failed = true
 		g.ResponseWriter.Write([]byte(http.StatusText(status) + "\n"))
 	}
+	if status == http.StatusOK && isEventStream(g.Header()) && g.beat == nil {
+		g.beat = startBeat(&g.mu, g.ResponseWriter, g.heartbeat)
+	}
 }
 
 func (g *guardedWriter) Write(p []byte) (int, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.writeHeader(http.StatusOK)
 	if g.failed {
 		return len(p), nil // the SDK's error text stays here
 	}
+	g.beat.wrote()
 	return g.ResponseWriter.Write(p)
 }
 
 func (g *guardedWriter) Flush() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
 	if f, ok := g.ResponseWriter.(http.Flusher); ok {
 		f.Flush()
 	}

@@ -473,3 +473,107 @@ func TestMillionDigitNumberOverHTTP(t *testing.T) {
 		}
 	}
 }
+
+// slowServer serves one tool that sleeps for the given milliseconds and
+// reports progress once halfway.
+func slowServer(t *testing.T, opts mcpserver.HTTPOptions) *httptest.Server {
+	t.Helper()
+	tool := runtime.NewTool(runtime.ToolInfo{Name: "slow", Version: "1", Effect: runtime.EffectRead, Description: "Sleeps.", Timeout: 10 * time.Second,
+		InputSchema:  json.RawMessage(`{"type":"object","properties":{"ms":{"type":"integer"}},"required":["ms"],"additionalProperties":false}`),
+		OutputSchema: json.RawMessage(`{"type":"object"}`)},
+		runtime.Handle(func(ctx context.Context, a struct {
+			MS int `json:"ms"`
+		}) (struct{}, error) {
+			time.Sleep(time.Duration(a.MS/2) * time.Millisecond)
+			runtime.ReportProgress(ctx, 1, 2, "halfway")
+			time.Sleep(time.Duration(a.MS/2) * time.Millisecond)
+			return struct{}{}, nil
+		}))
+	set := keeltest.Of(tool)
+	exec, err := runtime.NewExecutor(set, runtime.WithLogger(slog.New(slog.DiscardHandler)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return serve(t, mcpserver.New(set, exec, mcpserver.Options{}), opts)
+}
+
+// A call that asked for progress is answered as an event stream: the
+// progress notification, heartbeat comments while the handler sleeps, then
+// the result. The same call without a token is one application/json body,
+// with no heartbeat in it.
+func TestProgressCallsStreamWithHeartbeats(t *testing.T) {
+	srv := slowServer(t, mcpserver.HTTPOptions{Stateless: true, Heartbeat: 30 * time.Millisecond})
+	version := map[string]string{"Mcp-Protocol-Version": "2025-06-18"}
+	r := post(t, srv.URL, `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"_meta":{"progressToken":"p1"},"name":"slow","arguments":{"ms":300}}}`, version)
+	if r.status != http.StatusOK || !strings.HasPrefix(r.header.Get("Content-Type"), "text/event-stream") {
+		t.Fatalf("%d %v %q", r.status, r.header, r.body)
+	}
+	progress := strings.Index(r.body, `"method":"notifications/progress"`)
+	result := strings.Index(r.body, `"id":7,"result"`)
+	if progress < 0 || result < progress || !strings.Contains(r.body, `"progressToken":"p1"`) || !strings.Contains(r.body, `"message":"halfway"`) {
+		t.Fatalf("stream %q", r.body)
+	}
+	if n := strings.Count(r.body, ": keepalive\n\n"); n < 2 { // 300 ms at 30 ms: about nine, with slack for a busy machine
+		t.Errorf("%d heartbeats in %q", n, r.body)
+	}
+	r = post(t, srv.URL, `{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"slow","arguments":{"ms":100}}}`, version)
+	if r.status != http.StatusOK || r.header.Get("Content-Type") != "application/json" || strings.Contains(r.body, "keepalive") ||
+		!strings.HasPrefix(r.body, `{"jsonrpc":"2.0","id":8,"result"`) {
+		t.Fatalf("%d %v %q", r.status, r.header, r.body)
+	}
+}
+
+// An error on the event stream says only its code's fixed text, as on the
+// JSON path: the SDK's own message here names a Go struct field.
+func TestStreamedErrorsSayNothingInternal(t *testing.T) {
+	var logged bytes.Buffer
+	srv := slowServer(t, mcpserver.HTTPOptions{Stateless: true, Logger: slog.New(slog.NewTextHandler(&logged, nil))})
+	r := post(t, srv.URL, `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"_meta":{"progressToken":"p"},"name":5}}`,
+		map[string]string{"Mcp-Protocol-Version": "2025-06-18"})
+	if !strings.HasPrefix(r.header.Get("Content-Type"), "text/event-stream") {
+		t.Fatalf("not an event stream: %v %q", r.header, r.body)
+	}
+	if want := "event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":9,\"error\":{\"code\":-32602,\"message\":\"Invalid params.\"}}\n\n"; r.body != want {
+		t.Errorf("stream %q\nwant   %q", r.body, want)
+	}
+	if !strings.Contains(logged.String(), "Go struct field") {
+		t.Errorf("the detail was not logged: %s", logged.String())
+	}
+}
+
+func TestNegativeHeartbeatRefused(t *testing.T) {
+	if _, err := mcpserver.HTTPHandler(mcp.NewServer(&mcp.Implementation{Name: "s", Version: "1"}, nil), mcpserver.HTTPOptions{Heartbeat: -time.Second}); err == nil {
+		t.Fatal("a negative heartbeat was accepted")
+	}
+}
+
+// A session's GET stream, which may carry nothing for a long time, gets the
+// heartbeat too.
+func TestStandaloneStreamHeartbeats(t *testing.T) {
+	srv := serve(t, exampleServer(t), mcpserver.HTTPOptions{Heartbeat: 20 * time.Millisecond})
+	r := post(t, srv.URL, initialize, nil)
+	id := r.header.Get("Mcp-Session-Id")
+	if r.status != http.StatusOK || id == "" {
+		t.Fatalf("initialize: %d %q", r.status, r.body)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, srv.URL, nil)
+	req.Header.Set("Accept", "text/event-stream")
+	req.Header.Set("Mcp-Session-Id", id)
+	req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var got []byte
+	buf := make([]byte, 512)
+	for strings.Count(string(got), ": keepalive\n\n") < 2 {
+		n, err := resp.Body.Read(buf)
+		got = append(got, buf[:n]...)
+		if err != nil {
+			t.Fatalf("the stream ended: %v after %q", err, got)
+		}
+	}
+}

@@ -129,6 +129,8 @@ func (h *handler) call(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Call
 		callID = newCallID()
 	}
 	call := runtime.ToolCall{ID: callID, Name: req.Params.Name, Arguments: req.Params.Arguments}
+	ctx, release := withScope(ctx, req)
+	defer release()
 	ec := h.context(ctx, req)
 	if grant, ok := req.Params.Meta[MetaGrant].(string); ok {
 		ec.Grant = grant

@@ -230,46 +230,65 @@ func TestStatedHintsReachTheClient(t *testing.T) {
 // notifications/cancelled) ends the handler's context, and the audit log
 // records the call as tool_cancelled, not tool_timeout.
 func TestClientCancellationReachesTheHandler(t *testing.T) {
-	started, ended := make(chan struct{}), make(chan struct{})
-	tool := runtime.NewTool(runtime.ToolInfo{Name: "wait", Version: "1", Effect: runtime.EffectRead, Description: "Waits.", Timeout: 10 * time.Second,
-		InputSchema: json.RawMessage(`{"type":"object","additionalProperties":false}`), OutputSchema: json.RawMessage(`{"type":"object"}`)},
-		runtime.Handle(func(ctx context.Context, _ struct{}) (struct{}, error) {
-			close(started)
-			<-ctx.Done()
-			close(ended)
-			return struct{}{}, ctx.Err()
-		}))
-	set := keeltest.Of(tool)
-	var audit bytes.Buffer
-	var mu sync.Mutex
-	exec, err := runtime.NewExecutor(set, runtime.WithLogger(slog.New(slog.DiscardHandler)),
-		runtime.WithObserver(runtime.AuditLog(slog.New(slog.NewJSONHandler(lockedWriter{&mu, &audit}, nil)))))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cs := transports(t, mcpserver.New(set, exec, mcpserver.Options{}), "c")["in-memory (stdio framing)"]
-	ctx, cancel := context.WithCancel(context.Background())
-	go func() { <-started; cancel() }()
-	if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "wait", Arguments: map[string]any{}}); err == nil {
-		t.Fatal("a cancelled call returned a result")
-	}
-	select {
-	case <-ended:
-	case <-time.After(5 * time.Second):
-		t.Fatal("the handler's context did not end")
-	}
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		mu.Lock()
-		logged := audit.String()
-		mu.Unlock()
-		if strings.Contains(logged, `"code":"tool_cancelled"`) {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the audit log has no tool_cancelled:\n%s", logged)
-		}
-		time.Sleep(10 * time.Millisecond)
+	for _, transport := range []string{"in-memory (stdio framing)", "streamable HTTP", "stateless HTTP"} {
+		t.Run(transport, func(t *testing.T) {
+			started, ended := make(chan struct{}), make(chan struct{})
+			tool := runtime.NewTool(runtime.ToolInfo{Name: "wait", Version: "1", Effect: runtime.EffectRead, Description: "Waits.", Timeout: 10 * time.Second,
+				InputSchema: json.RawMessage(`{"type":"object","additionalProperties":false}`), OutputSchema: json.RawMessage(`{"type":"object"}`)},
+				runtime.Handle(func(ctx context.Context, _ struct{}) (struct{}, error) {
+					close(started)
+					<-ctx.Done()
+					close(ended)
+					return struct{}{}, ctx.Err()
+				}))
+			set := keeltest.Of(tool)
+			var audit bytes.Buffer
+			var mu sync.Mutex
+			exec, err := runtime.NewExecutor(set, runtime.WithLogger(slog.New(slog.DiscardHandler)),
+				runtime.WithObserver(runtime.AuditLog(slog.New(slog.NewJSONHandler(lockedWriter{&mu, &audit}, nil)))))
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := mcpserver.New(set, exec, mcpserver.Options{})
+			var cs *mcp.ClientSession
+			if transport == "stateless HTTP" {
+				// No session: the client's notifications/cancelled reaches no
+				// call, but the call's own request ends with the client's.
+				cs, err = mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, nil).Connect(context.Background(),
+					&mcp.StreamableClientTransport{Endpoint: serve(t, s, mcpserver.HTTPOptions{Stateless: true}).URL}, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { cs.Close() })
+			} else {
+				cs = transports(t, s, "c")[transport]
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			go func() { <-started; cancel() }()
+			params := &mcp.CallToolParams{Name: "wait", Arguments: map[string]any{}}
+			params.SetProgressToken("w") // over HTTP, the call's own event stream
+			if _, err := cs.CallTool(ctx, params); err == nil {
+				t.Fatal("a cancelled call returned a result")
+			}
+			select {
+			case <-ended:
+			case <-time.After(5 * time.Second):
+				t.Fatal("the handler's context did not end")
+			}
+			deadline := time.Now().Add(5 * time.Second)
+			for {
+				mu.Lock()
+				logged := audit.String()
+				mu.Unlock()
+				if strings.Contains(logged, `"code":"tool_cancelled"`) {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("the audit log has no tool_cancelled:\n%s", logged)
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+		})
 	}
 }
 
@@ -305,10 +324,11 @@ func TestProgressReachesTheClient(t *testing.T) {
 	}
 	transports := map[string]mcp.Transport{
 		"in-memory (stdio framing)": ct,
-		// Over Streamable HTTP calls are answered as application/json, so the
-		// notifications travel on the session's standalone event stream,
-		// which the SDK's client opens after initialize.
-		"streamable HTTP": &mcp.StreamableClientTransport{Endpoint: serve(t, s, mcpserver.HTTPOptions{}).URL},
+		// Over Streamable HTTP a call with a progress token is answered as
+		// an event stream: its notifications, then its result, with a
+		// heartbeat comment line whenever 20 ms pass with nothing written.
+		"streamable HTTP": &mcp.StreamableClientTransport{Endpoint: serve(t, s, mcpserver.HTTPOptions{Heartbeat: 20 * time.Millisecond}).URL},
+		"stateless HTTP":  &mcp.StreamableClientTransport{Endpoint: serve(t, s, mcpserver.HTTPOptions{Stateless: true, Heartbeat: 20 * time.Millisecond}).URL},
 	}
 	for name, transport := range transports {
 		t.Run(name, func(t *testing.T) {

@@ -1,16 +1,24 @@
-// Command progress-server serves one slow tool over MCP on standard input and
-// output, for the TypeScript client's long-call check (ts-client/progress.mjs):
-// deploy runs for steps × 400 ms and reports progress after each step.
+// Command progress-server serves one slow tool over MCP, for the TypeScript
+// client's long-call check (ts-client/progress.mjs): deploy runs for steps ×
+// 400 ms and reports progress after each step. It serves standard input and
+// output, or with -http ADDR Streamable HTTP on ADDR (a loopback address),
+// printing "listening URL" once it accepts connections.
 package main
 
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"flag"
 	"fmt"
 	"log/slog"
+	"net"
+	"net/http"
 	"os"
 	"os/signal"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/keelgen/keel/mcpserver"
 	"github.com/keelgen/keel/runtime"
@@ -29,6 +37,8 @@ type deployResult struct {
 }
 
 func main() {
+	addr := flag.String("http", "", "serve Streamable HTTP on this `address` instead of stdio")
+	flag.Parse()
 	deploy := runtime.NewTool(runtime.ToolInfo{
 		Name: "deploy", Version: "1", Effect: runtime.EffectRead, Description: "Deploys, one step at a time.", Timeout: 30 * time.Second,
 		InputSchema: json.RawMessage(`{"type":"object","properties":{"steps":{"type":"integer","minimum":1,"maximum":20}},` +
@@ -54,8 +64,37 @@ func main() {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	if err := mcpserver.ServeStdio(ctx, mcpserver.New(set, exec, mcpserver.Options{Name: "progress"})); err != nil && ctx.Err() == nil {
+	server := mcpserver.New(set, exec, mcpserver.Options{Name: "progress"})
+	if *addr == "" {
+		if err := mcpserver.ServeStdio(ctx, server); err != nil && ctx.Err() == nil {
+			logger.Error("serve", "error", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if err := serveHTTP(ctx, server, *addr, logger); err != nil {
 		logger.Error("serve", "error", err)
 		os.Exit(1)
 	}
+}
+
+// serveHTTP serves s on addr until ctx ends, with sessions (so the client's
+// notifications/cancelled reaches the call) and a heartbeat every 100 ms,
+// so the client reads comment lines between the 400 ms steps.
+func serveHTTP(ctx context.Context, s *mcp.Server, addr string, logger *slog.Logger) error {
+	h, err := mcpserver.HTTPHandler(s, mcpserver.HTTPOptions{Heartbeat: 100 * time.Millisecond, Logger: logger})
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 5 * time.Second}
+	go func() { <-ctx.Done(); srv.Close() }()
+	fmt.Printf("listening http://%s/\n", ln.Addr())
+	if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
 }

@@ -1,0 +1,308 @@
+package mcpserver
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+)
+
+// The SDK answers every POST as an event stream. keel keeps that stream only
+// for a tools/call that asked for progress (its request carries a
+// progressToken), sanitizing each event as it passes and sending heartbeats
+// while the call runs; every other answer is buffered, sanitized whole and
+// sent as application/json, as before.
+
+// DefaultHeartbeat is how often an open event stream carries a comment line
+// when nothing else was written, so proxies and load balancers that drop
+// idle connections keep it.
+const DefaultHeartbeat = 15 * time.Second
+
+// heartbeat is the comment line an idle stream carries; clients ignore it.
+var heartbeat = []byte(": keepalive\n\n")
+
+// postMode is what envelopeCheck learned of a POST's body, for the firewall
+// that writes its answer.
+type postMode struct {
+	stream bool // a tools/call with a progress token: answer as events
+	batch  bool // a JSON array of messages: answer with an array
+}
+
+type postModeKey struct{}
+
+func withPostMode(ctx context.Context, m *postMode) context.Context {
+	return context.WithValue(ctx, postModeKey{}, m)
+}
+
+// notePostMode records, for the firewall, how body is to be answered.
+func notePostMode(ctx context.Context, body []byte) {
+	m, _ := ctx.Value(postModeKey{}).(*postMode)
+	if m == nil {
+		return
+	}
+	trimmed := bytes.TrimLeft(body, " \t\r\n")
+	m.batch = len(trimmed) > 0 && trimmed[0] == '['
+	if m.batch || !bytes.Contains(body, []byte(`"progressToken"`)) { // most calls ask for none: no second parse
+		return
+	}
+	var msg struct {
+		Method string `json:"method"`
+		Params struct {
+			Meta struct {
+				ProgressToken json.RawMessage `json:"progressToken"`
+			} `json:"_meta"`
+		} `json:"params"`
+	}
+	if json.Unmarshal(body, &msg) != nil {
+		return // the SDK's to answer
+	}
+	token := msg.Params.Meta.ProgressToken
+	m.stream = msg.Method == "tools/call" && len(token) > 0 && string(token) != "null"
+}
+
+// beat writes a heartbeat on an event stream whenever interval passes with
+// nothing written, until stop.
+type beat struct {
+	mu      *sync.Mutex
+	w       http.ResponseWriter
+	last    time.Time // of the last write, under mu
+	quit    chan struct{}
+	stopped chan struct{}
+}
+
+func startBeat(mu *sync.Mutex, w http.ResponseWriter, interval time.Duration) *beat {
+	b := &beat{mu: mu, w: w, last: time.Now(), quit: make(chan struct{}), stopped: make(chan struct{})}
+	go func() {
+		defer close(b.stopped)
+		t := time.NewTicker(interval)
+		defer t.Stop()
+		for {
+			select {
+			case <-b.quit:
+				return
+			case now := <-t.C:
+				b.mu.Lock()
+				if now.Sub(b.last) >= interval-interval/10 {
+					b.w.Write(heartbeat)
+					http.NewResponseController(b.w).Flush()
+					b.last = now
+				}
+				b.mu.Unlock()
+			}
+		}
+	}()
+	return b
+}
+
+// wrote records a write, under mu.
+func (b *beat) wrote() {
+	if b != nil {
+		b.last = time.Now()
+	}
+}
+
+// stop ends the heartbeats; no write follows its return.
+func (b *beat) stop() {
+	if b != nil {
+		close(b.quit)
+		<-b.stopped
+	}
+}
+
+// postWriter takes the SDK's answer to one POST: an event stream it passes
+// on event by event, sanitized, when the request asked for one; anything
+// else it holds until the handler returns.
+type postWriter struct {
+	w         http.ResponseWriter
+	mode      *postMode
+	heartbeat time.Duration
+	log       *slog.Logger
+
+	mu        sync.Mutex
+	header    http.Header
+	status    int
+	streaming bool
+	beat      *beat
+	pending   []byte       // the start of an event not yet complete
+	body      bytes.Buffer // the held answer
+}
+
+func (p *postWriter) Header() http.Header { return p.header }
+
+func (p *postWriter) WriteHeader(status int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.decide(status)
+}
+
+// decide, on the first status or write, keeps the stream or holds the answer.
+func (p *postWriter) decide(status int) {
+	if p.status != 0 {
+		return
+	}
+	p.status = status
+	if !p.mode.stream || status != http.StatusOK || !isEventStream(p.header) {
+		return
+	}
+	p.streaming = true
+	for k, v := range p.header {
+		p.w.Header()[k] = v
+	}
+	p.w.WriteHeader(status)
+	p.beat = startBeat(&p.mu, p.w, p.heartbeat)
+}
+
+func (p *postWriter) Write(b []byte) (int, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.decide(http.StatusOK)
+	if !p.streaming {
+		return p.body.Write(b)
+	}
+	p.pending = append(p.pending, b...)
+	for {
+		i := bytes.Index(p.pending, []byte("\n\n"))
+		if i < 0 {
+			break
+		}
+		event := p.pending[:i]
+		p.pending = p.pending[i+2:]
+		if _, err := p.w.Write(sanitizeEvent(event, p.log)); err != nil {
+			return 0, err
+		}
+		p.beat.wrote()
+	}
+	return len(b), nil
+}
+
+func (p *postWriter) Flush() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.streaming {
+		http.NewResponseController(p.w).Flush()
+	}
+}
+
+// finish ends a stream, or writes the held answer: a JSON-RPC answer
+// sanitized whole (an event stream's responses as application/json), an
+// error status as its status text alone.
+func (p *postWriter) finish(f firewall) {
+	p.beat.stop()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.streaming {
+		if len(bytes.TrimSpace(p.pending)) > 0 {
+			f.log.LogAttrs(context.Background(), slog.LevelWarn, "keel: an event stream ended inside an event; the rest was dropped")
+		}
+		return
+	}
+	for k, v := range p.header {
+		p.w.Header()[k] = v
+	}
+	status := p.status
+	if status == 0 {
+		status = http.StatusOK
+	}
+	body := p.body.Bytes()
+	switch {
+	case isEventStream(p.header) && status == http.StatusOK:
+		var ok bool
+		if body, ok = f.eventsAsJSON(body, p.mode.batch); ok {
+			p.w.Header().Set("Content-Type", "application/json")
+			p.w.Header().Del("Connection")
+		} else {
+			status, body = http.StatusInternalServerError, []byte(http.StatusText(http.StatusInternalServerError)+"\n")
+			p.w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		}
+	case strings.HasPrefix(p.header.Get("Content-Type"), "application/json"):
+		body = f.sanitizeBody(body) // a JSON-RPC answer, whatever the status
+	case status >= 400:
+		body = []byte(http.StatusText(status) + "\n")
+		p.w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	}
+	if status == http.StatusUnauthorized && p.w.Header().Get("WWW-Authenticate") == "" {
+		p.w.Header().Set("WWW-Authenticate", "Bearer")
+	}
+	p.w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	p.w.WriteHeader(status)
+	p.w.Write(body)
+}
+
+func isEventStream(h http.Header) bool {
+	return strings.HasPrefix(h.Get("Content-Type"), "text/event-stream")
+}
+
+// eventsAsJSON turns a held event stream into the JSON answer: its
+// responses, each sanitized, one alone or an array for a batch. A
+// notification on the stream of a call that asked for none is dropped.
+func (f firewall) eventsAsJSON(stream []byte, batch bool) ([]byte, bool) {
+	var out []json.RawMessage
+	for _, event := range bytes.Split(stream, []byte("\n\n")) {
+		data, ok := eventData(event)
+		if !ok {
+			continue
+		}
+		msg, err := jsonrpc.DecodeMessage(data)
+		if err != nil {
+			f.log.LogAttrs(context.Background(), slog.LevelWarn, "keel: an event that is not JSON-RPC; dropped", slog.Any("error", err))
+			continue
+		}
+		if _, ok := msg.(*jsonrpc.Response); !ok {
+			continue
+		}
+		out = append(out, f.sanitizeDecoded(data, msg))
+	}
+	switch {
+	case batch:
+		b, err := json.Marshal(out)
+		return b, err == nil
+	case len(out) == 1:
+		return out[0], true
+	}
+	f.log.LogAttrs(context.Background(), slog.LevelWarn, "keel: an answer without exactly one response", slog.Int("responses", len(out)))
+	return nil, false
+}
+
+// eventData returns the data of one event (its data lines joined); false
+// for an event without data, a comment or a priming event.
+func eventData(event []byte) ([]byte, bool) {
+	var data [][]byte
+	for _, line := range bytes.Split(event, []byte("\n")) {
+		line = bytes.TrimSuffix(line, []byte("\r"))
+		if v, ok := bytes.CutPrefix(line, []byte("data:")); ok {
+			data = append(data, bytes.TrimPrefix(v, []byte(" ")))
+		}
+	}
+	if len(data) == 0 {
+		return nil, false
+	}
+	return bytes.Join(data, []byte("\n")), true
+}
+
+// sanitizeEvent rewrites one event of a kept stream: a JSON-RPC error
+// response says only its code's fixed text; other lines (event, id) pass.
+// An event whose data is not JSON-RPC is replaced by an internal error.
+func sanitizeEvent(event []byte, log *slog.Logger) []byte {
+	data, ok := eventData(event)
+	var b bytes.Buffer
+	for _, line := range bytes.Split(event, []byte("\n")) {
+		if !bytes.HasPrefix(line, []byte("data:")) && len(bytes.TrimSpace(line)) > 0 {
+			b.Write(line)
+			b.WriteByte('\n')
+		}
+	}
+	if ok {
+		b.WriteString("data: ")
+		b.Write(firewall{log: log}.sanitizeMessage(data))
+		b.WriteByte('\n')
+	}
+	b.WriteByte('\n')
+	return b.Bytes()
+}
