@@ -249,6 +249,12 @@ func (f firewall) eventsAsJSON(stream []byte, batch bool) ([]byte, bool) {
 		if !ok {
 			continue
 		}
+		if !bytes.Contains(data, []byte(`"error"`)) && !bytes.Contains(data, []byte(`"method"`)) {
+			// The SDK wrote it: with no error member and no method it is a
+			// response with a result, and nothing in it to sanitize.
+			out = append(out, data)
+			continue
+		}
 		msg, err := jsonrpc.DecodeMessage(data)
 		if err != nil {
 			f.log.LogAttrs(context.Background(), slog.LevelWarn, "keel: an event that is not JSON-RPC; dropped", slog.Any("error", err))
