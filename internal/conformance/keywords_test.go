@@ -186,6 +186,12 @@ func TestFloatsThatRoundOntoABound(t *testing.T) {
 // any tool, the generated path accepts only what the validator accepts,
 // refuses what it accepts only for a documented reason, returns a result
 // the output schema accepts, and gives the handler the value json v2 would.
+//
+// Its seeds are the keyword table and the hostile catalog; testdata/fuzz
+// keeps the inputs that reach code of the generated sets or the runtime that
+// the seeds do not: 87, cut by coverage from the 1,034 a fuzzing run grew
+// (the same 1,465 blocks covered before and after). An input that ever fails
+// goes there and stays.
 func FuzzGeneratedAgainstSchema(f *testing.F) {
 	names := []string{generated.ToolStrings, generated.ToolNumbers, generated.ToolCollections, generated.ToolBatch,
 		examplegen.ToolLookupIncident, examplegen.ToolCreateTicket, generated.ToolProbe, generated.ToolTexts}
