@@ -15,11 +15,11 @@ import (
 	"maps"
 	pathpkg "path"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/dave/jennifer/jen"
+	"golang.org/x/tools/imports"
 
 	"github.com/keelgen/keel/internal/files"
 	"github.com/keelgen/keel/internal/gocode"
@@ -455,8 +455,10 @@ func lineText(text string) string {
 
 func lineComment(text string) jen.Code { return jen.Comment(lineText(text)) }
 
-// groupImports splits the import block into the standard library, then the
-// rest, as goimports lays it out; jennifer writes one sorted block.
+// groupImports groups the import block jennifer writes as goimports does
+// (the standard library first, then the rest), by running
+// golang.org/x/tools/imports over that block alone: jennifer's output
+// around it is gofmt'ed already, so no second pass over a large file.
 func groupImports(src []byte) ([]byte, error) {
 	fset := token.NewFileSet()
 	file, err := parser.ParseFile(fset, "", src, parser.ImportsOnly)
@@ -465,32 +467,11 @@ func groupImports(src []byte) ([]byte, error) {
 	}
 	decl := file.Decls[0]
 	start, end := fset.Position(decl.Pos()).Offset, fset.Position(decl.End()).Offset
-	var std, other []string
-	for _, spec := range file.Imports {
-		path, _ := strconv.Unquote(spec.Path.Value)
-		line := spec.Path.Value
-		if spec.Name != nil {
-			line = spec.Name.Name + " " + line
-		}
-		if first, _, _ := strings.Cut(path, "/"); strings.Contains(first, ".") {
-			other = append(other, line)
-		} else {
-			std = append(std, line)
-		}
+	const clause = "package p\n\n"
+	block, err := imports.Process("", append([]byte(clause), src[start:end]...), &imports.Options{FormatOnly: true, Comments: true, TabIndent: true, TabWidth: 8})
+	if err != nil {
+		return nil, err
 	}
-	groups := slices.DeleteFunc([][]string{std, other}, func(g []string) bool { return len(g) == 0 })
-	var b strings.Builder
-	b.WriteString("import (\n")
-	for i, g := range groups {
-		if i > 0 {
-			b.WriteString("\n")
-		}
-		for _, line := range g {
-			b.WriteString("\t" + line + "\n")
-		}
-	}
-	b.WriteString(")")
-	// The block is written as gofmt writes it, and jennifer's output around
-	// it is gofmt'ed already: no second pass over a large file.
-	return append(append(append([]byte{}, src[:start]...), b.String()...), src[end:]...), nil
+	block = bytes.TrimSuffix(bytes.TrimPrefix(block, []byte(clause)), []byte("\n"))
+	return append(append(append([]byte{}, src[:start]...), block...), src[end:]...), nil
 }
