@@ -15,10 +15,12 @@
 // name and arguments, untrusted), and returns one [ToolResult], whose
 // [ToolError] carries a stable [Code] (CodeUnknownTool, CodeInvalidArguments,
 // CodeApprovalRequired, CodeToolInternalError, CodeToolTimeout,
-// CodeInvalidToolOutput, or a declared business code). Options: [WithLogger],
-// [WithLimits], [WithErrorDetails], [WithDefaultTimeout], [WithPolicy],
-// [WithObserver] (and [AuditLog]). A handler fails with [Fail] and reads the
-// caller with [ExecutionContextFrom]. [ModelTool] is what the model is shown.
+// CodeToolCancelled, CodeInvalidToolOutput, or a declared business code).
+// Options: [WithLogger], [WithLimits], [WithErrorDetails],
+// [WithDefaultTimeout], [WithPolicy], [WithObserver] (and [AuditLog]). A
+// handler fails with [Fail], reads the caller with [ExecutionContextFrom] and
+// reports progress with [ReportProgress], which reaches a caller that asked
+// through [WithProgress]. [ModelTool] is what the model is shown.
 //
 // # Policy and approvals
 //
