@@ -10,7 +10,6 @@ import (
 	"math"
 	"math/big"
 	"reflect"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -30,7 +29,9 @@ const wirePkg = "github.com/keelgen/keel/runtime/wire"
 // the handler's argument value from the model's JSON in one pass, and whose
 // writer checks and encodes the result; then one reader or writer function
 // per distinct (type, schema) pair. A keyword it cannot check is a
-// diagnostic, never skipped.
+// diagnostic, never skipped. The keyword checks of each value are planned
+// first (checks.go, where their diagnostics are raised) and then printed
+// (checks_emit.go, which cannot fail).
 type codecs struct {
 	pkg   *model.Package
 	tool  *model.Tool
@@ -726,43 +727,6 @@ func rat(v json.Number) *big.Rat {
 	return r
 }
 
-// stringChecks checks a string value s against n.
-func (g *codecs) stringChecks(n node, s jen.Code, ptr, hint string) []jen.Code {
-	var out []jen.Code
-	if e := enumValues(n); e != nil {
-		var lits []jen.Code
-		for _, v := range e.values {
-			if str, ok := v.(string); ok {
-				lits = append(lits, jen.Lit(str))
-			}
-		}
-		out = append(out, enumSwitch(s, lits, e.keyword))
-	}
-	minL, hasMin := num(n, "minLength")
-	maxL, hasMax := num(n, "maxLength")
-	if hasMin || hasMax {
-		if hasMin {
-			out = append(out, failIf(jen.Qual(wirePkg, "Length").Call(s).Op("<").Lit(intOf(minL)), "minLength"))
-		}
-		if hasMax {
-			out = append(out, failIf(jen.Qual(wirePkg, "Length").Call(s).Op(">").Lit(intOf(maxL)), "maxLength"))
-		}
-	}
-	if re, ok := n["pattern"].(string); ok {
-		if _, err := regexp.Compile(re); err != nil {
-			g.fail(ptr, "pattern does not compile: %v", err)
-		}
-		out = append(out, failIf(jen.Op("!").Id(g.pattern(re, hint)).Dot("MatchString").Call(s), "pattern"))
-	}
-	if f, ok := n["format"].(string); ok {
-		if !wire.HasFormat(f) {
-			g.fail(ptr, "format %q cannot be checked (keel checks %s)", f, strings.Join(knownFormats(), ", "))
-		}
-		out = append(out, ifErr(jen.Qual(wirePkg, "CheckFormat").Call(jen.Lit(f), s)))
-	}
-	return out
-}
-
 func knownFormats() []string {
 	return slices.DeleteFunc(slices.Clone(wire.Formats), func(f string) bool { return !wire.HasFormat(f) })
 }
@@ -794,16 +758,6 @@ func enumValues(n node) *enum {
 	return nil
 }
 
-func enumSwitch(v jen.Code, lits []jen.Code, keyword string) jen.Code {
-	if len(lits) == 0 {
-		return jen.Return(jen.Qual(wirePkg, "Fail").Call(jen.Lit(keyword)))
-	}
-	return jen.Switch(v).Block(
-		jen.Case(lits...),
-		jen.Default().Block(jen.Return(jen.Qual(wirePkg, "Fail").Call(jen.Lit(keyword)))),
-	)
-}
-
 // checkEnumKinds refuses enum or const on values generated code does not
 // compare (objects and arrays), and both at once.
 func (g *codecs) checkEnumKinds(n node, k kind, ptr string) {
@@ -815,79 +769,6 @@ func (g *codecs) checkEnumKinds(n node, k kind, ptr string) {
 	if (hasEnum || hasConst) && (k == kSlice || k == kMap || k == kStruct || k == kRaw || k == kTime) {
 		g.fail(ptr, "enum or const on %s values cannot be checked by generated code", jsonTypeOf[k])
 	}
-}
-
-// intChecks checks an integer value x of Go type t against n, with the
-// bounds worked out exactly at generate time.
-func (g *codecs) intChecks(n node, x jen.Code, t types.Type, k kind) []jen.Code {
-	var out []jen.Code
-	lo, hi := intRange(t, k)
-	// fail adds the check that x op b breaks keyword, or nothing when the
-	// Go type's range already decides it (every value passes, or none does).
-	fail := func(keyword, op string, b *big.Int) {
-		var never, always bool
-		switch op {
-		case "<": // minimum
-			never, always = b.Cmp(lo) <= 0, b.Cmp(hi) > 0
-		case "<=": // exclusiveMinimum
-			never, always = b.Cmp(lo) < 0, b.Cmp(hi) >= 0
-		case ">": // maximum
-			never, always = b.Cmp(hi) >= 0, b.Cmp(lo) < 0
-		case ">=": // exclusiveMaximum
-			never, always = b.Cmp(hi) > 0, b.Cmp(lo) <= 0
-		}
-		switch {
-		case never:
-		case always:
-			out = append(out, jen.Return(jen.Qual(wirePkg, "Fail").Call(jen.Lit(keyword))))
-		default:
-			out = append(out, failIf(jen.Add(x).Op(op).Add(intLit(b)), keyword))
-		}
-	}
-	// A bound is written as the schema has it when it is a whole number;
-	// a fractional one is rounded onto the integers first (x >= 2.5 is x >= 3).
-	for _, c := range []struct {
-		keyword, op, fracOp string
-		round               func(*big.Rat) *big.Int
-	}{
-		{"minimum", "<", "<", ceil},
-		{"exclusiveMinimum", "<=", "<", func(r *big.Rat) *big.Int { return new(big.Int).Add(floor(r), big.NewInt(1)) }},
-		{"maximum", ">", ">", floor},
-		{"exclusiveMaximum", ">=", ">", func(r *big.Rat) *big.Int { return new(big.Int).Sub(ceil(r), big.NewInt(1)) }},
-	} {
-		v, ok := num(n, c.keyword)
-		if !ok {
-			continue
-		}
-		if r := rat(v); r.IsInt() {
-			fail(c.keyword, c.op, r.Num())
-		} else {
-			fail(c.keyword, c.fracOp, c.round(r))
-		}
-	}
-	one := big.NewInt(1)
-	if v, ok := num(n, "multipleOf"); ok {
-		p := rat(v).Num() // x / (p/q) is an integer exactly when p divides x (p/q in lowest terms)
-		switch {
-		case p.Cmp(one) == 0:
-		case p.Cmp(hi) > 0:
-			out = append(out, failIf(jen.Add(x).Op("!=").Lit(0), "multipleOf"))
-		default:
-			out = append(out, failIf(jen.Add(x).Op("%").Add(intLit(p)).Op("!=").Lit(0), "multipleOf"))
-		}
-	}
-	if e := enumValues(n); e != nil {
-		var lits []jen.Code
-		for _, v := range e.values {
-			if nv, ok := v.(json.Number); ok {
-				if r := rat(nv); r != nil && r.IsInt() && r.Num().Cmp(lo) >= 0 && r.Num().Cmp(hi) <= 0 {
-					lits = append(lits, intLit(r.Num()))
-				}
-			}
-		}
-		out = append(out, enumSwitch(x, lits, e.keyword))
-	}
-	return out
 }
 
 func intLit(b *big.Int) jen.Code { return jen.Op(b.String()) }
@@ -910,70 +791,6 @@ func ceil(r *big.Rat) *big.Int {
 		q.Add(q, big.NewInt(1))
 	}
 	return q
-}
-
-// floatChecks checks a float value x (as float64) against n; lit is the
-// number's literal, for the exact comparisons.
-func (g *codecs) floatChecks(n node, x, lit jen.Code, b int, ptr string) []jen.Code {
-	var out []jen.Code
-	bound := func(v json.Number) jen.Code {
-		f, _ := rat(v).Float64()
-		if b == 32 {
-			f32, _ := rat(v).Float32()
-			f = float64(f32)
-		}
-		if math.IsInf(f, 0) {
-			g.fail(ptr, "bound %s is beyond the range of a float%d", v, b)
-		}
-		return jen.Lit(f)
-	}
-	if v, ok := num(n, "minimum"); ok {
-		out = append(out, ifErr(jen.Qual(wirePkg, "Minimum").Call(x, bound(v), jen.Lit(string(v)), lit)))
-	}
-	if v, ok := num(n, "exclusiveMinimum"); ok {
-		out = append(out, ifErr(jen.Qual(wirePkg, "ExclusiveMinimum").Call(x, bound(v))))
-	}
-	if v, ok := num(n, "maximum"); ok {
-		out = append(out, ifErr(jen.Qual(wirePkg, "Maximum").Call(x, bound(v), jen.Lit(string(v)), lit)))
-	}
-	if v, ok := num(n, "exclusiveMaximum"); ok {
-		out = append(out, ifErr(jen.Qual(wirePkg, "ExclusiveMaximum").Call(x, bound(v))))
-	}
-	if v, ok := num(n, "multipleOf"); ok {
-		out = append(out, ifErr(jen.Qual(wirePkg, "MultipleOf").Call(jen.Lit(string(v)), lit)))
-	}
-	if e := enumValues(n); e != nil {
-		var cond []jen.Code
-		for _, v := range e.values {
-			if nv, ok := v.(json.Number); ok {
-				cond = append(cond, jen.Qual(wirePkg, "EqualNumber").Call(lit, jen.Lit(string(nv))))
-			}
-		}
-		if len(cond) == 0 {
-			out = append(out, jen.Return(jen.Qual(wirePkg, "Fail").Call(jen.Lit(e.keyword))))
-		} else {
-			anyOf := jen.Add(cond[0])
-			for _, c := range cond[1:] {
-				anyOf = anyOf.Op("||").Add(c)
-			}
-			out = append(out, failIf(jen.Op("!").Parens(anyOf), e.keyword))
-		}
-	}
-	return out
-}
-
-func boolChecks(n node, x jen.Code) []jen.Code {
-	e := enumValues(n)
-	if e == nil {
-		return nil
-	}
-	var lits []jen.Code
-	for _, v := range e.values {
-		if b, ok := v.(bool); ok {
-			lits = append(lits, jen.Lit(b))
-		}
-	}
-	return []jen.Code{enumSwitch(x, lits, e.keyword)}
 }
 
 // itemsNode and valuesNode are the subschemas of an array's items and a
@@ -999,28 +816,6 @@ func (g *codecs) valuesNode(n node, ptr string) node {
 		g.fail(ptr, "a map whose schema allows no member cannot be checked by generated code; use a struct")
 	}
 	return asNode(v)
-}
-
-func countChecks(n node, length jen.Code, minK, maxK string) []jen.Code {
-	var out []jen.Code
-	if v, ok := num(n, minK); ok {
-		out = append(out, failIf(jen.Add(length).Op("<").Lit(intOf(v)), minK))
-	}
-	if v, ok := num(n, maxK); ok {
-		out = append(out, failIf(jen.Add(length).Op(">").Lit(intOf(v)), maxK))
-	}
-	return out
-}
-
-func (g *codecs) uniqueCheck(n node, elem types.Type, list jen.Code, ptr string) []jen.Code {
-	if u, _ := n["uniqueItems"].(bool); !u {
-		return nil
-	}
-	if !types.Comparable(elem) || isFloatish(elem) {
-		g.fail(ptr, "uniqueItems on items of Go type %s cannot be checked by generated code (items must be strings, integers or booleans)", types.TypeString(elem, qualifier))
-		return nil
-	}
-	return []jen.Code{ifErr(jen.Qual(wirePkg, "Unique").Call(list))}
 }
 
 // isFloatish: floats, and types containing them, compare differently in Go

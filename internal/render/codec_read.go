@@ -54,11 +54,11 @@ func (g *codecs) readLeaf(t types.Type, k kind, n node, ptr, hint string) []jen.
 	switch k {
 	case kString:
 		body = append(body, jen.List(jen.Id("s"), jen.Err()).Op(":=").Add(jen.Id("d")).Dot("String").Call(), errReturn())
-		body = append(body, g.stringChecks(n, jen.Id("s"), ptr, hint)...)
+		body = append(body, emitStringChecks(g.stringChecks(n, ptr, hint), jen.Id("s"))...)
 		body = append(body, conv(jen.Id("s")))
 	case kBool:
 		body = append(body, jen.List(jen.Id("b"), jen.Err()).Op(":=").Add(jen.Id("d")).Dot("Bool").Call(), errReturn())
-		body = append(body, boolChecks(n, jen.Id("b"))...)
+		body = append(body, emitBoolChecks(boolChecks(n), jen.Id("b"))...)
 		body = append(body, conv(jen.Id("b")))
 	case kInt, kUint:
 		method := map[kind]string{kInt: "Int", kUint: "Uint"}[k]
@@ -68,16 +68,16 @@ func (g *codecs) readLeaf(t types.Type, k kind, n node, ptr, hint string) []jen.
 		}
 		body = append(body, jen.List(jen.Id("n"), jen.Err()).Op(":=").Add(jen.Id("d")).Dot(method).Call(size), errReturn(),
 			jen.Id("x").Op(":=").Add(convert(t, jen.Id("n"), g.tool)))
-		body = append(body, g.intChecks(n, jen.Id("x"), t, k)...)
+		body = append(body, emitIntChecks(intChecks(n, t, k), jen.Id("x"))...)
 		body = append(body, jen.Op("*").Id("v").Op("=").Id("x"))
 	case kFloat:
 		b := bits(t)
 		body = append(body, jen.List(jen.Id("f"), jen.Err()).Op(":=").Add(jen.Id("d")).Dot("Float").Call(jen.Lit(b)), errReturn())
-		body = append(body, g.floatChecks(n, jen.Id("f"), jen.Id("d").Dot("Literal").Call(), b, ptr)...)
+		body = append(body, emitFloatChecks(g.floatChecks(n, b, ptr), jen.Id("f"), jen.Id("d").Dot("Literal").Call())...)
 		body = append(body, conv(jen.Id("f")))
 	case kDuration:
 		body = append(body, jen.List(jen.Id("s"), jen.Err()).Op(":=").Add(jen.Id("d")).Dot("String").Call(), errReturn())
-		body = append(body, g.stringChecks(n, jen.Id("s"), ptr, hint)...)
+		body = append(body, emitStringChecks(g.stringChecks(n, ptr, hint), jen.Id("s"))...)
 		body = append(body,
 			jen.List(jen.Id("x"), jen.Err()).Op(":=").Qual("time", "ParseDuration").Call(jen.Id("s")),
 			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Qual(wirePkg, "Fail").Call(jen.Lit("range")))), // the syntax passed: out of range
@@ -86,7 +86,7 @@ func (g *codecs) readLeaf(t types.Type, k kind, n node, ptr, hint string) []jen.
 		// Base64 text (RFC 4648, padded), as json v2 writes it; length
 		// keywords count the text, not the bytes.
 		body = append(body, jen.List(jen.Id("s"), jen.Err()).Op(":=").Add(jen.Id("d")).Dot("String").Call(), errReturn())
-		body = append(body, g.stringChecks(n, jen.Id("s"), ptr, hint)...)
+		body = append(body, emitStringChecks(g.stringChecks(n, ptr, hint), jen.Id("s"))...)
 		body = append(body,
 			jen.List(jen.Id("b"), jen.Err()).Op(":=").Qual("encoding/base64", "StdEncoding").Dot("DecodeString").Call(jen.Id("s")),
 			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Qual(wirePkg, "Fail").Call(jen.Lit("contentEncoding")))),
@@ -95,7 +95,7 @@ func (g *codecs) readLeaf(t types.Type, k kind, n node, ptr, hint string) []jen.
 		// The schema's string keywords first, then the type's own reading:
 		// what it refuses is a format failure, its error's text never shown.
 		body = append(body, jen.List(jen.Id("s"), jen.Err()).Op(":=").Add(jen.Id("d")).Dot("String").Call(), errReturn())
-		body = append(body, g.stringChecks(n, jen.Id("s"), ptr, hint)...)
+		body = append(body, emitStringChecks(g.stringChecks(n, ptr, hint), jen.Id("s"))...)
 		body = append(body, jen.If(jen.Err().Op(":=").Id("v").Dot("UnmarshalText").Call(jen.Index().Byte().Parens(jen.Id("s"))), jen.Err().Op("!=").Nil()).Block(
 			jen.Return(jen.Qual(wirePkg, "Fail").Call(jen.Lit("format")))))
 	case kTime:
@@ -275,8 +275,8 @@ func (g *codecs) readSlice(t types.Type, n node, ptr, hint string) []jen.Code {
 		),
 		ifErr(jen.Id("d").Dot("End").Call()),
 	)
-	body = append(body, countChecks(n, jen.Len(jen.Id("s")), "minItems", "maxItems")...)
-	body = append(body, g.uniqueCheck(n, elem, jen.Id("s"), ptr)...)
+	body = append(body, emitCountChecks(countChecks(n, "minItems", "maxItems"), jen.Len(jen.Id("s")))...)
+	body = append(body, emitUnique(g.uniqueCheck(n, elem, ptr), jen.Id("s"))...)
 	return append(body, jen.Op("*").Id("v").Op("=").Id("s"), jen.Return(jen.Nil()))
 }
 
@@ -310,7 +310,7 @@ func (g *codecs) readMap(t types.Type, n node, ptr, hint string) []jen.Code {
 		),
 		ifErr(jen.Id("d").Dot("End").Call()),
 	)
-	body = append(body, countChecks(n, jen.Len(jen.Id("m")), "minProperties", "maxProperties")...)
+	body = append(body, emitCountChecks(countChecks(n, "minProperties", "maxProperties"), jen.Len(jen.Id("m")))...)
 	return append(body, jen.Op("*").Id("v").Op("=").Id("m"), jen.Return(jen.Nil()))
 }
 

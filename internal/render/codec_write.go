@@ -46,15 +46,15 @@ func (g *codecs) writeLeaf(t types.Type, k kind, n node, ptr, hint string) []jen
 		} else {
 			body = append(body, jen.Id("s").Op(":=").String().Parens(jen.Op("*").Id("v")))
 		}
-		body = append(body, g.stringChecks(n, jen.Id("s"), ptr, hint)...)
+		body = append(body, emitStringChecks(g.stringChecks(n, ptr, hint), jen.Id("s"))...)
 		return append(body, jen.Return(jen.Id("e").Dot("String").Call(jen.Id("s"))))
 	case kBool:
 		body = append(body, jen.Id("b").Op(":=").Bool().Parens(jen.Op("*").Id("v")))
-		body = append(body, boolChecks(n, jen.Id("b"))...)
+		body = append(body, emitBoolChecks(boolChecks(n), jen.Id("b"))...)
 		body = append(body, jen.Id("e").Dot("Bool").Call(jen.Id("b")))
 	case kInt, kUint:
 		body = append(body, jen.Id("x").Op(":=").Op("*").Id("v"))
-		body = append(body, g.intChecks(n, jen.Id("x"), t, k)...)
+		body = append(body, emitIntChecks(intChecks(n, t, k), jen.Id("x"))...)
 		if k == kInt {
 			body = append(body, jen.Id("e").Dot("Int").Call(jen.Int64().Parens(jen.Id("x"))))
 		} else {
@@ -66,29 +66,27 @@ func (g *codecs) writeLeaf(t types.Type, k kind, n node, ptr, hint string) []jen
 		if b, basic := types.Unalias(t).(*types.Basic); !basic || b.Kind() != types.Float64 {
 			f = jen.Float64().Parens(f)
 		}
-		checks := g.floatChecks(n, jen.Id("f"), jen.Id("lit"), b, ptr)
+		checks := g.floatChecks(n, b, ptr)
 		if len(checks) == 0 {
 			return []jen.Code{jen.List(jen.Id("_"), jen.Err()).Op(":=").Id("e").Dot("Float").Call(f, jen.Lit(b)), jen.Return(jen.Err())}
 		}
 		lit := jen.Id("_")
-		for _, k := range []string{"minimum", "maximum", "multipleOf", "enum", "const"} {
-			if _, ok := n[k]; ok {
-				lit = jen.Id("lit")
-			}
+		if needsLiteral(checks) {
+			lit = jen.Id("lit")
 		}
 		body = append(body,
 			jen.Id("f").Op(":=").Add(f),
 			jen.List(lit, jen.Err()).Op(":=").Id("e").Dot("Float").Call(jen.Id("f"), jen.Lit(b)),
 			errReturn())
-		body = append(body, checks...)
+		body = append(body, emitFloatChecks(checks, jen.Id("f"), jen.Id("lit"))...)
 	case kDuration:
 		body = append(body, jen.Id("s").Op(":=").Id("v").Dot("String").Call())
-		body = append(body, g.stringChecks(n, jen.Id("s"), ptr, hint)...)
+		body = append(body, emitStringChecks(g.stringChecks(n, ptr, hint), jen.Id("s"))...)
 		return append(body, jen.Return(jen.Id("e").Dot("String").Call(jen.Id("s"))))
 	case kBytes:
 		body = append(body, nilCheck(n, "byte slice"),
 			jen.Id("s").Op(":=").Qual("encoding/base64", "StdEncoding").Dot("EncodeToString").Call(jen.Op("*").Id("v")))
-		body = append(body, g.stringChecks(n, jen.Id("s"), ptr, hint)...)
+		body = append(body, emitStringChecks(g.stringChecks(n, ptr, hint), jen.Id("s"))...)
 		return append(body, jen.Return(jen.Id("e").Dot("String").Call(jen.Id("s"))))
 	case kText:
 		// The type's own text, then the schema's string keywords on it.
@@ -96,7 +94,7 @@ func (g *codecs) writeLeaf(t types.Type, k kind, n node, ptr, hint string) []jen
 			jen.List(jen.Id("b"), jen.Err()).Op(":=").Id("v").Dot("MarshalText").Call(),
 			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Qual(wirePkg, "Fail").Call(jen.Lit("format")))),
 			jen.Id("s").Op(":=").String().Parens(jen.Id("b")))
-		body = append(body, g.stringChecks(n, jen.Id("s"), ptr, hint)...)
+		body = append(body, emitStringChecks(g.stringChecks(n, ptr, hint), jen.Id("s"))...)
 		return append(body, jen.Return(jen.Id("e").Dot("String").Call(jen.Id("s"))))
 	case kTime:
 		g.onlyKeywords(n, ptr, "date-time", "type", "format")
@@ -129,8 +127,8 @@ func (g *codecs) writeSlice(t types.Type, n node, ptr, hint string) []jen.Code {
 	elem := types.Unalias(t).Underlying().(*types.Slice).Elem()
 	write := g.writer(elem, g.itemsNode(n, ptr), ptr+"/0", hint+"Item")
 	body := []jen.Code{nilCheck(n, "slice")}
-	body = append(body, countChecks(n, jen.Len(jen.Op("*").Id("v")), "minItems", "maxItems")...)
-	body = append(body, g.uniqueCheck(n, elem, jen.Op("*").Id("v"), ptr)...)
+	body = append(body, emitCountChecks(countChecks(n, "minItems", "maxItems"), jen.Len(jen.Op("*").Id("v")))...)
+	body = append(body, emitUnique(g.uniqueCheck(n, elem, ptr), jen.Op("*").Id("v"))...)
 	return append(body,
 		jen.Id("e").Dot("ArrayStart").Call(),
 		jen.For(jen.Id("i").Op(":=").Range().Op("*").Id("v")).Block(
@@ -150,7 +148,7 @@ func (g *codecs) writeMap(t types.Type, n node, ptr, hint string) []jen.Code {
 	m := types.Unalias(t).Underlying().(*types.Map)
 	write := g.writer(m.Elem(), g.valuesNode(n, ptr), ptr+"/*", hint+"Value")
 	body := []jen.Code{nilCheck(n, "map")}
-	body = append(body, countChecks(n, jen.Len(jen.Op("*").Id("v")), "minProperties", "maxProperties")...)
+	body = append(body, emitCountChecks(countChecks(n, "minProperties", "maxProperties"), jen.Len(jen.Op("*").Id("v")))...)
 	return append(body,
 		jen.Id("e").Dot("ObjectStart").Call(),
 		jen.Comment("Sorted keys: the same result is the same bytes."),
