@@ -16,7 +16,6 @@ import (
 	"github.com/dave/jennifer/jen"
 	"github.com/go-json-experiment/json/jsontext"
 
-	"github.com/keelgen/keel/internal/files"
 	"github.com/keelgen/keel/internal/gocode"
 	"github.com/keelgen/keel/internal/model"
 	"github.com/keelgen/keel/internal/schemajson"
@@ -25,13 +24,12 @@ import (
 
 const wirePkg = "github.com/keelgen/keel/runtime/wire"
 
-// codecs renders keel_codecs.go: per tool, a call type whose reader fills
-// the handler's argument value from the model's JSON in one pass, and whose
-// writer checks and encodes the result; then one reader or writer function
-// per distinct (type, schema) pair. A keyword it cannot check is a
-// diagnostic, never skipped. The keyword checks of each value are planned
-// first (checks.go, where their diagnostics are raised) and then printed
-// (checks_emit.go, which cannot fail).
+// codecs is the planner of keel_codecs.go (plan.go): per tool, a call type
+// whose reader fills the handler's argument value from the model's JSON in
+// one pass, and whose writer checks and encodes the result; then one reader
+// or writer function per distinct (type, schema) pair. A keyword it cannot
+// check is a diagnostic, never skipped. The helpers below are the planner's:
+// kinds, names, fields.
 type codecs struct {
 	pkg   *model.Package
 	tool  *model.Tool
@@ -42,8 +40,8 @@ type codecs struct {
 
 	funcs    map[string]string // (direction, type, schema) → function name
 	taken    map[string]bool   // function and variable names in use
-	decls    []jen.Code        // functions, in the order a reader meets them
-	patterns []jen.Code        // the compiled patterns' var declarations
+	decls    []*codecFunc      // functions, in the order a reader meets them
+	patterns []patternVar      // the compiled patterns
 	patVars  map[string]string // pattern → var name
 }
 
@@ -68,61 +66,18 @@ var checked = map[string]bool{
 
 // codecFile renders keel_codecs.go, or the diagnostics that stop it. It
 // returns, per tool, the handler type keel_tools.go binds its handler with.
+// The file is planned first, with every diagnostic; printing the plan
+// cannot fail.
 func codecFile(pkg *model.Package, outPkg string, schemas map[string]model.Schemas) (*codecOutput, []model.Diagnostic, error) {
-	f := jen.NewFile(outPkg)
-	importNames(f, pkg)
-	f.ImportName(wirePkg, "wire")
-	f.HeaderComment(files.Header)
-	g := &codecs{pkg: pkg, funcs: map[string]string{}, taken: map[string]bool{}, patVars: map[string]string{}}
-	binders := map[string]string{}
-	bindersByKey := map[string]string{}
-	var calls []jen.Code
-	for _, t := range pkg.Tools {
-		g.tool = t
-		in, err := parseNode(schemas[t.Name].Input)
-		if err != nil {
-			return nil, nil, fmt.Errorf("%s: input schema: %w", t.Name, err)
-		}
-		out, err := parseNode(schemas[t.Name].Output)
-		if err != nil {
-			return nil, nil, fmt.Errorf("%s: output schema: %w", t.Name, err)
-		}
-		g.side = "input"
-		read := g.reader(argsType(t), in, "", t.ArgsTypeName())
-		g.side = "output"
-		write := g.writer(t.Result, out, "", t.Ident()+"Result")
-		k := read + "|" + write
-		if b, ok := bindersByKey[k]; ok {
-			binders[t.Name] = b
-			continue
-		}
-		b := g.unique(lowerFirst(strings.TrimPrefix(read, "read")) + "Handler")
-		bindersByKey[k], binders[t.Name] = b, b
-		calls = append(calls, g.call(t, b, read, write)...)
+	plan, diags, err := planCodecs(pkg, schemas)
+	if err != nil || len(diags) > 0 {
+		return nil, diags, err
 	}
-	if len(g.diags) > 0 {
-		return nil, g.diags, nil
-	}
-	shapeChecks(f, pkg)
-	for _, c := range calls {
-		f.Add(c)
-	}
-	for _, d := range g.decls {
-		f.Add(d)
-	}
-	if len(g.patterns) > 0 {
-		f.Comment("Patterns of the schemas, compiled once (Go's RE2 syntax, as the validator has it).")
-		f.Var().Defs(g.patterns...)
-	}
-	var buf bytes.Buffer
-	if err := f.Render(&buf); err != nil {
-		return nil, nil, fmt.Errorf("render %s: %w", files.CodecFileName, err)
-	}
-	src, err := groupImports(buf.Bytes())
+	src, err := emitCodecs(plan, pkg, outPkg)
 	if err != nil {
-		return nil, nil, fmt.Errorf("render %s: %w", files.CodecFileName, err)
+		return nil, nil, err
 	}
-	return &codecOutput{src: src, binders: binders, warnings: g.warns}, nil, nil
+	return &codecOutput{src: src, binders: plan.binders, warnings: plan.warnings}, nil, nil
 }
 
 // codecOutput is keel_codecs.go, the handler type each tool is bound with,
@@ -149,52 +104,6 @@ func argsType(t *model.Tool) types.Type {
 // parameters).
 func handlerType(t *model.Tool) jen.Code {
 	return jen.Func().Params(jen.Qual("context", "Context"), gocode.ArgsType(t)).Params(gocode.TypeCode(t.Result), jen.Error())
-}
-
-// call renders the handler type of the tools that share one argument
-// reader and one result writer, and the type of their calls: the handler,
-// its arguments, read and checked, then its result.
-func (g *codecs) call(t *model.Tool, handler, read, write string) []jen.Code {
-	ct := strings.TrimSuffix(handler, "Handler") + "Call"
-	g.taken[ct] = true
-	return []jen.Code{
-		jen.Commentf("%s is a handler with the reader of its arguments and the writer of its result.", handler),
-		jen.Type().Id(handler).Add(handlerType(t)),
-		jen.Line(),
-		jen.Comment("Read reads and checks a call's arguments."),
-		jen.Func().Params(jen.Id("h").Id(handler)).Id("Read").Params(jen.Id("d").Op("*").Qual(wirePkg, "Decoder")).
-			Params(jen.Qual(runtimePkg, "Call"), jen.Error()).Block(
-			jen.Id("c").Op(":=").Op("&").Id(ct).Values(jen.Dict{jen.Id("handler"): jen.Id("h")}),
-			jen.If(jen.Err().Op(":=").Id(read).Call(jen.Id("d"), jen.Op("&").Id("c").Dot("args")), jen.Err().Op("!=").Nil()).Block(
-				jen.Return(jen.Nil(), jen.Err()),
-			),
-			jen.Return(jen.Id("c"), jen.Nil()),
-		),
-		jen.Line(),
-		jen.Commentf("%s is one call: the handler, its arguments, then its result.", ct),
-		jen.Type().Id(ct).Struct(
-			jen.Id("handler").Id(handler),
-			jen.Id("args").Add(gocode.ArgsType(t)),
-			jen.Id("result").Add(gocode.TypeCode(t.Result)),
-		),
-		jen.Line(),
-		jen.Comment("Arguments is the checked argument value, as the policy judges it."),
-		jen.Func().Params(jen.Id("c").Op("*").Id(ct)).Id("Arguments").Params().Any().Block(
-			jen.Return(jen.Op("&").Id("c").Dot("args")),
-		),
-		jen.Line(),
-		jen.Func().Params(jen.Id("c").Op("*").Id(ct)).Id("Run").Params(jen.Id("ctx").Qual("context", "Context")).
-			Params(jen.Err().Error()).Block(
-			jen.List(jen.Id("c").Dot("result"), jen.Err()).Op("=").Id("c").Dot("handler").Call(jen.Id("ctx"), jen.Id("c").Dot("args")),
-			jen.Return(jen.Err()),
-		),
-		jen.Line(),
-		jen.Func().Params(jen.Id("c").Op("*").Id(ct)).Id("Result").Params(jen.Id("e").Op("*").Qual(wirePkg, "Encoder")).
-			Error().Block(
-			jen.Return(jen.Id(write).Call(jen.Id("e"), jen.Op("&").Id("c").Dot("result"))),
-		),
-		jen.Line(),
-	}
 }
 
 func parseNode(doc []byte) (node, error) {
@@ -556,7 +465,7 @@ func (g *codecs) unique(base string) string {
 
 // fn reserves a function for k, or returns the one already made. build
 // fills its body; functions appear in the order they are first met.
-func (g *codecs) fn(k, prefix, hint, place string, build func(name string) jen.Code) string {
+func (g *codecs) fn(k, prefix, hint, place string, build func(name string) *codecFunc) string {
 	if name, ok := g.funcs[k]; ok {
 		return name
 	}
@@ -712,7 +621,7 @@ func (g *codecs) pattern(re, hint string) string {
 	}
 	v := g.name("pattern", "", hint)
 	g.patVars[re] = v
-	g.patterns = append(g.patterns, jen.Id(v).Op("=").Qual(wirePkg, "MustPattern").Call(jen.Lit(re)))
+	g.patterns = append(g.patterns, patternVar{v, re})
 	return v
 }
 

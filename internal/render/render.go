@@ -3,7 +3,10 @@
 // (keel_tools.go, and keel_codecs.go with the readers and writers), the
 // schema files and the lock. It is pure: it returns files and writes
 // nothing. Files renders keel_tools.go one section at a time, in the order a
-// reviewer reads it; each section is one function below.
+// reviewer reads it; each section is one function below. keel_codecs.go is
+// planned first (plan*.go, checks.go: every question to go/types, every name,
+// every diagnostic) and then printed (emit*.go, checks_emit.go), which cannot
+// fail.
 package render
 
 import (

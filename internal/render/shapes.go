@@ -9,38 +9,6 @@ import (
 	"github.com/keelgen/keel/internal/model"
 )
 
-// shapeChecks renders one compile-time check per struct type the readers
-// and writers fill or read field by field: a conversion to the struct as
-// keelgen read it. Struct conversion ignores tags but not field names,
-// types, order or embedding, so a field added, removed, renamed or retyped
-// without go generate stops go build here. A struct with unexported fields
-// cannot be spelled in another package; its check is a keyed literal of its
-// exported fields, which a removed, renamed or retyped field breaks.
-func shapeChecks(f *jen.File, pkg *model.Package) {
-	shapes := structShapes(pkg)
-	if len(shapes) == 0 {
-		return
-	}
-	f.Comment("Struct shapes as keelgen read them. A field added, removed, renamed or retyped")
-	f.Comment("since then fails to compile here: run go generate and review the diff.")
-	f.Var().DefsFunc(func(g *jen.Group) {
-		for _, n := range shapes {
-			st := n.Underlying().(*types.Struct)
-			if exact, ok := shapeType(st); ok {
-				g.Id("_").Op("=").Add(exact).Call(jen.Add(gocode.TypeCode(n)).Values())
-				continue
-			}
-			g.Id("_").Op("=").Add(gocode.TypeCode(n)).Add(jen.ValuesFunc(func(v *jen.Group) {
-				for i := 0; i < st.NumFields(); i++ {
-					if fd := st.Field(i); fd.Exported() {
-						v.Id(fd.Name()).Op(":").Op("*").New(gocode.TypeCode(fd.Type()))
-					}
-				}
-			}))
-		}
-	})
-}
-
 // shapeType spells s as a struct type literal without tags, or reports that
 // it cannot: an unexported field's name belongs to its own package.
 func shapeType(s *types.Struct) (jen.Code, bool) {

@@ -1,0 +1,118 @@
+package render
+
+import (
+	"bytes"
+	"fmt"
+
+	"github.com/dave/jennifer/jen"
+
+	"github.com/keelgen/keel/internal/files"
+	"github.com/keelgen/keel/internal/model"
+)
+
+// emitCodecs prints keel_codecs.go from its plan, section by section: the
+// shape checks, the call types, the readers and writers, the patterns.
+func emitCodecs(p *codecPlan, pkg *model.Package, outPkg string) ([]byte, error) {
+	f := jen.NewFile(outPkg)
+	importNames(f, pkg)
+	f.ImportName(wirePkg, "wire")
+	f.HeaderComment(files.Header)
+	emitShapes(f, p.shapes)
+	for _, c := range p.calls {
+		emitCall(f, c)
+	}
+	for _, fn := range p.funcs {
+		f.Add(emitFunc(fn))
+	}
+	if len(p.patterns) > 0 {
+		var defs []jen.Code
+		for _, v := range p.patterns {
+			defs = append(defs, jen.Id(v.name).Op("=").Qual(wirePkg, "MustPattern").Call(jen.Lit(v.re)))
+		}
+		f.Comment("Patterns of the schemas, compiled once (Go's RE2 syntax, as the validator has it).")
+		f.Var().Defs(defs...)
+	}
+	var buf bytes.Buffer
+	if err := f.Render(&buf); err != nil {
+		return nil, fmt.Errorf("render %s: %w", files.CodecFileName, err)
+	}
+	src, err := groupImports(buf.Bytes())
+	if err != nil {
+		return nil, fmt.Errorf("render %s: %w", files.CodecFileName, err)
+	}
+	return src, nil
+}
+
+// emitShapes prints one compile-time check per struct type the readers and
+// writers fill or read field by field: a conversion to the struct as
+// keelgen read it. Struct conversion ignores tags but not field names,
+// types, order or embedding, so a field added, removed, renamed or retyped
+// without go generate stops go build here. A struct with unexported fields
+// cannot be spelled in another package; its check is a keyed literal of its
+// exported fields, which a removed, renamed or retyped field breaks.
+func emitShapes(f *jen.File, shapes []shapeCheck) {
+	if len(shapes) == 0 {
+		return
+	}
+	f.Comment("Struct shapes as keelgen read them. A field added, removed, renamed or retyped")
+	f.Comment("since then fails to compile here: run go generate and review the diff.")
+	f.Var().DefsFunc(func(g *jen.Group) {
+		for _, s := range shapes {
+			if s.exact != nil {
+				g.Id("_").Op("=").Add(s.exact).Call(jen.Add(s.typ).Values())
+				continue
+			}
+			g.Id("_").Op("=").Add(s.typ).Add(jen.ValuesFunc(func(v *jen.Group) {
+				for _, fd := range s.fields {
+					v.Id(fd.name).Op(":").Op("*").New(fd.typ)
+				}
+			}))
+		}
+	})
+}
+
+// emitCall prints the handler type of the tools that share one argument
+// reader and one result writer, and the type of their calls: the handler,
+// its arguments, read and checked, then its result.
+func emitCall(f *jen.File, c callPlan) {
+	for _, code := range []jen.Code{
+		jen.Commentf("%s is a handler with the reader of its arguments and the writer of its result.", c.handler),
+		jen.Type().Id(c.handler).Add(c.handlerType),
+		jen.Line(),
+		jen.Comment("Read reads and checks a call's arguments."),
+		jen.Func().Params(jen.Id("h").Id(c.handler)).Id("Read").Params(jen.Id("d").Op("*").Qual(wirePkg, "Decoder")).
+			Params(jen.Qual(runtimePkg, "Call"), jen.Error()).Block(
+			jen.Id("c").Op(":=").Op("&").Id(c.call).Values(jen.Dict{jen.Id("handler"): jen.Id("h")}),
+			jen.If(jen.Err().Op(":=").Id(c.read).Call(jen.Id("d"), jen.Op("&").Id("c").Dot("args")), jen.Err().Op("!=").Nil()).Block(
+				jen.Return(jen.Nil(), jen.Err()),
+			),
+			jen.Return(jen.Id("c"), jen.Nil()),
+		),
+		jen.Line(),
+		jen.Commentf("%s is one call: the handler, its arguments, then its result.", c.call),
+		jen.Type().Id(c.call).Struct(
+			jen.Id("handler").Id(c.handler),
+			jen.Id("args").Add(c.args),
+			jen.Id("result").Add(c.result),
+		),
+		jen.Line(),
+		jen.Comment("Arguments is the checked argument value, as the policy judges it."),
+		jen.Func().Params(jen.Id("c").Op("*").Id(c.call)).Id("Arguments").Params().Any().Block(
+			jen.Return(jen.Op("&").Id("c").Dot("args")),
+		),
+		jen.Line(),
+		jen.Func().Params(jen.Id("c").Op("*").Id(c.call)).Id("Run").Params(jen.Id("ctx").Qual("context", "Context")).
+			Params(jen.Err().Error()).Block(
+			jen.List(jen.Id("c").Dot("result"), jen.Err()).Op("=").Id("c").Dot("handler").Call(jen.Id("ctx"), jen.Id("c").Dot("args")),
+			jen.Return(jen.Err()),
+		),
+		jen.Line(),
+		jen.Func().Params(jen.Id("c").Op("*").Id(c.call)).Id("Result").Params(jen.Id("e").Op("*").Qual(wirePkg, "Encoder")).
+			Error().Block(
+			jen.Return(jen.Id(c.write).Call(jen.Id("e"), jen.Op("&").Id("c").Dot("result"))),
+		),
+		jen.Line(),
+	} {
+		f.Add(code)
+	}
+}

@@ -1,0 +1,155 @@
+package render
+
+import (
+	"go/types"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/keelgen/keel/internal/gocode"
+)
+
+// argsKey tells emitted argument structs apart; two that are one type (an
+// alias) share a reader.
+func (g *codecs) argsKey(t types.Type) string {
+	if t == nil {
+		return gocode.ArgsKey(g.tool)
+	}
+	return ""
+}
+
+func (g *codecs) readLeaf(f *codecFunc, t types.Type, n node, ptr, hint string) {
+	k := f.kind
+	switch k {
+	case kString, kDuration, kBytes, kText:
+		f.checks = g.stringChecks(n, ptr, hint)
+	case kBool:
+		f.checks = boolChecks(n)
+	case kInt, kUint:
+		f.bits = bits(t)
+		b := t.Underlying().(*types.Basic)
+		f.intLen = b.Kind() == types.Int || b.Kind() == types.Uint
+		f.checks = intChecks(n, t, k)
+	case kFloat:
+		f.bits = bits(t)
+		f.checks = g.floatChecks(n, f.bits, ptr)
+	case kTime:
+		g.onlyKeywords(n, ptr, "date-time", "type", "format")
+	case kRaw:
+		g.onlyKeywords(n, ptr, "", "")
+	}
+	f.conv = g.convType(t)
+}
+
+// onlyKeywords refuses keywords other than allowed on a value whose JSON
+// form a library type decides (time.Time, json.RawMessage).
+func (g *codecs) onlyKeywords(n node, ptr, format string, allowed ...string) {
+	for k := range n {
+		if annotations[k] {
+			continue
+		}
+		ok := false
+		for _, a := range allowed {
+			ok = ok || a == k
+		}
+		if !ok {
+			g.fail(ptr, "keyword %q on this value cannot be checked by generated code", k)
+		}
+	}
+	if f, ok := n["format"].(string); ok && f != format {
+		g.fail(ptr, "format %q does not describe this value (it is %s)", f, format)
+	}
+}
+
+// readStruct plans the reading of an object into a struct: each member
+// once, no unknown member, every required member present.
+func (g *codecs) readStruct(f *codecFunc, t types.Type, n node, ptr, hint string) {
+	fields, nodes, required := g.members(t, n, ptr)
+	// One presence flag per member, named after its field: a member added
+	// or removed changes its own lines only.
+	flags := seenFlags(fields)
+	for i, fd := range fields {
+		var read string
+		g.atField(fd, func() { read = g.reader(fd.typ, nodes[i], ptrTo(ptr, fd.json), hint+fieldHint(fd)) })
+		f.members = append(f.members, memberPlan{json: fd.json, access: fd.access, fn: read, required: required[fd.json], flag: flags[i],
+			// Models send null for "unset"; for an optional member it means
+			// absent (documented in docs/executor.md).
+			nullAbsent: !required[fd.json] && !nullable(nodes[i])})
+	}
+}
+
+func fieldHint(f field) string { return f.access[len(f.access)-1] }
+
+// seenFlags names the presence flag of each field after its Go field (a
+// promoted one after its path), unique within the struct.
+func seenFlags(fields []field) []string {
+	out := make([]string, len(fields))
+	taken := map[string]bool{}
+	for i, f := range fields {
+		name := strings.Join(f.access, "")
+		if taken[name] {
+			name = strings.Join(f.access, "_")
+		}
+		taken[name] = true
+		out[i] = name
+	}
+	return out
+}
+
+func (g *codecs) readPointer(f *codecFunc, t types.Type, n node, ptr, hint string) {
+	elem := types.Unalias(t).Underlying().(*types.Pointer).Elem()
+	f.elem = g.reader(elem, withoutNull(n), ptr, hint)
+	f.elemType, f.null = typeCode(elem, g.tool), nullable(n)
+}
+
+// withoutNull is n for the value behind a pointer: null is the pointer's.
+func withoutNull(n node) node {
+	set, all := typeSet(n)
+	if all || !set["null"] {
+		return n
+	}
+	out := maps.Clone(n)
+	var rest []any
+	for _, s := range slices.Sorted(maps.Keys(set)) {
+		if s != "null" {
+			rest = append(rest, s)
+		}
+	}
+	switch len(rest) {
+	case 0:
+		delete(out, "type")
+	case 1:
+		out["type"] = rest[0]
+	default:
+		out["type"] = rest
+	}
+	return out
+}
+
+// checkContainer reports a schema type that does not describe a slice or
+// map (null aside, which nil holds).
+func (g *codecs) checkContainer(n node, k kind, t types.Type, ptr string) {
+	g.checkType(withoutNull(n), k, t, ptr)
+}
+
+func (g *codecs) readSlice(f *codecFunc, t types.Type, n node, ptr, hint string) {
+	g.checkContainer(n, kSlice, t, ptr)
+	elem := types.Unalias(t).Underlying().(*types.Slice).Elem()
+	f.elem = g.reader(elem, g.itemsNode(n, ptr), ptr+"/0", hint+"Item")
+	f.elemType, f.null = typeCode(elem, g.tool), nullable(n)
+	f.counts = countChecks(n, "minItems", "maxItems")
+	f.unique = g.uniqueCheck(n, elem, ptr)
+}
+
+func (g *codecs) readMap(f *codecFunc, t types.Type, n node, ptr, hint string) {
+	g.checkContainer(n, kMap, t, ptr)
+	for _, k := range []string{"properties", "required"} {
+		if _, ok := n[k]; ok {
+			g.fail(ptr, "keyword %q on a map cannot be checked by generated code; use a struct", k)
+		}
+	}
+	m := types.Unalias(t).Underlying().(*types.Map)
+	f.elem = g.reader(m.Elem(), g.valuesNode(n, ptr), ptr+"/*", hint+"Value")
+	f.elemType, f.keyConv, f.null = typeCode(m.Elem(), g.tool), g.convType(m.Key()), nullable(n)
+	f.counts = countChecks(n, "minProperties", "maxProperties")
+}

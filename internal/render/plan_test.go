@@ -1,0 +1,131 @@
+package render
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"go/types"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// structOf is a struct type of the given fields, each "Name type `tag`".
+func structOf(fields ...*types.Var) *types.Struct {
+	var tags []string
+	for _, f := range fields {
+		tags = append(tags, `json:"`+strings.ToLower(f.Name())+`"`)
+	}
+	return types.NewStruct(fields, tags)
+}
+
+func fieldVar(name string, t types.Type) *types.Var {
+	return types.NewField(token.NoPos, nil, name, t, false)
+}
+
+// A struct's reader plan names each member's presence flag after its field,
+// marks an optional member whose null means absent, and plans one reader
+// per distinct (type, schema) pair, met in order.
+func TestReadStructPlan(t *testing.T) {
+	g := planner()
+	st := structOf(fieldVar("ID", types.Typ[types.String]), fieldVar("Note", types.NewPointer(types.Typ[types.String])), fieldVar("Tags", types.NewSlice(types.Typ[types.String])))
+	n := mustNode(t, `{"type":"object","additionalProperties":false,"required":["id"],"properties":{
+		"id":{"type":"string","pattern":"^INC-"},"note":{"type":["string","null"]},"tags":{"type":"array","items":{"type":"string"},"maxItems":3}}}`)
+	name := g.reader(st, n, "", "Args")
+	if len(g.diags) != 0 {
+		t.Fatalf("diagnostics %v", g.diags)
+	}
+	var names []string
+	for _, f := range g.decls {
+		names = append(names, f.name)
+	}
+	if name != "readArgs" || strings.Join(names, " ") != "readArgs readArgsID readStringPointer readString readArgsTags" {
+		t.Fatalf("%s, functions %q", name, names)
+	}
+	f := g.decls[0]
+	var got []string
+	for _, m := range f.members {
+		got = append(got, m.json+":"+m.flag+":"+m.fn+":"+strconv.FormatBool(m.required)+":"+strconv.FormatBool(m.nullAbsent))
+	}
+	want := "id:ID:readArgsID:true:false note:Note:readStringPointer:false:false tags:Tags:readArgsTags:false:true"
+	if strings.Join(got, " ") != want {
+		t.Errorf("members %q\nwant      %q", strings.Join(got, " "), want)
+	}
+	if tags := g.decls[4]; tags.kind != kSlice || tags.elem != "readString" || show(tags.counts) != "maxItems >3" {
+		t.Errorf("tags: %+v", tags)
+	}
+	if len(g.patterns) != 1 || g.patterns[0].re != "^INC-" {
+		t.Errorf("patterns %v", g.patterns)
+	}
+}
+
+// A mismatch between the Go type and the schema is found while planning,
+// and no function is printed for it.
+func TestPlanRefusesWhatCodeCannotCheck(t *testing.T) {
+	g := planner()
+	st := structOf(fieldVar("N", types.Typ[types.Int]))
+	g.reader(st, mustNode(t, `{"type":"object","additionalProperties":false,"properties":{"n":{"type":"string"}}}`), "", "Args")
+	if len(g.diags) != 1 || !strings.Contains(g.diags[0].Message, "type string does not describe Go type int") {
+		t.Errorf("diagnostics %v", g.diags)
+	}
+}
+
+// omitempty and omitzero are planned as tests the printer spells.
+func TestWriteMemberTests(t *testing.T) {
+	for _, c := range []struct {
+		t     types.Type
+		empty emptyTest
+		zero  zeroTest
+	}{
+		{types.Typ[types.String], emptyString, zeroString},
+		{types.NewSlice(types.Typ[types.Int]), emptyLen, zeroNil},
+		{types.NewPointer(types.Typ[types.String]), emptyPtrString, zeroNil},
+		{types.NewPointer(types.Typ[types.Int]), emptyPointer, zeroNil},
+		{types.Typ[types.Bool], emptyUnknown, zeroBool},
+		{types.Typ[types.Float64], emptyUnknown, zeroNumber},
+		{structOf(fieldVar("A", types.Typ[types.Int])), emptyUnknown, zeroComposite},
+	} {
+		g := planner()
+		zero, _ := g.zeroTest(c.t, "/x")
+		if e := emptyTestOf(c.t); e != c.empty || zero != c.zero {
+			t.Errorf("%s: empty %d zero %d, want %d %d", c.t, e, zero, c.empty, c.zero)
+		}
+	}
+	g := planner()
+	g.zeroTest(structOf(fieldVar("F", types.NewSlice(types.Typ[types.Int]))), "/x")
+	if len(g.diags) != 1 {
+		t.Errorf("omitzero on an incomparable struct: %v", g.diags)
+	}
+}
+
+// The printers cannot fail and ask go/types nothing: no emit file imports
+// go/types or reaches the planner's state.
+func TestEmittersAreOnlyPrinters(t *testing.T) {
+	files, _ := filepath.Glob("*emit*.go")
+	var printers int
+	for _, file := range files {
+		if strings.HasSuffix(file, "_test.go") {
+			continue
+		}
+		printers++
+		f, err := parser.ParseFile(token.NewFileSet(), file, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, imp := range f.Imports {
+			if p, _ := strconv.Unquote(imp.Path.Value); p == "go/types" {
+				t.Errorf("%s imports go/types", file)
+			}
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			if id, ok := n.(*ast.Ident); ok && id.Name == "codecs" {
+				t.Errorf("%s: %s uses the planner's state", file, id.Name)
+			}
+			return true
+		})
+	}
+	if printers < 4 {
+		t.Fatalf("%d printers found: %v", printers, files)
+	}
+}
