@@ -245,12 +245,13 @@ type firewall struct {
 func (f firewall) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodPost {
 		g := &guardedWriter{ResponseWriter: w, heartbeat: f.heartbeat} // a GET event stream passes through, its errors guarded
+		defer g.stopBeat()
 		f.next.ServeHTTP(g, r)
-		g.beat.stop()
 		return
 	}
 	mode := &postMode{}
 	p := &postWriter{w: w, mode: mode, heartbeat: f.heartbeat, log: f.log, header: http.Header{}}
+	defer p.stopBeat() // no heartbeat outlives the handler, even one that panicked
 	r, forget := openScope(r.WithContext(withPostMode(r.Context(), mode)))
 	defer forget()
 	f.next.ServeHTTP(p, r)
@@ -353,3 +354,11 @@ func (g *guardedWriter) Flush() {
 }
 
 func (g *guardedWriter) Unwrap() http.ResponseWriter { return g.ResponseWriter }
+
+// stopBeat ends the heartbeats, if they started.
+func (g *guardedWriter) stopBeat() {
+	g.mu.Lock()
+	b := g.beat
+	g.mu.Unlock()
+	b.stop()
+}

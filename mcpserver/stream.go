@@ -75,6 +75,7 @@ type beat struct {
 	last    time.Time // of the last write, under mu
 	quit    chan struct{}
 	stopped chan struct{}
+	once    sync.Once
 }
 
 func startBeat(mu *sync.Mutex, w http.ResponseWriter, interval time.Duration) *beat {
@@ -108,10 +109,11 @@ func (b *beat) wrote() {
 	}
 }
 
-// stop ends the heartbeats; no write follows its return.
+// stop ends the heartbeats; no write follows its return. It may be called
+// more than once.
 func (b *beat) stop() {
 	if b != nil {
-		close(b.quit)
+		b.once.Do(func() { close(b.quit) })
 		<-b.stopped
 	}
 }
@@ -182,6 +184,15 @@ func (p *postWriter) Write(b []byte) (int, error) {
 	return len(b), nil
 }
 
+// stopBeat ends the heartbeats, if they started: before the handler
+// returns, whichever way it returns.
+func (p *postWriter) stopBeat() {
+	p.mu.Lock()
+	b := p.beat
+	p.mu.Unlock()
+	b.stop()
+}
+
 func (p *postWriter) Flush() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -194,7 +205,7 @@ func (p *postWriter) Flush() {
 // sanitized whole (an event stream's responses as application/json), an
 // error status as its status text alone.
 func (p *postWriter) finish(f firewall) {
-	p.beat.stop()
+	p.stopBeat()
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.streaming {

@@ -117,9 +117,13 @@ func (g *geminiForm) node(s map[string]any, ptr, path string) map[string]any {
 				say(kw, "format: "+f)
 			}
 		case kw == "enum" || kw == "const":
-			values, _ := v.([]any)
+			values, isList := v.([]any)
 			if kw == "const" {
-				values = []any{v}
+				values, isList = []any{v}, true
+			}
+			if !isList {
+				g.note(path, "%s dropped (not a list)", kw)
+				continue
 			}
 			texts, null, ok := stringEnum(values)
 			if null {
@@ -158,6 +162,10 @@ func (g *geminiForm) node(s map[string]any, ptr, path string) map[string]any {
 			}
 			// false: a closed object, which the executor enforces
 		case geminiKept[kw]:
+			if !geminiFits(kw, v) {
+				g.note(path, "%s dropped (not of the type genai.Schema holds)", kw)
+				continue
+			}
 			out[kw] = v
 		case geminiSilent[kw]:
 		default:
@@ -178,11 +186,15 @@ func (g *geminiForm) node(s map[string]any, ptr, path string) map[string]any {
 			out["propertyOrdering"] = ordering
 		}
 	}
-	if req, ok := s["required"].([]any); ok {
+	if req, ok := s["required"].([]any); ok && geminiFits("required", req) {
 		out["required"] = req
+	} else if ok {
+		g.note(path, "required dropped (not a list of names)")
 	}
 	if items, ok := s["items"].(map[string]any); ok {
 		out["items"] = g.node(items, ptr+"/items", path+"[]")
+	} else if _, ok := s["items"]; ok {
+		g.note(path, "items dropped (no form for a list of item schemas)")
 	}
 	for _, kw := range []string{"anyOf", "oneOf"} {
 		alts, ok := s[kw].([]any)
@@ -209,6 +221,30 @@ func (g *geminiForm) node(s map[string]any, ptr, path string) map[string]any {
 	}
 	sayInDescription(out, words)
 	return out
+}
+
+// geminiFits reports whether v has the JSON type genai.Schema gives kw.
+func geminiFits(kw string, v any) bool {
+	switch kw {
+	case "description", "pattern", "title":
+		_, ok := v.(string)
+		return ok
+	case "maximum", "minimum":
+		_, ok := v.(float64)
+		return ok
+	case "maxItems", "maxLength", "maxProperties", "minItems", "minLength", "minProperties":
+		f, ok := v.(float64)
+		return ok && f == float64(int64(f))
+	case "required":
+		list, _ := v.([]any)
+		for _, x := range list {
+			if _, ok := x.(string); !ok {
+				return false
+			}
+		}
+		return true
+	}
+	return true // default, example: any value
 }
 
 // pointerToken escapes a member name for a JSON Pointer.

@@ -55,6 +55,9 @@ func TestGeminiParameters(t *testing.T) {
 			`{"type":"array","items":{"type":"string","pattern":"^a"},"uniqueItems":true,"maxItems":3}`,
 			`{"type":"ARRAY","items":{"type":"STRING","pattern":"^a"},"maxItems":3,"description":"(no item twice)"}`,
 			[]string{"the arguments: uniqueItems said in the description"}},
+		{"items as a list and an enum that is no list are dropped and listed",
+			`{"type":"array","items":[{"type":"string"}],"enum":"x"}`,
+			`{"type":"ARRAY"}`, []string{"the arguments: enum dropped (not a list)", "the arguments: items dropped (no form for a list of item schemas)"}},
 		{"a keyword with no form is dropped and listed",
 			`{"type":"string","not":{"const":"x"},"$comment":"c"}`,
 			`{"type":"STRING"}`, []string{"the arguments: not dropped (no form for it)"}},
@@ -120,4 +123,24 @@ func TestNovaPlain(t *testing.T) {
 	if !slices.Equal(lost, []string{"the arguments: description", "id: pattern"}) {
 		t.Errorf("lost %q", lost)
 	}
+}
+
+// Any schema document converts without a panic, into JSON genai.Schema
+// reads, or is refused with an error.
+func FuzzGeminiParameters(f *testing.F) {
+	for _, s := range []string{`{"type":"object","properties":{"a":{"type":["string","null"],"enum":["x",null]}}}`,
+		`{"anyOf":[{"type":"null"},{"oneOf":[{"const":1}]}],"items":[true],"additionalProperties":{"type":"integer"}}`,
+		`{"properties":{"a/b~c":{"properties":{"x":{}}}},"required":"a"}`, `[]`, `{"type":7}`, `{"minimum":"1","maxLength":1.5,"title":3,"required":[1]}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, doc []byte) {
+		out, _, err := forms.GeminiParameters(doc)
+		if err != nil {
+			return
+		}
+		var s genai.Schema
+		if err := json.Unmarshal(out, &s); err != nil {
+			t.Fatalf("%s became %s, which genai.Schema does not read: %v", doc, out, err)
+		}
+	})
 }
