@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
@@ -250,12 +249,12 @@ func (f firewall) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	mode := &postMode{}
-	p := &postWriter{w: w, mode: mode, heartbeat: f.heartbeat, log: f.log, header: http.Header{}}
+	p := &postWriter{w: w, mode: mode, fw: f, header: http.Header{}}
 	defer p.stopBeat() // no heartbeat outlives the handler, even one that panicked
 	r, forget := openScope(r.WithContext(withPostMode(r.Context(), mode)))
 	defer forget()
 	f.next.ServeHTTP(p, r)
-	p.finish(f)
+	p.finish()
 }
 
 // sanitizeBody rewrites the JSON-RPC error responses in a body (one
@@ -304,10 +303,9 @@ func (f firewall) sanitizeDecoded(raw []byte, msg jsonrpc.Message) []byte {
 type guardedWriter struct {
 	http.ResponseWriter
 	heartbeat time.Duration
-	mu        sync.Mutex
-	wrote     bool // the status
-	failed    bool
-	beat      *beat
+	beating
+	wrote  bool // the status
+	failed bool
 }
 
 func (g *guardedWriter) WriteHeader(status int) {
@@ -329,8 +327,8 @@ func (g *guardedWriter) writeHeader(status int) {
 		g.failed = true
 		g.ResponseWriter.Write([]byte(http.StatusText(status) + "\n"))
 	}
-	if status == http.StatusOK && isEventStream(g.Header()) && g.beat == nil {
-		g.beat = startBeat(&g.mu, g.ResponseWriter, g.heartbeat)
+	if status == http.StatusOK && isEventStream(g.Header()) {
+		g.startBeat(g.ResponseWriter, g.heartbeat)
 	}
 }
 
@@ -354,11 +352,3 @@ func (g *guardedWriter) Flush() {
 }
 
 func (g *guardedWriter) Unwrap() http.ResponseWriter { return g.ResponseWriter }
-
-// stopBeat ends the heartbeats, if they started.
-func (g *guardedWriter) stopBeat() {
-	g.mu.Lock()
-	b := g.beat
-	g.mu.Unlock()
-	b.stop()
-}

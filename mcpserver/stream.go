@@ -118,20 +118,39 @@ func (b *beat) stop() {
 	}
 }
 
+// beating is a writer's lock, which its heartbeats take too, and its
+// heartbeats once started.
+type beating struct {
+	mu   sync.Mutex
+	beat *beat
+}
+
+// startBeat starts heartbeats on w, under mu.
+func (b *beating) startBeat(w http.ResponseWriter, interval time.Duration) {
+	b.beat = startBeat(&b.mu, w, interval)
+}
+
+// stopBeat ends the heartbeats, if they started: before the handler
+// returns, whichever way it returns.
+func (b *beating) stopBeat() {
+	b.mu.Lock()
+	bt := b.beat
+	b.mu.Unlock()
+	bt.stop()
+}
+
 // postWriter takes the SDK's answer to one POST: an event stream it passes
 // on event by event, sanitized, when the request asked for one; anything
 // else it holds until the handler returns.
 type postWriter struct {
-	w         http.ResponseWriter
-	mode      *postMode
-	heartbeat time.Duration
-	log       *slog.Logger
+	w    http.ResponseWriter
+	mode *postMode
+	fw   firewall
 
-	mu        sync.Mutex
+	beating
 	header    http.Header
 	status    int
 	streaming bool
-	beat      *beat
 	pending   []byte       // the start of an event not yet complete
 	body      bytes.Buffer // the held answer
 }
@@ -158,7 +177,7 @@ func (p *postWriter) decide(status int) {
 		p.w.Header()[k] = v
 	}
 	p.w.WriteHeader(status)
-	p.beat = startBeat(&p.mu, p.w, p.heartbeat)
+	p.startBeat(p.w, p.fw.heartbeat)
 }
 
 func (p *postWriter) Write(b []byte) (int, error) {
@@ -176,21 +195,12 @@ func (p *postWriter) Write(b []byte) (int, error) {
 		}
 		event := p.pending[:i]
 		p.pending = p.pending[i+2:]
-		if _, err := p.w.Write(sanitizeEvent(event, p.log)); err != nil {
+		if _, err := p.w.Write(p.fw.sanitizeEvent(event)); err != nil {
 			return 0, err
 		}
 		p.beat.wrote()
 	}
 	return len(b), nil
-}
-
-// stopBeat ends the heartbeats, if they started: before the handler
-// returns, whichever way it returns.
-func (p *postWriter) stopBeat() {
-	p.mu.Lock()
-	b := p.beat
-	p.mu.Unlock()
-	b.stop()
 }
 
 func (p *postWriter) Flush() {
@@ -204,7 +214,8 @@ func (p *postWriter) Flush() {
 // finish ends a stream, or writes the held answer: a JSON-RPC answer
 // sanitized whole (an event stream's responses as application/json), an
 // error status as its status text alone.
-func (p *postWriter) finish(f firewall) {
+func (p *postWriter) finish() {
+	f := p.fw
 	p.stopBeat()
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -306,7 +317,7 @@ func eventData(event []byte) ([]byte, bool) {
 // sanitizeEvent rewrites one event of a kept stream: a JSON-RPC error
 // response says only its code's fixed text; other lines (event, id) pass.
 // An event whose data is not JSON-RPC is replaced by an internal error.
-func sanitizeEvent(event []byte, log *slog.Logger) []byte {
+func (f firewall) sanitizeEvent(event []byte) []byte {
 	data, ok := eventData(event)
 	var b bytes.Buffer
 	for _, line := range bytes.Split(event, []byte("\n")) {
@@ -317,7 +328,7 @@ func sanitizeEvent(event []byte, log *slog.Logger) []byte {
 	}
 	if ok {
 		b.WriteString("data: ")
-		b.Write(firewall{log: log}.sanitizeMessage(data))
+		b.Write(f.sanitizeMessage(data))
 		b.WriteByte('\n')
 	}
 	b.WriteByte('\n')

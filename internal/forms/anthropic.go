@@ -51,13 +51,7 @@ func AnthropicStrict(schema json.RawMessage) (out json.RawMessage, cost Anthropi
 
 func anthropicStrictify(s map[string]any, path string, cost *AnthropicCost) []string {
 	var problems []string
-	at := func(format string, args ...any) {
-		where := path
-		if where == "" {
-			where = "the root"
-		}
-		problems = append(problems, fmt.Sprintf("%s: %s", where, fmt.Sprintf(format, args...)))
-	}
+	at := problemAt(&problems, path)
 	strictNode(s, "Anthropic's strict mode", anthropicRefused, describeAnthropic, at)
 	if props, ok := s["properties"].(map[string]any); ok || s["type"] == "object" {
 		_, req := schemajson.Properties(s)
@@ -76,16 +70,9 @@ func anthropicStrictify(s map[string]any, path string, cost *AnthropicCost) []st
 			problems = append(problems, anthropicStrictify(sub, join(path, name), cost)...)
 		}
 	}
-	if items, ok := s["items"].(map[string]any); ok {
-		problems = append(problems, anthropicStrictify(items, path+"[]", cost)...)
-	}
-	if alts, ok := s["anyOf"].([]any); ok {
-		for i, alt := range alts {
-			if m, ok := alt.(map[string]any); ok {
-				problems = append(problems, anthropicStrictify(m, fmt.Sprintf("%s|%d", path, i), cost)...)
-			}
-		}
-	}
+	itemsAndAlternatives(s, path, func(sub map[string]any, path string, _ bool) {
+		problems = append(problems, anthropicStrictify(sub, path, cost)...)
+	})
 	return problems
 }
 

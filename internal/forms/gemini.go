@@ -3,9 +3,12 @@ package forms
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/keelgen/keel/internal/schemajson"
 )
@@ -97,7 +100,7 @@ func (g *geminiForm) node(s map[string]any, ptr, path string) map[string]any {
 			out["type"] = strings.ToUpper(t)
 		}
 	default:
-		names := slicesSorted(types)
+		names := slices.Sorted(maps.Keys(types))
 		say("type", "one of the types "+strings.Join(names, ", "))
 	}
 	for _, kw := range sortedKeys(s) {
@@ -153,7 +156,7 @@ func (g *geminiForm) node(s map[string]any, ptr, path string) map[string]any {
 		case kw == "additionalProperties":
 			if m, ok := v.(map[string]any); ok {
 				what := "any value"
-				if t := slicesSorted(schemajson.Strings(m["type"])); len(t) > 0 {
+				if t := slices.Sorted(maps.Keys(schemajson.Strings(m["type"]))); len(t) > 0 {
 					what = "each value of type " + strings.Join(t, " or ")
 				}
 				say(kw, "members of any name, "+what)
@@ -177,7 +180,7 @@ func (g *geminiForm) node(s map[string]any, ptr, path string) map[string]any {
 		var ordering []any
 		for _, name := range g.order[ptr+"/properties"] {
 			if sub, ok := props[name].(map[string]any); ok {
-				conv[name] = g.node(sub, ptr+"/properties/"+pointerToken(name), join(path, name))
+				conv[name] = g.node(sub, string(jsontext.Pointer(ptr).AppendToken("properties").AppendToken(name)), join(path, name))
 				ordering = append(ordering, name)
 			}
 		}
@@ -245,20 +248,6 @@ func geminiFits(kw string, v any) bool {
 		return true
 	}
 	return true // default, example: any value
-}
-
-// pointerToken escapes a member name for a JSON Pointer.
-func pointerToken(name string) string {
-	return strings.NewReplacer("~", "~0", "/", "~1").Replace(name)
-}
-
-func slicesSorted(set map[string]bool) []string {
-	var out []string
-	for k := range set {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
 }
 
 // stringEnum splits an enum into its strings and whether null is one of

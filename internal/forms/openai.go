@@ -144,13 +144,7 @@ func strictNode(s map[string]any, mode string, refused []string, describe func(m
 
 func strictify(s map[string]any, path string, nulls *NullShape) []string {
 	var problems []string
-	at := func(format string, args ...any) {
-		where := path
-		if where == "" {
-			where = "the root"
-		}
-		problems = append(problems, fmt.Sprintf("%s: %s", where, fmt.Sprintf(format, args...)))
-	}
+	at := problemAt(&problems, path)
 	strictNode(s, "strict mode", refused, describe, at)
 	if props, ok := s["properties"].(map[string]any); ok || s["type"] == "object" {
 		_, req := schemajson.Properties(s)
@@ -172,19 +166,41 @@ func strictify(s map[string]any, path string, nulls *NullShape) []string {
 			s["required"] = required
 		}
 	}
-	if items, ok := s["items"].(map[string]any); ok {
-		problems = append(problems, strictify(items, path+"[]", nulls.elements())...)
+	itemsAndAlternatives(s, path, func(sub map[string]any, path string, alternative bool) {
+		shape := nulls // the alternatives share one shape: a value's members are read alike whichever it matches
+		if !alternative {
+			shape = nulls.elements()
+		}
+		problems = append(problems, strictify(sub, path, shape)...)
+	})
+	return problems
+}
+
+// problemAt is the reporter of a strict walk's problems at path ("the
+// root" for the top).
+func problemAt(problems *[]string, path string) func(format string, args ...any) {
+	return func(format string, args ...any) {
+		where := path
+		if where == "" {
+			where = "the root"
+		}
+		*problems = append(*problems, fmt.Sprintf("%s: %s", where, fmt.Sprintf(format, args...)))
 	}
-	if alts, ok := s["anyOf"].([]any); ok {
-		for i, alt := range alts {
-			if m, ok := alt.(map[string]any); ok {
-				// The alternatives share one shape: a value's members are read
-				// alike whichever alternative it matches.
-				problems = append(problems, strictify(m, fmt.Sprintf("%s|%d", path, i), nulls)...)
-			}
+}
+
+// itemsAndAlternatives calls fn with s's items schema (at path+"[]") and
+// each of its anyOf alternatives (at path+"|i"): where a strict walk
+// descends besides the properties.
+func itemsAndAlternatives(s map[string]any, path string, fn func(sub map[string]any, path string, alternative bool)) {
+	if items, ok := s["items"].(map[string]any); ok {
+		fn(items, path+"[]", false)
+	}
+	alts, _ := s["anyOf"].([]any)
+	for i, alt := range alts {
+		if m, ok := alt.(map[string]any); ok {
+			fn(m, fmt.Sprintf("%s|%d", path, i), true)
 		}
 	}
-	return problems
 }
 
 // nullable lets a property be null: ["T", "null"] and null in its enum, or

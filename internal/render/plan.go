@@ -145,7 +145,7 @@ func planCodecs(pkg *model.Package, schemas map[string]model.Schemas) (*codecPla
 		}
 		b := g.unique(lowerFirst(strings.TrimPrefix(read, "read")) + "Handler")
 		bindersByKey[k], p.binders[t.Name] = b, b
-		p.calls = append(p.calls, g.callPlan(t, b, read, write))
+		p.calls = append(p.calls, g.planCall(t, b, read, write))
 	}
 	if len(g.diags) > 0 {
 		return nil, g.diags, nil
@@ -207,8 +207,8 @@ func (g *codecs) codec(write bool, t types.Type, n node, ptr, hint string) strin
 	})
 }
 
-// callPlan names the call type of the tools bound with handler.
-func (g *codecs) callPlan(t *model.Tool, handler, read, write string) callPlan {
+// planCall names the call type of the tools bound with handler.
+func (g *codecs) planCall(t *model.Tool, handler, read, write string) callPlan {
 	ct := strings.TrimSuffix(handler, "Handler") + "Call"
 	g.taken[ct] = true
 	return callPlan{handler: handler, call: ct, read: read, write: write,
