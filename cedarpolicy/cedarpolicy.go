@@ -24,13 +24,15 @@ import (
 	"math/big"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/cedar-policy/cedar-go"
 	jsonv2 "github.com/go-json-experiment/json"
 
-	"github.com/keelgen/keel/internal/schemajson"
+	"github.com/keelgen/keel/internal/schemamodel"
 	"github.com/keelgen/keel/runtime"
 	"github.com/keelgen/keel/runtime/wire"
 )
@@ -54,8 +56,9 @@ type Options struct {
 
 // Policy is a runtime.Policy backed by a Cedar policy set.
 type Policy struct {
-	set  *cedar.PolicySet
-	opts Options
+	set     *cedar.PolicySet
+	opts    Options
+	schemas schemaCache
 }
 
 // New returns a policy deciding with set.
@@ -140,7 +143,7 @@ func (p *Policy) request(ctx context.Context, req runtime.PolicyRequest) (cedar.
 		}
 		doc = v
 	}
-	args, err := jsonToCedar(doc, req.Tool.InputSchema)
+	args, err := jsonToCedar(doc, p.schemas.get(req.Tool.InputSchema))
 	if err != nil {
 		return cedar.Request{}, nil, fmt.Errorf("arguments: %w", err)
 	}
@@ -190,21 +193,51 @@ func (p *Policy) request(ctx context.Context, req runtime.PolicyRequest) (cedar.
 // elsewhere an integral value is a Long and any other a decimal. A number
 // that a decimal or Long cannot hold exactly is an error, and the call is
 // denied: a policy on a number cannot be passed by spelling it differently.
-func jsonToCedar(raw []byte, schema []byte) (cedar.Value, error) {
-	var doc map[string]any
-	if err := json.Unmarshal(schema, &doc); err != nil {
-		doc = nil // no schema: numbers by value alone
-	}
+func jsonToCedar(raw []byte, schema *schemamodel.Schema) (cedar.Value, error) {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	var v any
 	if err := dec.Decode(&v); err != nil {
 		return nil, err
 	}
-	return toCedar(v, doc)
+	return toCedar(v, schema)
 }
 
-func toCedar(v any, schema map[string]any) (cedar.Value, error) {
+// schemaCache reads each tool's input schema once: a tool set is fixed, so
+// it holds an entry a tool (up to maxCachedSchemas; past that, a schema is
+// read on each call).
+type schemaCache struct {
+	mu sync.RWMutex
+	m  map[string]*schemamodel.Schema
+}
+
+const maxCachedSchemas = 4096
+
+// get returns the schema doc reads as; nil when it does not read (numbers
+// are then converted by value alone).
+func (c *schemaCache) get(doc []byte) *schemamodel.Schema {
+	c.mu.RLock()
+	s, ok := c.m[string(doc)]
+	c.mu.RUnlock()
+	if ok {
+		return s
+	}
+	s, err := schemamodel.Parse(doc)
+	if err != nil {
+		s = nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil {
+		c.m = map[string]*schemamodel.Schema{}
+	}
+	if len(c.m) < maxCachedSchemas {
+		c.m[string(doc)] = s
+	}
+	return s
+}
+
+func toCedar(v any, schema *schemamodel.Schema) (cedar.Value, error) {
 	switch v := v.(type) {
 	case map[string]any:
 		m := cedar.RecordMap{}
@@ -220,7 +253,10 @@ func toCedar(v any, schema map[string]any) (cedar.Value, error) {
 		}
 		return cedar.NewRecord(m), nil
 	case []any:
-		items, _ := schema["items"].(map[string]any)
+		var items *schemamodel.Schema
+		if schema != nil {
+			items = schema.Items
+		}
 		var out []cedar.Value
 		for _, x := range v {
 			if x == nil {
@@ -276,13 +312,14 @@ func numberToCedar(text string, typ map[string]bool) (cedar.Value, error) {
 
 // memberSchema is the schema of member name of an object schema: its
 // property, else its additionalProperties schema; nil when unknown.
-func memberSchema(schema map[string]any, name string) map[string]any {
-	if props, ok := schema["properties"].(map[string]any); ok {
-		if m, ok := props[name].(map[string]any); ok {
-			return m
-		}
+func memberSchema(schema *schemamodel.Schema, name string) *schemamodel.Schema {
+	if schema == nil {
+		return nil
 	}
-	if m, ok := schema["additionalProperties"].(map[string]any); ok {
+	if m := schema.Property(name); m != nil && m.Bool == nil {
+		return m
+	}
+	if m := schema.AdditionalProperties; m != nil && m.Bool == nil {
 		return m
 	}
 	for _, alt := range alternatives(schema) {
@@ -295,8 +332,14 @@ func memberSchema(schema map[string]any, name string) map[string]any {
 
 // types is the set of JSON types a schema allows, its anyOf and oneOf
 // alternatives included.
-func types(schema map[string]any) map[string]bool {
-	out := schemajson.Strings(schema["type"])
+func types(schema *schemamodel.Schema) map[string]bool {
+	out := map[string]bool{}
+	if schema == nil {
+		return out
+	}
+	for _, t := range schema.Type {
+		out[t] = true
+	}
 	for _, alt := range alternatives(schema) {
 		for t := range types(alt) {
 			out[t] = true
@@ -305,14 +348,12 @@ func types(schema map[string]any) map[string]bool {
 	return out
 }
 
-func alternatives(schema map[string]any) []map[string]any {
-	var out []map[string]any
-	for _, kw := range []string{"anyOf", "oneOf"} {
-		list, _ := schema[kw].([]any)
-		for _, a := range list {
-			if m, ok := a.(map[string]any); ok {
-				out = append(out, m)
-			}
+// alternatives are a schema's anyOf and oneOf alternatives that are objects.
+func alternatives(schema *schemamodel.Schema) []*schemamodel.Schema {
+	var out []*schemamodel.Schema
+	for _, alt := range slices.Concat(schema.AnyOf, schema.OneOf) {
+		if alt.Bool == nil {
+			out = append(out, alt)
 		}
 	}
 	return out

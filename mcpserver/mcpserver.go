@@ -26,7 +26,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/keelgen/keel/internal/schemajson"
+	"github.com/keelgen/keel/internal/resultjson"
 	"github.com/keelgen/keel/runtime"
 )
 
@@ -149,7 +149,7 @@ func (h *handler) call(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Call
 	case r.Code() == runtime.CodeUnknownTool:
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: r.Error.Message}
 	case !r.OK:
-		return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: schemajson.ResultContent(r)}}}, nil
+		return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: resultjson.Content(r)}}}, nil
 	default:
 		return &mcp.CallToolResult{
 			StructuredContent: json.RawMessage(r.Data),

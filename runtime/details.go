@@ -12,6 +12,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 
+	"github.com/keelgen/keel/internal/schemamodel"
 	"github.com/keelgen/keel/runtime/wire"
 )
 
@@ -22,10 +23,10 @@ const maxDetails = 16
 // from the public input schema only: pointers are cut at the first token the
 // schema does not declare (a map key, an unknown member), and no value from
 // the call is copied.
-func argumentDetails(err error, schemaDoc any) []Detail {
+func argumentDetails(err error, schema *schemamodel.Schema) []Detail {
 	var out []Detail
 	add := func(loc []string, keyword string) {
-		out = append(out, Detail{Pointer: schemaPointer(schemaDoc, loc), Keyword: keyword})
+		out = append(out, Detail{Pointer: schemaPointer(schema, loc), Keyword: keyword})
 	}
 	var we *wire.Error
 	var ie *inputError
@@ -87,24 +88,22 @@ func compactDetails(ds []Detail) []Detail {
 // schemaPointer renders loc as an RFC 6901 pointer, keeping only tokens the
 // schema declares: property names under "properties" and array indexes
 // under "items".
-func schemaPointer(schema any, loc []string) string {
+func schemaPointer(schema *schemamodel.Schema, loc []string) string {
 	var p jsontext.Pointer
-	cur, _ := schema.(map[string]any)
+	cur := schema
 	for _, tok := range loc {
-		if cur == nil {
+		if cur == nil || cur.Bool != nil {
 			break
 		}
-		if props, ok := cur["properties"].(map[string]any); ok {
-			if sub, ok := props[tok].(map[string]any); ok {
-				p = p.AppendToken(tok)
-				cur = sub
-				continue
-			}
+		if sub := cur.Property(tok); sub != nil && sub.Bool == nil {
+			p = p.AppendToken(tok)
+			cur = sub
+			continue
 		}
-		if items, ok := cur["items"].(map[string]any); ok {
+		if cur.Items != nil && cur.Items.Bool == nil {
 			if _, err := strconv.ParseUint(tok, 10, 32); err == nil {
 				p = p.AppendToken(tok)
-				cur = items
+				cur = cur.Items
 				continue
 			}
 		}

@@ -1,12 +1,11 @@
 package runtime
 
 import (
-	"encoding/json"
 	"fmt"
-	"slices"
-	"sort"
 
 	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/keelgen/keel/internal/schemamodel"
 )
 
 // checkHandBound refuses, for a tool bound by hand (Handle), an input
@@ -18,35 +17,18 @@ import (
 // Generated readers check the rounded value instead; keelgen is the way to
 // such a tool.
 func checkHandBound(input []byte) error {
-	var doc any
-	if err := json.Unmarshal(input, &doc); err != nil {
+	doc, err := schemamodel.Parse(input)
+	if err != nil {
 		return nil // CheckSchema reports it
 	}
 	var bad string
-	var walk func(v any, ptr jsontext.Pointer)
-	walk = func(v any, ptr jsontext.Pointer) {
-		switch v := v.(type) {
-		case map[string]any:
-			for _, kw := range []string{"exclusiveMinimum", "exclusiveMaximum"} {
-				if _, isNumber := v[kw].(float64); isNumber && !integerOnly(v["type"]) && bad == "" {
-					bad = fmt.Sprintf("%s at %q", kw, string(ptr))
-				}
-			}
-			keys := make([]string, 0, len(v))
-			for k := range v {
-				keys = append(keys, k)
-			}
-			sort.Strings(keys)
-			for _, k := range keys {
-				walk(v[k], ptr.AppendToken(k))
-			}
-		case []any:
-			for i, item := range v {
-				walk(item, ptr.AppendToken(fmt.Sprint(i)))
+	doc.Walk(func(s *schemamodel.Schema, ptr jsontext.Pointer) {
+		for _, kw := range []string{"exclusiveMinimum", "exclusiveMaximum"} {
+			if s.Number(kw) != "" && !integerOnly(s.Type) && bad == "" {
+				bad = fmt.Sprintf("%s at %q", kw, string(ptr))
 			}
 		}
-	}
-	walk(doc, "")
+	})
 	if bad != "" {
 		return fmt.Errorf("the input schema has %s on a member that is not an integer: a tool bound by hand (runtime.Handle) "+
 			"checks the number as written, but its handler gets it rounded to a float, which can be the bound itself; "+
@@ -57,12 +39,4 @@ func checkHandBound(input []byte) error {
 
 // integerOnly reports whether a schema's type admits only integers (and
 // perhaps null).
-func integerOnly(t any) bool {
-	switch t := t.(type) {
-	case string:
-		return t == "integer"
-	case []any:
-		return slices.Contains(t, any("integer")) && !slices.Contains(t, any("number"))
-	}
-	return false
-}
+func integerOnly(t schemamodel.Types) bool { return t.Has("integer") && !t.Has("number") }

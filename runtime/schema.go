@@ -5,6 +5,8 @@ import (
 	"fmt"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/keelgen/keel/internal/schemamodel"
 )
 
 // noLoader refuses every URL: a schema can reach no file and no network.
@@ -23,8 +25,12 @@ func CheckSchema(doc []byte) error {
 }
 
 // compileSchema compiles one generated schema under a private URL, and
-// returns it with the document it was compiled from.
-func compileSchema(name string, doc []byte) (*jsonschema.Schema, any, error) {
+// returns it with its typed reading, which the null and detail walks follow.
+func compileSchema(name string, doc []byte) (*jsonschema.Schema, *schemamodel.Schema, error) {
+	typed, err := schemamodel.Parse(doc)
+	if err != nil {
+		return nil, nil, fmt.Errorf("schema %s: %w", name, err)
+	}
 	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(doc))
 	if err != nil {
 		return nil, nil, fmt.Errorf("schema %s: %w", name, err)
@@ -41,5 +47,5 @@ func compileSchema(name string, doc []byte) (*jsonschema.Schema, any, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("schema %s: %w", name, err)
 	}
-	return s, v, nil
+	return s, typed, nil
 }

@@ -13,6 +13,7 @@ import (
 	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/keelgen/keel/internal/schemamodel"
 	"github.com/keelgen/keel/runtime/wire"
 )
 
@@ -97,7 +98,7 @@ type Tool struct {
 
 	compileOnce sync.Once
 	input       *jsonschema.Schema
-	inputDoc    any // the input schema as a generic document, for Details
+	inputDoc    *schemamodel.Schema // the input schema, typed, for Details and nulls
 	output      *jsonschema.Schema
 	compileErr  error
 }

@@ -1,14 +1,15 @@
 package contract
 
 import (
-	"encoding/json"
+	"bytes"
 	"fmt"
 	"maps"
-	"reflect"
 	"slices"
 	"sort"
 
-	"github.com/keelgen/keel/internal/schemajson"
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/keelgen/keel/internal/schemamodel"
 )
 
 // schemaDiff walks an old and a new schema side by side and names each
@@ -39,27 +40,24 @@ var handled = map[string]bool{"type": true, "enum": true, "properties": true, "r
 
 var annotations = map[string]bool{"description": true, "title": true, "examples": true, "default": true, "$comment": true}
 
-func (d *schemaDiff) compare(old, new map[string]any, path string) {
+func (d *schemaDiff) compare(old, new *schemamodel.Schema, path string) {
 	d.compareType(old, new, path)
 	d.compareEnum(old, new, path)
 	d.compareProperties(old, new, path)
-	for _, kw := range []string{"items", "additionalProperties"} {
-		o, oOK := old[kw].(map[string]any)
-		n, nOK := new[kw].(map[string]any)
+	for _, sub := range []struct {
+		kw, suffix string
+		old, new   *schemamodel.Schema
+	}{{"items", "[]", old.Items, new.Items}, {"additionalProperties", "{}", old.AdditionalProperties, new.AdditionalProperties}} {
 		switch {
-		case oOK && nOK:
-			suffix := "[]"
-			if kw == "additionalProperties" {
-				suffix = "{}"
-			}
-			d.compare(o, n, path+suffix)
-		case !reflect.DeepEqual(old[kw], new[kw]):
-			d.add(d.pick(Major, Minor), "%s of %s changed from %s to %s", kw, where(d.part, path), show(old[kw]), show(new[kw]))
+		case isObject(sub.old) && isObject(sub.new):
+			d.compare(sub.old, sub.new, path+sub.suffix)
+		case !sameJSON(old.Keyword(sub.kw), new.Keyword(sub.kw)):
+			d.add(d.pick(Major, Minor), "%s of %s changed from %s to %s", sub.kw, where(d.part, path), show(old.Keyword(sub.kw)), show(new.Keyword(sub.kw)))
 		}
 	}
 	var keys []string
-	for k := range union(old, new) {
-		if !handled[k] && !reflect.DeepEqual(old[k], new[k]) {
+	for _, k := range slices.Concat(old.Keywords(), new.Keywords()) {
+		if !handled[k] && !slices.Contains(keys, k) && !sameJSON(old.Keyword(k), new.Keyword(k)) {
 			keys = append(keys, k)
 		}
 	}
@@ -70,13 +68,15 @@ func (d *schemaDiff) compare(old, new map[string]any, path string) {
 			continue
 		}
 		// A changed constraint may narrow what the model can send: major for input.
-		d.add(d.pick(Major, Minor), "%s of %s changed from %s to %s", k, where(d.part, path), show(old[k]), show(new[k]))
+		d.add(d.pick(Major, Minor), "%s of %s changed from %s to %s", k, where(d.part, path), show(old.Keyword(k)), show(new.Keyword(k)))
 	}
 }
 
-func (d *schemaDiff) compareType(old, new map[string]any, path string) {
-	ot, nt := schemajson.Strings(old["type"]), schemajson.Strings(new["type"])
-	if reflect.DeepEqual(ot, nt) {
+func isObject(s *schemamodel.Schema) bool { return s != nil && s.Bool == nil }
+
+func (d *schemaDiff) compareType(old, new *schemamodel.Schema, path string) {
+	ot, nt := set(old.Type), set(new.Type)
+	if maps.Equal(ot, nt) {
 		return
 	}
 	widened, narrowed := contains(nt, ot), contains(ot, nt)
@@ -84,40 +84,39 @@ func (d *schemaDiff) compareType(old, new map[string]any, path string) {
 	if (d.part == "input" && widened) || (d.part == "output" && narrowed) {
 		level = Minor
 	}
-	d.add(level, "type of %s changed from %s to %s", where(d.part, path), show(old["type"]), show(new["type"]))
+	d.add(level, "type of %s changed from %s to %s", where(d.part, path), show(old.Keyword("type")), show(new.Keyword("type")))
 }
 
-func (d *schemaDiff) compareEnum(old, new map[string]any, path string) {
-	oe, oOK := old["enum"].([]any)
-	ne, nOK := new["enum"].([]any)
+func (d *schemaDiff) compareEnum(old, new *schemamodel.Schema, path string) {
+	oe, ne := old.Enum, new.Enum
 	switch {
-	case !oOK && !nOK:
-	case !oOK:
-		d.add(d.pick(Major, Minor), "%s now restricted to %s", where(d.part, path), show(ne))
-	case !nOK:
-		d.add(d.pick(Minor, Major), "%s no longer restricted to %s", where(d.part, path), show(oe))
+	case oe == nil && ne == nil:
+	case oe == nil:
+		d.add(d.pick(Major, Minor), "%s now restricted to %s", where(d.part, path), show(new.Keyword("enum")))
+	case ne == nil:
+		d.add(d.pick(Minor, Major), "%s no longer restricted to %s", where(d.part, path), show(old.Keyword("enum")))
 	default:
 		for _, v := range missing(oe, ne) {
-			d.add(d.pick(Minor, Major), "enum value %s added to %s", show(v), where(d.part, path))
+			d.add(d.pick(Minor, Major), "enum value %s added to %s", showValue(v), where(d.part, path))
 		}
 		for _, v := range missing(ne, oe) {
-			d.add(d.pick(Major, Minor), "enum value %s removed from %s", show(v), where(d.part, path))
+			d.add(d.pick(Major, Minor), "enum value %s removed from %s", showValue(v), where(d.part, path))
 		}
 	}
 }
 
-func (d *schemaDiff) compareProperties(old, new map[string]any, path string) {
-	op, _ := old["properties"].(map[string]any)
-	np, _ := new["properties"].(map[string]any)
-	oreq, nreq := schemajson.Strings(old["required"]), schemajson.Strings(new["required"])
-	for _, name := range slices.Sorted(maps.Keys(union(op, np))) {
+func (d *schemaDiff) compareProperties(old, new *schemamodel.Schema, path string) {
+	names := slices.Concat(old.PropertyNames(), new.PropertyNames())
+	slices.Sort(names)
+	for _, name := range slices.Compact(names) {
 		field := fmt.Sprintf("field %q", join(path, name))
-		o, inOld := op[name].(map[string]any)
-		n, inNew := np[name].(map[string]any)
+		o, n := old.Property(name), new.Property(name)
+		inOld, inNew := isObject(o), isObject(n)
+		oreq, nreq := old.IsRequired(name), new.IsRequired(name)
 		switch {
 		case !inOld && d.part == "output":
 			d.add(Minor, "%s added", field)
-		case !inOld && nreq[name]:
+		case !inOld && nreq:
 			d.add(Major, "%s added, required", field)
 		case !inOld:
 			d.add(Minor, "%s added (optional)", field)
@@ -125,9 +124,9 @@ func (d *schemaDiff) compareProperties(old, new map[string]any, path string) {
 			d.add(Major, "%s removed", field)
 		default:
 			switch {
-			case nreq[name] && !oreq[name]:
+			case nreq && !oreq:
 				d.add(d.pick(Major, Minor), "%s now required", field)
-			case oreq[name] && !nreq[name]:
+			case oreq && !nreq:
 				d.add(d.pick(Minor, Major), "%s now optional", field)
 			}
 			d.compare(o, n, join(path, name))
@@ -153,26 +152,36 @@ func join(path, name string) string {
 	return path + "." + name
 }
 
-func show(v any) string {
+// show is a keyword's value for a reviewer; "nothing" when absent.
+func show(v jsontext.Value) string {
 	if v == nil {
 		return "nothing"
 	}
-	b, _ := json.Marshal(v)
+	return string(v)
+}
+
+func showValue(v any) string {
+	b, _ := schemamodel.EncodeValue(v)
 	return string(b)
 }
 
-func union(a, b map[string]any) map[string]bool {
-	out := map[string]bool{}
-	for k := range a {
-		out[k] = true
+// sameJSON reports whether two values are one JSON value, however spelled
+// (member order, number form); absent equals only absent.
+func sameJSON(a, b jsontext.Value) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
 	}
-	for k := range b {
-		out[k] = true
+	a, b = a.Clone(), b.Clone()
+	return a.Canonicalize() == nil && b.Canonicalize() == nil && bytes.Equal(a, b)
+}
+
+func set(types schemamodel.Types) map[string]bool {
+	out := map[string]bool{}
+	for _, t := range types {
+		out[t] = true
 	}
 	return out
 }
-
-// stringSet reads "string" or ["string","null"] as a set.
 
 // contains reports whether a ⊇ b. An absent type means any type.
 func contains(a, b map[string]bool) bool {
@@ -194,16 +203,15 @@ func contains(a, b map[string]bool) bool {
 func missing(a, b []any) []any {
 	var out []any
 	for _, v := range b {
-		found := false
-		for _, w := range a {
-			if reflect.DeepEqual(v, w) {
-				found = true
-				break
-			}
-		}
-		if !found {
+		if !slices.ContainsFunc(a, func(w any) bool { return sameValue(v, w) }) {
 			out = append(out, v)
 		}
 	}
 	return out
+}
+
+func sameValue(a, b any) bool {
+	x, errA := schemamodel.EncodeValue(a)
+	y, errB := schemamodel.EncodeValue(b)
+	return errA == nil && errB == nil && sameJSON(x, y)
 }

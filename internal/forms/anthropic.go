@@ -3,10 +3,10 @@ package forms
 import (
 	"encoding/json"
 	"fmt"
-	"maps"
+	"math/big"
 	"slices"
 
-	"github.com/keelgen/keel/internal/schemajson"
+	"github.com/keelgen/keel/internal/schemamodel"
 )
 
 // Anthropic's strict tools (tools[].strict) sample the arguments from a
@@ -34,43 +34,42 @@ type AnthropicCost struct {
 // returns the problems that make a strict form impossible instead, and what
 // the tool costs of the request's budget.
 func AnthropicStrict(schema json.RawMessage) (out json.RawMessage, cost AnthropicCost, problems []string) {
-	doc, err := schemajson.Doc(schema)
-	if err != nil {
+	doc, err := schemamodel.Parse(schema)
+	if err != nil || doc.Bool != nil {
 		return nil, cost, []string{"the schema is not a JSON object"}
 	}
 	problems = anthropicStrictify(doc, "", &cost)
 	if len(problems) > 0 {
 		return nil, cost, problems
 	}
-	out, err = schemajson.MarshalInOrder(doc, schema)
+	out, err = doc.MarshalJSON()
 	if err != nil {
 		return nil, cost, []string{err.Error()}
 	}
 	return out, cost, nil
 }
 
-func anthropicStrictify(s map[string]any, path string, cost *AnthropicCost) []string {
+func anthropicStrictify(s *schemamodel.Schema, path string, cost *AnthropicCost) []string {
 	var problems []string
 	at := problemAt(&problems, path)
 	strictNode(s, "Anthropic's strict mode", anthropicRefused, describeAnthropic, at)
-	if props, ok := s["properties"].(map[string]any); ok || s["type"] == "object" {
-		_, req := schemajson.Properties(s)
-		for _, name := range slices.Sorted(maps.Keys(props)) {
-			sub, _ := props[name].(map[string]any)
-			if sub == nil {
+	if s.Properties != nil || s.Type.Is("object") {
+		for _, name := range slices.Sorted(slices.Values(s.PropertyNames())) {
+			sub := s.Property(name)
+			if sub.Bool != nil {
 				at("property %q has no schema", name)
 				continue
 			}
-			if !req[name] {
+			if !s.IsRequired(name) {
 				cost.Optional++
 			}
-			if len(schemajson.Strings(sub["type"])) > 1 || sub["anyOf"] != nil {
+			if len(sub.Type) > 1 || sub.AnyOf != nil {
 				cost.Unions++
 			}
 			problems = append(problems, anthropicStrictify(sub, join(path, name), cost)...)
 		}
 	}
-	itemsAndAlternatives(s, path, func(sub map[string]any, path string, _ bool) {
+	itemsAndAlternatives(s, path, func(sub *schemamodel.Schema, path string, _ bool) {
 		problems = append(problems, anthropicStrictify(sub, path, cost)...)
 	})
 	return problems
@@ -78,40 +77,28 @@ func anthropicStrictify(s map[string]any, path string, cost *AnthropicCost) []st
 
 // describeAnthropic moves the bounds Anthropic's strict mode does not take
 // into the member's description, in words.
-func describeAnthropic(s map[string]any) {
+func describeAnthropic(s *schemamodel.Schema) {
 	var notes []string
 	bound := func(kw, words string) {
-		if v, ok := s[kw]; ok {
-			delete(s, kw)
+		if v := moveToWords(s, kw); v != "" {
 			notes = append(notes, fmt.Sprintf(words, v))
 		}
 	}
-	bound("minimum", "at least %v")
-	bound("exclusiveMinimum", "more than %v")
-	bound("maximum", "at most %v")
-	bound("exclusiveMaximum", "less than %v")
-	bound("multipleOf", "a multiple of %v")
-	bound("minLength", "at least %v characters")
-	bound("maxLength", "at most %v characters")
-	bound("maxItems", "at most %v items")
-	bound("minProperties", "at least %v members")
-	bound("maxProperties", "at most %v members")
-	if v, ok := s["minItems"]; ok && fmt.Sprint(v) != "0" && fmt.Sprint(v) != "1" {
-		delete(s, "minItems")
-		notes = append(notes, fmt.Sprintf("at least %v items", v))
+	bound("minimum", "at least %s")
+	bound("exclusiveMinimum", "more than %s")
+	bound("maximum", "at most %s")
+	bound("exclusiveMaximum", "less than %s")
+	bound("multipleOf", "a multiple of %s")
+	bound("minLength", "at least %s characters")
+	bound("maxLength", "at most %s characters")
+	bound("maxItems", "at most %s items")
+	bound("minProperties", "at least %s members")
+	bound("maxProperties", "at most %s members")
+	if r := s.MinItems.Rat(); r != nil && r.Cmp(big.NewRat(0, 1)) != 0 && r.Cmp(big.NewRat(1, 1)) != 0 {
+		bound("minItems", "at least %s items")
 	}
-	if u, ok := s["uniqueItems"]; ok {
-		delete(s, "uniqueItems")
-		if u == true {
-			notes = append(notes, "no item twice")
-		}
-	}
-	for _, kw := range []string{"contentEncoding", "contentMediaType"} {
-		if v, ok := s[kw].(string); ok {
-			delete(s, kw)
-			notes = append(notes, kw+": "+v)
-		}
-	}
+	notes = append(notes, uniqueInWords(s)...)
+	notes = append(notes, contentInWords(s)...)
 	sayInDescription(s, notes)
 }
 

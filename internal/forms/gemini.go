@@ -2,15 +2,16 @@ package forms
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
-	"maps"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/go-json-experiment/json/jsontext"
 
-	"github.com/keelgen/keel/internal/schemajson"
+	"github.com/keelgen/keel/internal/schemamodel"
 )
 
 // geminiKept are the members of google.golang.org/genai's Schema: the
@@ -53,22 +54,19 @@ func GeminiNameProblem(name string) string {
 // what it changed, by path, and what it had to drop with no words to
 // stand for it; the executor enforces the schema as generated either way.
 func GeminiParameters(schema json.RawMessage) (out json.RawMessage, changed []string, err error) {
-	doc, err := schemajson.Doc(schema)
+	doc, err := schemamodel.Parse(schema)
 	if err != nil {
 		return nil, nil, err
 	}
-	order, err := schemajson.KeyOrder(schema)
-	if err != nil {
-		return nil, nil, err
+	if doc.Bool != nil {
+		return nil, nil, errors.New("the schema is not a JSON object")
 	}
-	g := geminiForm{order: order}
-	res := g.node(doc, "", "")
-	out, err = schemajson.MarshalInOrder(res, schema)
+	var g geminiForm
+	out, err = g.node(doc, "").MarshalJSON()
 	return out, g.changed, err
 }
 
 type geminiForm struct {
-	order   map[string][]string // JSON Pointer of an object in the schema → its member names
 	changed []string
 }
 
@@ -79,180 +77,182 @@ func (g *geminiForm) note(path, format string, args ...any) {
 	g.changed = append(g.changed, path+": "+fmt.Sprintf(format, args...))
 }
 
-// node converts the schema s found at ptr in the original (path names it
-// for a reader).
-func (g *geminiForm) node(s map[string]any, ptr, path string) map[string]any {
-	out := map[string]any{}
+// node converts the schema s found at path (a name for a reader), keeping
+// its keywords in their order.
+func (g *geminiForm) node(s *schemamodel.Schema, path string) *schemamodel.Schema {
+	out := s.Blank()
 	var words []string
 	say := func(kw, text string) {
 		words = append(words, text)
 		g.note(path, "%s said in the description", kw)
 	}
-	types := schemajson.Strings(s["type"])
-	if types["null"] {
-		out["nullable"] = true
-		delete(types, "null")
-	}
+	nullable := s.Type.Has("null")
+	types := s.Type.Without("null")
 	switch len(types) {
 	case 0:
 	case 1:
-		for t := range types {
-			out["type"] = strings.ToUpper(t)
-		}
+		out.Type = schemamodel.Types{strings.ToUpper(types[0])}
 	default:
-		names := slices.Sorted(maps.Keys(types))
-		say("type", "one of the types "+strings.Join(names, ", "))
+		say("type", "one of the types "+strings.Join(slices.Compact(sorted(types)), ", "))
 	}
-	for _, kw := range sortedKeys(s) {
-		v := s[kw]
+	for _, kw := range sorted(s.Keywords()) {
+		if _, raw := s.OtherValue(kw); raw && schemamodel.IsTyped(kw) {
+			g.malformed(s, kw, path)
+			continue
+		}
 		switch {
 		case kw == "type" || kw == "properties" || kw == "items" || kw == "anyOf" || kw == "oneOf" || kw == "required":
 			// structure, below
 		case kw == "format":
-			f, _ := v.(string)
 			ok := false
-			for t := range types {
-				ok = ok || geminiFormats[t][f]
+			for _, t := range types {
+				ok = ok || geminiFormats[t][s.Format]
 			}
 			if ok {
-				out[kw] = v
+				out.Format = s.Format
 			} else {
-				say(kw, "format: "+f)
+				say(kw, "format: "+s.Format)
 			}
 		case kw == "enum" || kw == "const":
-			values, isList := v.([]any)
+			values := s.Enum
 			if kw == "const" {
-				values, isList = []any{v}, true
-			}
-			if !isList {
-				g.note(path, "%s dropped (not a list)", kw)
-				continue
+				values = []any{*s.Const}
 			}
 			texts, null, ok := stringEnum(values)
-			if null {
-				out["nullable"] = true
-			}
+			nullable = nullable || null
 			switch {
 			case !ok:
 				say(kw, "one of "+jsonList(slices.DeleteFunc(slices.Clone(values), func(x any) bool { return x == nil })))
 			case kw == "const":
-				out["enum"] = texts
+				out.Enum = texts
 				g.note(path, "const as a one-value enum")
 			default:
-				out["enum"] = texts
+				out.Enum = texts
 			}
 		case kw == "exclusiveMinimum":
-			say(kw, fmt.Sprintf("more than %v", v))
+			say(kw, "more than "+string(s.ExclusiveMinimum))
 		case kw == "exclusiveMaximum":
-			say(kw, fmt.Sprintf("less than %v", v))
+			say(kw, "less than "+string(s.ExclusiveMaximum))
 		case kw == "multipleOf":
-			say(kw, fmt.Sprintf("a multiple of %v", v))
+			say(kw, "a multiple of "+string(s.MultipleOf))
 		case kw == "uniqueItems":
-			if v == true {
+			if *s.UniqueItems {
 				say(kw, "no item twice")
 			}
-		case kw == "contentEncoding" || kw == "contentMediaType":
-			say(kw, fmt.Sprintf("%s: %v", kw, v))
+		case kw == "contentEncoding":
+			say(kw, kw+": "+s.ContentEncoding)
+		case kw == "contentMediaType":
+			say(kw, kw+": "+s.ContentMediaType)
 		case kw == "additionalProperties":
-			if m, ok := v.(map[string]any); ok {
+			if ap := s.AdditionalProperties; ap.Bool == nil {
 				what := "any value"
-				if t := slices.Sorted(maps.Keys(schemajson.Strings(m["type"]))); len(t) > 0 {
+				if t := slices.Compact(sorted(ap.Type)); len(t) > 0 {
 					what = "each value of type " + strings.Join(t, " or ")
 				}
 				say(kw, "members of any name, "+what)
-			} else if v == true {
+			} else if ap.IsTrue() {
 				say(kw, "other members allowed")
 			}
 			// false: a closed object, which the executor enforces
 		case geminiKept[kw]:
-			if !geminiFits(kw, v) {
+			v, ok := geminiValue(s, kw)
+			if !ok {
 				g.note(path, "%s dropped (not of the type genai.Schema holds)", kw)
 				continue
 			}
-			out[kw] = v
+			out.SetKeyword(kw, v)
 		case geminiSilent[kw]:
 		default:
 			g.note(path, "%s dropped (no form for it)", kw)
 		}
 	}
-	if props, ok := s["properties"].(map[string]any); ok {
-		conv := map[string]any{}
-		var ordering []any
-		for _, name := range g.order[ptr+"/properties"] {
-			if sub, ok := props[name].(map[string]any); ok {
-				conv[name] = g.node(sub, string(jsontext.Pointer(ptr).AppendToken("properties").AppendToken(name)), join(path, name))
-				ordering = append(ordering, name)
+	if s.Properties != nil {
+		out.Properties = []schemamodel.Property{}
+		var ordering []string
+		for _, p := range s.Properties {
+			if p.Schema.Bool == nil {
+				out.Properties = append(out.Properties, schemamodel.Property{Name: p.Name, Schema: g.node(p.Schema, join(path, p.Name))})
+				ordering = append(ordering, p.Name)
 			}
 		}
-		out["properties"] = conv
 		if len(ordering) > 1 {
-			out["propertyOrdering"] = ordering
+			list, _ := schemamodel.EncodeValue(stringsAsValues(ordering))
+			out.SetOther("propertyOrdering", list)
 		}
 	}
-	if req, ok := s["required"].([]any); ok && geminiFits("required", req) {
-		out["required"] = req
-	} else if ok {
-		g.note(path, "required dropped (not a list of names)")
-	}
-	if items, ok := s["items"].(map[string]any); ok {
-		out["items"] = g.node(items, ptr+"/items", path+"[]")
-	} else if _, ok := s["items"]; ok {
-		g.note(path, "items dropped (no form for a list of item schemas)")
+	out.Required = slices.Clone(s.Required)
+	if s.Items != nil {
+		if s.Items.Bool == nil {
+			out.Items = g.node(s.Items, path+"[]")
+		} else {
+			g.note(path, "items dropped (not of the type genai.Schema holds)")
+		}
 	}
 	for _, kw := range []string{"anyOf", "oneOf"} {
-		alts, ok := s[kw].([]any)
-		if !ok {
-			continue
-		}
+		alts := s.AnyOf
 		if kw == "oneOf" {
-			g.note(path, "oneOf read as anyOf")
+			alts = s.OneOf
+			if alts != nil {
+				g.note(path, "oneOf read as anyOf")
+			}
 		}
-		var conv []any
 		for i, alt := range alts {
-			m, ok := alt.(map[string]any)
-			if !ok {
-				continue
+			switch {
+			case alt.Bool != nil:
+			case alt.Type.Is("null") && len(alt.Keywords()) == 1:
+				nullable = true
+			default:
+				out.AnyOf = append(out.AnyOf, g.node(alt, fmt.Sprintf("%s|%d", path, i)))
 			}
-			if len(m) == 1 && m["type"] == "null" {
-				out["nullable"] = true
-				continue
-			}
-			conv = append(conv, g.node(m, fmt.Sprintf("%s/%s/%d", ptr, kw, i), fmt.Sprintf("%s|%d", path, i)))
 		}
-		prior, _ := out["anyOf"].([]any)
-		out["anyOf"] = append(prior, conv...)
+	}
+	if nullable {
+		out.SetOther("nullable", jsontext.Value("true"))
 	}
 	sayInDescription(out, words)
 	return out
 }
 
-// geminiFits reports whether v has the JSON type genai.Schema gives kw.
-func geminiFits(kw string, v any) bool {
-	switch kw {
-	case "description", "pattern", "title":
-		_, ok := v.(string)
-		return ok
-	case "maximum", "minimum":
-		_, ok := v.(float64)
-		return ok
-	case "maxItems", "maxLength", "maxProperties", "minItems", "minLength", "minProperties":
-		f, ok := v.(float64)
-		return ok && f == float64(int64(f))
-	case "required":
-		list, _ := v.([]any)
-		for _, x := range list {
-			if _, ok := x.(string); !ok {
-				return false
-			}
-		}
-		return true
+// malformed notes a keyword whose value is not of its JSON type, dropped.
+func (g *geminiForm) malformed(s *schemamodel.Schema, kw, path string) {
+	raw, _ := s.OtherValue(kw)
+	switch {
+	case kw == "enum":
+		g.note(path, "enum dropped (not a list)")
+	case kw == "items" && raw.Kind() == '[':
+		g.note(path, "items dropped (no form for a list of item schemas)")
+	case kw == "required":
+		g.note(path, "required dropped (not a list of names)")
+	default:
+		g.note(path, "%s dropped (not of the type genai.Schema holds)", kw)
 	}
-	return true // default, example: any value
+}
+
+// geminiValue is s's value of kw as genai.Schema holds it, or false when
+// it cannot: a bound a float64 holds, a count an int64 holds (written as a
+// whole number), a default or example Go's JSON decoding reads.
+func geminiValue(s *schemamodel.Schema, kw string) (jsontext.Value, bool) {
+	v := s.Keyword(kw)
+	switch kw {
+	case "maximum", "minimum":
+		_, err := strconv.ParseFloat(string(v), 64)
+		return v, err == nil
+	case "maxItems", "maxLength", "maxProperties", "minItems", "minLength", "minProperties":
+		r := schemamodel.Number(v).Rat()
+		if r == nil || !r.IsInt() || !r.Num().IsInt64() {
+			return nil, false
+		}
+		return jsontext.Value(r.Num().String()), true
+	case "default", "example":
+		return v, json.Unmarshal(v, new(any)) == nil
+	}
+	return v, true // description, pattern, title: strings, as the model read them
 }
 
 // stringEnum splits an enum into its strings and whether null is one of
 // its values; ok is false when some other value is.
 func stringEnum(values []any) (texts []any, null, ok bool) {
+	texts = []any{}
 	for _, x := range values {
 		switch x.(type) {
 		case string:
@@ -266,10 +266,18 @@ func stringEnum(values []any) (texts []any, null, ok bool) {
 	return texts, null, true
 }
 
+func stringsAsValues(l []string) []any {
+	out := make([]any, len(l))
+	for i, s := range l {
+		out[i] = s
+	}
+	return out
+}
+
 func jsonList(values []any) string {
 	var parts []string
 	for _, v := range values {
-		b, _ := json.Marshal(v)
+		b, _ := schemamodel.EncodeValue(v)
 		parts = append(parts, string(b))
 	}
 	return strings.Join(parts, ", ")

@@ -3,11 +3,9 @@ package forms
 import (
 	"encoding/json"
 	"fmt"
-	"maps"
 	"slices"
-	"strings"
 
-	"github.com/keelgen/keel/internal/schemajson"
+	"github.com/keelgen/keel/internal/schemamodel"
 )
 
 // ollamaKeeps are the keywords Ollama reads, on the root object and on a
@@ -60,51 +58,45 @@ func NovaLost(schema json.RawMessage) []string {
 }
 
 func plainForm(schema json.RawMessage, keeps plainKeeps) (json.RawMessage, []string, error) {
-	doc, err := schemajson.Doc(schema)
+	doc, err := schemamodel.Parse(schema)
 	if err != nil {
 		return nil, nil, err
 	}
 	var lost []string
-	for _, k := range sortedKeys(doc) {
+	for _, k := range sorted(doc.Keywords()) {
 		if !keeps.root[k] && k != "additionalProperties" { // a closed root is enforced by the executor anyway
 			lost = append(lost, "the arguments: "+k)
-			delete(doc, k)
+			doc.Delete(k)
 		}
 	}
-	delete(doc, "additionalProperties")
-	props, _ := schemajson.Properties(doc)
-	for _, name := range sortedKeys(props) {
-		p, _ := props[name].(map[string]any)
-		if p == nil {
+	doc.Delete("additionalProperties")
+	for _, name := range sorted(doc.PropertyNames()) {
+		p := doc.Property(name)
+		if p.Bool != nil {
 			continue
 		}
 		var notes []string
-		for _, k := range sortedKeys(p) {
+		for _, k := range sorted(p.Keywords()) {
 			if keeps.property[k] {
 				continue
 			}
 			lost = append(lost, name+": "+k)
-			b, _ := json.Marshal(p[k])
-			notes = append(notes, fmt.Sprintf("%s %s", k, b))
-			delete(p, k)
+			notes = append(notes, fmt.Sprintf("%s %s", k, p.Keyword(k)))
+			p.Delete(k)
 		}
-		if items, ok := p["items"].(map[string]any); ok {
-			for _, k := range sortedKeys(items) {
+		if items := p.Items; items != nil && items.Bool == nil {
+			for _, k := range sorted(items.Keywords()) {
 				if k != "type" {
 					lost = append(lost, name+"[]: "+k)
-					b, _ := json.Marshal(items[k])
-					notes = append(notes, fmt.Sprintf("items %s %s", k, b))
-					delete(items, k)
+					notes = append(notes, fmt.Sprintf("items %s %s", k, items.Keyword(k)))
+					items.Delete(k)
 				}
 			}
 		}
-		if len(notes) > 0 {
-			desc, _ := p["description"].(string)
-			p["description"] = strings.TrimSpace(desc + " (" + strings.Join(notes, "; ") + ")")
-		}
+		sayInDescription(p, notes)
 	}
-	out, err := schemajson.Marshal(doc)
+	out, err := doc.MarshalJSON()
 	return out, lost, err
 }
 
-func sortedKeys(m map[string]any) []string { return slices.Sorted(maps.Keys(m)) }
+func sorted(names []string) []string { return slices.Sorted(slices.Values(names)) }

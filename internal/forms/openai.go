@@ -10,13 +10,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"slices"
 	"strings"
 
 	"github.com/go-json-experiment/json/jsontext"
 
-	"github.com/keelgen/keel/internal/schemajson"
+	"github.com/keelgen/keel/internal/schemamodel"
 	"github.com/keelgen/keel/runtime"
 )
 
@@ -27,31 +26,67 @@ var refused = []string{"patternProperties", "propertyNames", "unevaluatedPropert
 
 // sayInDescription ends a schema's description with notes, in one
 // parenthesis, for a model to read what the schema no longer says.
-func sayInDescription(s map[string]any, notes []string) {
+func sayInDescription(s *schemamodel.Schema, notes []string) {
 	if len(notes) == 0 {
 		return
 	}
-	desc, _ := s["description"].(string)
-	s["description"] = strings.TrimSpace(desc + " (" + strings.Join(notes, "; ") + ")")
+	desc := s.Description
+	s.Delete("description") // an empty one, kept raw, included
+	s.Description = strings.TrimSpace(desc + " (" + strings.Join(notes, "; ") + ")")
+}
+
+// moveToWords deletes keyword from s and returns its value as written, or
+// "" when s has none.
+func moveToWords(s *schemamodel.Schema, keyword string) string {
+	v := s.Keyword(keyword)
+	s.Delete(keyword)
+	return string(v)
+}
+
+// uniqueInWords moves uniqueItems out of s, as the words a model reads.
+func uniqueInWords(s *schemamodel.Schema) []string {
+	if !s.Has("uniqueItems") {
+		return nil
+	}
+	unique := s.UniqueItems != nil && *s.UniqueItems
+	s.Delete("uniqueItems")
+	if unique {
+		return []string{"no item twice"}
+	}
+	return nil
+}
+
+// contentInWords moves contentEncoding and contentMediaType out of s, as
+// the words a model reads.
+func contentInWords(s *schemamodel.Schema) []string {
+	var notes []string
+	for _, c := range []struct {
+		kw string
+		v  *string
+	}{{"contentEncoding", &s.ContentEncoding}, {"contentMediaType", &s.ContentMediaType}} {
+		if *c.v != "" {
+			notes = append(notes, c.kw+": "+*c.v)
+			s.Delete(c.kw)
+		}
+	}
+	return notes
 }
 
 // describe moves the keywords strict mode does not accept, but a model can
 // read as words, into the member's description ("at most 200 characters"),
 // so the tool stays strict; the executor still enforces them, on the
 // schema as generated.
-func describe(s map[string]any) {
+func describe(s *schemamodel.Schema) {
 	var notes []string
 	count := func(kw, unit string, most bool) {
-		v, ok := s[kw]
-		if !ok {
+		n := moveToWords(s, kw)
+		if n == "" {
 			return
 		}
-		delete(s, kw)
 		word := "at least"
 		if most {
 			word = "at most"
 		}
-		n := fmt.Sprint(v)
 		if n != "1" {
 			unit += "s"
 		}
@@ -61,22 +96,12 @@ func describe(s map[string]any) {
 	count("maxLength", "character", true)
 	count("minProperties", "member", false)
 	count("maxProperties", "member", true)
-	if u, ok := s["uniqueItems"]; ok {
-		delete(s, "uniqueItems")
-		if u == true {
-			notes = append(notes, "no item twice")
-		}
-	}
-	if f, ok := s["format"].(string); ok && !strictFormats[f] {
-		delete(s, "format")
+	notes = append(notes, uniqueInWords(s)...)
+	if f := s.Format; f != "" && !strictFormats[f] {
+		s.Delete("format")
 		notes = append(notes, "format: "+f)
 	}
-	for _, kw := range []string{"contentEncoding", "contentMediaType"} {
-		if v, ok := s[kw].(string); ok {
-			delete(s, kw)
-			notes = append(notes, kw+": "+v)
-		}
-	}
+	notes = append(notes, contentInWords(s)...)
 	sayInDescription(s, notes)
 }
 
@@ -90,8 +115,8 @@ var strictFormats = map[string]bool{"date-time": true, "time": true, "date": tru
 // with the path of each. nulls says where a null the model sends means
 // "absent".
 func OpenAIStrict(schema json.RawMessage) (out json.RawMessage, nulls *NullShape, problems []string) {
-	doc, err := schemajson.Doc(schema)
-	if err != nil {
+	doc, err := schemamodel.Parse(schema)
+	if err != nil || doc.Bool != nil {
 		return nil, nil, []string{"the schema is not a JSON object"}
 	}
 	nulls = &NullShape{}
@@ -99,7 +124,7 @@ func OpenAIStrict(schema json.RawMessage) (out json.RawMessage, nulls *NullShape
 	if len(problems) > 0 {
 		return nil, nil, problems
 	}
-	out, err = schemajson.MarshalInOrder(doc, schema) // the author's property order, which the model generates in
+	out, err = doc.MarshalJSON() // in the author's property order, which the model generates in
 	if err != nil {
 		return nil, nil, []string{err.Error()}
 	}
@@ -117,56 +142,53 @@ func OpenAIStrictProblems(schema json.RawMessage) []string {
 // ask: the keywords they take only as words moved into its description,
 // the ones they refuse reported, a value of any type and a map refused, an
 // object closed. mode names the strict mode in the problems.
-func strictNode(s map[string]any, mode string, refused []string, describe func(map[string]any), at func(string, ...any)) {
+func strictNode(s *schemamodel.Schema, mode string, refused []string, describe func(*schemamodel.Schema), at func(string, ...any)) {
 	describe(s)
 	for _, kw := range refused {
-		if _, ok := s[kw]; ok {
+		if s.Has(kw) {
 			at("keyword %q is not supported in %s", kw, mode)
 		}
 	}
-	if _, ok := s["type"]; !ok && s["enum"] == nil && s["const"] == nil && s["anyOf"] == nil {
+	if s.Type == nil && s.Enum == nil && s.Const == nil && s.AnyOf == nil {
 		at("a value of any type cannot be expressed in %s", mode)
 	}
-	if _, ok := s["properties"]; !ok && s["type"] != "object" {
+	if s.Properties == nil && !s.Type.Is("object") {
 		return
 	}
-	switch ap := s["additionalProperties"].(type) {
-	case bool:
-		if ap {
-			at("additionalProperties must be false in %s", mode)
-		}
-	case nil:
-		s["additionalProperties"] = false
-	default:
+	switch ap := s.AdditionalProperties; {
+	case ap == nil:
+		s.AdditionalProperties = schemamodel.False()
+	case ap.IsTrue():
+		at("additionalProperties must be false in %s", mode)
+	case !ap.IsFalse():
 		at("a map (additionalProperties with a schema) cannot be expressed in %s", mode)
 	}
 }
 
-func strictify(s map[string]any, path string, nulls *NullShape) []string {
+func strictify(s *schemamodel.Schema, path string, nulls *NullShape) []string {
 	var problems []string
 	at := problemAt(&problems, path)
 	strictNode(s, "strict mode", refused, describe, at)
-	if props, ok := s["properties"].(map[string]any); ok || s["type"] == "object" {
-		_, req := schemajson.Properties(s)
-		var required []any
-		for _, name := range slices.Sorted(maps.Keys(props)) {
-			sub, _ := props[name].(map[string]any)
-			if sub == nil {
+	if s.Properties != nil || s.Type.Is("object") {
+		required := []string{}
+		for _, name := range slices.Sorted(slices.Values(s.PropertyNames())) {
+			sub := s.Property(name)
+			if sub.Bool != nil {
 				at("property %q has no schema", name)
 				continue
 			}
 			problems = append(problems, strictify(sub, join(path, name), nulls.member(name))...)
-			if !req[name] {
+			if !s.IsRequired(name) {
 				nulls.optional(name)
 				nullable(sub)
 			}
 			required = append(required, name)
 		}
-		if props != nil {
-			s["required"] = required
+		if s.Properties != nil {
+			s.Required = required
 		}
 	}
-	itemsAndAlternatives(s, path, func(sub map[string]any, path string, alternative bool) {
+	itemsAndAlternatives(s, path, func(sub *schemamodel.Schema, path string, alternative bool) {
 		shape := nulls // the alternatives share one shape: a value's members are read alike whichever it matches
 		if !alternative {
 			shape = nulls.elements()
@@ -191,14 +213,13 @@ func problemAt(problems *[]string, path string) func(format string, args ...any)
 // itemsAndAlternatives calls fn with s's items schema (at path+"[]") and
 // each of its anyOf alternatives (at path+"|i"): where a strict walk
 // descends besides the properties.
-func itemsAndAlternatives(s map[string]any, path string, fn func(sub map[string]any, path string, alternative bool)) {
-	if items, ok := s["items"].(map[string]any); ok {
-		fn(items, path+"[]", false)
+func itemsAndAlternatives(s *schemamodel.Schema, path string, fn func(sub *schemamodel.Schema, path string, alternative bool)) {
+	if s.Items != nil && s.Items.Bool == nil {
+		fn(s.Items, path+"[]", false)
 	}
-	alts, _ := s["anyOf"].([]any)
-	for i, alt := range alts {
-		if m, ok := alt.(map[string]any); ok {
-			fn(m, fmt.Sprintf("%s|%d", path, i), true)
+	for i, alt := range s.AnyOf {
+		if alt.Bool == nil {
+			fn(alt, fmt.Sprintf("%s|%d", path, i), true)
 		}
 	}
 }
@@ -206,38 +227,31 @@ func itemsAndAlternatives(s map[string]any, path string, fn func(sub map[string]
 // nullable lets a property be null: ["T", "null"] and null in its enum, or
 // a null alternative in its anyOf, or else (a const) an anyOf of the value
 // and null.
-func nullable(s map[string]any) {
-	if alts, ok := s["anyOf"].([]any); ok && s["type"] == nil {
-		for _, alt := range alts {
-			if m, ok := alt.(map[string]any); ok && m["type"] == "null" {
-				return
+func nullable(s *schemamodel.Schema) {
+	null := &schemamodel.Schema{Type: schemamodel.Types{"null"}}
+	switch {
+	case s.AnyOf != nil && s.Type == nil:
+		if !slices.ContainsFunc(s.AnyOf, func(alt *schemamodel.Schema) bool { return alt.Type.Is("null") }) {
+			s.AnyOf = append(s.AnyOf, null)
+		}
+		return
+	case s.Type != nil:
+		if !s.Type.Has("null") {
+			s.Type = append(s.Type, "null")
+		}
+	case s.Const != nil:
+		alt := s.Clone()
+		alt.Delete("description")
+		for _, kw := range s.Keywords() {
+			if kw != "description" {
+				s.Delete(kw)
 			}
 		}
-		s["anyOf"] = append(alts, map[string]any{"type": "null"})
+		s.AnyOf = []*schemamodel.Schema{alt, null}
 		return
 	}
-	switch t := s["type"].(type) {
-	case string:
-		s["type"] = []any{t, "null"}
-	case []any:
-		if !slices.Contains(t, any("null")) {
-			s["type"] = append(t, "null")
-		}
-	case nil:
-		if _, ok := s["const"]; ok {
-			alt := map[string]any{}
-			for k, v := range s {
-				if k != "description" {
-					alt[k] = v
-					delete(s, k)
-				}
-			}
-			s["anyOf"] = []any{alt, map[string]any{"type": "null"}}
-			return
-		}
-	}
-	if e, ok := s["enum"].([]any); ok && !slices.Contains(e, nil) {
-		s["enum"] = append(e, nil)
+	if s.Enum != nil && !slices.Contains(s.Enum, nil) {
+		s.Enum = append(s.Enum, nil)
 	}
 }
 

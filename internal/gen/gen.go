@@ -9,7 +9,6 @@
 package gen
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"go/parser"
@@ -32,6 +31,7 @@ import (
 	"github.com/keelgen/keel/internal/model"
 	"github.com/keelgen/keel/internal/render"
 	"github.com/keelgen/keel/internal/schema"
+	"github.com/keelgen/keel/internal/schemamodel"
 	"github.com/keelgen/keel/runtime"
 )
 
@@ -452,29 +452,28 @@ func lint(pkg *model.Package, schemas map[string]model.Schemas) []model.Diagnost
 // undescribed lists the JSON Pointers of the properties of schema, at any
 // depth, that have no description.
 func undescribed(schema []byte) []string {
-	var doc map[string]any
-	if json.Unmarshal(schema, &doc) != nil {
+	doc, err := schemamodel.Parse(schema)
+	if err != nil {
 		return nil
 	}
 	var out []string
-	var walk func(s map[string]any, ptr jsontext.Pointer)
-	walk = func(s map[string]any, ptr jsontext.Pointer) {
-		props, _ := s["properties"].(map[string]any)
-		for _, name := range slices.Sorted(maps.Keys(props)) {
-			p, _ := props[name].(map[string]any)
-			if p == nil {
+	var walk func(s *schemamodel.Schema, ptr jsontext.Pointer)
+	walk = func(s *schemamodel.Schema, ptr jsontext.Pointer) {
+		if s == nil || s.Bool != nil {
+			return
+		}
+		for _, name := range slices.Sorted(slices.Values(s.PropertyNames())) {
+			p := s.Property(name)
+			if p.Bool != nil {
 				continue
 			}
-			if d, _ := p["description"].(string); d == "" {
+			if p.Description == "" {
 				out = append(out, string(ptr.AppendToken(name)))
 			}
 			walk(p, ptr.AppendToken(name))
 		}
-		for _, kw := range []string{"items", "additionalProperties"} {
-			if sub, ok := s[kw].(map[string]any); ok {
-				walk(sub, ptr.AppendToken(map[string]string{"items": "0", "additionalProperties": "*"}[kw]))
-			}
-		}
+		walk(s.Items, ptr.AppendToken("0"))
+		walk(s.AdditionalProperties, ptr.AppendToken("*"))
 	}
 	walk(doc, "")
 	return out

@@ -1,8 +1,14 @@
 package gen_test
 
 import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
 	"os/exec"
+	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -19,7 +25,7 @@ func TestStagesImportDownward(t *testing.T) {
 	adapters := []string{"github.com/keelgen/keel/provider/openai", "github.com/keelgen/keel/provider/ollama", "github.com/keelgen/keel/provider/anthropic"}
 	stages := []string{"load", "schema", "contract", "render", "gen", "output"}
 	forbidden := map[string][]string{
-		"files":    append(paths(p, "model", "gocode", "forms", "schemajson"), paths(p, stages...)...),
+		"files":    append(paths(p, "model", "gocode", "forms", "resultjson"), paths(p, stages...)...),
 		"forms":    append(paths(p, "model", "gocode", "files"), paths(p, stages...)...),
 		"model":    append(paths(p, "gocode", "files", "forms"), append(paths(p, stages...), jennifer)...),
 		"gocode":   paths(p, stages...),
@@ -55,4 +61,56 @@ func paths(prefix string, names ...string) []string {
 		out[i] = prefix + n
 	}
 	return out
+}
+
+// Every package reads a schema through internal/schemamodel's one typed
+// model: outside it, no source indexes a generic document by a JSON Schema
+// keyword (doc["properties"], s["type"], ...).
+func TestSchemasAreReadThroughTheModel(t *testing.T) {
+	keywords := map[string]bool{}
+	for _, k := range strings.Fields(`type enum const properties required additionalProperties items prefixItems
+		minProperties maxProperties minItems maxItems uniqueItems minLength maxLength pattern format minimum maximum
+		exclusiveMinimum exclusiveMaximum multipleOf allOf anyOf oneOf not $defs patternProperties`) {
+		keywords[k] = true
+	}
+	root := filepath.Join("..", "..")
+	fset := token.NewFileSet()
+	files := 0
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			switch d.Name() {
+			case ".git", "node_modules", "testdata", "schemamodel":
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, 0)
+		if err != nil {
+			return err
+		}
+		files++
+		ast.Inspect(f, func(n ast.Node) bool {
+			if ix, ok := n.(*ast.IndexExpr); ok {
+				if lit, ok := ix.Index.(*ast.BasicLit); ok && lit.Kind == token.STRING {
+					if k, _ := strconv.Unquote(lit.Value); keywords[k] {
+						t.Errorf("%s: indexes a document by the schema keyword %q; read it through schemamodel", fset.Position(lit.Pos()), k)
+					}
+				}
+			}
+			return true
+		})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if files < 50 {
+		t.Fatalf("read %d files; the walk no longer reaches the module", files)
+	}
 }

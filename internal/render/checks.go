@@ -52,13 +52,13 @@ func (g *codecs) stringChecks(n node, ptr, hint string) []check {
 	if v, ok := num(n, "maxLength"); ok {
 		out = append(out, check{keyword: "maxLength", op: ">", n: intOf(v)})
 	}
-	if re, ok := n["pattern"].(string); ok {
+	if re := n.Pattern; re != "" {
 		if _, err := regexp.Compile(re); err != nil {
 			g.fail(ptr, "pattern does not compile: %v", err)
 		}
 		out = append(out, check{keyword: "pattern", pattern: g.pattern(re, hint)})
 	}
-	if f, ok := n["format"].(string); ok {
+	if f := n.Format; f != "" {
 		if !wire.HasFormat(f) {
 			g.fail(ptr, "format %q cannot be checked (keel checks %s)", f, strings.Join(knownFormats(), ", "))
 		}
@@ -215,7 +215,7 @@ func countChecks(n node, minK, maxK string) []check {
 // uniqueCheck plans uniqueItems on a list of elem, which generated code
 // compares with ==: strings, integers and booleans only.
 func (g *codecs) uniqueCheck(n node, elem types.Type, ptr string) []check {
-	if u, _ := n["uniqueItems"].(bool); !u {
+	if n.UniqueItems == nil || !*n.UniqueItems {
 		return nil
 	}
 	if !types.Comparable(elem) || isFloatish(elem) {

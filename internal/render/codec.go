@@ -1,12 +1,10 @@
 package render
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"go/token"
 	"go/types"
-	"maps"
 	"math"
 	"math/big"
 	"reflect"
@@ -18,7 +16,7 @@ import (
 
 	"github.com/keelgen/keel/internal/gocode"
 	"github.com/keelgen/keel/internal/model"
-	"github.com/keelgen/keel/internal/schemajson"
+	"github.com/keelgen/keel/internal/schemamodel"
 	"github.com/keelgen/keel/runtime/wire"
 )
 
@@ -45,15 +43,9 @@ type codecs struct {
 	patVars  map[string]string // pattern → var name
 }
 
-// node is one schema, as parsed; nil stands for true (anything).
-type node map[string]any
-
-// annotations are keywords that assert nothing.
-var annotations = map[string]bool{
-	"description": true, "title": true, "default": true, "examples": true, "deprecated": true,
-	"readOnly": true, "writeOnly": true, "$comment": true, "$schema": true, "$id": true,
-	"contentEncoding": true, "contentMediaType": true,
-}
+// node is one schema as the planner reads it: never nil, an empty schema
+// standing for true (anything).
+type node = *schemamodel.Schema
 
 // checked are the keywords generated code checks.
 var checked = map[string]bool{
@@ -107,27 +99,24 @@ func handlerType(t *model.Tool) jen.Code {
 }
 
 func parseNode(doc []byte) (node, error) {
-	dec := json.NewDecoder(bytes.NewReader(doc))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
+	s, err := schemamodel.Parse(doc)
+	if err != nil {
 		return nil, err
 	}
-	return asNode(v), nil
+	return asNode(s), nil
 }
 
-// asNode reads a subschema: an object, or true (nil). false stays a node
-// that refuses everything.
-func asNode(v any) node {
-	switch v := v.(type) {
-	case map[string]any:
-		return node(v)
-	case bool:
-		if !v {
-			return node{"not": map[string]any{}}
-		}
+// asNode reads a subschema: absent or true is the empty schema; false
+// stays a schema that refuses everything (not {}), which no generated
+// code checks.
+func asNode(s *schemamodel.Schema) node {
+	switch {
+	case s == nil || s.IsTrue():
+		return &schemamodel.Schema{}
+	case s.IsFalse():
+		return &schemamodel.Schema{Not: &schemamodel.Schema{}}
 	}
-	return nil
+	return s
 }
 
 func (g *codecs) fail(ptr, format string, args ...any) {
@@ -203,18 +192,22 @@ func (g *codecs) kindOf(t types.Type, n node, ptr string) (kind, bool) {
 	g.checkEnumKinds(n, k, ptr)
 	if k != kPointer && k != kSlice && k != kMap {
 		g.checkType(n, k, t, ptr)
-		if set, all := typeSet(n); !all && set["null"] {
+		if n.Type.Has("null") {
 			g.fail(ptr, "the schema allows null, which Go type %s cannot hold; make it a pointer", types.TypeString(t, qualifier))
 		}
 	}
 	return k, true
 }
 
-// checkKeywords reports every keyword of n that generated code does not check.
+// checkKeywords reports every keyword of n that generated code does not
+// check, and every one it checks whose value it cannot read.
 func (g *codecs) checkKeywords(n node, ptr string) {
-	for _, k := range slices.Sorted(maps.Keys(n)) {
-		if !checked[k] && !annotations[k] {
+	for _, k := range slices.Sorted(slices.Values(n.Keywords())) {
+		switch raw, unread := n.OtherValue(k); {
+		case !checked[k] && !schemamodel.IsAnnotation(k):
 			g.fail(ptr, "keyword %q cannot be checked by generated code; describe the value with the keywords keel checks (see the README)", k)
+		case checked[k] && unread && !(k == "items" && raw.Kind() == '['): // a tuple: itemsNode says so
+			g.fail(ptr, "keyword %q has a value generated code cannot check (%s)", k, raw)
 		}
 	}
 }
@@ -323,76 +316,37 @@ func bits(t types.Type) int {
 	return 64
 }
 
-// typeSet reads the type keyword; all is true when there is none.
-func typeSet(n node) (set map[string]bool, all bool) {
-	if _, ok := n["type"]; !ok {
-		return nil, true
-	}
-	return schemajson.Strings(n["type"]), false
-}
-
-// nullable reports whether n takes null.
-func nullable(n node) bool {
-	set, all := typeSet(n)
-	return all || set["null"]
-}
+// nullable reports whether n's type takes null.
+func nullable(n node) bool { return n.Type.Admits("null") }
 
 // checkType reports a schema type that does not describe the Go value.
 func (g *codecs) checkType(n node, k kind, t types.Type, ptr string) {
-	set, all := typeSet(n)
-	if all {
-		return
-	}
 	want := jsonTypeOf[k]
-	if set[want] || (want == "integer" && set["number"]) {
+	if n.Type.Admits(want) || (want == "integer" && n.Type.Has("number")) {
 		return
 	}
-	g.fail(ptr, "type %s does not describe Go type %s (a JSON %s)", typeList(set), types.TypeString(t, qualifier), want)
+	g.fail(ptr, "type %s does not describe Go type %s (a JSON %s)", typeList(n.Type), types.TypeString(t, qualifier), want)
 }
 
-func typeList(set map[string]bool) string { return strings.Join(slices.Sorted(maps.Keys(set)), " or ") }
+func typeList(ts schemamodel.Types) string {
+	return strings.Join(slices.Compact(slices.Sorted(slices.Values(ts))), " or ")
+}
 
 func qualifier(p *types.Package) string { return p.Name() }
 
 // key identifies a function: the same type with the same schema (less
 // annotations) shares one.
 func key(dir string, t types.Type, n node) string {
-	clean := stripAnnotations(n)
-	b, _ := json.Marshal(clean)
 	ts := "args"
 	if t != nil {
 		ts = types.TypeString(t, nil)
 	}
-	return dir + "|" + ts + "|" + string(b)
+	return dir + "|" + ts + "|" + string(n.Canonical(true))
 }
 
-func stripAnnotations(n node) any {
-	if n == nil {
-		return nil
-	}
-	out := map[string]any{}
-	for k, v := range n {
-		if annotations[k] {
-			continue
-		}
-		switch k {
-		case "properties":
-			props := map[string]any{}
-			for name, p := range v.(map[string]any) {
-				props[name] = stripAnnotations(asNode(p))
-			}
-			out[k] = props
-		case "items", "additionalProperties":
-			if sub, ok := v.(map[string]any); ok {
-				out[k] = stripAnnotations(node(sub))
-				continue
-			}
-			out[k] = v
-		default:
-			out[k] = v
-		}
-	}
-	return out
+// assertions lists the keywords of n that assert something.
+func assertions(n node) []string {
+	return slices.DeleteFunc(n.Keywords(), schemamodel.IsAnnotation)
 }
 
 // hintFor names a function after its Go type where that names one schema
@@ -418,7 +372,7 @@ func hintFor(t types.Type, n node) string {
 			return h + "Pointer"
 		}
 	case *types.Basic:
-		if only, _ := stripAnnotations(n).(map[string]any); len(only) == 0 || (len(only) == 1 && only["type"] != nil) {
+		if only := assertions(n); len(only) == 0 || (len(only) == 1 && only[0] == "type") {
 			return u.Name()
 		}
 	}
@@ -428,8 +382,7 @@ func hintFor(t types.Type, n node) string {
 // onlyShape reports whether n constrains no more than a type, an enum and
 // an object's or array's shape.
 func onlyShape(n node) bool {
-	only, _ := stripAnnotations(n).(map[string]any)
-	for k := range only {
+	for _, k := range assertions(n) {
 		switch k {
 		case "type", "enum", "properties", "required", "additionalProperties", "items":
 		default:
@@ -547,16 +500,14 @@ func (g *codecs) members(t types.Type, n node, ptr string) ([]field, []node, map
 	if t == nil { // the argument struct keelgen emits
 		var fields []field
 		var nodes []node
-		props, _ := n["properties"].(map[string]any)
 		for _, p := range g.tool.Params {
 			fields = append(fields, field{json: p.JSONName, access: []string{p.Field}, typ: p.Type})
-			nodes = append(nodes, asNode(props[p.JSONName]))
+			nodes = append(nodes, asNode(n.Property(p.JSONName)))
 		}
 		return fields, nodes, g.required(n, fields, ptr)
 	}
 	st = types.Unalias(t).Underlying().(*types.Struct)
 	fields := g.structFields(st, nil, ptr)
-	props, _ := n["properties"].(map[string]any)
 	seen := map[string]bool{}
 	var nodes []node
 	for _, f := range fields {
@@ -564,13 +515,13 @@ func (g *codecs) members(t types.Type, n node, ptr string) ([]field, []node, map
 			g.fail(ptr, "two fields have the JSON name %q", f.json)
 		}
 		seen[f.json] = true
-		p, ok := props[f.json]
-		if !ok {
+		p := n.Property(f.json)
+		if p == nil {
 			g.fail(ptr, "field %s has no property %q in the schema", strings.Join(f.access, "."), f.json)
 		}
 		nodes = append(nodes, asNode(p))
 	}
-	for _, name := range slices.Sorted(maps.Keys(props)) {
+	for _, name := range slices.Sorted(slices.Values(n.PropertyNames())) {
 		if !seen[name] {
 			g.fail(ptr, "the schema declares %q, which no field of %s has", name, types.TypeString(t, qualifier))
 		}
@@ -580,19 +531,17 @@ func (g *codecs) members(t types.Type, n node, ptr string) ([]field, []node, map
 
 func (g *codecs) required(n node, fields []field, ptr string) map[string]bool {
 	req := map[string]bool{}
-	list, _ := n["required"].([]any)
-	for _, r := range list {
-		name, _ := r.(string)
+	for _, name := range n.Required {
 		if !slices.ContainsFunc(fields, func(f field) bool { return f.json == name }) {
 			g.fail(ptr, "required member %q is no field", name)
 		}
 		req[name] = true
 	}
-	if ap, ok := n["additionalProperties"]; ok && ap != false {
+	if n.Has("additionalProperties") && !n.AdditionalProperties.IsFalse() {
 		g.fail(ptr, "additionalProperties must be false for a struct: generated code refuses unknown members")
 	}
 	for _, k := range []string{"minProperties", "maxProperties"} {
-		if _, ok := n[k]; ok {
+		if n.Has(k) {
 			g.fail(ptr, "keyword %q on a struct cannot be checked by generated code", k)
 		}
 	}
@@ -625,10 +574,10 @@ func (g *codecs) pattern(re, hint string) string {
 	return v
 }
 
-// num is a schema number keyword, exactly.
+// num is a schema number keyword, exactly as written.
 func num(n node, k string) (json.Number, bool) {
-	v, ok := n[k].(json.Number)
-	return v, ok
+	v := n.Number(k)
+	return json.Number(v), v != ""
 }
 
 func rat(v json.Number) *big.Rat {
@@ -655,14 +604,14 @@ type enum struct {
 
 // enumValues reads enum or const; both are checked the same way.
 func enumValues(n node) *enum {
-	if v, ok := n["const"]; ok {
-		if _, ok := n["enum"]; ok {
+	if n.Const != nil {
+		if n.Enum != nil {
 			return &enum{"enum", nil} // both: handled by the caller's diagnostic
 		}
-		return &enum{"const", []any{v}}
+		return &enum{"const", []any{*n.Const}}
 	}
-	if v, ok := n["enum"].([]any); ok {
-		return &enum{"enum", v}
+	if n.Enum != nil {
+		return &enum{"enum", n.Enum}
 	}
 	return nil
 }
@@ -670,8 +619,7 @@ func enumValues(n node) *enum {
 // checkEnumKinds refuses enum or const on values generated code does not
 // compare (objects and arrays), and both at once.
 func (g *codecs) checkEnumKinds(n node, k kind, ptr string) {
-	_, hasEnum := n["enum"]
-	_, hasConst := n["const"]
+	hasEnum, hasConst := n.Has("enum"), n.Has("const")
 	if hasEnum && hasConst {
 		g.fail(ptr, "enum and const together cannot be checked by generated code")
 	}
@@ -705,26 +653,17 @@ func ceil(r *big.Rat) *big.Int {
 // itemsNode and valuesNode are the subschemas of an array's items and a
 // map's values.
 func (g *codecs) itemsNode(n node, ptr string) node {
-	v, ok := n["items"]
-	if !ok {
-		return nil
-	}
-	if _, isList := v.([]any); isList {
+	if raw, ok := n.OtherValue("items"); ok && raw.Kind() == '[' {
 		g.fail(ptr, "items as a list (tuple) cannot be checked by generated code")
-		return nil
 	}
-	return asNode(v)
+	return asNode(n.Items)
 }
 
 func (g *codecs) valuesNode(n node, ptr string) node {
-	v, ok := n["additionalProperties"]
-	if !ok {
-		return nil
-	}
-	if v == false {
+	if n.AdditionalProperties.IsFalse() {
 		g.fail(ptr, "a map whose schema allows no member cannot be checked by generated code; use a struct")
 	}
-	return asNode(v)
+	return asNode(n.AdditionalProperties)
 }
 
 // isFloatish: floats, and types containing them, compare differently in Go

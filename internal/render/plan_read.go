@@ -2,11 +2,11 @@ package render
 
 import (
 	"go/types"
-	"maps"
 	"slices"
 	"strings"
 
 	"github.com/keelgen/keel/internal/gocode"
+	"github.com/keelgen/keel/internal/schemamodel"
 )
 
 // argsKey tells emitted argument structs apart; two that are one type (an
@@ -44,8 +44,8 @@ func (g *codecs) readLeaf(f *codecFunc, t types.Type, n node, ptr, hint string) 
 // onlyKeywords refuses keywords other than allowed on a value whose JSON
 // form a library type decides (time.Time, json.RawMessage).
 func (g *codecs) onlyKeywords(n node, ptr, format string, allowed ...string) {
-	for k := range n {
-		if annotations[k] {
+	for _, k := range n.Keywords() {
+		if schemamodel.IsAnnotation(k) {
 			continue
 		}
 		ok := false
@@ -56,7 +56,7 @@ func (g *codecs) onlyKeywords(n node, ptr, format string, allowed ...string) {
 			g.fail(ptr, "keyword %q on this value cannot be checked by generated code", k)
 		}
 	}
-	if f, ok := n["format"].(string); ok && f != format {
+	if f := n.Format; f != "" && f != format {
 		g.fail(ptr, "format %q does not describe this value (it is %s)", f, format)
 	}
 }
@@ -104,25 +104,11 @@ func (g *codecs) readPointer(f *codecFunc, t types.Type, n node, ptr, hint strin
 
 // withoutNull is n for the value behind a pointer: null is the pointer's.
 func withoutNull(n node) node {
-	set, all := typeSet(n)
-	if all || !set["null"] {
+	if !n.Type.Has("null") {
 		return n
 	}
-	out := maps.Clone(n)
-	var rest []any
-	for _, s := range slices.Sorted(maps.Keys(set)) {
-		if s != "null" {
-			rest = append(rest, s)
-		}
-	}
-	switch len(rest) {
-	case 0:
-		delete(out, "type")
-	case 1:
-		out["type"] = rest[0]
-	default:
-		out["type"] = rest
-	}
+	out := n.Clone()
+	out.Type = slices.Compact(slices.Sorted(slices.Values(n.Type.Without("null"))))
 	return out
 }
 
@@ -144,7 +130,7 @@ func (g *codecs) readSlice(f *codecFunc, t types.Type, n node, ptr, hint string)
 func (g *codecs) readMap(f *codecFunc, t types.Type, n node, ptr, hint string) {
 	g.checkContainer(n, kMap, t, ptr)
 	for _, k := range []string{"properties", "required"} {
-		if _, ok := n[k]; ok {
+		if n.Has(k) {
 			g.fail(ptr, "keyword %q on a map cannot be checked by generated code; use a struct", k)
 		}
 	}

@@ -129,3 +129,32 @@ func TestEmittersAreOnlyPrinters(t *testing.T) {
 		t.Fatalf("%d printers found: %v", printers, files)
 	}
 }
+
+// A keyword generated code checks, but whose value it cannot read (a
+// number written as a string, a tuple), is a diagnostic; none is skipped.
+func TestUnreadableValuesAreDiagnosed(t *testing.T) {
+	for doc, want := range map[string]string{
+		`{"type":"string","minLength":"3"}`:              `keyword "minLength" has a value generated code cannot check ("3")`,
+		`{"type":"string","pattern":""}`:                 `keyword "pattern" has a value generated code cannot check ("")`,
+		`{"type":"array","items":[{"type":"string"}]}`:   `items as a list (tuple) cannot be checked by generated code`,
+		`{"type":"integer","enum":3}`:                    `keyword "enum" has a value generated code cannot check (3)`,
+		`{"type":"string","if":{"const":"a"},"then":{}}`: `keyword "if" cannot be checked by generated code`,
+	} {
+		g := planner()
+		typ := types.Type(types.Typ[types.String])
+		switch {
+		case strings.Contains(doc, `"array"`):
+			typ = types.NewSlice(types.Typ[types.String])
+		case strings.Contains(doc, `"integer"`):
+			typ = types.Typ[types.Int]
+		}
+		g.reader(typ, mustNode(t, doc), "", "X")
+		var msgs []string
+		for _, d := range g.diags {
+			msgs = append(msgs, d.Message)
+		}
+		if len(msgs) != 1 && !strings.Contains(doc, `"if"`) || !strings.Contains(strings.Join(msgs, "\n"), want) {
+			t.Errorf("%s: diagnostics %q, want one with %q", doc, msgs, want)
+		}
+	}
+}

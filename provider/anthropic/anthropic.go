@@ -7,7 +7,7 @@ import (
 	"encoding/json"
 
 	"github.com/keelgen/keel/internal/forms"
-	"github.com/keelgen/keel/internal/schemajson"
+	"github.com/keelgen/keel/internal/resultjson"
 	"github.com/keelgen/keel/runtime"
 )
 
@@ -102,5 +102,5 @@ type TextBlock struct {
 // is_error set for every failed result.
 func Result(r runtime.ToolResult) ToolResultBlock {
 	return ToolResultBlock{Type: "tool_result", ToolUseID: r.CallID, IsError: !r.OK,
-		Content: []TextBlock{{Type: "text", Text: schemajson.ResultContent(r)}}}
+		Content: []TextBlock{{Type: "text", Text: resultjson.Content(r)}}}
 }

@@ -12,7 +12,7 @@ import (
 	"fmt"
 
 	"github.com/keelgen/keel/internal/forms"
-	"github.com/keelgen/keel/internal/schemajson"
+	"github.com/keelgen/keel/internal/resultjson"
 	"github.com/keelgen/keel/runtime"
 )
 
@@ -74,5 +74,5 @@ type Message struct {
 
 // Result answers a call with the result JSON, with its code when it failed.
 func Result(r runtime.ToolResult) Message {
-	return Message{Role: "tool", Content: schemajson.ResultContent(r), ToolName: r.ToolName}
+	return Message{Role: "tool", Content: resultjson.Content(r), ToolName: r.ToolName}
 }

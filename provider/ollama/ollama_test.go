@@ -19,7 +19,7 @@ func TestSafeFormKeepsConstraintsInDescriptions(t *testing.T) {
 		t.Fatal(err)
 	}
 	b, _ := json.Marshal(tools[1])
-	want := `{"type":"function","function":{"name":"lookup_incident","description":"Returns one incident record by its id. Errors it may return: incident_not_found.","parameters":{"properties":{"incident_id":{"description":"The id of the incident to look up, such as INC-001. (pattern \"^INC-[0-9]{3,}$\")","type":"string"}},"required":["incident_id"],"type":"object"}}}`
+	want := `{"type":"function","function":{"name":"lookup_incident","description":"Returns one incident record by its id. Errors it may return: incident_not_found.","parameters":{"properties":{"incident_id":{"type":"string","description":"The id of the incident to look up, such as INC-001. (pattern \"^INC-[0-9]{3,}$\")"}},"type":"object","required":["incident_id"]}}}`
 	if string(b) != want {
 		t.Fatalf("safe form\n%s\nwant\n%s", b, want)
 	}

@@ -9,7 +9,7 @@ import (
 	"slices"
 
 	"github.com/keelgen/keel/internal/forms"
-	"github.com/keelgen/keel/internal/schemajson"
+	"github.com/keelgen/keel/internal/resultjson"
 	"github.com/keelgen/keel/runtime"
 )
 
@@ -202,7 +202,7 @@ type ChatToolMessage struct {
 // ChatResult answers a call in Chat Completions: the result JSON, with its
 // code when it failed.
 func ChatResult(r runtime.ToolResult) ChatToolMessage {
-	return ChatToolMessage{Role: "tool", ToolCallID: r.CallID, Content: schemajson.ResultContent(r)}
+	return ChatToolMessage{Role: "tool", ToolCallID: r.CallID, Content: resultjson.Content(r)}
 }
 
 // FunctionCallOutput answers a call in the Responses API.
@@ -214,7 +214,7 @@ type FunctionCallOutput struct {
 
 // ResponsesResult answers a call in the Responses API.
 func ResponsesResult(r runtime.ToolResult) FunctionCallOutput {
-	return FunctionCallOutput{Type: "function_call_output", CallID: r.CallID, Output: schemajson.ResultContent(r)}
+	return FunctionCallOutput{Type: "function_call_output", CallID: r.CallID, Output: resultjson.Content(r)}
 }
 
 // StrictSchema rewrites schema into the form OpenAI's strict mode requires:
