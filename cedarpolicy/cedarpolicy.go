@@ -316,10 +316,10 @@ func memberSchema(schema *schemamodel.Schema, name string) *schemamodel.Schema {
 	if schema == nil {
 		return nil
 	}
-	if m := schema.Property(name); m != nil && m.Bool == nil {
+	if m := schema.Property(name); m.IsObject() {
 		return m
 	}
-	if m := schema.AdditionalProperties; m != nil && m.Bool == nil {
+	if m := schema.AdditionalProperties; m.IsObject() {
 		return m
 	}
 	for _, alt := range alternatives(schema) {
@@ -352,7 +352,7 @@ func types(schema *schemamodel.Schema) map[string]bool {
 func alternatives(schema *schemamodel.Schema) []*schemamodel.Schema {
 	var out []*schemamodel.Schema
 	for _, alt := range slices.Concat(schema.AnyOf, schema.OneOf) {
-		if alt.Bool == nil {
+		if alt.IsObject() {
 			out = append(out, alt)
 		}
 	}

@@ -92,15 +92,15 @@ func schemaPointer(schema *schemamodel.Schema, loc []string) string {
 	var p jsontext.Pointer
 	cur := schema
 	for _, tok := range loc {
-		if cur == nil || cur.Bool != nil {
+		if !cur.IsObject() {
 			break
 		}
-		if sub := cur.Property(tok); sub != nil && sub.Bool == nil {
+		if sub := cur.Property(tok); sub.IsObject() {
 			p = p.AppendToken(tok)
 			cur = sub
 			continue
 		}
-		if cur.Items != nil && cur.Items.Bool == nil {
+		if cur.Items.IsObject() {
 			if _, err := strconv.ParseUint(tok, 10, 32); err == nil {
 				p = p.AppendToken(tok)
 				cur = cur.Items

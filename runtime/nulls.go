@@ -9,7 +9,7 @@ import "github.com/keelgen/keel/internal/schemamodel"
 // additionalProperties and the alternatives of anyOf and oneOf (a member
 // optional in any alternative), and changes nothing else.
 func dropOptionalNulls(doc any, s *schemamodel.Schema) {
-	if s == nil || s.Bool != nil {
+	if !s.IsObject() {
 		return
 	}
 	switch v := doc.(type) {

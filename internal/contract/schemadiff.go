@@ -49,7 +49,7 @@ func (d *schemaDiff) compare(old, new *schemamodel.Schema, path string) {
 		old, new   *schemamodel.Schema
 	}{{"items", "[]", old.Items, new.Items}, {"additionalProperties", "{}", old.AdditionalProperties, new.AdditionalProperties}} {
 		switch {
-		case isObject(sub.old) && isObject(sub.new):
+		case sub.old.IsObject() && sub.new.IsObject():
 			d.compare(sub.old, sub.new, path+sub.suffix)
 		case !sameJSON(old.Keyword(sub.kw), new.Keyword(sub.kw)):
 			d.add(d.pick(Major, Minor), "%s of %s changed from %s to %s", sub.kw, where(d.part, path), show(old.Keyword(sub.kw)), show(new.Keyword(sub.kw)))
@@ -71,8 +71,6 @@ func (d *schemaDiff) compare(old, new *schemamodel.Schema, path string) {
 		d.add(d.pick(Major, Minor), "%s of %s changed from %s to %s", k, where(d.part, path), show(old.Keyword(k)), show(new.Keyword(k)))
 	}
 }
-
-func isObject(s *schemamodel.Schema) bool { return s != nil && s.Bool == nil }
 
 func (d *schemaDiff) compareType(old, new *schemamodel.Schema, path string) {
 	ot, nt := set(old.Type), set(new.Type)
@@ -111,7 +109,7 @@ func (d *schemaDiff) compareProperties(old, new *schemamodel.Schema, path string
 	for _, name := range slices.Compact(names) {
 		field := fmt.Sprintf("field %q", join(path, name))
 		o, n := old.Property(name), new.Property(name)
-		inOld, inNew := isObject(o), isObject(n)
+		inOld, inNew := o.IsObject(), n.IsObject()
 		oreq, nreq := old.IsRequired(name), new.IsRequired(name)
 		switch {
 		case !inOld && d.part == "output":

@@ -35,7 +35,7 @@ type AnthropicCost struct {
 // the tool costs of the request's budget.
 func AnthropicStrict(schema json.RawMessage) (out json.RawMessage, cost AnthropicCost, problems []string) {
 	doc, err := schemamodel.Parse(schema)
-	if err != nil || doc.Bool != nil {
+	if err != nil || !doc.IsObject() {
 		return nil, cost, []string{"the schema is not a JSON object"}
 	}
 	problems = anthropicStrictify(doc, "", &cost)
@@ -56,7 +56,7 @@ func anthropicStrictify(s *schemamodel.Schema, path string, cost *AnthropicCost)
 	if s.Properties != nil || s.Type.Is("object") {
 		for _, name := range slices.Sorted(slices.Values(s.PropertyNames())) {
 			sub := s.Property(name)
-			if sub.Bool != nil {
+			if !sub.IsObject() {
 				at("property %q has no schema", name)
 				continue
 			}

@@ -58,7 +58,7 @@ func GeminiParameters(schema json.RawMessage) (out json.RawMessage, changed []st
 	if err != nil {
 		return nil, nil, err
 	}
-	if doc.Bool != nil {
+	if !doc.IsObject() {
 		return nil, nil, errors.New("the schema is not a JSON object")
 	}
 	var g geminiForm
@@ -144,7 +144,7 @@ func (g *geminiForm) node(s *schemamodel.Schema, path string) *schemamodel.Schem
 		case kw == "contentMediaType":
 			say(kw, kw+": "+s.ContentMediaType)
 		case kw == "additionalProperties":
-			if ap := s.AdditionalProperties; ap.Bool == nil {
+			if ap := s.AdditionalProperties; ap.IsObject() {
 				what := "any value"
 				if t := slices.Compact(sorted(ap.Type)); len(t) > 0 {
 					what = "each value of type " + strings.Join(t, " or ")
@@ -170,7 +170,7 @@ func (g *geminiForm) node(s *schemamodel.Schema, path string) *schemamodel.Schem
 		out.Properties = []schemamodel.Property{}
 		var ordering []string
 		for _, p := range s.Properties {
-			if p.Schema.Bool == nil {
+			if p.Schema.IsObject() {
 				out.Properties = append(out.Properties, schemamodel.Property{Name: p.Name, Schema: g.node(p.Schema, join(path, p.Name))})
 				ordering = append(ordering, p.Name)
 			}
@@ -182,7 +182,7 @@ func (g *geminiForm) node(s *schemamodel.Schema, path string) *schemamodel.Schem
 	}
 	out.Required = slices.Clone(s.Required)
 	if s.Items != nil {
-		if s.Items.Bool == nil {
+		if s.Items.IsObject() {
 			out.Items = g.node(s.Items, path+"[]")
 		} else {
 			g.note(path, "items dropped (not of the type genai.Schema holds)")
@@ -198,7 +198,7 @@ func (g *geminiForm) node(s *schemamodel.Schema, path string) *schemamodel.Schem
 		}
 		for i, alt := range alts {
 			switch {
-			case alt.Bool != nil:
+			case !alt.IsObject():
 			case alt.Type.Is("null") && len(alt.Keywords()) == 1:
 				nullable = true
 			default:

@@ -72,7 +72,7 @@ func plainForm(schema json.RawMessage, keeps plainKeeps) (json.RawMessage, []str
 	doc.Delete("additionalProperties")
 	for _, name := range sorted(doc.PropertyNames()) {
 		p := doc.Property(name)
-		if p.Bool != nil {
+		if !p.IsObject() {
 			continue
 		}
 		var notes []string
@@ -84,7 +84,7 @@ func plainForm(schema json.RawMessage, keeps plainKeeps) (json.RawMessage, []str
 			notes = append(notes, fmt.Sprintf("%s %s", k, p.Keyword(k)))
 			p.Delete(k)
 		}
-		if items := p.Items; items != nil && items.Bool == nil {
+		if items := p.Items; items.IsObject() {
 			for _, k := range sorted(items.Keywords()) {
 				if k != "type" {
 					lost = append(lost, name+"[]: "+k)

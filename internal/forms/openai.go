@@ -116,7 +116,7 @@ var strictFormats = map[string]bool{"date-time": true, "time": true, "date": tru
 // "absent".
 func OpenAIStrict(schema json.RawMessage) (out json.RawMessage, nulls *NullShape, problems []string) {
 	doc, err := schemamodel.Parse(schema)
-	if err != nil || doc.Bool != nil {
+	if err != nil || !doc.IsObject() {
 		return nil, nil, []string{"the schema is not a JSON object"}
 	}
 	nulls = &NullShape{}
@@ -173,7 +173,7 @@ func strictify(s *schemamodel.Schema, path string, nulls *NullShape) []string {
 		required := []string{}
 		for _, name := range slices.Sorted(slices.Values(s.PropertyNames())) {
 			sub := s.Property(name)
-			if sub.Bool != nil {
+			if !sub.IsObject() {
 				at("property %q has no schema", name)
 				continue
 			}
@@ -214,11 +214,11 @@ func problemAt(problems *[]string, path string) func(format string, args ...any)
 // each of its anyOf alternatives (at path+"|i"): where a strict walk
 // descends besides the properties.
 func itemsAndAlternatives(s *schemamodel.Schema, path string, fn func(sub *schemamodel.Schema, path string, alternative bool)) {
-	if s.Items != nil && s.Items.Bool == nil {
+	if s.Items.IsObject() {
 		fn(s.Items, path+"[]", false)
 	}
 	for i, alt := range s.AnyOf {
-		if alt.Bool == nil {
+		if alt.IsObject() {
 			fn(alt, fmt.Sprintf("%s|%d", path, i), true)
 		}
 	}

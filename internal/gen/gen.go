@@ -459,12 +459,12 @@ func undescribed(schema []byte) []string {
 	var out []string
 	var walk func(s *schemamodel.Schema, ptr jsontext.Pointer)
 	walk = func(s *schemamodel.Schema, ptr jsontext.Pointer) {
-		if s == nil || s.Bool != nil {
+		if !s.IsObject() {
 			return
 		}
 		for _, name := range slices.Sorted(slices.Values(s.PropertyNames())) {
 			p := s.Property(name)
-			if p.Bool != nil {
+			if !p.IsObject() {
 				continue
 			}
 			if p.Description == "" {

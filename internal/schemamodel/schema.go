@@ -145,6 +145,10 @@ func (ts Types) Without(t string) Types {
 func True() *Schema  { t := true; return &Schema{Bool: &t} }
 func False() *Schema { f := false; return &Schema{Bool: &f} }
 
+// IsObject reports whether s is a schema object: present, and not a
+// boolean schema.
+func (s *Schema) IsObject() bool { return s != nil && s.Bool == nil }
+
 // IsFalse reports whether s is the schema false, which no value passes.
 func (s *Schema) IsFalse() bool { return s != nil && s.Bool != nil && !*s.Bool }
 
