@@ -1,20 +1,19 @@
 package schemamodel
 
 import (
-	"bytes"
 	"maps"
 	"slices"
 	"strings"
 
-	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 )
 
 // field is how one typed keyword is read, asked after, cleared and written.
-// decode reports false when the value is not of the keyword's JSON type
-// (the keyword is then kept raw in Other).
+// read reads the keyword's value, always to its end, into s; false when the
+// value is not of the keyword's JSON type (the keyword is then kept raw in
+// Other, and s unchanged).
 type field struct {
-	decode  func(s *Schema, raw jsontext.Value) bool
+	read    func(r *reader, s *Schema) bool
 	present func(s *Schema) bool
 	clear   func(s *Schema)
 	encode  func(enc *jsontext.Encoder, s *Schema, e encoding) error
@@ -31,17 +30,15 @@ var (
 func init() {
 	fields = map[string]field{
 		"type": {
-			decode: func(s *Schema, raw jsontext.Value) bool {
-				if raw.Kind() == '"' {
-					var t string
-					if jsonv2.Unmarshal(raw, &t) != nil {
-						return false
-					}
-					s.Type = Types{t}
+			read: func(r *reader, s *Schema) bool {
+				if r.dec.PeekKind() == '"' {
+					s.Type = Types{r.token().String()}
 					return true
 				}
-				l, ok := stringList(raw)
-				s.Type = l
+				l, ok := r.strings()
+				if ok {
+					s.Type = l
+				}
 				return ok
 			},
 			present: func(s *Schema) bool { return s.Type != nil },
@@ -54,11 +51,12 @@ func init() {
 			},
 		},
 		"enum": {
-			decode: func(s *Schema, raw jsontext.Value) bool {
-				if raw.Kind() != '[' {
+			read: func(r *reader, s *Schema) bool {
+				if r.dec.PeekKind() != '[' {
+					r.skip()
 					return false
 				}
-				v, err := DecodeValue(raw)
+				v, err := DecodeValue(r.value())
 				if err != nil {
 					return false
 				}
@@ -73,8 +71,8 @@ func init() {
 			encode:  func(enc *jsontext.Encoder, s *Schema, _ encoding) error { return encodeValue(enc, s.Enum) },
 		},
 		"const": {
-			decode: func(s *Schema, raw jsontext.Value) bool {
-				v, err := DecodeValue(raw)
+			read: func(r *reader, s *Schema) bool {
+				v, err := DecodeValue(r.value())
 				if err != nil {
 					return false
 				}
@@ -86,15 +84,17 @@ func init() {
 			encode:  func(enc *jsontext.Encoder, s *Schema, _ encoding) error { return encodeValue(enc, *s.Const) },
 		},
 		"properties": {
-			decode:  decodeProperties,
+			read:    readProperties,
 			present: func(s *Schema) bool { return s.Properties != nil },
 			clear:   func(s *Schema) { s.Properties = nil },
 			encode:  encodeProperties,
 		},
 		"required": {
-			decode: func(s *Schema, raw jsontext.Value) bool {
-				l, ok := stringList(raw)
-				s.Required = l
+			read: func(r *reader, s *Schema) bool {
+				l, ok := r.strings()
+				if ok {
+					s.Required = l
+				}
 				return ok
 			},
 			present: func(s *Schema) bool { return s.Required != nil },
@@ -125,11 +125,12 @@ func init() {
 		"title":                stringField(func(s *Schema) *string { return &s.Title }),
 		"description":          stringField(func(s *Schema) *string { return &s.Description }),
 		"uniqueItems": {
-			decode: func(s *Schema, raw jsontext.Value) bool {
-				if k := raw.Kind(); k != 't' && k != 'f' {
+			read: func(r *reader, s *Schema) bool {
+				if k := r.dec.PeekKind(); k != 't' && k != 'f' {
+					r.skip()
 					return false
 				}
-				u := raw.Kind() == 't'
+				u := r.token().Bool()
 				s.UniqueItems = &u
 				return true
 			},
@@ -145,10 +146,12 @@ func init() {
 
 func schemaField(at func(*Schema) **Schema) field {
 	return field{
-		decode: func(s *Schema, raw jsontext.Value) bool {
-			sub, err := parse(raw)
-			*at(s) = sub
-			return err == nil
+		read: func(r *reader, s *Schema) bool {
+			sub, ok := r.schema()
+			if ok {
+				*at(s) = sub
+			}
+			return ok
 		},
 		present: func(s *Schema) bool { return *at(s) != nil },
 		clear:   func(s *Schema) { *at(s) = nil },
@@ -158,21 +161,12 @@ func schemaField(at func(*Schema) **Schema) field {
 
 func listField(at func(*Schema) *[]*Schema) field {
 	return field{
-		decode: func(s *Schema, raw jsontext.Value) bool {
-			var items []jsontext.Value
-			if raw.Kind() != '[' || jsonv2.Unmarshal(raw, &items) != nil {
-				return false
+		read: func(r *reader, s *Schema) bool {
+			list, ok := r.schemas()
+			if ok {
+				*at(s) = list
 			}
-			list := make([]*Schema, len(items))
-			for i, item := range items {
-				sub, err := parse(item)
-				if err != nil {
-					return false
-				}
-				list[i] = sub
-			}
-			*at(s) = list
-			return true
+			return ok
 		},
 		present: func(s *Schema) bool { return *at(s) != nil },
 		clear:   func(s *Schema) { *at(s) = nil },
@@ -192,11 +186,12 @@ func listField(at func(*Schema) *[]*Schema) field {
 
 func numberField(at func(*Schema) *Number) field {
 	return field{
-		decode: func(s *Schema, raw jsontext.Value) bool {
-			if raw.Kind() != '0' {
+		read: func(r *reader, s *Schema) bool {
+			if r.dec.PeekKind() != '0' {
+				r.skip()
 				return false
 			}
-			*at(s) = Number(raw)
+			*at(s) = Number(r.value())
 			return true
 		},
 		present: func(s *Schema) bool { return *at(s) != "" },
@@ -212,9 +207,13 @@ func numberField(at func(*Schema) *Number) field {
 // that "" stays distinct from absent.
 func stringField(at func(*Schema) *string) field {
 	return field{
-		decode: func(s *Schema, raw jsontext.Value) bool {
-			var v string
-			if raw.Kind() != '"' || jsonv2.Unmarshal(raw, &v) != nil || v == "" {
+		read: func(r *reader, s *Schema) bool {
+			if r.dec.PeekKind() != '"' {
+				r.skip()
+				return false
+			}
+			v := r.token().String()
+			if v == "" {
 				return false
 			}
 			*at(s) = v
@@ -228,33 +227,24 @@ func stringField(at func(*Schema) *string) field {
 	}
 }
 
-func decodeProperties(s *Schema, raw jsontext.Value) bool {
-	if raw.Kind() != '{' {
+// readProperties reads an object of schemas, in the order written.
+func readProperties(r *reader, s *Schema) bool {
+	if r.dec.PeekKind() != '{' {
+		r.skip()
 		return false
 	}
-	dec := jsontext.NewDecoder(bytes.NewReader(raw))
-	if _, err := dec.ReadToken(); err != nil {
-		return false
+	r.token()
+	props, ok := []Property{}, true
+	for r.more() {
+		name := r.token().String()
+		sub, isSchema := r.schema()
+		props, ok = append(props, Property{name, sub}), ok && isSchema
 	}
-	props := []Property{}
-	for dec.PeekKind() != '}' {
-		tok, err := dec.ReadToken()
-		if err != nil {
-			return false
-		}
-		name := tok.String()
-		v, err := dec.ReadValue()
-		if err != nil {
-			return false
-		}
-		sub, err := parse(v.Clone())
-		if err != nil {
-			return false
-		}
-		props = append(props, Property{name, sub})
+	r.token()
+	if ok {
+		s.Properties = props
 	}
-	s.Properties = props
-	return true
+	return ok
 }
 
 func encodeProperties(enc *jsontext.Encoder, s *Schema, e encoding) error {
@@ -275,18 +265,6 @@ func encodeProperties(enc *jsontext.Encoder, s *Schema, e encoding) error {
 		}
 	}
 	return enc.WriteToken(jsontext.EndObject)
-}
-
-// stringList reads a list of strings; ok is false for anything else.
-func stringList(raw jsontext.Value) ([]string, bool) {
-	var l []string
-	if raw.Kind() != '[' || jsonv2.Unmarshal(raw, &l) != nil {
-		return nil, false
-	}
-	if l == nil {
-		l = []string{}
-	}
-	return l, true
 }
 
 func writeStrings(enc *jsontext.Encoder, l []string) error {

@@ -4,18 +4,19 @@
 // detail walks follow. Every package that reads a schema reads this type,
 // and asks it each question through one helper.
 //
-// It keeps what a byte-for-byte reader needs and a general model loses:
-// numbers exactly as written (a bound of 9007199254740993 stays that), the
-// order members were written in (a model generates properties in the
-// author's order), and every keyword present, a keyword keel reads nowhere
-// or one whose value has the wrong JSON type included (kept raw in Other),
-// so a reader that must refuse what it cannot check sees it.
+// It keeps what a general model loses: numbers exactly as written (a bound
+// of 9007199254740993 stays that), the order members were written in (a
+// model generates properties in the author's order), and every keyword
+// present, a keyword keel reads nowhere or one whose value has the wrong
+// JSON type included (kept raw in Other), so a reader that must refuse what
+// it cannot check sees it. Written back, a schema read and not changed is
+// its compact text, but for strings, which are escaped minimally, and a
+// one-name type list, written as the name.
 package schemamodel
 
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math/big"
 	"slices"
@@ -74,6 +75,11 @@ type Schema struct {
 	Other []Member
 
 	order []string // the keywords as written, for encoding in that order
+
+	// applied holds the subschemas of the raw applicators in Other (see
+	// walk.go), read with the rest, by keyword, beside the text they were
+	// read from: a walk uses them while that text is still the keyword's.
+	applied map[string]applied
 }
 
 // Property is one member of "properties".
@@ -220,7 +226,7 @@ func (s *Schema) SetOther(name string, v jsontext.Value) {
 // its field, or raw into Other.
 func (s *Schema) SetKeyword(keyword string, v jsontext.Value) {
 	s.Delete(keyword)
-	if f, ok := fields[keyword]; ok && f.decode(s, v) {
+	if f, ok := fields[keyword]; ok && readRaw(f, s, v) {
 		return
 	}
 	s.SetOther(keyword, v)
@@ -341,6 +347,12 @@ func (s *Schema) Clone() *Schema {
 	c.Not = s.Not.Clone()
 	c.Other = slices.Clone(s.Other)
 	c.order = slices.Clone(s.order)
+	if s.applied != nil {
+		c.applied = map[string]applied{}
+		for k, a := range s.applied {
+			c.applied[k] = applied{a.raw, a.holder.Clone()}
+		}
+	}
 	return &c
 }
 
@@ -353,63 +365,6 @@ func cloneList(l []*Schema) []*Schema {
 		out[i] = s.Clone()
 	}
 	return out
-}
-
-// Parse reads a schema: an object or a boolean. Names must be unique and
-// the text valid UTF-8.
-func Parse(doc []byte) (*Schema, error) {
-	v := jsontext.Value(bytes.TrimSpace(doc))
-	if !v.IsValid() {
-		return nil, errors.New("the schema is not valid JSON")
-	}
-	return parse(v)
-}
-
-// UnmarshalJSON reads a schema as Parse does.
-func (s *Schema) UnmarshalJSON(b []byte) error {
-	p, err := Parse(b)
-	if err != nil {
-		return err
-	}
-	*s = *p
-	return nil
-}
-
-var errNotSchema = errors.New("the schema is not a JSON object or boolean")
-
-func parse(v jsontext.Value) (*Schema, error) {
-	switch v.Kind() {
-	case 't':
-		return True(), nil
-	case 'f':
-		return False(), nil
-	case '{':
-	default:
-		return nil, errNotSchema
-	}
-	s := &Schema{}
-	dec := jsontext.NewDecoder(bytes.NewReader(v))
-	if _, err := dec.ReadToken(); err != nil {
-		return nil, err
-	}
-	for dec.PeekKind() != '}' {
-		tok, err := dec.ReadToken()
-		if err != nil {
-			return nil, err
-		}
-		name := tok.String()
-		raw, err := dec.ReadValue()
-		if err != nil {
-			return nil, err
-		}
-		raw = raw.Clone()
-		s.order = append(s.order, name)
-		if f, ok := fields[name]; ok && f.decode(s, raw) {
-			continue
-		}
-		s.Other = append(s.Other, Member{name, raw})
-	}
-	return s, nil
 }
 
 // MarshalJSON writes s with its keywords in the order Keywords gives, and

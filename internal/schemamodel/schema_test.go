@@ -32,7 +32,7 @@ func encode(t *testing.T, s *schemamodel.Schema) string {
 	return string(b)
 }
 
-// A schema reads and writes back byte for byte (compact): member order,
+// A schema reads and writes back as its compact text: member order,
 // numbers as written, keywords keel reads nowhere and values of the wrong
 // JSON type all kept where they were.
 func TestRoundTripKeepsEveryByte(t *testing.T) {
@@ -208,6 +208,26 @@ func TestWalkReachesEverySubschema(t *testing.T) {
 	}
 }
 
+// A walk follows a raw applicator as it is now, not as it was read, and
+// reaches the bottom of raw applicators nested as deep as JSON is read.
+func TestWalkFollowsChangesAndDeepNesting(t *testing.T) {
+	s := mustParse(t, `{"$defs":{"a":{}}}`)
+	s.SetOther("$defs", jsontext.Value(`{"z":{"if":{}}}`))
+	var got []string
+	s.Walk(func(_ *schemamodel.Schema, ptr jsontext.Pointer) { got = append(got, string(ptr)) })
+	if want := []string{"", "/$defs/z", "/$defs/z/if"}; !slices.Equal(got, want) {
+		t.Errorf("walked %q, want %q", got, want)
+	}
+	const depth = 3000 // jsontext reads at most 10000 levels
+	deep := strings.Repeat(`{"$defs":{"d":`, depth) + `{}` + strings.Repeat(`}}`, depth)
+	s = mustParse(t, deep)
+	n := 0
+	s.Walk(func(*schemamodel.Schema, jsontext.Pointer) { n++ })
+	if n != depth+1 {
+		t.Errorf("walked %d schemas, want %d", n, depth+1)
+	}
+}
+
 func TestTypes(t *testing.T) {
 	ts := schemamodel.Types{"string", "null"}
 	if !ts.Has("null") || ts.Is("string") || !ts.Admits("string") || ts.Admits("integer") {
@@ -219,4 +239,38 @@ func TestTypes(t *testing.T) {
 	if w := ts.Without("null"); !w.Is("string") || (schemamodel.Types{"null"}).Without("null") != nil {
 		t.Errorf("Without: %q", w)
 	}
+}
+
+// Any input reads without a panic or is refused; what reads writes back as
+// valid JSON that reads again to the same text, its clone and canonical
+// forms encode, and a walk visits it.
+func FuzzParse(f *testing.F) {
+	for _, s := range []string{`{"type":["string"],"description":"\u0041<&>"}`, `{"properties":{"a":{"items":[true,{"not":false}]}}}`,
+		`{"$defs":{"x":{"if":{"const":[1,{"b":2.50}]}}},"enum":[null],"minimum":-0,"type":[]}`, `true`, `{"a":1,"a":2}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, doc []byte) {
+		s, err := schemamodel.Parse(doc)
+		if err != nil {
+			return
+		}
+		out, err := s.MarshalJSON()
+		if err != nil || !jsontext.Value(out).IsValid() {
+			t.Fatalf("%s wrote %s (%v)", doc, out, err)
+		}
+		again, err := schemamodel.Parse(out)
+		if err != nil {
+			t.Fatalf("%s wrote %s, which does not read: %v", doc, out, err)
+		}
+		if back, _ := again.MarshalJSON(); !bytes.Equal(back, out) {
+			t.Fatalf("%s wrote %s, then %s", doc, out, back)
+		}
+		if c, _ := s.Clone().MarshalJSON(); !bytes.Equal(c, out) {
+			t.Fatalf("the clone of %s wrote %s", out, c)
+		}
+		if !jsontext.Value(s.Canonical(true)).IsValid() {
+			t.Fatalf("canonical form of %s is not JSON", out)
+		}
+		s.Walk(func(*schemamodel.Schema, jsontext.Pointer) {})
+	})
 }

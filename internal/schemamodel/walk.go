@@ -30,7 +30,12 @@ func (s *Schema) walk(ptr jsontext.Pointer, fn func(*Schema, jsontext.Pointer)) 
 	for _, kw := range s.Keywords() {
 		at := ptr.AppendToken(kw)
 		if raw, ok := s.OtherValue(kw); ok {
-			walkRaw(raw, rawApplicators[kw], at, fn)
+			shape := rawApplicators[kw]
+			if a, ok := s.applied[kw]; ok && sameText(a.raw, raw) {
+				a.holder.walkHeld(shape, at, fn)
+			} else if holder := newReader(raw).applicator(shape); holder != nil {
+				holder.walkHeld(shape, at, fn)
+			}
 			continue
 		}
 		switch kw {
@@ -52,27 +57,32 @@ func (s *Schema) walk(ptr jsontext.Pointer, fn func(*Schema, jsontext.Pointer)) 
 	}
 }
 
-// walkRaw walks the subschemas a raw applicator of the given shape holds:
-// '{' an object of schemas, '[' a list of them, 's' one; 0 none.
-func walkRaw(raw jsontext.Value, shape byte, ptr jsontext.Pointer, fn func(*Schema, jsontext.Pointer)) {
+// applied is a raw applicator's subschemas (in holder: Not for one,
+// Properties for an object of them, AllOf for a list) and the text they
+// were read from.
+type applied struct {
+	raw    jsontext.Value
+	holder *Schema
+}
+
+// sameText reports whether a and b are one slice of one text: the value
+// the subschemas were read from is still the keyword's.
+func sameText(a, b jsontext.Value) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
+}
+
+// walkHeld walks the subschemas s holds as a holder of the given shape.
+func (s *Schema) walkHeld(shape byte, ptr jsontext.Pointer, fn func(*Schema, jsontext.Pointer)) {
 	switch shape {
 	case 's':
-		if sub, err := parse(raw); err == nil {
-			sub.walk(ptr, fn)
-		}
+		s.Not.walk(ptr, fn)
 	case '{':
-		var holder Schema
-		if decodeProperties(&holder, raw) {
-			for _, p := range holder.Properties {
-				p.Schema.walk(ptr.AppendToken(p.Name), fn)
-			}
+		for _, p := range s.Properties {
+			p.Schema.walk(ptr.AppendToken(p.Name), fn)
 		}
 	case '[':
-		var holder Schema
-		if listField(func(s *Schema) *[]*Schema { return &s.AllOf }).decode(&holder, raw) {
-			for i, sub := range holder.AllOf {
-				sub.walk(ptr.AppendToken(strconv.Itoa(i)), fn)
-			}
+		for i, sub := range s.AllOf {
+			sub.walk(ptr.AppendToken(strconv.Itoa(i)), fn)
 		}
 	}
 }

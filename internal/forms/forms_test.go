@@ -1,0 +1,35 @@
+package forms_test
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/keelgen/keel/internal/forms"
+)
+
+// Any schema document goes through every form without a panic; what a
+// form writes is JSON.
+func FuzzForms(f *testing.F) {
+	for _, s := range []string{`{"type":"object","properties":{"a":{"type":"string","const":"x"},"b":{"anyOf":[{"type":"null"}]}}}`,
+		`{"type":"object","properties":{"m":{"type":"object","additionalProperties":{"type":"string"}}},"minItems":"2"}`,
+		`{"properties":{"e":{"enum":[1,null],"uniqueItems":true,"items":[true]},"f":false}}`, `true`, `{"type":7,"required":[1]}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, doc []byte) {
+		check := func(form string, out json.RawMessage) {
+			if out != nil && !jsontext.Value(out).IsValid() {
+				t.Fatalf("%s of %s wrote %s, which is not JSON", form, doc, out)
+			}
+		}
+		out, _, _ := forms.OpenAIStrict(doc)
+		check("OpenAIStrict", out)
+		out, _, _ = forms.AnthropicStrict(doc)
+		check("AnthropicStrict", out)
+		out, _, _ = forms.OllamaSafe(doc)
+		check("OllamaSafe", out)
+		out, _, _ = forms.NovaPlain(doc)
+		check("NovaPlain", out)
+	})
+}
