@@ -73,7 +73,42 @@ func emitShapes(f *jen.File, shapes []shapeCheck) {
 
 // emitCall prints the handler type of the tools that share one argument
 // reader and one result writer, and the type of their calls: the handler,
-// its arguments, read and checked, then its result.
+// its arguments, read and checked, then its result. For the example's
+// lookup_incident it prints (TestEmitterDocsShowTheirOutput holds this to
+// the committed output):
+//
+//	// lookupIncidentArgsHandler is a handler with the reader of its arguments and the writer of its result.
+//	type lookupIncidentArgsHandler func(context.Context, example.LookupIncidentArgs) (example.Incident, error)
+//
+//	// Read reads and checks a call's arguments.
+//	func (h lookupIncidentArgsHandler) Read(d *wire.Decoder) (runtime.Call, error) {
+//		c := &lookupIncidentArgsCall{handler: h}
+//		if err := readLookupIncidentArgs(d, &c.args); err != nil {
+//			return nil, err
+//		}
+//		return c, nil
+//	}
+//
+//	// lookupIncidentArgsCall is one call: the handler, its arguments, then its result.
+//	type lookupIncidentArgsCall struct {
+//		handler lookupIncidentArgsHandler
+//		args    example.LookupIncidentArgs
+//		result  example.Incident
+//	}
+//
+//	// Arguments is the checked argument value, as the policy judges it.
+//	func (c *lookupIncidentArgsCall) Arguments() any {
+//		return &c.args
+//	}
+//
+//	func (c *lookupIncidentArgsCall) Run(ctx context.Context) (err error) {
+//		c.result, err = c.handler(ctx, c.args)
+//		return err
+//	}
+//
+//	func (c *lookupIncidentArgsCall) Result(e *wire.Encoder) error {
+//		return writeIncident(e, &c.result)
+//	}
 func emitCall(f *jen.File, c callPlan) {
 	for _, code := range []jen.Code{
 		jen.Commentf("%s is a handler with the reader of its arguments and the writer of its result.", c.handler),

@@ -243,6 +243,24 @@ func hintsCode(h runtime.Hints) jen.Code {
 }
 
 // toolSet is the executor's view: the static switch, the list, the lock.
+// After the switch, which depends on the names, it prints the same for
+// every set:
+//
+//	// Tools returns every tool, sorted by name, in a slice of the caller's own.
+//	func (toolSet) Tools() []*runtime.Tool {
+//		return slices.Clone(tools)
+//	}
+//
+//	// lockFS holds keel.lock.json and, once keelgen -sign has signed it,
+//	// keel.lock.json.sig.
+//	//
+//	//go:embed keel.lock*
+//	var lockFS embed.FS
+//
+//	// Lock returns the embedded lock and its signature (nil when unsigned).
+//	func (toolSet) Lock() (lock, signature []byte) {
+//		return runtime.EmbeddedLock(lockFS)
+//	}
 func toolSet(f *jen.File, pkg *model.Package) {
 	f.Add(lineComment("ToolSet is what the executor holds: the tools a model can call, selected\nby exact name with a static switch."))
 	f.Var().Id("ToolSet").Qual(runtimePkg, "ToolSet").Op("=").Id("toolSet").Values()
@@ -371,7 +389,18 @@ func bestByte(tools []*model.Tool, used []int) (int, map[byte][]*model.Tool) {
 	return bestPos, best
 }
 
-// entryPoints are what a harness calls.
+// entryPoints are what a harness calls; they print the same for every set:
+//
+//	// ModelTools is what the model sees: each tool's name, description and
+//	// parameters schema, sorted by name.
+//	func ModelTools() []runtime.ModelTool {
+//		return runtime.ModelTools(ToolSet)
+//	}
+//
+//	// NewExecutor returns an executor for ToolSet.
+//	func NewExecutor(opts ...runtime.Option) (*runtime.Executor, error) {
+//		return runtime.NewExecutor(ToolSet, opts...)
+//	}
 func entryPoints(f *jen.File) {
 	f.Add(lineComment("ModelTools is what the model sees: each tool's name, description and\nparameters schema, sorted by name."))
 	f.Func().Id("ModelTools").Params().Index().Qual(runtimePkg, "ModelTool").Block(
