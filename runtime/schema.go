@@ -5,8 +5,6 @@ import (
 	"fmt"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
-
-	"github.com/keelgen/keel/internal/schemamodel"
 )
 
 // noLoader refuses every URL: a schema can reach no file and no network.
@@ -20,20 +18,15 @@ func (noLoader) Load(url string) (any, error) {
 // tool's schema (JSON Schema 2020-12, formats asserted, nothing loaded).
 // keelgen runs it on every schema it writes.
 func CheckSchema(doc []byte) error {
-	_, _, err := compileSchema("check", doc)
+	_, err := compileSchema("check", doc)
 	return err
 }
 
-// compileSchema compiles one generated schema under a private URL, and
-// returns it with its typed reading, which the null and detail walks follow.
-func compileSchema(name string, doc []byte) (*jsonschema.Schema, *schemamodel.Schema, error) {
-	typed, err := schemamodel.Parse(doc)
-	if err != nil {
-		return nil, nil, fmt.Errorf("schema %s: %w", name, err)
-	}
+// compileSchema compiles one generated schema under a private URL.
+func compileSchema(name string, doc []byte) (*jsonschema.Schema, error) {
 	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(doc))
 	if err != nil {
-		return nil, nil, fmt.Errorf("schema %s: %w", name, err)
+		return nil, fmt.Errorf("schema %s: %w", name, err)
 	}
 	c := jsonschema.NewCompiler()
 	c.UseLoader(noLoader{})
@@ -41,11 +34,11 @@ func compileSchema(name string, doc []byte) (*jsonschema.Schema, *schemamodel.Sc
 	c.AssertFormat()
 	url := "keel:///" + name + ".json"
 	if err := c.AddResource(url, v); err != nil {
-		return nil, nil, fmt.Errorf("schema %s: %w", name, err)
+		return nil, fmt.Errorf("schema %s: %w", name, err)
 	}
 	s, err := c.Compile(url)
 	if err != nil {
-		return nil, nil, fmt.Errorf("schema %s: %w", name, err)
+		return nil, fmt.Errorf("schema %s: %w", name, err)
 	}
-	return s, typed, nil
+	return s, nil
 }

@@ -124,9 +124,15 @@ func (t *Tool) Info() ToolInfo {
 
 func (t *Tool) schemas() (in, out *jsonschema.Schema, err error) {
 	t.compileOnce.Do(func() {
-		t.input, t.inputDoc, t.compileErr = compileSchema(t.info.Name+"/input", t.info.InputSchema)
+		t.input, t.compileErr = compileSchema(t.info.Name+"/input", t.info.InputSchema)
 		if t.compileErr == nil {
-			t.output, _, t.compileErr = compileSchema(t.info.Name+"/output", t.info.OutputSchema)
+			t.output, t.compileErr = compileSchema(t.info.Name+"/output", t.info.OutputSchema)
+		}
+		if t.compileErr == nil { // the typed reading the null and detail walks follow
+			var err error
+			if t.inputDoc, err = schemamodel.Parse(t.info.InputSchema); err != nil {
+				t.compileErr = fmt.Errorf("schema %s/input: %w", t.info.Name, err)
+			}
 		}
 	})
 	return t.input, t.output, t.compileErr
