@@ -89,9 +89,12 @@ func (r *reader) since(start int64) jsontext.Value {
 // is not one.
 func (r *reader) schema() (*Schema, bool) {
 	switch r.dec.PeekKind() {
-	case 't', 'f':
-		b := r.token().Bool()
-		return &Schema{Bool: &b}, true
+	case 't':
+		r.token()
+		return True(), true
+	case 'f':
+		r.token()
+		return False(), true
 	case '{':
 	default:
 		r.skip()
