@@ -200,7 +200,9 @@ func (g *codecs) kindOf(t types.Type, n node, ptr string) (kind, bool) {
 }
 
 // checkKeywords reports every keyword of n that generated code does not
-// check, and every one it checks whose value it cannot read.
+// check, and every one it checks whose value it cannot read (keelgen's
+// metaschema check refuses such a value first; the planner does not rely
+// on it).
 func (g *codecs) checkKeywords(n node, ptr string) {
 	for _, k := range slices.Sorted(slices.Values(n.Keywords())) {
 		switch raw, unread := n.OtherValue(k); {
