@@ -372,8 +372,9 @@ func cloneList(l []*Schema) []*Schema {
 func (s *Schema) MarshalJSON() ([]byte, error) { return s.encode(encoding{}) }
 
 // Canonical is s with every object's members sorted and, if
-// withoutAnnotations, no annotation at any depth: equal for two schemas
-// that check the same, whatever their order and descriptions.
+// withoutAnnotations, no annotation in s or the subschemas of its fields
+// (a raw keyword's value is written as it is, sorted): equal for two
+// schemas that check the same, whatever their order and descriptions.
 func (s *Schema) Canonical(withoutAnnotations bool) []byte {
 	b, err := s.encode(encoding{sorted: true, noAnnotations: withoutAnnotations})
 	if err != nil { // unreachable: a parsed or built schema encodes
