@@ -3,6 +3,8 @@ package schemamodel
 import (
 	"bytes"
 	"errors"
+	"fmt"
+	"io"
 
 	"github.com/go-json-experiment/json/jsontext"
 )
@@ -25,8 +27,12 @@ func newReader(in []byte) *reader {
 // the text valid UTF-8.
 func Parse(doc []byte) (*Schema, error) {
 	in := bytes.Clone(bytes.TrimSpace(doc)) // the Other values are slices of it
-	if !jsontext.Value(in).IsValid() {
-		return nil, errors.New("the schema is not valid JSON")
+	check := jsontext.NewDecoder(bytes.NewReader(in))
+	if _, err := check.ReadValue(); err != nil {
+		return nil, fmt.Errorf("the schema is not valid JSON: %w", err)
+	}
+	if _, err := check.ReadToken(); err != io.EOF {
+		return nil, errors.New("the schema is not valid JSON: text follows the value")
 	}
 	r := newReader(in)
 	s, ok := r.schema()

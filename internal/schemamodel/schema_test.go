@@ -93,10 +93,13 @@ func TestWrongTypesStayInOther(t *testing.T) {
 	}
 }
 
+// What is not one JSON object or boolean is refused, saying why.
 func TestParseRefuses(t *testing.T) {
-	for _, doc := range []string{`{"a":1,"a":2}`, `[]`, `"x"`, `{"a":`, "{\"a\":\"\xff\"}", ``} {
-		if _, err := schemamodel.Parse([]byte(doc)); err == nil {
-			t.Errorf("%q was read", doc)
+	for doc, why := range map[string]string{`{"a":1,"a":2}`: `duplicate object member name "a"`, `[]`: "not a JSON object or boolean",
+		`"x"`: "not a JSON object or boolean", `{"a":`: "unexpected EOF", "{\"a\":\"\xff\"}": "invalid UTF-8", ``: "EOF",
+		`{} {}`: "text follows the value"} {
+		if _, err := schemamodel.Parse([]byte(doc)); err == nil || !strings.Contains(err.Error(), why) {
+			t.Errorf("%q: %v, want an error saying %q", doc, err, why)
 		}
 	}
 }
