@@ -14,15 +14,25 @@ func dropOptionalNulls(doc any, s *schemamodel.Schema) {
 	}
 	switch v := doc.(type) {
 	case map[string]any:
-		for name, member := range v {
-			sub := s.Property(name)
-			if sub == nil {
-				sub = s.AdditionalProperties
-			} else if member == nil && !s.IsRequired(name) && !sub.AllowsNull() {
-				delete(v, name)
-				continue
+		// By the schema's properties, each looked up among the call's
+		// members: the work follows the schema, not a call's undeclared
+		// members (unless additionalProperties gives them a schema).
+		for _, p := range s.Properties {
+			member, sent := v[p.Name]
+			switch {
+			case !sent:
+			case member == nil && !s.IsRequired(p.Name) && !p.Schema.AllowsNull():
+				delete(v, p.Name)
+			default:
+				dropOptionalNulls(member, p.Schema)
 			}
-			dropOptionalNulls(member, sub)
+		}
+		if s.AdditionalProperties.IsObject() {
+			for name, member := range v {
+				if s.Property(name) == nil {
+					dropOptionalNulls(member, s.AdditionalProperties)
+				}
+			}
 		}
 	case []any:
 		for _, item := range v {

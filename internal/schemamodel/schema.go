@@ -18,6 +18,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math/big"
 	"slices"
 
@@ -481,7 +482,7 @@ func encodeValue(enc *jsontext.Encoder, v any) error {
 		if err := enc.WriteToken(jsontext.BeginObject); err != nil {
 			return err
 		}
-		for _, k := range sortedKeys(v) {
+		for _, k := range slices.Sorted(maps.Keys(v)) {
 			if err := enc.WriteToken(jsontext.String(k)); err != nil {
 				return err
 			}
@@ -496,13 +497,4 @@ func encodeValue(enc *jsontext.Encoder, v any) error {
 		return fmt.Errorf("schema value: %w", err)
 	}
 	return enc.WriteValue(b)
-}
-
-func sortedKeys(m map[string]any) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
 }
