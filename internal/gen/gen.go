@@ -16,7 +16,6 @@ import (
 	"io"
 	"maps"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -418,14 +417,21 @@ func lint(pkg *model.Package, schemas map[string]model.Schemas) []model.Diagnost
 	warn := func(t *model.Tool, format string, args ...any) {
 		out = append(out, model.Diagnostic{Pos: t.Pos, Message: "warning: " + t.Name + ": " + fmt.Sprintf(format, args...)})
 	}
+	// Each description is split into words once and each word looked up in
+	// a set: the work follows the text, not tools × identifiers.
+	exported := make(map[string]int, len(pkg.Exported))
+	for i, ident := range pkg.Exported {
+		exported[ident] = i
+	}
 	for _, t := range pkg.Tools {
+		said := words(t.Description)
 		params := map[string]bool{}
 		for _, p := range t.Params {
 			params[p.JSONName] = true
 			if p.Description == "" {
 				warn(t, "parameter %s has no description for the model; add //keel:param %s <what it is>", p.JSONName, p.Name)
 			}
-			if p.Name != p.JSONName && containsWord(t.Description, p.Name) {
+			if p.Name != p.JSONName && said[p.Name] {
 				warn(t, "the description names parameter %s, which the model knows as %s", p.Name, p.JSONName)
 			}
 		}
@@ -440,10 +446,15 @@ func lint(pkg *model.Package, schemas map[string]model.Schemas) []model.Diagnost
 				warn(t, "%s member %s has no description for the model; give its field a doc comment", side.name, ptr)
 			}
 		}
-		for _, ident := range pkg.Exported {
-			if ident != t.Func && containsWord(t.Description, ident) {
-				warn(t, "the description names the Go identifier %s, which the model does not know", ident)
+		var named []int // indices into pkg.Exported: warnings in its order
+		for w := range said {
+			if i, ok := exported[w]; ok && w != t.Func {
+				named = append(named, i)
 			}
+		}
+		slices.Sort(named)
+		for _, i := range named {
+			warn(t, "the description names the Go identifier %s, which the model does not know", pkg.Exported[i])
 		}
 	}
 	return out
@@ -479,9 +490,14 @@ func undescribed(schema []byte) []string {
 	return out
 }
 
-// containsWord reports whether word stands in text as a whole word.
-func containsWord(text, word string) bool {
-	return regexp.MustCompile(`\b` + regexp.QuoteMeta(word) + `\b`).MatchString(text)
+// words is the set of whole words of text: the longest runs of letters,
+// digits and underscores, the characters of a Go identifier.
+func words(text string) map[string]bool {
+	out := map[string]bool{}
+	for _, w := range strings.FieldsFunc(text, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '_' }) {
+		out[w] = true
+	}
+	return out
 }
 
 // targetWarnings reports, at each tool's directive, what a target provider
