@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
+	"net/netip"
 	"strings"
 	"testing"
 
@@ -121,5 +122,45 @@ func BenchmarkMillionDigitNumber(b *testing.B) {
 				e.Execute(context.Background(), runtime.ExecutionContext{}, call)
 			}
 		})
+	}
+}
+
+// A hand-bound tool reads netip's types as generated readers do: "" is no
+// address at all and a zone of any text can carry NUL or a line break, so
+// both are refused, before the handler.
+func TestHandBoundAddressesAreChecked(t *testing.T) {
+	ran := 0
+	set := keeltest.Set{List: []*runtime.Tool{runtime.NewTool(runtime.ToolInfo{Name: "ping", Version: "1", Effect: runtime.EffectRead, Description: "d",
+		InputSchema: json.RawMessage(`{"type":"object","properties":{"host":{"type":"string"},"net":{"type":"string"},"to":{"type":"string"}},` +
+			`"required":["host"],"additionalProperties":false}`),
+		OutputSchema: json.RawMessage(`{"type":"object"}`)},
+		runtime.Handle(func(context.Context, struct {
+			Host netip.Addr     `json:"host"`
+			Net  *netip.Prefix  `json:"net,omitempty"`
+			To   netip.AddrPort `json:"to,omitzero"`
+		}) (struct{}, error) {
+			ran++
+			return struct{}{}, nil
+		}))}}
+	e, err := runtime.NewExecutor(set, runtime.WithLogger(slog.New(slog.DiscardHandler)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for args, ok := range map[string]bool{
+		`{"host":"192.0.2.1"}`:                       true,
+		`{"host":"fe80::1%eth0","net":"10.0.0.0/8"}`: true,
+		`{"host":"::1","to":"[fe80::1%en0]:443"}`:    true,
+		`{"host":""}`:                                        false,
+		`{"host":"::1","net":""}`:                            false,
+		`{"host":"::1","to":""}`:                             false,
+		`{"host":"fe80::1%\u0000\nrm -rf /"}`:                false,
+		`{"host":"::1","to":"[fe80::1%a b]:443"}`:            false,
+		`{"host":"fe80::1%` + strings.Repeat("x", 65) + `"}`: false,
+	} {
+		before := ran
+		r := e.Execute(context.Background(), runtime.ExecutionContext{}, runtime.ToolCall{ID: "h", Name: "ping", Arguments: json.RawMessage(args)})
+		if r.OK != ok || (!ok && (r.Code() != runtime.CodeInvalidArguments || ran != before)) {
+			t.Errorf("%s: ok=%v %+v (handler runs %d)", args, r.OK, r.Error, ran-before)
+		}
 	}
 }

@@ -24,7 +24,7 @@ const (
 	// at a character boundary.
 	MaxProgressMessage = 200
 	// ProgressInterval is the least time between two reports delivered; a
-	// report in between is dropped, except the one that says done.
+	// report in between is dropped, except the first that says done.
 	ProgressInterval = 100 * time.Millisecond
 )
 
@@ -36,6 +36,7 @@ type progressSink struct {
 	mu      sync.Mutex // held while sending: reports arrive in order, none after stop
 	last    time.Time
 	done    float64
+	final   bool // a report that says done was delivered: the next ones wait their interval
 	stopped bool
 }
 
@@ -70,10 +71,13 @@ func ReportProgress(ctx context.Context, done, total float64, message string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	now := time.Now()
-	if s.stopped || done < s.done || (!final && !s.last.IsZero() && now.Sub(s.last) < ProgressInterval) {
+	// Only the first report that says done skips the interval: a handler
+	// that says (1, 1) in a loop must not flood the caller.
+	skip := final && !s.final
+	if s.stopped || done < s.done || (!skip && !s.last.IsZero() && now.Sub(s.last) < ProgressInterval) {
 		return
 	}
-	s.last, s.done = now, done
+	s.last, s.done, s.final = now, done, s.final || final
 	s.send(Progress{Done: done, Total: total, Message: boundMessage(message)})
 }
 

@@ -34,3 +34,22 @@ func TestReportProgress(t *testing.T) {
 		t.Fatalf("a long message came as %d bytes: %q", len(m), m)
 	}
 }
+
+// Only the first report that says done skips the interval: (1, 1) in a
+// loop delivered every one of 1,000 reports before.
+func TestProgressDoneDoesNotFlood(t *testing.T) {
+	delivered := 0
+	ctx, stop := runtime.WithProgress(context.Background(), func(runtime.Progress) { delivered++ })
+	defer stop()
+	start := time.Now()
+	for range 1000 {
+		runtime.ReportProgress(ctx, 1, 1, "done")
+	}
+	// However slow the machine, 1,000 calls in a loop span few intervals.
+	if limit := 1 + int(time.Since(start)/runtime.ProgressInterval) + 1; delivered > limit {
+		t.Fatalf("%d of 1,000 done reports delivered; at most %d fit the interval", delivered, limit)
+	}
+	if delivered < 1 {
+		t.Fatal("the first done report was not delivered")
+	}
+}

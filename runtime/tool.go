@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io/fs"
 	"slices"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/keelgen/keel/internal/schemamodel"
@@ -297,11 +299,37 @@ type typedHandler[A, R any] struct {
 }
 
 // strictDecode: exact-case names, unknown members and duplicates rejected,
-// invalid UTF-8 rejected, no float→int conversion (json v2 semantics).
+// invalid UTF-8 rejected, no float→int conversion (json v2 semantics); and
+// netip's types read as generated readers read them (never the zero value
+// for "", no zone of arbitrary text).
 var strictDecode = jsonv2.JoinOptions(
 	jsonv2.RejectUnknownMembers(true),
 	jsonv2.MatchCaseInsensitiveNames(false),
+	jsonv2.WithUnmarshalers(jsonv2.JoinUnmarshalers(
+		textUnmarshaler(wire.ParseAddr),
+		textUnmarshaler(wire.ParsePrefix),
+		textUnmarshaler(wire.ParseAddrPort),
+	)),
 )
+
+// textUnmarshaler reads a JSON string into a T with parse.
+func textUnmarshaler[T any](parse func(string) (T, error)) *jsonv2.Unmarshalers {
+	return jsonv2.UnmarshalFromFunc(func(dec *jsontext.Decoder, v *T) error {
+		tok, err := dec.ReadToken()
+		if err != nil {
+			return err
+		}
+		if tok.Kind() != '"' {
+			return errors.New("not a string")
+		}
+		x, err := parse(tok.String())
+		if err != nil {
+			return err
+		}
+		*v = x
+		return nil
+	})
+}
 
 // resultEncode keeps nil slices and maps as null, so a handler that forgot to
 // fill a required array fails the output schema instead of passing as [].

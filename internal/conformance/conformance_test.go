@@ -3,7 +3,6 @@ package conformance_test
 import (
 	"bytes"
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"log/slog"
@@ -228,7 +227,10 @@ func (o *oracleTool) check(t *testing.T, args []byte) {
 //   - a bound: a float that rounds onto or over the bound, so the value the
 //     handler would get breaks it;
 //   - "format": a leap second, which time.Time cannot hold;
-//   - "type": an integer written with a fraction or an exponent (2.0, 1e1).
+//   - "type": an integer written with a fraction or an exponent (2.0, 1e1);
+//   - "contentEncoding": base64 that is not strict (a line break);
+//   - "maxLength": a text over wire.MaxText (wire.MaxDuration) bytes for a
+//     parser keel does not own, where the member declares no maxLength.
 func documented(o *oracleTool, args []byte, details []runtime.Detail) string {
 	if len(details) != 1 {
 		return ""
@@ -263,9 +265,16 @@ func documented(o *oracleTool, args []byte, details []runtime.Detail) string {
 		// The validator takes contentEncoding as an annotation; the []byte
 		// the handler gets cannot hold text that is not base64.
 		if s, ok := valueAt(args, d.Pointer).(string); ok {
-			if _, err := base64.StdEncoding.DecodeString(s); err != nil {
-				return "text that is not base64, for a []byte"
+			if _, err := wire.Base64(s); err != nil {
+				return "text that is not strict base64 (RFC 4648: no line breaks), for a []byte"
 			}
+		}
+	case "maxLength":
+		// A text for a parser keel does not own (UnmarshalText,
+		// time.ParseDuration) is bounded where the schema says no maxLength.
+		_, declared := keywordAt(o.inputDoc, d.Pointer, "maxLength")
+		if s, ok := valueAt(args, d.Pointer).(string); ok && !declared && len(s) > wire.MaxDuration {
+			return "a text over keel's bound for a parser it does not own"
 		}
 	case "type":
 		if n, ok := valueAt(args, d.Pointer).(json.Number); ok && strings.ContainsAny(string(n), ".eE") {

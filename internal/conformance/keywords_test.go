@@ -11,6 +11,7 @@ import (
 	"github.com/keelgen/keel/internal/conformance/generated"
 	"github.com/keelgen/keel/internal/hostile"
 	"github.com/keelgen/keel/runtime"
+	"github.com/keelgen/keel/runtime/wire"
 )
 
 // keywordCases are, per tool, arguments that pass and arguments that fail
@@ -135,6 +136,21 @@ var keywordCases = []struct {
 	{generated.ToolTexts, `{"id":"1b4e28ba-2fa1-11d2-883f-0016d3cca427","price":"twelve"}`, "/price pattern"},
 	{generated.ToolTexts, `{"id":"1b4e28ba-2fa1-11d2-883f-0016d3cca427","owners":{"ops":"1b4e28ba-2fa1-11d2-883f-0016d3cca427"}}`, ""},
 	{generated.ToolTexts, `{"id":"1b4e28ba-2fa1-11d2-883f-0016d3cca427","owners":{"ops":"someone"}}`, "/owners format"}, // the key is the model's: the pointer stops at the map
+	// netip reads "" as no address at all, and any text as a zone; base64
+	// readers skip line breaks; a text for a parser keel does not own is
+	// bounded (a decimal parses in quadratic time) unless maxLength says more.
+	{generated.ToolTexts, `{"id":"1b4e28ba-2fa1-11d2-883f-0016d3cca427","addr":""}`, "/addr format"},
+	{generated.ToolTexts, `{"id":"1b4e28ba-2fa1-11d2-883f-0016d3cca427","net":""}`, "/net format"},
+	{generated.ToolTexts, `{"id":"1b4e28ba-2fa1-11d2-883f-0016d3cca427","hosts":[""]}`, "/hosts/0 format"},
+	{generated.ToolTexts, `{"id":"1b4e28ba-2fa1-11d2-883f-0016d3cca427","addr":"fe80::1%eth0"}`, ""},
+	{generated.ToolTexts, `{"id":"1b4e28ba-2fa1-11d2-883f-0016d3cca427","addr":"fe80::1%\u0000\nrm -rf /"}`, "/addr format"},
+	{generated.ToolTexts, `{"id":"1b4e28ba-2fa1-11d2-883f-0016d3cca427","addr":"fe80::1%eth 0"}`, "/addr format"},
+	{generated.ToolTexts, `{"id":"1b4e28ba-2fa1-11d2-883f-0016d3cca427","blob":"QUJD\nREVG"}`, "/blob contentEncoding"},
+	{generated.ToolTexts, `{"id":"1b4e28ba-2fa1-11d2-883f-0016d3cca427","blob":"QUJD\r\nREVG"}`, "/blob contentEncoding"},
+	{generated.ToolTexts, `{"id":"1b4e28ba-2fa1-11d2-883f-0016d3cca427","price":"` + strings.Repeat("9", wire.MaxText) + `"}`, ""},
+	{generated.ToolTexts, `{"id":"1b4e28ba-2fa1-11d2-883f-0016d3cca427","price":"` + strings.Repeat("9", wire.MaxText+1) + `"}`, "/price maxLength"},
+	{generated.ToolTexts, `{"id":"1b4e28ba-2fa1-11d2-883f-0016d3cca427","wait":"` + strings.Repeat("0", wire.MaxDuration-1) + `s"}`, ""},
+	{generated.ToolTexts, `{"id":"1b4e28ba-2fa1-11d2-883f-0016d3cca427","wait":"` + strings.Repeat("0", wire.MaxDuration) + `s"}`, "/wait maxLength"},
 	{generated.ToolCollections, `{"tags":["a"],"extra":{"any": [1, "thing"]}}`, ""},
 	{generated.ToolCollections, `{"tags":["a"],"page":2}`, ""},
 	{generated.ToolCollections, `{"tags":["a"],"page":0}`, "/page minimum"},

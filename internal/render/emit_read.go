@@ -31,6 +31,15 @@ func converted(conv, x jen.Code) jen.Code {
 	return jen.Add(conv).Parens(x)
 }
 
+// emitBound is the bound on a text's bytes before a parser keel does not
+// own reads it, when the member's maxLength does not bound it.
+func emitBound(f *codecFunc) []jen.Code {
+	if f.bound == "" {
+		return nil
+	}
+	return []jen.Code{ifErr(jen.Qual(wirePkg, "Bounded").Call(jen.Id("s"), jen.Qual(wirePkg, f.bound)))}
+}
+
 // decodeString is `s, err := d.String()` and its error check.
 func decodeString() []jen.Code {
 	return []jen.Code{jen.List(jen.Id("s"), jen.Err()).Op(":=").Add(jen.Id("d")).Dot("String").Call(), errReturn()}
@@ -64,6 +73,7 @@ func emitReadLeaf(f *codecFunc) []jen.Code {
 		body = append(body, set(jen.Id("f")))
 	case kDuration:
 		body = append(body, decodeString()...)
+		body = append(body, emitBound(f)...)
 		body = append(body, emitStringChecks(f.checks, jen.Id("s"))...)
 		body = append(body,
 			jen.List(jen.Id("x"), jen.Err()).Op(":=").Qual("time", "ParseDuration").Call(jen.Id("s")),
@@ -75,14 +85,22 @@ func emitReadLeaf(f *codecFunc) []jen.Code {
 		body = append(body, decodeString()...)
 		body = append(body, emitStringChecks(f.checks, jen.Id("s"))...)
 		body = append(body,
-			jen.List(jen.Id("b"), jen.Err()).Op(":=").Qual("encoding/base64", "StdEncoding").Dot("DecodeString").Call(jen.Id("s")),
-			jen.If(jen.Err().Op("!=").Nil()).Block(fail("contentEncoding")),
+			jen.List(jen.Id("b"), jen.Err()).Op(":=").Qual(wirePkg, "Base64").Call(jen.Id("s")),
+			errReturn(),
 			jen.Op("*").Id("v").Op("=").Id("b"))
 	case kText:
 		// The schema's string keywords first, then the type's own reading:
 		// what it refuses is a format failure, its error's text never shown.
 		body = append(body, decodeString()...)
+		body = append(body, emitBound(f)...)
 		body = append(body, emitStringChecks(f.checks, jen.Id("s"))...)
+		if f.parse != "" {
+			body = append(body,
+				jen.List(jen.Id("x"), jen.Err()).Op(":=").Qual(wirePkg, f.parse).Call(jen.Id("s")),
+				errReturn(),
+				jen.Op("*").Id("v").Op("=").Id("x"))
+			break
+		}
 		body = append(body, jen.If(jen.Err().Op(":=").Id("v").Dot("UnmarshalText").Call(jen.Index().Byte().Parens(jen.Id("s"))), jen.Err().Op("!=").Nil()).Block(
 			fail("format")))
 	case kTime:

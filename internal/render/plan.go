@@ -65,6 +65,8 @@ type codecFunc struct {
 	plain  bool     // writing: *v is the encoder's own type, no conversion
 	bits   int      // an integer's or a float's size
 	intLen bool     // int or uint: strconv.IntSize
+	bound  string   // reading text for a parser keel does not own: the wire constant bounding its bytes; "" when maxLength does
+	parse  string   // reading a text type: the wire function that parses it; "" for its UnmarshalText
 
 	// pointers, slices and maps
 	elem     string   // the element's (the pointee's, a value's) function

@@ -23,6 +23,10 @@ func (g *codecs) readLeaf(f *codecFunc, t types.Type, n node, ptr, hint string) 
 	switch k {
 	case kString, kDuration, kBytes, kText:
 		f.checks = g.stringChecks(n, ptr, hint)
+		f.bound = textBound(k, f.checks)
+		if k == kText {
+			f.parse = textParsers[qualifiedName(t)]
+		}
 	case kBool:
 		f.checks = boolChecks(n)
 	case kInt, kUint:
@@ -39,6 +43,36 @@ func (g *codecs) readLeaf(f *codecFunc, t types.Type, n node, ptr, hint string) 
 		g.onlyKeywords(n, ptr, "", "")
 	}
 	f.conv = g.convType(t)
+}
+
+// textBound is the wire constant bounding a text that goes to a parser keel
+// does not own (a type's UnmarshalText, time.ParseDuration), unless the
+// member's maxLength bounds it; base64 and plain strings keel reads itself,
+// in linear time.
+func textBound(k kind, checks []check) string {
+	for _, c := range checks {
+		if c.keyword == "maxLength" {
+			return ""
+		}
+	}
+	return map[kind]string{kText: "MaxText", kDuration: "MaxDuration"}[k]
+}
+
+// qualifiedName is "pkgpath.Name" of a named type, else "".
+func qualifiedName(t types.Type) string {
+	if n, ok := types.Unalias(t).(*types.Named); ok && n.Obj().Pkg() != nil {
+		return n.Obj().Pkg().Path() + "." + n.Obj().Name()
+	}
+	return ""
+}
+
+// textParsers read the standard library's text types that keel checks
+// beyond their UnmarshalText: netip reads "" as the zero value (no address
+// at all) and takes any text as an IPv6 zone.
+var textParsers = map[string]string{
+	"net/netip.Addr":     "ParseAddr",
+	"net/netip.Prefix":   "ParsePrefix",
+	"net/netip.AddrPort": "ParseAddrPort",
 }
 
 // onlyKeywords refuses keywords other than allowed on a value whose JSON

@@ -2522,6 +2522,9 @@ func readTextArgsID(d *wire.Decoder, v *uuid.UUID) error {
 	if err != nil {
 		return err
 	}
+	if err := wire.Bounded(s, wire.MaxText); err != nil {
+		return err
+	}
 	if err := wire.CheckFormat("uuid", s); err != nil {
 		return err
 	}
@@ -2536,9 +2539,14 @@ func readAddr(d *wire.Decoder, v *netip.Addr) error {
 	if err != nil {
 		return err
 	}
-	if err := v.UnmarshalText([]byte(s)); err != nil {
-		return wire.Fail("format")
+	if err := wire.Bounded(s, wire.MaxText); err != nil {
+		return err
 	}
+	x, err := wire.ParseAddr(s)
+	if err != nil {
+		return err
+	}
+	*v = x
 	return nil
 }
 
@@ -2556,9 +2564,14 @@ func readPrefix(d *wire.Decoder, v *netip.Prefix) error {
 	if err != nil {
 		return err
 	}
-	if err := v.UnmarshalText([]byte(s)); err != nil {
-		return wire.Fail("format")
+	if err := wire.Bounded(s, wire.MaxText); err != nil {
+		return err
 	}
+	x, err := wire.ParsePrefix(s)
+	if err != nil {
+		return err
+	}
+	*v = x
 	return nil
 }
 
@@ -2603,9 +2616,9 @@ func readTextArgsBlob(d *wire.Decoder, v *[]byte) error {
 	if wire.Length(s) > 16 {
 		return wire.Fail("maxLength")
 	}
-	b, err := base64.StdEncoding.DecodeString(s)
+	b, err := wire.Base64(s)
 	if err != nil {
-		return wire.Fail("contentEncoding")
+		return err
 	}
 	*v = b
 	return nil
@@ -2614,6 +2627,9 @@ func readTextArgsBlob(d *wire.Decoder, v *[]byte) error {
 func readTextArgsWait(d *wire.Decoder, v *time.Duration) error {
 	s, err := d.String()
 	if err != nil {
+		return err
+	}
+	if err := wire.Bounded(s, wire.MaxDuration); err != nil {
 		return err
 	}
 	if !patternTextArgsWait.MatchString(s) {
@@ -2639,6 +2655,9 @@ func readDecimalPointer(d *wire.Decoder, v **decimal.Decimal) error {
 func readDecimal(d *wire.Decoder, v *decimal.Decimal) error {
 	s, err := d.String()
 	if err != nil {
+		return err
+	}
+	if err := wire.Bounded(s, wire.MaxText); err != nil {
 		return err
 	}
 	if !patternDecimal.MatchString(s) {
