@@ -19,6 +19,7 @@ package cedarpolicy
 import (
 	"bytes"
 	"context"
+	"encoding"
 	"encoding/json"
 	"fmt"
 	"math/big"
@@ -28,9 +29,11 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/cedar-policy/cedar-go"
 	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/keelgen/keel/internal/schemamodel"
 	"github.com/keelgen/keel/runtime"
@@ -137,7 +140,7 @@ func (p *Policy) request(ctx context.Context, req runtime.PolicyRequest) (cedar.
 	// float32 member sent as 4999.9999 is 5000.
 	doc := req.Arguments
 	if req.Value != nil {
-		v, err := jsonv2.Marshal(req.Value)
+		v, err := jsonv2.Marshal(req.Value, valueForm)
 		if err != nil {
 			return cedar.Request{}, nil, fmt.Errorf("arguments: %w", err)
 		}
@@ -184,6 +187,24 @@ func (p *Policy) request(ctx context.Context, req runtime.PolicyRequest) (cedar.
 		}),
 	}, entities, nil
 }
+
+// valueForm writes the decoded arguments in the JSON form keel reads them
+// in: a time.Duration as its text ("2s"; json v2 has none by default, and
+// every call with one was denied), and a text type as its text, whatever
+// JSON methods it also has (a //keel:text type such as decimal.Decimal).
+// json v2 writes a nil pointer as null before either is called.
+var valueForm = jsonv2.WithMarshalers(jsonv2.JoinMarshalers(
+	jsonv2.MarshalToFunc(func(enc *jsontext.Encoder, d time.Duration) error {
+		return enc.WriteToken(jsontext.String(d.String()))
+	}),
+	jsonv2.MarshalToFunc(func(enc *jsontext.Encoder, t encoding.TextMarshaler) error {
+		text, err := t.MarshalText()
+		if err != nil {
+			return err
+		}
+		return enc.WriteToken(jsontext.String(string(text)))
+	}),
+))
 
 // jsonToCedar converts validated arguments, guided by the tool's input
 // schema: objects to records, arrays to sets, null members left out, and

@@ -15,6 +15,7 @@ import (
 	"github.com/keelgen/keel/cedarpolicy"
 	"github.com/keelgen/keel/example"
 	"github.com/keelgen/keel/generated"
+	confgen "github.com/keelgen/keel/internal/conformance/generated"
 	"github.com/keelgen/keel/runtime"
 	"github.com/keelgen/keel/runtime/keeltest"
 )
@@ -285,6 +286,39 @@ func TestCedarJudgesTheHandlersValue(t *testing.T) {
 		r := exec.Execute(context.Background(), carol, runtime.ToolCall{ID: "c", Name: "r", Arguments: json.RawMessage(args)})
 		if r.OK != allowed || (ran == 1) != allowed {
 			t.Errorf("%s: ok %v (handler runs %d), want allowed %v: %+v", args, r.OK, ran, allowed, r.Error)
+		}
+	}
+}
+
+// Cedar gets every text type in the JSON form keel reads it in: json v2
+// has no default form for a time.Duration, so every call that set one was
+// denied, even under a permit of everything.
+func TestCedarSeesEveryTextType(t *testing.T) {
+	set, err := cedarpolicy.LoadFiles(write(t, `permit (principal, action, resource);
+		forbid (principal, action, resource) when { context.args has wait && context.args.wait == "1h30m0s" };
+		forbid (principal, action, resource) when { context.args has price && context.args.price == "13.5" };
+		forbid (principal, action, resource) when { context.args has addr && context.args.addr == "192.0.2.66" };`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	exec, err := confgen.NewExecutor(runtime.WithPolicy(cedarpolicy.New(set, cedarpolicy.Options{})), runtime.WithLogger(slog.New(slog.DiscardHandler)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const id = `"id":"1b4e28ba-2fa1-11d2-883f-0016d3cca427"`
+	for args, allowed := range map[string]bool{
+		`{` + id + `,"wait":"2s"}`:         true,
+		`{` + id + `,"wait":"90m"}`:        false, // the handler's value, 1h30m0s
+		`{` + id + `,"price":"12.50"}`:     true,
+		`{` + id + `,"price":"13.50"}`:     false, // decimal's text of the value: 13.5
+		`{` + id + `,"addr":"192.0.2.1"}`:  true,
+		`{` + id + `,"addr":"192.0.2.66"}`: false,
+		`{` + id + `,"addr":"fe80::1%eth0","net":"10.0.0.0/8","hosts":["::1"],"level":"HIGH","blob":"aGVsbG8=",` +
+			`"owners":{"ops":"1b4e28ba-2fa1-11d2-883f-0016d3cca427"}}`: true,
+	} {
+		r := exec.Execute(context.Background(), carol, runtime.ToolCall{ID: "c", Name: confgen.ToolTexts, Arguments: json.RawMessage(args)})
+		if r.OK != allowed {
+			t.Errorf("%s: ok %v, want allowed %v: %+v", args, r.OK, allowed, r.Error)
 		}
 	}
 }
