@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -360,6 +361,68 @@ func TestSessionsPerPrincipal(t *testing.T) {
 	}
 	if r := post(t, srv.URL, initialize, as("mallory")); r.status != http.StatusOK {
 		t.Fatalf("mallory after her sessions' lifetime: %d %q", r.status, r.body)
+	}
+}
+
+// A burst of initializes cannot pass the caps: a slot is taken before a
+// session opens and given back if none does. Before, the cap was counted
+// before the session opened and recorded only after the reply, and a burst
+// of 48 slow initializes from one principal got 48 sessions against a cap
+// of 16.
+func TestSessionCapsHoldUnderABurst(t *testing.T) {
+	for _, c := range []struct {
+		name           string
+		global, per    int
+		token          bool
+		burst, allowed int
+	}{
+		{"per principal", 1000, 16, true, 48, 16},
+		{"global", 8, 8, false, 32, 8},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := exampleServer(t)
+			s.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+				return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+					if method == "initialize" {
+						time.Sleep(20 * time.Millisecond) // the window the race needs
+					}
+					return next(ctx, method, req)
+				}
+			})
+			opts := mcpserver.HTTPOptions{MaxSessions: c.global, MaxSessionsPerPrincipal: c.per}
+			hdr := map[string]string{}
+			if c.token {
+				opts.Verifier = func(context.Context, string, *http.Request) (*auth.TokenInfo, error) {
+					return &auth.TokenInfo{UserID: "mallory", Expiration: time.Now().Add(time.Hour)}, nil
+				}
+				hdr["Authorization"] = "Bearer mallory-token"
+			}
+			srv := serve(t, s, opts)
+			var opened, refused atomic.Int32
+			var wg sync.WaitGroup
+			for range c.burst {
+				wg.Go(func() {
+					r := post(t, srv.URL, initialize, hdr)
+					switch {
+					case r.status == http.StatusOK && r.header.Get("Mcp-Session-Id") != "":
+						opened.Add(1)
+					case r.status == http.StatusServiceUnavailable:
+						refused.Add(1)
+					default:
+						t.Errorf("initialize: %d %q", r.status, r.body)
+					}
+				})
+			}
+			wg.Wait()
+			if opened.Load() != int32(c.allowed) || refused.Load() != int32(c.burst-c.allowed) {
+				t.Fatalf("a burst of %d: %d sessions opened, %d refused; the cap is %d", c.burst, opened.Load(), refused.Load(), c.allowed)
+			}
+			// The refused requests gave their slots back: at the cap, still
+			// full; nothing leaked past it.
+			if r := post(t, srv.URL, initialize, hdr); r.status != http.StatusServiceUnavailable {
+				t.Fatalf("after the burst: %d %q", r.status, r.body)
+			}
+		})
 	}
 }
 

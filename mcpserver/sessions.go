@@ -25,6 +25,11 @@ type sessionCap struct {
 
 	mu       sync.Mutex
 	sessions map[string]sessionInfo // session id → who opened it, and when
+	// Slots taken by requests that may open a session and have not yet
+	// answered: counted with the live ones, so a burst cannot pass the caps
+	// between the check and the session's opening.
+	pending   int
+	pendingBy map[string]int
 }
 
 type sessionInfo struct {
@@ -51,27 +56,58 @@ func (c *sessionCap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if tok := auth.TokenInfoFromContext(r.Context()); tok != nil {
 		principal, known = tok.UserID, true
 	}
-	live, mine := c.count(principal)
-	if live >= c.max || (known && mine >= c.perUser) {
+	live, mine, ok := c.reserve(principal, known)
+	if !ok {
 		c.log.LogAttrs(r.Context(), slog.LevelWarn, "keel: session cap reached; new session refused",
 			slog.Int("live", live), slog.Int("principal_live", mine), slog.Bool("principal_cap", mine >= c.perUser))
 		w.Header().Set("Retry-After", "1")
 		http.Error(w, "Service Unavailable", http.StatusServiceUnavailable)
 		return
 	}
-	c.next.ServeHTTP(&sessionRecorder{ResponseWriter: w, c: c, principal: principal}, r)
+	rec := &sessionRecorder{ResponseWriter: w, c: c, principal: principal}
+	defer rec.release() // the slot is the session's if one opened, else freed
+	c.next.ServeHTTP(rec, r)
 }
 
-// count drops what the server no longer holds and closes sessions past
-// their lifetime, then counts the live sessions, and those of principal.
-func (c *sessionCap) count(principal string) (live, mine int) {
+// reserve takes a slot for a request that may open a session, when the
+// live and pending sessions, all of them and principal's (when known), are
+// under their caps: checked and taken under one lock.
+func (c *sessionCap) reserve(principal string, known bool) (live, mine int, ok bool) {
 	held := map[string]*mcp.ServerSession{}
 	for ss := range c.server.Sessions() {
 		held[ss.ID()] = ss
 	}
-	now := time.Now()
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	recorded, mine := c.count(held, principal)
+	// A session the server holds but keel has not recorded is one a
+	// pending request is opening: counted once, with the pending.
+	live = max(len(held), recorded+c.pending)
+	mine += c.pendingBy[principal]
+	if live >= c.max || (known && mine >= c.perUser) {
+		return live, mine, false
+	}
+	if c.pendingBy == nil {
+		c.pendingBy = map[string]int{}
+	}
+	c.pending++
+	c.pendingBy[principal]++
+	return live, mine, true
+}
+
+// unreserve gives back a slot reserve took; c.mu is held.
+func (c *sessionCap) unreserve(principal string) {
+	c.pending--
+	if c.pendingBy[principal]--; c.pendingBy[principal] == 0 {
+		delete(c.pendingBy, principal)
+	}
+}
+
+// count drops what the server no longer holds and closes sessions past
+// their lifetime, then counts the recorded sessions the server holds, and
+// those of principal; c.mu is held.
+func (c *sessionCap) count(held map[string]*mcp.ServerSession, principal string) (recorded, mine int) {
+	now := time.Now()
 	for id, s := range c.sessions {
 		ss, ok := held[id]
 		switch {
@@ -81,11 +117,14 @@ func (c *sessionCap) count(principal string) (live, mine int) {
 			delete(c.sessions, id)
 			delete(held, id)
 			go ss.Close()
-		case s.principal == principal:
-			mine++
+		default:
+			recorded++
+			if s.principal == principal {
+				mine++
+			}
 		}
 	}
-	return len(held), mine
+	return recorded, mine
 }
 
 // expired reports whether session id has lived past the lifetime, and then
@@ -109,7 +148,8 @@ func (c *sessionCap) expired(id string) bool {
 	return true
 }
 
-// sessionRecorder notes the session a response opens, and its principal.
+// sessionRecorder notes the session a response opens, and its principal,
+// moving its reserved slot to the session.
 type sessionRecorder struct {
 	http.ResponseWriter
 	c         *sessionCap
@@ -122,15 +162,19 @@ func (s *sessionRecorder) note() {
 		return
 	}
 	s.noted = true
+	s.c.mu.Lock()
+	defer s.c.mu.Unlock()
+	s.c.unreserve(s.principal)
 	if id := s.Header().Get("Mcp-Session-Id"); id != "" {
-		s.c.mu.Lock()
 		if s.c.sessions == nil {
 			s.c.sessions = map[string]sessionInfo{}
 		}
 		s.c.sessions[id] = sessionInfo{principal: s.principal, opened: time.Now()}
-		s.c.mu.Unlock()
 	}
 }
+
+// release frees the slot of a request that answered nothing.
+func (s *sessionRecorder) release() { s.note() }
 
 func (s *sessionRecorder) WriteHeader(code int) {
 	s.note()
