@@ -20,7 +20,8 @@ import (
 // own members and its params' members.
 
 // envelopeDuplicate reports whether a JSON-RPC body (one message or a batch)
-// names a member of a message or of its params twice. A body that does not
+// names a member twice: of a message, of its params, or of the params'
+// _meta (where keel/grant and keel/call_id travel). A body that does not
 // parse is the SDK's to answer.
 func envelopeDuplicate(body []byte) bool {
 	dec := jsontext.NewDecoder(bytes.NewReader(body), jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
@@ -30,20 +31,20 @@ func envelopeDuplicate(body []byte) bool {
 			return false
 		}
 		for dec.PeekKind() == '{' {
-			if objectDuplicate(dec, "params") {
+			if objectDuplicate(dec, "params", "_meta") {
 				return true
 			}
 		}
 		return false
 	case '{':
-		return objectDuplicate(dec, "params")
+		return objectDuplicate(dec, "params", "_meta")
 	}
 	return false
 }
 
 // objectDuplicate reads one object, reporting a member named twice in it
-// or, when nested is a member's name, in that member's object.
-func objectDuplicate(dec *jsontext.Decoder, nested string) bool {
+// or, along path, in the object of the member named path[0], and so on.
+func objectDuplicate(dec *jsontext.Decoder, path ...string) bool {
 	if _, err := dec.ReadToken(); err != nil { // {
 		return false
 	}
@@ -58,8 +59,8 @@ func objectDuplicate(dec *jsontext.Decoder, nested string) bool {
 			return true
 		}
 		seen[name] = true
-		if name == nested && nested != "" && dec.PeekKind() == '{' {
-			if objectDuplicate(dec, "") {
+		if len(path) > 0 && name == path[0] && dec.PeekKind() == '{' {
+			if objectDuplicate(dec, path[1:]...) {
 				return true
 			}
 			continue
@@ -72,13 +73,14 @@ func objectDuplicate(dec *jsontext.Decoder, nested string) bool {
 	return false
 }
 
-// paramsDuplicate reports a member named twice in a request's params.
+// paramsDuplicate reports a member named twice in a request's params or
+// in their _meta.
 func paramsDuplicate(params json.RawMessage) bool {
 	if len(params) == 0 {
 		return false
 	}
 	dec := jsontext.NewDecoder(bytes.NewReader(params), jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
-	return dec.PeekKind() == '{' && objectDuplicate(dec, "")
+	return dec.PeekKind() == '{' && objectDuplicate(dec, "_meta")
 }
 
 // envelopeCheck refuses, over HTTP, a POST whose envelope names a member
@@ -118,7 +120,8 @@ func (c envelopeCheck) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // refuseDuplicateParams makes, on a stream transport, a request whose params
 // name a member twice unreadable to the SDK, which answers it "Invalid
 // params." (the message's own members the transport's decoder already
-// merged; the params it keeps as sent).
+// merged; the params it keeps as sent). On stdio, envelopeReader has seen
+// the whole message first.
 func refuseDuplicateParams(ctx context.Context, msg jsonrpc.Message, log *slog.Logger) jsonrpc.Message {
 	req, ok := msg.(*jsonrpc.Request)
 	if !ok || !paramsDuplicate(req.Params) {

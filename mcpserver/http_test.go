@@ -441,6 +441,7 @@ func TestEnvelopeDuplicatesAreRefused(t *testing.T) {
 		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"lookup_incident","arguments":{"incident_id":"INC-001"},"arguments":{"incident_id":"INC-002"}}}`,
 		`{"jsonrpc":"2.0","id":2,"method":"tools/call","method":"tools/call","params":{"name":"lookup_incident","arguments":{"incident_id":"INC-001"}}}`,
 		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"x","name":"lookup_incident","arguments":{"incident_id":"INC-001"}}}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"lookup_incident","arguments":{"incident_id":"INC-001"},"_meta":{"keel/call_id":"a","keel/call_id":"b"}}}`,
 	} {
 		if r := post(t, srv.URL, body, hdr); r.status != http.StatusBadRequest || strings.Contains(r.body, "INC") {
 			t.Errorf("%s: %d %q", body, r.status, r.body)

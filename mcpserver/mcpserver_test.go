@@ -1,6 +1,7 @@
 package mcpserver_test
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -12,6 +13,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -387,5 +389,74 @@ func TestEveryHintOnTheWire(t *testing.T) {
 				t.Errorf("%s: %s missing from %s", tool.Info().Name, k, b)
 			}
 		}
+	}
+}
+
+// Over stdio's real framing, a message that names a member of its own, of
+// its params or of their _meta twice runs nothing: the SDK's decoder would
+// run the last "method" (ping, then tools/call), the last "params" and
+// the last "id". A request is answered "Invalid params." under its id; a
+// message whose id is named twice is answered by nothing, and the stream
+// goes on.
+func TestEnvelopeDuplicatesOverStdioFraming(t *testing.T) {
+	var ran atomic.Int32
+	set := counted(t, &ran)
+	s := mcpserver.New(set, quietExecutor(t, set), mcpserver.Options{})
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go s.Run(ctx, mcpserver.Transport(&mcp.IOTransport{Reader: inR, Writer: outW}, slog.New(slog.DiscardHandler)))
+	lines := bufio.NewScanner(outR)
+	send := func(msg string) {
+		t.Helper()
+		if _, err := io.WriteString(inW, msg+"\n"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	reply := func() map[string]any {
+		t.Helper()
+		if !lines.Scan() {
+			t.Fatal("no reply", lines.Err())
+		}
+		var m map[string]any
+		if err := json.Unmarshal(lines.Bytes(), &m); err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	send(initialize)
+	if r := reply(); r["error"] != nil {
+		t.Fatal(r)
+	}
+	send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	const call = `"params":{"name":"lookup_incident","arguments":{"incident_id":"INC-001"}}`
+	for i, msg := range []string{
+		`{"jsonrpc":"2.0","id":2,"method":"ping","method":"tools/call",` + call + `}`,
+		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"x"},` + call + `}`,
+		`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"lookup_incident","arguments":{"incident_id":"INC-001"},` +
+			`"_meta":{"keel/call_id":"a","keel/call_id":"b"}}}`,
+		"{\"jsonrpc\":\"2.0\",\n\"id\":5,\"method\":\"tools/call\",\n" + call + ",\"method\":\"tools/call\"}", // across lines
+		`{"jsonrpc":"2.0","method":"notifications/cancelled","method":"tools/call","id":6,` + call + `}`,
+	} {
+		send(msg)
+		r := reply()
+		e, _ := r["error"].(map[string]any)
+		if r["id"] != float64(i+2) || e == nil || e["code"] != float64(-32602) || e["message"] != "Invalid params." {
+			t.Errorf("%s: %v", msg, r)
+		}
+	}
+	send(`{"jsonrpc":"2.0","id":7,"id":8,"method":"tools/call",` + call + `}`) // no id to answer: nothing
+	send(`{"jsonrpc":"2.0","method":"notifications/initialized","params":{},"params":{}}`)
+	send(`{"jsonrpc":"2.0","id":9,"method":"ping"}`)
+	if r := reply(); r["id"] != float64(9) || r["error"] != nil {
+		t.Fatalf("the stream after refused messages: %v", r)
+	}
+	if ran.Load() != 0 {
+		t.Fatalf("%d handler runs for refused messages", ran.Load())
+	}
+	send(`{"jsonrpc":"2.0","id":10,"method":"tools/call",` + call + `}`)
+	if r := reply(); r["id"] != float64(10) || r["error"] != nil || ran.Load() != 1 {
+		t.Fatalf("a valid call after them: %v, %d runs", r, ran.Load())
 	}
 }

@@ -56,13 +56,17 @@ func sanitize(msg jsonrpc.Message, log *slog.Logger) jsonrpc.Message {
 }
 
 // Transport wraps t so that every protocol error the server writes says
-// only its code's fixed text; the detail goes to log. ServeStdio uses it;
-// use it for any other transport you serve a keel server on.
+// only its code's fixed text; the detail goes to log. A message that names
+// a member twice is refused: on an *mcp.StdioTransport or *mcp.IOTransport
+// any member of the message, its params or their _meta (the bytes are read
+// before the SDK merges them); on another transport, those of the params.
+// ServeStdio uses it; use it for any other transport you serve a keel
+// server on.
 func Transport(t mcp.Transport, log *slog.Logger) mcp.Transport {
 	if log == nil {
 		log = slog.Default()
 	}
-	return sanitizingTransport{t: t, log: log}
+	return sanitizingTransport{t: stdioFiltered(t, log), log: log}
 }
 
 type sanitizingTransport struct {
