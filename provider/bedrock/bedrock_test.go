@@ -156,3 +156,51 @@ func TestPlainSchemasForNova(t *testing.T) {
 		t.Errorf("a pattern said only in words: %+v", r)
 	}
 }
+
+// The SDK decodes a toolUse input into Go maps before keel sees it, with
+// encoding/json: a member named twice keeps its last value and a lone
+// surrogate becomes U+FFFD, so keel's refusal of both cannot apply on this
+// path (docs/providers.md says so). What keel still sees it refuses: an
+// input that is no object (an array, a string, a number, null, or none)
+// is invalid_arguments, and no handler runs.
+func TestConverseInputsKeelCanStillSee(t *testing.T) {
+	var reply string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"output":{"message":{"role":"assistant","content":[{"toolUse":{"toolUseId":"tu","name":"lookup_incident",`+reply+
+			`}}]}},"stopReason":"tool_use","usage":{"inputTokens":1,"outputTokens":1,"totalTokens":2},"metrics":{"latencyMs":1}}`)
+	}))
+	defer srv.Close()
+	client := bedrockruntime.New(bedrockruntime.Options{Region: "us-east-1", BaseEndpoint: aws.String(srv.URL),
+		Credentials: credentials.NewStaticCredentialsProvider("AKID", "SECRET", "")})
+	exec, err := generated.NewExecutor(runtime.WithLogger(slog.New(slog.DiscardHandler)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	use := func(input string) types.ToolUseBlock {
+		t.Helper()
+		reply = input
+		out, err := client.Converse(context.Background(), &bedrockruntime.ConverseInput{ModelId: aws.String("m"),
+			Messages: []types.Message{{Role: types.ConversationRoleUser, Content: []types.ContentBlock{&types.ContentBlockMemberText{Value: "hi"}}}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out.Output.(*types.ConverseOutputMemberMessage).Value.Content[0].(*types.ContentBlockMemberToolUse).Value
+	}
+	for _, input := range []string{`"input":["INC-001"]`, `"input":"INC-001"`, `"input":1`, `"input":null`, `"x":1`} {
+		r := exec.Execute(context.Background(), runtime.ExecutionContext{}, bedrock.ToolCall(use(input)))
+		if r.Code() != runtime.CodeInvalidArguments {
+			t.Errorf("%s: %s %+v", input, r.Code(), r.Error)
+		}
+	}
+	// What is lost: the SDK hands keel the last of two members and U+FFFD
+	// for a lone surrogate; other providers' raw bytes keel refuses.
+	call := bedrock.ToolCall(use(`"input":{"incident_id":"INC-002","incident_id":"INC-001"}`))
+	if string(call.Arguments) != `{"incident_id":"INC-001"}` {
+		t.Errorf("a duplicate member reached keel as %s; if the SDK now keeps the bytes, refuse it and update docs/providers.md", call.Arguments)
+	}
+	call = bedrock.ToolCall(use(`"input":{"incident_id":"INC-001\ud800"}`))
+	if !strings.Contains(string(call.Arguments), "\ufffd") {
+		t.Errorf("a lone surrogate reached keel as %q; if the SDK now keeps the bytes, refuse it and update docs/providers.md", call.Arguments)
+	}
+}
