@@ -164,3 +164,29 @@ func TestHandBoundAddressesAreChecked(t *testing.T) {
 		}
 	}
 }
+
+// A hand-bound []byte reads strict base64 (json v2's RFC 4648 reading), as
+// the generated reader now does: no line break is skipped.
+func TestHandBoundBase64IsStrict(t *testing.T) {
+	var got []byte
+	set := keeltest.Set{List: []*runtime.Tool{runtime.NewTool(runtime.ToolInfo{Name: "put", Version: "1", Effect: runtime.EffectRead, Description: "d",
+		InputSchema:  json.RawMessage(`{"type":"object","properties":{"blob":{"type":"string","contentEncoding":"base64"}},"required":["blob"],"additionalProperties":false}`),
+		OutputSchema: json.RawMessage(`{"type":"object"}`)},
+		runtime.Handle(func(_ context.Context, a struct {
+			Blob []byte `json:"blob"`
+		}) (struct{}, error) {
+			got = a.Blob
+			return struct{}{}, nil
+		}))}}
+	e, err := runtime.NewExecutor(set, runtime.WithLogger(slog.New(slog.DiscardHandler)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for args, ok := range map[string]bool{`{"blob":"QUJDREVG"}`: true, `{"blob":"QUJD\nREVG"}`: false, `{"blob":"QUJD\r\nREVG"}`: false, `{"blob":"QUJDREVG\n"}`: false} {
+		got = nil
+		r := e.Execute(context.Background(), runtime.ExecutionContext{}, runtime.ToolCall{ID: "h", Name: "put", Arguments: json.RawMessage(args)})
+		if r.OK != ok || (ok && string(got) != "ABCDEF") || (!ok && (r.Code() != runtime.CodeInvalidArguments || got != nil)) {
+			t.Errorf("%s: ok=%v %+v, handler got %q", args, r.OK, r.Error, got)
+		}
+	}
+}
