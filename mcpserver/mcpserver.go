@@ -22,6 +22,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"log/slog"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -44,6 +45,10 @@ type Options struct {
 	// Context gives each call its ExecutionContext. Nil means the zero
 	// ExecutionContext: read tools run, write tools need approval.
 	Context ContextFunc
+	// ProgressInterval is the least time between two progress
+	// notifications of one call (default runtime.ProgressInterval); reports
+	// in between are coalesced, the latest delivered when it ends.
+	ProgressInterval time.Duration
 }
 
 // Members of a tools/call request's _meta that keel reads. A client that
@@ -74,7 +79,7 @@ func New(set runtime.ToolSet, exec *runtime.Executor, opts Options) *mcp.Server 
 		}
 	}
 	s := mcp.NewServer(&mcp.Implementation{Name: opts.Name, Version: opts.Version}, nil)
-	h := &handler{exec: exec, context: opts.Context}
+	h := &handler{exec: exec, context: opts.Context, progressEvery: opts.ProgressInterval}
 	for _, t := range set.Tools() {
 		s.AddTool(Tool(t.Info()), h.call)
 	}
@@ -115,8 +120,9 @@ func Tool(info runtime.ToolInfo) *mcp.Tool {
 }
 
 type handler struct {
-	exec    *runtime.Executor
-	context ContextFunc
+	exec          *runtime.Executor
+	context       ContextFunc
+	progressEvery time.Duration // 0: the runtime's default
 }
 
 // call runs one tools/call through the executor.
@@ -139,9 +145,9 @@ func (h *handler) call(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Call
 		// The client asked to hear: a handler's runtime.ReportProgress becomes
 		// notifications/progress, bounded and rate-limited by the runtime.
 		var stop func()
-		ctx, stop = runtime.WithProgress(ctx, func(p runtime.Progress) {
+		ctx, stop = runtime.WithProgressInterval(ctx, func(p runtime.Progress) {
 			req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: token, Progress: p.Done, Total: p.Total, Message: p.Message})
-		})
+		}, h.progressEvery)
 		defer stop()
 	}
 	r := h.exec.Execute(ctx, ec, call)

@@ -23,8 +23,11 @@ const (
 	// MaxProgressMessage is a report's message in bytes; a longer one is cut
 	// at a character boundary.
 	MaxProgressMessage = 200
-	// ProgressInterval is the least time between two reports delivered; a
-	// report in between is dropped, except the first that says done.
+	// ProgressInterval is the default least time between two reports
+	// delivered. Reports in between are coalesced: the latest is delivered
+	// when the interval ends, or when the call ends, before its result.
+	// The first report that says done is delivered at once (with the
+	// report it supersedes, if one waits).
 	ProgressInterval = 100 * time.Millisecond
 )
 
@@ -32,53 +35,113 @@ type progressKey struct{}
 
 // progressSink is one call's reports on their way to the caller.
 type progressSink struct {
-	send    func(Progress)
-	mu      sync.Mutex // held while sending: reports arrive in order, none after stop
-	last    time.Time
-	done    float64
-	final   bool // a report that says done was delivered: the next ones wait their interval
-	stopped bool
+	send     func(Progress)
+	interval time.Duration
+	mu       sync.Mutex // held while sending: reports arrive in order, none after stop
+	last     time.Time
+	done     float64
+	final    bool        // a report that says done was delivered: the next ones wait their interval
+	waiting  *Progress   // the latest report inside the interval, not yet delivered
+	timer    *time.Timer // delivers waiting when the interval ends
+	stopped  bool
 }
 
 // WithProgress returns a context whose call delivers a handler's
 // ReportProgress to send (an MCP server sends notifications/progress with
-// it), and stop, after which nothing more is sent: call it when the call
-// has its result, since a handler's goroutine may outlive it. Give each call
-// its own: the rate limit is the call's.
+// it), at most one report per ProgressInterval; and stop, which delivers a
+// report still waiting and after which nothing more is sent: call it when
+// the call has its result and before you answer, since a handler's
+// goroutine may outlive it. Give each call its own: the rate limit is the
+// call's.
 func WithProgress(ctx context.Context, send func(Progress)) (context.Context, func()) {
+	return WithProgressInterval(ctx, send, ProgressInterval)
+}
+
+// WithProgressInterval is WithProgress with another least time between two
+// reports; zero or less is ProgressInterval (no value turns the limit off).
+func WithProgressInterval(ctx context.Context, send func(Progress), interval time.Duration) (context.Context, func()) {
 	if send == nil {
 		return ctx, func() {}
 	}
-	s := &progressSink{send: send}
-	return context.WithValue(ctx, progressKey{}, s), func() {
-		s.mu.Lock()
-		s.stopped = true
-		s.mu.Unlock()
+	if interval <= 0 {
+		interval = ProgressInterval
 	}
+	s := &progressSink{send: send, interval: interval}
+	return context.WithValue(ctx, progressKey{}, s), s.stop
 }
 
 // ReportProgress tells the caller how far the handler has got, when the
 // caller asked to hear (WithProgress); otherwise it does nothing and costs
-// a context lookup. Reports are rate-limited (ProgressInterval), a
-// message is cut to MaxProgressMessage bytes, and a report whose done is
-// not finite, negative or below the last one is dropped.
+// a context lookup. Reports are rate-limited (coalesced to the latest per
+// interval, none lost at the end), a message is cut to
+// MaxProgressMessage bytes, and a report whose done is not finite,
+// negative or below the last one is dropped.
 func ReportProgress(ctx context.Context, done, total float64, message string) {
 	s, _ := ctx.Value(progressKey{}).(*progressSink)
 	if s == nil || math.IsNaN(done) || math.IsInf(done, 0) || done < 0 || math.IsNaN(total) || math.IsInf(total, 0) || total < 0 {
 		return
 	}
-	final := total > 0 && done >= total
+	p := Progress{Done: done, Total: total, Message: boundMessage(message)}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.stopped || done < s.done {
+		return
+	}
+	s.done = done
 	now := time.Now()
 	// Only the first report that says done skips the interval: a handler
 	// that says (1, 1) in a loop must not flood the caller.
-	skip := final && !s.final
-	if s.stopped || done < s.done || (!skip && !s.last.IsZero() && now.Sub(s.last) < ProgressInterval) {
+	final := total > 0 && done >= total && !s.final
+	if final || s.last.IsZero() || now.Sub(s.last) >= s.interval {
+		s.flushLocked() // the report it supersedes, so none is lost
+		s.deliverLocked(p, now)
+		s.final = s.final || final
 		return
 	}
-	s.last, s.done, s.final = now, done, s.final || final
-	s.send(Progress{Done: done, Total: total, Message: boundMessage(message)})
+	s.waiting = &p
+	if s.timer == nil {
+		s.timer = time.AfterFunc(s.interval-now.Sub(s.last), s.tick)
+	}
+}
+
+// tick delivers the report waiting at the end of the interval.
+func (s *progressSink) tick() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.timer = nil
+	if !s.stopped {
+		s.flushLocked()
+	}
+}
+
+func (s *progressSink) stop() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.stopped {
+		return
+	}
+	s.flushLocked() // the last report arrives before the result
+	s.stopped = true
+	if s.timer != nil {
+		s.timer.Stop()
+		s.timer = nil
+	}
+}
+
+func (s *progressSink) flushLocked() {
+	if s.waiting != nil {
+		p := *s.waiting
+		s.waiting = nil
+		s.deliverLocked(p, time.Now())
+	}
+}
+
+func (s *progressSink) deliverLocked(p Progress, now time.Time) {
+	s.last = now
+	if p.Total > 0 && p.Done >= p.Total {
+		s.final = true
+	}
+	s.send(p)
 }
 
 func boundMessage(m string) string {

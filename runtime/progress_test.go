@@ -3,7 +3,9 @@ package runtime_test
 import (
 	"context"
 	"math"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -11,27 +13,70 @@ import (
 )
 
 // Reports reach the caller that asked, bounded and rate-limited: one per
-// interval, the final one always, none that goes back, none after stop;
-// without a caller that asked, ReportProgress does nothing.
+// interval, a report inside it coalesced (the latest delivered when the
+// interval ends), the first that says done at once, none that goes back,
+// none after stop; without a caller that asked, ReportProgress does
+// nothing.
 func TestReportProgress(t *testing.T) {
 	runtime.ReportProgress(context.Background(), 1, 2, "nobody listens") // must not panic or block
 
 	var got []runtime.Progress
 	ctx, stop := runtime.WithProgress(context.Background(), func(p runtime.Progress) { got = append(got, p) })
 	runtime.ReportProgress(ctx, 1, 10, "first")
-	runtime.ReportProgress(ctx, 2, 10, "too soon: dropped")
-	time.Sleep(runtime.ProgressInterval + 20*time.Millisecond)
+	runtime.ReportProgress(ctx, 2, 10, "too soon: superseded")
+	runtime.ReportProgress(ctx, 2.5, 10, "too soon: delivered when the interval ends")
+	time.Sleep(2*runtime.ProgressInterval + 20*time.Millisecond)
 	runtime.ReportProgress(ctx, 0.5, 10, "backwards: dropped")
 	runtime.ReportProgress(ctx, math.NaN(), 10, "not a number: dropped")
 	runtime.ReportProgress(ctx, 3, 10, strings.Repeat("é", 150)) // 300 bytes
 	runtime.ReportProgress(ctx, 10, 10, "done, however soon")
 	stop()
 	runtime.ReportProgress(ctx, 10, 10, "after stop: dropped")
-	if len(got) != 3 || got[0].Message != "first" || got[2].Message != "done, however soon" || got[2].Done != 10 {
-		t.Fatalf("reports %+v", got)
+	var messages []string
+	for _, p := range got {
+		messages = append(messages, p.Message)
 	}
-	if m := got[1].Message; len(m) > runtime.MaxProgressMessage || len(m) != 200 || !strings.HasPrefix(m, "é") {
+	if len(got) != 4 || got[0].Message != "first" || got[1].Message != "too soon: delivered when the interval ends" || got[1].Done != 2.5 ||
+		got[3].Message != "done, however soon" || got[3].Done != 10 {
+		t.Fatalf("reports %q", messages)
+	}
+	if m := got[2].Message; len(m) > runtime.MaxProgressMessage || len(m) != 200 || !strings.HasPrefix(m, "é") {
 		t.Fatalf("a long message came as %d bytes: %q", len(m), m)
+	}
+}
+
+// The conformance suite's case: reports 50 ms apart, under a 100 ms
+// interval, all reach the caller (the one inside the interval when the
+// interval ends), and a report still waiting when the call ends is
+// delivered by stop, before the result.
+func TestProgressIsCoalescedNotDropped(t *testing.T) {
+	var mu sync.Mutex
+	var got []float64
+	ctx, stop := runtime.WithProgress(context.Background(), func(p runtime.Progress) {
+		mu.Lock()
+		got = append(got, p.Done)
+		mu.Unlock()
+	})
+	for i := range 3 {
+		runtime.ReportProgress(ctx, float64(i), 10, "step")
+		time.Sleep(runtime.ProgressInterval / 2)
+	}
+	runtime.ReportProgress(ctx, 5, 10, "the last before the result")
+	stop()
+	mu.Lock()
+	defer mu.Unlock()
+	if len(got) < 3 || got[len(got)-1] != 5 || !slices.IsSorted(got) {
+		t.Fatalf("delivered %v: want at least three, in order, ending with the last report", got)
+	}
+	// The interval is an option; zero is the default, never no limit.
+	delivered := 0
+	ctx, stop = runtime.WithProgressInterval(context.Background(), func(runtime.Progress) { delivered++ }, 0)
+	for i := range 100 {
+		runtime.ReportProgress(ctx, float64(i), 1000, "")
+	}
+	stop()
+	if delivered > 3 {
+		t.Fatalf("a zero interval delivered %d of 100 reports sent at once", delivered)
 	}
 }
 
