@@ -190,3 +190,30 @@ func TestHandBoundBase64IsStrict(t *testing.T) {
 		}
 	}
 }
+
+// MCP makes a call's arguments optional, and models send null for none:
+// absent, empty, blank or null arguments are {}, so a tool whose schema
+// accepts {} runs (before, it was invalid_arguments, "unexpected EOF" in
+// the log); anything else that is not an object is still refused.
+func TestAbsentArgumentsAreAnEmptyObject(t *testing.T) {
+	ran := 0
+	set := keeltest.Set{List: []*runtime.Tool{runtime.NewTool(runtime.ToolInfo{Name: "ping", Version: "1", Effect: runtime.EffectRead, Description: "d",
+		InputSchema:  json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`),
+		OutputSchema: json.RawMessage(`{"type":"object"}`)},
+		runtime.Handle(func(context.Context, struct{}) (struct{}, error) { ran++; return struct{}{}, nil }))}}
+	e, err := runtime.NewExecutor(set, runtime.WithLogger(slog.New(slog.DiscardHandler)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range []json.RawMessage{nil, json.RawMessage(""), json.RawMessage(" \n"), json.RawMessage("null"), json.RawMessage(" null ")} {
+		before := ran
+		if r := e.Execute(context.Background(), runtime.ExecutionContext{}, runtime.ToolCall{ID: "a", Name: "ping", Arguments: args}); !r.OK || ran != before+1 {
+			t.Errorf("arguments %q: %+v", args, r.Error)
+		}
+	}
+	for _, args := range []string{"nul", "[]", `"x"`, "0", "null null"} {
+		if r := e.Execute(context.Background(), runtime.ExecutionContext{}, runtime.ToolCall{ID: "a", Name: "ping", Arguments: json.RawMessage(args)}); r.Code() != runtime.CodeInvalidArguments {
+			t.Errorf("arguments %q: %s", args, r.Code())
+		}
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
@@ -403,6 +404,12 @@ func (c *callRun) digest() string {
 // keywords on the Go values; a hand-bound tool's arguments are parsed
 // strictly, validated against the schema, then decoded.
 func (c *callRun) input() (Call, bool) {
+	if absent(c.call.Arguments) {
+		// MCP makes arguments optional and models send null for "none":
+		// the call is {} from here on, which a schema with a required
+		// member still refuses.
+		c.call.Arguments = emptyArguments
+	}
 	var call Call
 	var err error
 	if c.tool.compiled {
@@ -424,6 +431,20 @@ func (c *callRun) input() (Call, bool) {
 	}
 	return call, true
 }
+
+var emptyArguments = []byte(`{}`)
+
+// absent reports whether a call's arguments are none at all: empty, only
+// JSON whitespace, or null.
+func absent(args []byte) bool {
+	if len(args) > 0 && !isJSONSpace(args[0]) && args[0] != 'n' { // the usual call: one byte looked at
+		return false
+	}
+	trimmed := bytes.TrimFunc(args, func(r rune) bool { return r < utf8.RuneSelf && isJSONSpace(byte(r)) })
+	return len(trimmed) == 0 || string(trimmed) == "null"
+}
+
+func isJSONSpace(b byte) bool { return b == ' ' || b == '\t' || b == '\n' || b == '\r' }
 
 // validatedInput is input for a hand-bound tool (Handle).
 func (c *callRun) validatedInput() (Call, error) {

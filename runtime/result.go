@@ -42,8 +42,9 @@ type ToolCall struct {
 	ID string `json:"call_id"`
 	// Name selects the tool. It must match a registered tool name byte for byte.
 	Name string `json:"name"`
-	// Arguments must be a JSON object. Absent or empty arguments are not
-	// read as {}: they are invalid_arguments.
+	// Arguments must be a JSON object. Absent, blank or null arguments are
+	// read as {} (MCP makes them optional): a tool whose schema accepts {}
+	// runs, one with a required member refuses them as invalid_arguments.
 	Arguments json.RawMessage `json:"arguments"`
 }
 

@@ -225,3 +225,20 @@ func FuzzGeneratedAgainstSchema(f *testing.F) {
 		tools[names[int(tool)%len(names)]].check(t, args)
 	})
 }
+
+// Absent, empty, blank or null arguments are {} (MCP makes them optional):
+// a generated tool with a required member refuses them for that member.
+// runtime's TestAbsentArgumentsAreAnEmptyObject runs a tool that takes {}.
+func TestAbsentArgumentsMissARequiredMember(t *testing.T) {
+	tools := oracleTools(t)
+	for _, args := range []string{"", " \n", "null", " null "} {
+		var raw []byte
+		if args != "" {
+			raw = []byte(args)
+		}
+		r := tools[generated.ToolProbe].exec.Execute(context.Background(), runtime.ExecutionContext{}, runtime.ToolCall{ID: "a", Name: generated.ToolProbe, Arguments: raw})
+		if r.Code() != runtime.CodeInvalidArguments || len(r.Error.Details) != 1 || r.Error.Details[0].Pointer+" "+r.Error.Details[0].Keyword != "/incident_id required" {
+			t.Errorf("probe with arguments %q: %+v", args, r.Error)
+		}
+	}
+}
