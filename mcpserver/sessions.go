@@ -65,7 +65,7 @@ func (c *sessionCap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	rec := &sessionRecorder{ResponseWriter: w, c: c, principal: principal}
-	defer rec.release() // the slot is the session's if one opened, else freed
+	defer rec.note() // a request that answered nothing frees its slot here
 	c.next.ServeHTTP(rec, r)
 }
 
@@ -172,9 +172,6 @@ func (s *sessionRecorder) note() {
 		s.c.sessions[id] = sessionInfo{principal: s.principal, opened: time.Now()}
 	}
 }
-
-// release frees the slot of a request that answered nothing.
-func (s *sessionRecorder) release() { s.note() }
 
 func (s *sessionRecorder) WriteHeader(code int) {
 	s.note()

@@ -408,7 +408,7 @@ func (c *callRun) input() (Call, bool) {
 		// MCP makes arguments optional and models send null for "none":
 		// the call is {} from here on, which a schema with a required
 		// member still refuses.
-		c.call.Arguments = emptyArguments
+		c.call.Arguments = []byte(`{}`) // its own: a policy may hold it
 	}
 	var call Call
 	var err error
@@ -431,8 +431,6 @@ func (c *callRun) input() (Call, bool) {
 	}
 	return call, true
 }
-
-var emptyArguments = []byte(`{}`)
 
 // absent reports whether a call's arguments are none at all: empty, only
 // JSON whitespace, or null.

@@ -93,9 +93,8 @@ func ReportProgress(ctx context.Context, done, total float64, message string) {
 	// that says (1, 1) in a loop must not flood the caller.
 	final := total > 0 && done >= total && !s.final
 	if final || s.last.IsZero() || now.Sub(s.last) >= s.interval {
-		s.flushLocked() // the report it supersedes, so none is lost
-		s.deliverLocked(p, now)
-		s.final = s.final || final
+		s.flushLocked()         // the report it supersedes, so none is lost
+		s.deliverLocked(p, now) // marks final when p says done
 		return
 	}
 	s.waiting = &p

@@ -49,7 +49,7 @@ func ParseAddr(s string) (netip.Addr, error) {
 		return netip.Addr{}, Failf("format", "not an IP address")
 	}
 	if !plainZone(a.Zone()) {
-		return netip.Addr{}, Failf("format", "an IPv6 zone with a character outside letters, digits, '.', '_' and '-'")
+		return netip.Addr{}, errZone()
 	}
 	return a, nil
 }
@@ -72,9 +72,14 @@ func ParseAddrPort(s string) (netip.AddrPort, error) {
 		return netip.AddrPort{}, Failf("format", "not an IP address and port")
 	}
 	if !plainZone(ap.Addr().Zone()) {
-		return netip.AddrPort{}, Failf("format", "an IPv6 zone with a character outside letters, digits, '.', '_' and '-'")
+		return netip.AddrPort{}, errZone()
 	}
 	return ap, nil
+}
+
+// errZone is a new error each time: At writes its pointer into it.
+func errZone() error {
+	return Failf("format", "an IPv6 zone with a character outside letters, digits, '.', '_' and '-' or over 64 bytes")
 }
 
 // plainZone reports whether an IPv6 zone (an interface name such as eth0,
