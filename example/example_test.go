@@ -123,7 +123,6 @@ func TestValidationComesBeforePolicy(t *testing.T) {
 func TestBrokenOutputIsInvalidToolOutput(t *testing.T) {
 	e := newExecutor(t)
 	for name, inc := range map[string]example.Incident{
-		"nil evidence":      {IncidentID: "INC-900", Service: "s", Severity: "high", Symptom: "x", Evidence: nil},
 		"severity not enum": {IncidentID: "INC-901", Service: "s", Severity: "apocalyptic", Symptom: "x", Evidence: []string{}},
 		"bad id pattern":    {IncidentID: "INC-902", Service: "s", Severity: "low", Symptom: "x", Evidence: []string{}},
 	} {

@@ -275,9 +275,6 @@ func writeIncidentSeverity(e *wire.Encoder, v *string) error {
 }
 
 func writeIncidentEvidence(e *wire.Encoder, v *[]string) error {
-	if *v == nil {
-		return wire.Failf("type", "a nil slice is null, which the schema refuses")
-	}
 	e.ArrayStart()
 	for i := range *v {
 		e.Elem()

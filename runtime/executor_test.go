@@ -288,11 +288,10 @@ func TestPanicBecomesInternalError(t *testing.T) {
 
 func TestOutputIsValidated(t *testing.T) {
 	cases := map[string]echoResult{
-		"nil required slice": {Text: "hi", Tags: nil, Level: "low"},
-		"enum outside set":   {Text: "hi", Tags: []string{}, Level: "urgent"},
-		"NaN":                {Text: "hi", Tags: []string{}, Level: "low", Score: math.NaN()},
-		"+Inf":               {Text: "hi", Tags: []string{}, Level: "low", Score: math.Inf(1)},
-		"invalid UTF-8":      {Text: "h\xffi", Tags: []string{}, Level: "low"},
+		"enum outside set": {Text: "hi", Tags: []string{}, Level: "urgent"},
+		"NaN":              {Text: "hi", Tags: []string{}, Level: "low", Score: math.NaN()},
+		"+Inf":             {Text: "hi", Tags: []string{}, Level: "low", Score: math.Inf(1)},
+		"invalid UTF-8":    {Text: "h\xffi", Tags: []string{}, Level: "low"},
 	}
 	for name, res := range cases {
 		f := newFixture(t, runtime.EffectRead, func(context.Context, echoArgs) (echoResult, error) { return res, nil })
@@ -300,6 +299,18 @@ func TestOutputIsValidated(t *testing.T) {
 		if r.Code() != runtime.CodeInvalidToolOutput || r.Data != nil || f.handlerCalls.Load() != 1 {
 			t.Errorf("%s: %s", name, marshal(t, r))
 		}
+	}
+}
+
+// A hand-bound handler's nil slice is written as [] (json v2's default, as
+// generated writers do), so the required array is there.
+func TestHandBoundNilSliceIsAnEmptyArray(t *testing.T) {
+	f := newFixture(t, runtime.EffectRead, func(context.Context, echoArgs) (echoResult, error) {
+		return echoResult{Text: "hi", Tags: nil, Level: "low"}, nil
+	})
+	r := f.exec.Execute(context.Background(), runtime.ExecutionContext{}, call(`{"text":"hi"}`))
+	if want := `{"text":"hi","tags":[],"level":"low","score":0}`; !r.OK || string(r.Data) != want {
+		t.Fatalf("nil tags: %s, want data %s", marshal(t, r), want)
 	}
 }
 

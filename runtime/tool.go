@@ -331,13 +331,10 @@ func textUnmarshaler[T any](parse func(string) (T, error)) *jsonv2.Unmarshalers 
 	})
 }
 
-// resultEncode keeps nil slices and maps as null, so a handler that forgot to
-// fill a required array fails the output schema instead of passing as [].
-var resultEncode = jsonv2.JoinOptions(
-	jsonv2.FormatNilSliceAsNull(true),
-	jsonv2.FormatNilMapAsNull(true),
-	jsonv2.Deterministic(true),
-)
+// resultEncode writes a nil slice as [] and a nil map as {} (json v2's
+// default, and what generated writers do): a handler that found nothing
+// returns nil, as idiomatic Go does.
+var resultEncode = jsonv2.Deterministic(true)
 
 // validatedHandler is a Handler whose arguments the executor validates
 // against the schema before it decodes them (Handle's).

@@ -282,3 +282,45 @@ func Texts(ctx context.Context, args TextArgs) (TextArgs, error) {
 	Calls.Add(1)
 	return args, nil
 }
+
+// InventoryArgs ask for up to three pods.
+type InventoryArgs struct {
+	// Pods is how many pods to list.
+	Pods int `json:"pods,omitzero" jsonschema:"minimum=0,maximum=3"`
+}
+
+// Inventory is what an idiomatic Go handler returns when it found nothing:
+// nil slices and maps, required and optional alike.
+type Inventory struct {
+	// Pods are the pods found.
+	Pods []Pod `json:"pods"`
+	// Labels are the namespace's labels.
+	Labels map[string]string `json:"labels"`
+	// Digest is the listing's hash.
+	Digest []byte `json:"digest"`
+	// Notes are remarks, if any.
+	Notes []string `json:"notes,omitempty"`
+	// Owners map teams to people.
+	Owners map[string][]string `json:"owners,omitzero"`
+}
+
+// Pod is one listed pod; its labels are nil.
+type Pod struct {
+	// Name is the pod's name.
+	Name string `json:"name"`
+	// Labels are the pod's labels.
+	Labels map[string]string `json:"labels"`
+	// Ports are the ports it listens on.
+	Ports []int `json:"ports"`
+}
+
+// ListInventory lists pods whose collections were never filled.
+//
+//keel:tool name=inventory version=1.0 effect=read
+func ListInventory(ctx context.Context, args InventoryArgs) (Inventory, error) {
+	var inv Inventory
+	for i := range args.Pods {
+		inv.Pods = append(inv.Pods, Pod{Name: "pod-" + string(rune('a'+i))})
+	}
+	return inv, nil
+}

@@ -39,7 +39,7 @@ type oracleTool struct {
 }
 
 var strict = jsonv2.JoinOptions(jsonv2.RejectUnknownMembers(true), jsonv2.MatchCaseInsensitiveNames(false),
-	jsonv2.FormatNilSliceAsNull(true), jsonv2.FormatNilMapAsNull(true), jsonv2.Deterministic(true))
+	jsonv2.Deterministic(true))
 
 func echo[A any](args []byte) ([]byte, error) {
 	var a A
@@ -71,6 +71,7 @@ func oracleTools(t testing.TB) map[string]*oracleTool {
 		generated.ToolBatch:           {exec: conf, goValue: decodeOnly[conformance.BatchArgs]},
 		generated.ToolProbe:           {exec: conf, goValue: echo[conformance.ProbeArgs]},
 		generated.ToolTexts:           {exec: conf, goValue: echo[conformance.TextArgs]},
+		generated.ToolInventory:       {exec: conf, goValue: decodeOnly[conformance.InventoryArgs]},
 		examplegen.ToolLookupIncident: {exec: ex, goValue: decodeOnly[example.LookupIncidentArgs]},
 		examplegen.ToolCreateTicket:   {exec: ex, goValue: decodeOnly[examplegen.CreateTicketArgs]},
 	}

@@ -55,7 +55,8 @@ func emitWriteLeaf(f *codecFunc) []jen.Code {
 	case kDuration:
 		return writeString(jen.Id("s").Op(":=").Id("v").Dot("String").Call())
 	case kBytes:
-		return writeString(nilCheck(f.null, "byte slice"),
+		// A nil []byte is "", as json v2 writes it.
+		return writeString(
 			jen.Id("s").Op(":=").Qual("encoding/base64", "StdEncoding").Dot("EncodeToString").Call(jen.Op("*").Id("v")))
 	case kText:
 		// The type's own text, then the schema's string keywords on it.
@@ -71,8 +72,9 @@ func emitWriteLeaf(f *codecFunc) []jen.Code {
 	return append(body, jen.Return(jen.Nil()))
 }
 
-// nilCheck writes null for a nil pointer, slice or map the schema allows
-// null for, and refuses it otherwise.
+// nilCheck writes null for a nil pointer the schema allows null for, and
+// refuses it otherwise. (A nil slice or map is written as [] or {}, as json
+// v2 writes it: a handler that found nothing returns nil.)
 func nilCheck(null bool, what string) jen.Code {
 	if null {
 		return jen.If(jen.Op("*").Id("v").Op("==").Nil()).Block(jen.Id("e").Dot("Null").Call(), jen.Return(jen.Nil()))
@@ -82,7 +84,7 @@ func nilCheck(null bool, what string) jen.Code {
 }
 
 func emitWriteSlice(f *codecFunc) []jen.Code {
-	body := []jen.Code{nilCheck(f.null, "slice")}
+	var body []jen.Code
 	body = append(body, emitCountChecks(f.counts, jen.Len(jen.Op("*").Id("v")))...)
 	body = append(body, emitUnique(f.unique, jen.Op("*").Id("v"))...)
 	return append(body,
@@ -100,7 +102,7 @@ func emitWriteSlice(f *codecFunc) []jen.Code {
 }
 
 func emitWriteMap(f *codecFunc) []jen.Code {
-	body := []jen.Code{nilCheck(f.null, "map")}
+	var body []jen.Code
 	body = append(body, emitCountChecks(f.counts, jen.Len(jen.Op("*").Id("v")))...)
 	return append(body,
 		jen.Id("e").Dot("ObjectStart").Call(),

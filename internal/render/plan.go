@@ -57,7 +57,7 @@ type codecFunc struct {
 	write bool
 	typ   jen.Code // the Go type it reads or writes
 	kind  kind
-	null  bool // a pointer, slice or map: null reads as nil, nil writes null (else nil is refused)
+	null  bool // reading: null reads as nil (a pointer, slice or map); writing: a nil pointer writes null (else it is refused)
 
 	// leaf values
 	checks []check

@@ -23,10 +23,7 @@ func (g *codecs) writeLeaf(f *codecFunc, t types.Type, n node, ptr, hint string)
 		b, basic := types.Unalias(t).(*types.Basic)
 		f.plain = basic && b.Kind() == types.Float64
 		f.checks = g.floatChecks(n, f.bits, ptr)
-	case kBytes:
-		f.null = nullable(n)
-		f.checks = g.stringChecks(n, ptr, hint)
-	case kDuration, kText:
+	case kBytes, kDuration, kText:
 		f.checks = g.stringChecks(n, ptr, hint)
 	case kTime:
 		g.onlyKeywords(n, ptr, "date-time", "type", "format")
@@ -43,7 +40,7 @@ func (g *codecs) writePointer(f *codecFunc, t types.Type, n node, ptr, hint stri
 func (g *codecs) writeSlice(f *codecFunc, t types.Type, n node, ptr, hint string) {
 	g.checkContainer(n, kSlice, t, ptr)
 	elem := types.Unalias(t).Underlying().(*types.Slice).Elem()
-	f.elem, f.null = g.writer(elem, g.itemsNode(n, ptr), ptr+"/0", hint+"Item"), nullable(n)
+	f.elem = g.writer(elem, g.itemsNode(n, ptr), ptr+"/0", hint+"Item")
 	f.counts = countChecks(n, "minItems", "maxItems")
 	f.unique = g.uniqueCheck(n, elem, ptr)
 }
@@ -51,7 +48,7 @@ func (g *codecs) writeSlice(f *codecFunc, t types.Type, n node, ptr, hint string
 func (g *codecs) writeMap(f *codecFunc, t types.Type, n node, ptr, hint string) {
 	g.checkContainer(n, kMap, t, ptr)
 	m := types.Unalias(t).Underlying().(*types.Map)
-	f.elem, f.null = g.writer(m.Elem(), g.valuesNode(n, ptr), ptr+"/*", hint+"Value"), nullable(n)
+	f.elem = g.writer(m.Elem(), g.valuesNode(n, ptr), ptr+"/*", hint+"Value")
 	f.counts = countChecks(n, "minProperties", "maxProperties")
 }
 

@@ -52,6 +52,21 @@ var (
 		Page int
 	}(conformance.Paging{})
 	_ = struct {
+		Pods int
+	}(conformance.InventoryArgs{})
+	_ = struct {
+		Pods   []conformance.Pod
+		Labels map[string]string
+		Digest []byte
+		Notes  []string
+		Owners map[string][]string
+	}(conformance.Inventory{})
+	_ = struct {
+		Name   string
+		Labels map[string]string
+		Ports  []int
+	}(conformance.Pod{})
+	_ = struct {
 		Ratio  float64
 		Amount float64
 		Price  float64
@@ -165,6 +180,39 @@ func (c *collectionArgsCall) Run(ctx context.Context) (err error) {
 
 func (c *collectionArgsCall) Result(e *wire.Encoder) error {
 	return writeCollectionArgs(e, &c.result)
+}
+
+// inventoryArgsHandler is a handler with the reader of its arguments and the writer of its result.
+type inventoryArgsHandler func(context.Context, conformance.InventoryArgs) (conformance.Inventory, error)
+
+// Read reads and checks a call's arguments.
+func (h inventoryArgsHandler) Read(d *wire.Decoder) (runtime.Call, error) {
+	c := &inventoryArgsCall{handler: h}
+	if err := readInventoryArgs(d, &c.args); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// inventoryArgsCall is one call: the handler, its arguments, then its result.
+type inventoryArgsCall struct {
+	handler inventoryArgsHandler
+	args    conformance.InventoryArgs
+	result  conformance.Inventory
+}
+
+// Arguments is the checked argument value, as the policy judges it.
+func (c *inventoryArgsCall) Arguments() any {
+	return &c.args
+}
+
+func (c *inventoryArgsCall) Run(ctx context.Context) (err error) {
+	c.result, err = c.handler(ctx, c.args)
+	return err
+}
+
+func (c *inventoryArgsCall) Result(e *wire.Encoder) error {
+	return writeInventory(e, &c.result)
 }
 
 // numberArgsHandler is a handler with the reader of its arguments and the writer of its result.
@@ -929,9 +977,6 @@ func writeCollectionArgs(e *wire.Encoder, v *conformance.CollectionArgs) error {
 }
 
 func writeCollectionArgsTags(e *wire.Encoder, v *[]string) error {
-	if *v == nil {
-		return wire.Failf("type", "a nil slice is null, which the schema refuses")
-	}
 	if len(*v) < 1 {
 		return wire.Fail("minItems")
 	}
@@ -961,9 +1006,6 @@ func writeString(e *wire.Encoder, v *string) error {
 }
 
 func writeCollectionArgsScores(e *wire.Encoder, v *[]int) error {
-	if *v == nil {
-		return wire.Failf("type", "a nil slice is null, which the schema refuses")
-	}
 	e.ArrayStart()
 	for i := range *v {
 		e.Elem()
@@ -979,9 +1021,6 @@ func writeCollectionArgsScores(e *wire.Encoder, v *[]int) error {
 }
 
 func writeCollectionArgsLabels(e *wire.Encoder, v *map[string]string) error {
-	if *v == nil {
-		return wire.Failf("type", "a nil map is null, which the schema refuses")
-	}
 	e.ObjectStart()
 	// Sorted keys: the same result is the same bytes.
 	for _, k := range slices.Sorted(maps.Keys(*v)) {
@@ -1001,9 +1040,6 @@ func writeCollectionArgsLabels(e *wire.Encoder, v *map[string]string) error {
 }
 
 func writeCollectionArgsShares(e *wire.Encoder, v *map[string]conformance.Percent) error {
-	if *v == nil {
-		return wire.Failf("type", "a nil map is null, which the schema refuses")
-	}
 	e.ObjectStart()
 	// Sorted keys: the same result is the same bytes.
 	for _, k := range slices.Sorted(maps.Keys(*v)) {
@@ -1035,9 +1071,6 @@ func writePercent(e *wire.Encoder, v *conformance.Percent) error {
 }
 
 func writeCollectionArgsItems(e *wire.Encoder, v *[]conformance.Item) error {
-	if *v == nil {
-		return wire.Failf("type", "a nil slice is null, which the schema refuses")
-	}
 	e.ArrayStart()
 	for i := range *v {
 		e.Elem()
@@ -1122,6 +1155,159 @@ func writeCollectionArgsPage(e *wire.Encoder, v *int) error {
 		return wire.Fail("minimum")
 	}
 	e.Int(int64(x))
+	return nil
+}
+
+func readInventoryArgs(d *wire.Decoder, v *conformance.InventoryArgs) error {
+	if err := d.ObjectStart(); err != nil {
+		return err
+	}
+	var seen struct {
+		Pods bool
+	}
+	for d.More() {
+		name, err := d.Name()
+		if err != nil {
+			return err
+		}
+		switch string(name) {
+		case "pods":
+			if seen.Pods {
+				return wire.Duplicate()
+			}
+			seen.Pods = true
+			if d.Null() {
+				continue
+			}
+			if err := readInventoryArgsPods(d, &v.Pods); err != nil {
+				return wire.At(err, "pods")
+			}
+		default:
+			return wire.Unknown()
+		}
+	}
+	if err := d.End(); err != nil {
+		return err
+	}
+	return nil
+}
+
+func readInventoryArgsPods(d *wire.Decoder, v *int) error {
+	n, err := d.Int(strconv.IntSize)
+	if err != nil {
+		return err
+	}
+	x := int(n)
+	if x < 0 {
+		return wire.Fail("minimum")
+	}
+	if x > 3 {
+		return wire.Fail("maximum")
+	}
+	*v = x
+	return nil
+}
+
+func writeInventory(e *wire.Encoder, v *conformance.Inventory) error {
+	e.ObjectStart()
+	e.Member(`"pods":`)
+	if err := writeInventoryPods(e, &v.Pods); err != nil {
+		return wire.At(err, "pods")
+	}
+	e.Member(`"labels":`)
+	if err := writeCollectionArgsLabels(e, &v.Labels); err != nil {
+		return wire.At(err, "labels")
+	}
+	e.Member(`"digest":`)
+	if err := writeInventoryDigest(e, &v.Digest); err != nil {
+		return wire.At(err, "digest")
+	}
+	if len(v.Notes) > 0 {
+		m := e.Member("\"notes\":")
+		if err := writeInventoryNotes(e, &v.Notes); err != nil {
+			return wire.At(err, "notes")
+		}
+		e.OmitEmpty(m)
+	}
+	if v.Owners != nil {
+		e.Member(`"owners":`)
+		if err := writeInventoryOwners(e, &v.Owners); err != nil {
+			return wire.At(err, "owners")
+		}
+	}
+	e.ObjectEnd()
+	return nil
+}
+
+func writeInventoryPods(e *wire.Encoder, v *[]conformance.Pod) error {
+	e.ArrayStart()
+	for i := range *v {
+		e.Elem()
+		if err := writePod(e, &(*v)[i]); err != nil {
+			return wire.AtIndex(err, i)
+		}
+		if err := e.Cap(); err != nil {
+			return err
+		}
+	}
+	e.ArrayEnd()
+	return nil
+}
+
+func writePod(e *wire.Encoder, v *conformance.Pod) error {
+	e.ObjectStart()
+	e.Member(`"name":`)
+	if err := writeString(e, &v.Name); err != nil {
+		return wire.At(err, "name")
+	}
+	e.Member(`"labels":`)
+	if err := writeCollectionArgsLabels(e, &v.Labels); err != nil {
+		return wire.At(err, "labels")
+	}
+	e.Member(`"ports":`)
+	if err := writeCollectionArgsScores(e, &v.Ports); err != nil {
+		return wire.At(err, "ports")
+	}
+	e.ObjectEnd()
+	return nil
+}
+
+func writeInventoryDigest(e *wire.Encoder, v *[]byte) error {
+	s := base64.StdEncoding.EncodeToString(*v)
+	return e.String(s)
+}
+
+func writeInventoryNotes(e *wire.Encoder, v *[]string) error {
+	e.ArrayStart()
+	for i := range *v {
+		e.Elem()
+		if err := writeString(e, &(*v)[i]); err != nil {
+			return wire.AtIndex(err, i)
+		}
+		if err := e.Cap(); err != nil {
+			return err
+		}
+	}
+	e.ArrayEnd()
+	return nil
+}
+
+func writeInventoryOwners(e *wire.Encoder, v *map[string][]string) error {
+	e.ObjectStart()
+	// Sorted keys: the same result is the same bytes.
+	for _, k := range slices.Sorted(maps.Keys(*v)) {
+		if err := e.Key(string(k)); err != nil {
+			return err
+		}
+		x := (*v)[k]
+		if err := writeInventoryNotes(e, &x); err != nil {
+			return wire.AtKey(err)
+		}
+		if err := e.Cap(); err != nil {
+			return err
+		}
+	}
+	e.ObjectEnd()
 	return nil
 }
 
@@ -2796,9 +2982,6 @@ func writePrefix(e *wire.Encoder, v *netip.Prefix) error {
 }
 
 func writeTextArgsHosts(e *wire.Encoder, v *[]netip.Addr) error {
-	if *v == nil {
-		return wire.Failf("type", "a nil slice is null, which the schema refuses")
-	}
 	e.ArrayStart()
 	for i := range *v {
 		e.Elem()
@@ -2826,9 +3009,6 @@ func writeTextArgsLevel(e *wire.Encoder, v *conformance.Level) error {
 }
 
 func writeTextArgsBlob(e *wire.Encoder, v *[]byte) error {
-	if *v == nil {
-		return wire.Failf("type", "a nil byte slice is null, which the schema refuses")
-	}
 	s := base64.StdEncoding.EncodeToString(*v)
 	if wire.Length(s) > 16 {
 		return wire.Fail("maxLength")
@@ -2864,9 +3044,6 @@ func writeDecimal(e *wire.Encoder, v *decimal.Decimal) error {
 }
 
 func writeTextArgsOwners(e *wire.Encoder, v *map[string]uuid.UUID) error {
-	if *v == nil {
-		return wire.Failf("type", "a nil map is null, which the schema refuses")
-	}
 	e.ObjectStart()
 	// Sorted keys: the same result is the same bytes.
 	for _, k := range slices.Sorted(maps.Keys(*v)) {

@@ -18,13 +18,14 @@ const _ = runtime.IsAtLeastVersion0_4_0
 
 // SetDigest identifies this exact tool set: the set_digest of keel.lock.json.
 // The executor recomputes it from the embedded contracts before it accepts a call.
-const SetDigest = "sha256:cebbe7995827547614525fc0fc9721375d739d3bd24381990933755a27a7d7e1"
+const SetDigest = "sha256:2791cc13040fa2fcc21da52c6cbedf026e9f720acfaccfa9fbd0b5f67255e9ee"
 
 // Tool names. Harness code that names a tool by its constant stops compiling
 // when the tool is removed.
 const (
 	ToolBatch       = "batch"
 	ToolCollections = "collections"
+	ToolInventory   = "inventory"
 	ToolNumbers     = "numbers"
 	ToolProbe       = "probe"
 	ToolStrings     = "strings"
@@ -36,6 +37,7 @@ const (
 var (
 	_ func(context.Context, conformance.BatchArgs) (conformance.Count, error)               = conformance.Batch
 	_ func(context.Context, conformance.CollectionArgs) (conformance.CollectionArgs, error) = conformance.Collections
+	_ func(context.Context, conformance.InventoryArgs) (conformance.Inventory, error)       = conformance.ListInventory
 	_ func(context.Context, conformance.NumberArgs) (conformance.NumberArgs, error)         = conformance.Numbers
 	_ func(context.Context, conformance.ProbeArgs) (conformance.ProbeArgs, error)           = conformance.Probe
 	_ func(context.Context, conformance.StringArgs) (conformance.StringArgs, error)         = conformance.Strings
@@ -48,6 +50,8 @@ var (
 //go:embed schemas/batch.output.json
 //go:embed schemas/collections.input.json
 //go:embed schemas/collections.output.json
+//go:embed schemas/inventory.input.json
+//go:embed schemas/inventory.output.json
 //go:embed schemas/numbers.input.json
 //go:embed schemas/numbers.output.json
 //go:embed schemas/probe.input.json
@@ -78,6 +82,15 @@ var toolSpecs = [...]runtime.ToolSpec{
 			Description: "Returns its arguments.",
 		},
 		Handler: collectionArgsHandler(conformance.Collections),
+	},
+	{
+		Info: runtime.ToolInfo{
+			Name:        ToolInventory,
+			Version:     "1.0",
+			Effect:      runtime.EffectRead,
+			Description: "Lists pods whose collections were never filled.",
+		},
+		Handler: inventoryArgsHandler(conformance.ListInventory),
 	},
 	{
 		Info: runtime.ToolInfo{
@@ -134,14 +147,16 @@ func (toolSet) Lookup(name string) *runtime.Tool {
 		return tools[0]
 	case ToolCollections:
 		return tools[1]
-	case ToolNumbers:
+	case ToolInventory:
 		return tools[2]
-	case ToolProbe:
+	case ToolNumbers:
 		return tools[3]
-	case ToolStrings:
+	case ToolProbe:
 		return tools[4]
-	case ToolTexts:
+	case ToolStrings:
 		return tools[5]
+	case ToolTexts:
+		return tools[6]
 	default:
 		return nil
 	}

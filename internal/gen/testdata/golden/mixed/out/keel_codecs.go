@@ -211,9 +211,6 @@ func writeFloat64(e *wire.Encoder, v *float64) error {
 }
 
 func writeItemTags(e *wire.Encoder, v *[]string) error {
-	if *v == nil {
-		return wire.Failf("type", "a nil slice is null, which the schema refuses")
-	}
 	e.ArrayStart()
 	for i := range *v {
 		e.Elem()
@@ -614,9 +611,6 @@ func writeResults(e *wire.Encoder, v *in.Results) error {
 }
 
 func writeResultsItems(e *wire.Encoder, v *[]in.Item) error {
-	if *v == nil {
-		return wire.Failf("type", "a nil slice is null, which the schema refuses")
-	}
 	e.ArrayStart()
 	for i := range *v {
 		e.Elem()
