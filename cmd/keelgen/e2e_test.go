@@ -406,3 +406,58 @@ func TestMissingReflectorNamesTheFix(t *testing.T) {
 		t.Fatalf("after %q: %v\n%s", strings.Join(fix, " "), err, out)
 	}
 }
+
+// A handler that imports a library its module does not require yet (the
+// README's setup, then a decimal amount) gets a diagnostic at the import
+// that names the go get command, and that command fixes it.
+func TestMissingModuleNamesGoGet(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a module")
+	}
+	t.Parallel()
+	dir := testmod.New(t, map[string]string{"pay/pay.go": `package pay
+
+import (
+	"context"
+
+	"github.com/shopspring/decimal"
+)
+
+//keel:text github.com/shopspring/decimal.Decimal pattern=^[0-9]+(\.[0-9]+)?$
+
+// Payment is an amount to pay.
+type Payment struct {
+	// Amount is the sum, in euros.
+	Amount decimal.Decimal ` + "`json:\"amount\"`" + `
+}
+
+// Pay records a payment.
+//
+//keel:tool name=pay version=1.0 effect=write
+func Pay(ctx context.Context, p Payment) (Payment, error) { return p, nil }
+`})
+	// keel's graph has decimal, so the user's module knows its version but
+	// has no go.sum lines for it: what the issue's new user met.
+	sum, err := os.ReadFile(filepath.Join(dir, "go.sum"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kept []string
+	for _, line := range strings.SplitAfter(string(sum), "\n") {
+		if !strings.HasPrefix(line, "github.com/shopspring/decimal ") {
+			kept = append(kept, line)
+		}
+	}
+	testmod.Write(t, dir, map[string]string{"go.sum": strings.Join(kept, "")})
+	out, err := keelgenIn(dir, "-out", "paytools", "./pay")
+	want := "pay.go:6:2: could not import github.com/shopspring/decimal: "
+	if err == nil || !strings.Contains(out, want) || !strings.Contains(out, "; run: go get github.com/shopspring/decimal") {
+		t.Fatalf("keelgen without decimal in go.mod: err %v\n%s\nwant %q and the go get command", err, out, want)
+	}
+	if out, err := testmod.Go(dir, "get", "github.com/shopspring/decimal"); err != nil {
+		t.Fatalf("the suggested go get failed: %v\n%s", err, out)
+	}
+	if out, err := keelgenIn(dir, "-out", "paytools", "./pay"); err != nil {
+		t.Fatalf("after go get: %v\n%s", err, out)
+	}
+}

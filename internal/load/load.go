@@ -101,12 +101,37 @@ func packageErrors(pkg *packages.Package) ([]model.Diagnostic, error) {
 	}
 	var ds []model.Diagnostic
 	for _, e := range errs {
-		ds = append(ds, model.Diagnostic{Pos: parsePos(e.Pos), Message: e.Msg})
+		ds = append(ds, model.Diagnostic{Pos: parsePos(e.Pos), Message: importAdvice(pkg, e.Msg)})
 	}
 	if len(pkg.Syntax) == 0 {
 		return nil, errors.New(ds[0].String())
 	}
 	return ds, nil
+}
+
+// importAdvice rewrites the type checker's "could not import P (invalid
+// package name: "")", which says nothing of the cause, with the go command's
+// reason for P and the command that fixes it: a module missing from go.mod
+// or from go.sum is what a handler that imports a new library meets first.
+func importAdvice(pkg *packages.Package, msg string) string {
+	path, ok := strings.CutPrefix(msg, "could not import ")
+	if !ok {
+		return msg
+	}
+	path, _, _ = strings.Cut(path, " ")
+	dep := pkg.Imports[path]
+	if dep == nil {
+		return msg
+	}
+	for _, e := range dep.Errors {
+		if e.Kind != packages.ListError {
+			continue
+		}
+		reason, _, _ := strings.Cut(e.Msg, "\n")
+		reason, _, _ = strings.Cut(reason, "; to add")
+		return fmt.Sprintf("could not import %s: %s; run: go get %s", path, reason, path)
+	}
+	return msg
 }
 
 type loader struct {
