@@ -36,7 +36,7 @@ func generate(t *testing.T, cfg gen.Config) *gen.Result {
 	return res
 }
 
-// Each testdata/golden/NAME/in is a handler package; NAME/out holds what
+// Each testdata/golden/NAME/in holds handler packages; NAME/out holds what
 // keelgen must write for it. go test ./internal/gen -update rewrites out.
 func TestGolden(t *testing.T) {
 	t.Parallel()
@@ -52,7 +52,7 @@ func TestGolden(t *testing.T) {
 			for _, target := range gen.Targets {
 				every = append(every, target.Name)
 			}
-			res := generate(t, gen.Config{Dir: dir, Patterns: []string{"./in"}, OutDir: "out", Targets: every})
+			res := generate(t, gen.Config{Dir: dir, Patterns: []string{"./in/..."}, OutDir: "out", Targets: every})
 			targetWarnings(t, dir, res)
 			if *update {
 				changes, err := output.Compare(res.OutDir, res.Files)

@@ -15,7 +15,6 @@ import (
 func emitCodecs(p *codecPlan, pkg *model.Package, outPkg string) ([]byte, error) {
 	f := jen.NewFile(outPkg)
 	importNames(f, pkg)
-	f.ImportName(wirePkg, "wire")
 	f.HeaderComment(files.Header)
 	emitShapes(f, p.shapes)
 	for _, c := range p.calls {

@@ -145,7 +145,13 @@ func planCodecs(pkg *model.Package, schemas map[string]model.Schemas) (*codecPla
 			p.binders[t.Name] = b
 			continue
 		}
-		b := g.unique(lowerFirst(strings.TrimPrefix(read, "read")) + "Handler")
+		// Named by its reader; a second handler with that reader (the same
+		// arguments, another result) by its tool, whose name is unique.
+		b := lowerFirst(strings.TrimPrefix(read, "read")) + "Handler"
+		if g.taken[b] {
+			b = lowerFirst(t.Ident()) + "Handler"
+		}
+		b = g.unique(b)
 		bindersByKey[k], p.binders[t.Name] = b, b
 		p.calls = append(p.calls, g.planCall(t, b, read, write))
 	}

@@ -85,12 +85,15 @@ func Files(pkg *model.Package, outPkg string, schemas map[string]model.Schemas, 
 }
 
 // importNames tells jennifer every imported package's name, so it writes no
-// alias that merely repeats it. Where two packages share a name
-// (tools/notes/store and tools/weather/store), each is named by its parent
-// directory and its name (notesstore, weatherstore): stable, and readable
-// in review.
+// alias that merely repeats it. A package of the user's whose name another
+// import or an identifier of the generated code also uses (tools/notes/store
+// and tools/weather/store; a handler package named tools, runtime, wire or
+// context) is named by its parent directory and its name (notesstore,
+// intools): stable, readable in review, and chosen from the paths alone, so
+// it does not shift when another tool is added.
 func importNames(f *jen.File, pkg *model.Package) {
 	f.ImportName(runtimePkg, "runtime")
+	f.ImportName(wirePkg, "wire")
 	names := map[string]string{} // path → name
 	add := func(path, name string) { names[path] = name }
 	seen := map[types.Type]bool{}
@@ -100,23 +103,72 @@ func importNames(f *jen.File, pkg *model.Package) {
 			gocode.Packages(typ, seen, add)
 		}
 	}
-	count := map[string]int{}
-	for _, name := range names {
-		count[name]++
+	taken := map[string]bool{}
+	for _, name := range generatedNames {
+		taken[name] = true
 	}
-	for _, path := range slices.Sorted(maps.Keys(names)) {
+	count := map[string]int{}
+	for path, name := range names {
+		if standard(path) {
+			taken[name] = true // the standard library keeps its names
+		} else {
+			count[name]++
+		}
+	}
+	paths := slices.Sorted(maps.Keys(names))
+	var clashing []string
+	for _, path := range paths {
 		name := names[path]
-		if count[name] == 1 {
+		if standard(path) || count[name] == 1 && !taken[name] {
 			f.ImportName(path, name)
+			taken[name] = true
 			continue
 		}
-		parent := strings.Map(func(r rune) rune {
+		clashing = append(clashing, path)
+	}
+	for _, path := range clashing {
+		f.ImportAlias(path, importAlias(path, names[path], taken))
+	}
+}
+
+// generatedNames are the names the generated files use for packages and
+// identifiers of their own (package-level and in function bodies) that a
+// user package's name must not take.
+var generatedNames = []string{
+	"runtime", "wire", "context", "embed", "base64", "maps", "slices", "strconv", "time",
+	"tools", "args", "b", "c", "ctx", "d", "dup", "e", "err", "f", "h", "handler", "i", "k", "lit",
+	"lock", "m", "n", "name", "opts", "raw", "result", "s", "seen", "signature", "stated", "t", "v", "x",
+}
+
+// standard reports whether path is the standard library's (or keel's own
+// runtime), whose names the generated code writes as they are.
+func standard(path string) bool {
+	first, _, _ := strings.Cut(path, "/")
+	return !strings.Contains(first, ".") || path == runtimePkg || path == wirePkg
+}
+
+// importAlias names a clashing package by its path's last elements, as
+// few as make a name no other import or identifier has.
+func importAlias(path, name string, taken map[string]bool) string {
+	letters := func(s string) string {
+		return strings.Map(func(r rune) rune {
 			if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
 				return r
 			}
 			return -1
-		}, strings.ToLower(pathpkg.Base(pathpkg.Dir(path))))
-		f.ImportAlias(path, parent+name)
+		}, strings.ToLower(s))
+	}
+	alias := name
+	for dir := pathpkg.Dir(path); ; dir = pathpkg.Dir(dir) {
+		if dir == "." || dir == "/" {
+			alias += "pkg"
+		} else {
+			alias = letters(pathpkg.Base(dir)) + alias
+		}
+		if !taken[alias] && !token.IsKeyword(alias) {
+			taken[alias] = true
+			return alias
+		}
 	}
 }
 
