@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/big"
 	"slices"
+	"strings"
 
 	"github.com/keelgen/keel/internal/schemamodel"
 )
@@ -114,6 +115,53 @@ func AnthropicBudget(tools int, total AnthropicCost) []string {
 	}
 	if total.Unions > AnthropicUnionParams {
 		out = append(out, fmt.Sprintf("%d union-typed parameters over the strict tools, over Anthropic's %d per request", total.Unions, AnthropicUnionParams))
+	}
+	return out
+}
+
+// AnthropicCandidate is one tool offered to Anthropic's strict mode.
+type AnthropicCandidate struct {
+	Name     string
+	Input    json.RawMessage
+	Deferred bool // loaded on demand: its slot is worth less than an up-front tool's
+}
+
+// AnthropicSlot is what AnthropicStrictPlan decided for one candidate.
+type AnthropicSlot struct {
+	Strict bool
+	Schema json.RawMessage // the strict form; nil when not strict
+	// Why is set when not strict: what strict mode cannot take, or the
+	// budget it would exceed.
+	Why string
+}
+
+// AnthropicStrictPlan spends one request's strict budget: on the tools
+// loaded up front first, then on the deferred ones, each in the order
+// given (a caller that wants a tool first puts it first), skipping any tool
+// strict mode cannot take or whose cost no longer fits. The result is in
+// the candidates' order.
+func AnthropicStrictPlan(tools []AnthropicCandidate) []AnthropicSlot {
+	out := make([]AnthropicSlot, len(tools))
+	var spent AnthropicCost
+	strict := 0
+	for _, deferred := range []bool{false, true} {
+		for i, t := range tools {
+			if t.Deferred != deferred {
+				continue
+			}
+			schema, cost, problems := AnthropicStrict(t.Input)
+			if len(problems) > 0 {
+				out[i].Why = strings.Join(problems, "; ")
+				continue
+			}
+			total := AnthropicCost{Optional: spent.Optional + cost.Optional, Unions: spent.Unions + cost.Unions}
+			if over := AnthropicBudget(strict+1, total); len(over) > 0 {
+				out[i].Why = "past the budget: " + strings.Join(over, "; ")
+				continue
+			}
+			spent, strict = total, strict+1
+			out[i] = AnthropicSlot{Strict: true, Schema: schema}
+		}
 	}
 	return out
 }

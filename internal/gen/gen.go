@@ -92,11 +92,34 @@ type Target struct {
 	What string // for the flag's help
 	// Problems lists what the provider cannot take of an input schema.
 	Problems func(input []byte) []string
-	// SetProblems, when set, lists what the provider cannot take of the
-	// set as a whole (a per-request budget), reported at the first tool.
-	SetProblems func(inputs [][]byte) []string
+	// SetProblems, when set, lists what the provider makes of the set as a
+	// whole (a per-request budget), reported at the first tool.
+	SetProblems func(tools []TargetTool) []string
 	// NameProblem, when set, says why the provider refuses a tool's name.
 	NameProblem func(name string) string
+}
+
+// TargetTool is one tool of the set, as a target's SetProblems sees it.
+type TargetTool struct {
+	Name     string
+	Input    []byte
+	Deferred bool
+}
+
+// orNone joins names, or says none.
+func orNone(names []string) string {
+	if len(names) == 0 {
+		return "none"
+	}
+	return strings.Join(names, ", ")
+}
+
+// firstNames joins up to n names, and counts the rest.
+func firstNames(names []string, n int) string {
+	if len(names) <= n {
+		return strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(names[:n], ", "), len(names)-n)
 }
 
 // Targets are the providers -targets knows, in the order they are listed.
@@ -115,19 +138,25 @@ var Targets = []Target{
 			out = append(out, "not offered in Anthropic's strict mode: "+p)
 		}
 		return out
-	}, SetProblems: func(inputs [][]byte) []string {
-		var total forms.AnthropicCost
-		strict := 0
-		for _, in := range inputs {
-			if _, cost, problems := forms.AnthropicStrict(in); len(problems) == 0 {
-				strict++
-				total.Optional += cost.Optional
-				total.Unions += cost.Unions
+	}, SetProblems: func(tools []TargetTool) []string {
+		candidates := make([]forms.AnthropicCandidate, len(tools))
+		for i, t := range tools {
+			candidates[i] = forms.AnthropicCandidate{Name: t.Name, Input: t.Input, Deferred: t.Deferred}
+		}
+		var strict, past []string
+		for i, slot := range forms.AnthropicStrictPlan(candidates) {
+			switch {
+			case slot.Strict:
+				strict = append(strict, tools[i].Name)
+			case strings.HasPrefix(slot.Why, "past the budget"):
+				past = append(past, tools[i].Name)
 			}
 		}
-		var out []string
-		for _, p := range forms.AnthropicBudget(strict, total) {
-			out = append(out, "the set's strict tools exceed Anthropic's budget: "+p+"; the tools past it are offered non-strict")
+		out := []string{fmt.Sprintf("anthropic.StrictTools makes %d of %d tools strict (up-front tools first, then deferred, each in name order; anthropic.StrictToolsFirst puts chosen ones first): %s",
+			len(strict), len(tools), orNone(strict))}
+		if len(past) > 0 {
+			out = append(out, fmt.Sprintf("the set's strict tools exceed Anthropic's per-request budget (%d tools, %d optional and %d union-typed parameters); offered non-strict past it: %s",
+				forms.AnthropicStrictTools, forms.AnthropicOptionalParams, forms.AnthropicUnionParams, firstNames(past, 20)))
 		}
 		return out
 	}},
@@ -505,9 +534,9 @@ func words(text string) map[string]bool {
 func targetWarnings(targets []Target, pkg *model.Package, schemas map[string]model.Schemas) []model.Diagnostic {
 	var out []model.Diagnostic
 	for _, target := range targets {
-		var inputs [][]byte
+		var set []TargetTool
 		for _, t := range pkg.Tools {
-			inputs = append(inputs, schemas[t.Name].Input)
+			set = append(set, TargetTool{Name: t.Name, Input: schemas[t.Name].Input, Deferred: t.Deferred})
 			if target.NameProblem != nil {
 				if p := target.NameProblem(t.Name); p != "" {
 					out = append(out, model.Diagnostic{Pos: t.Pos, Message: fmt.Sprintf("warning: %s: %s", t.Name, p)})
@@ -518,7 +547,7 @@ func targetWarnings(targets []Target, pkg *model.Package, schemas map[string]mod
 			}
 		}
 		if target.SetProblems != nil && len(pkg.Tools) > 0 {
-			for _, p := range target.SetProblems(inputs) {
+			for _, p := range target.SetProblems(set) {
 				out = append(out, model.Diagnostic{Pos: pkg.Tools[0].Pos, Message: "warning: " + p})
 			}
 		}

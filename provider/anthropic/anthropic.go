@@ -5,6 +5,8 @@ package anthropic
 
 import (
 	"encoding/json"
+	"fmt"
+	"slices"
 
 	"github.com/keelgen/keel/internal/forms"
 	"github.com/keelgen/keel/internal/resultjson"
@@ -51,23 +53,51 @@ func Tools(tools []runtime.ModelTool) []Tool {
 // schema Anthropic's strict mode can take, in the strict form (bounds it
 // does not take said in words in the descriptions; the executor enforces
 // them still), as far as one request's budget goes (20 strict tools, 24
-// optional and 16 union-typed parameters over them): tools past it, in name
-// order, and tools strict mode cannot express, are offered as Tools offers
-// them. keelgen -targets anthropic-strict says which, at generate time.
+// optional and 16 union-typed parameters over them). The budget goes first
+// to the tools loaded up front, then to deferred ones, each in the order of
+// tools; a tool past it, or one strict mode cannot express, is offered as
+// Tools offers it. The definitions keep the order of tools. keelgen
+// -targets anthropic-strict says which tools get strict, at generate time.
 func StrictTools(tools []runtime.ModelTool) []Tool {
-	out := Tools(tools)
-	var spent forms.AnthropicCost
-	strict := 0
-	for i, t := range tools {
-		schema, cost, problems := forms.AnthropicStrict(t.Parameters)
-		total := forms.AnthropicCost{Optional: spent.Optional + cost.Optional, Unions: spent.Unions + cost.Unions}
-		if len(problems) > 0 || len(forms.AnthropicBudget(strict+1, total)) > 0 {
-			continue
-		}
-		spent, strict = total, strict+1
-		out[i].InputSchema, out[i].Strict = schema, true
-	}
+	out, _ := StrictToolsFirst(tools)
 	return out
+}
+
+// StrictToolsFirst is StrictTools with the named tools served before all
+// others, in the order named (the tools whose arguments must be exact: a
+// scale_deployment before a catalog lookup). The definitions still keep
+// the order of tools, so the prompt cache survives a change of priority. A
+// name that is not among tools is an error.
+func StrictToolsFirst(tools []runtime.ModelTool, first ...string) ([]Tool, error) {
+	order := make([]int, 0, len(tools))
+	chosen := make(map[string]bool, len(first))
+	for _, name := range first {
+		i := slices.IndexFunc(tools, func(t runtime.ModelTool) bool { return t.Name == name })
+		if i < 0 {
+			return nil, fmt.Errorf("anthropic: StrictToolsFirst: no tool %q in the set", name)
+		}
+		if !chosen[name] {
+			chosen[name] = true
+			order = append(order, i)
+		}
+	}
+	for i, t := range tools {
+		if !chosen[t.Name] {
+			order = append(order, i)
+		}
+	}
+	candidates := make([]forms.AnthropicCandidate, len(order))
+	for j, i := range order {
+		// A named tool competes as one loaded up front, even if deferred.
+		candidates[j] = forms.AnthropicCandidate{Name: tools[i].Name, Input: tools[i].Parameters, Deferred: tools[i].Deferred && !chosen[tools[i].Name]}
+	}
+	out := Tools(tools)
+	for j, slot := range forms.AnthropicStrictPlan(candidates) {
+		if slot.Strict {
+			out[order[j]].InputSchema, out[order[j]].Strict = slot.Schema, true
+		}
+	}
+	return out, nil
 }
 
 // ToolUse is a tool_use content block of an assistant message.

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 
@@ -119,6 +120,48 @@ func TestStrictTools(t *testing.T) {
 	}
 	if strict != 20 {
 		t.Fatalf("%d of 21 tools strict, want Anthropic's budget of 20", strict)
+	}
+}
+
+// The issue's set: 40 deferred catalog tools named before 8 loaded up
+// front. The budget goes to the 8 first, then to 12 deferred in name order;
+// StrictToolsFirst serves the named ones before all others; the
+// definitions keep the set's order either way.
+func TestStrictBudgetGoesToUpFrontToolsFirst(t *testing.T) {
+	schema := json.RawMessage(`{"type":"object","properties":{"a":{"type":"string"}},"required":["a"],"additionalProperties":false}`)
+	var set []runtime.ModelTool
+	for i := range 40 {
+		set = append(set, runtime.ModelTool{Name: fmt.Sprintf("catalog_%02d", i), Description: "C.", Parameters: schema, Deferred: true})
+	}
+	for i := range 8 {
+		set = append(set, runtime.ModelTool{Name: fmt.Sprintf("ops_%d", i), Description: "O.", Parameters: schema})
+	}
+	strictNames := func(defs []anthropic.Tool) []string {
+		var out []string
+		for i, d := range defs[:len(set)] {
+			if d.Name != set[i].Name {
+				t.Fatalf("definition %d is %s, want the set's order (%s)", i, d.Name, set[i].Name)
+			}
+			if d.Strict {
+				out = append(out, d.Name)
+			}
+		}
+		return out
+	}
+	got := strictNames(anthropic.StrictTools(set))
+	if len(got) != 20 || got[0] != "catalog_00" || got[11] != "catalog_11" || !slices.Contains(got, "ops_0") || !slices.Contains(got, "ops_7") || slices.Contains(got, "catalog_12") {
+		t.Fatalf("strict: %v, want ops_0..ops_7 and catalog_00..catalog_11", got)
+	}
+	defs, err := anthropic.StrictToolsFirst(set, "catalog_39", "ops_3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got = strictNames(defs)
+	if len(got) != 20 || !slices.Contains(got, "catalog_39") || !slices.Contains(got, "ops_7") || slices.Contains(got, "catalog_11") || !slices.Contains(got, "catalog_10") {
+		t.Fatalf("strict with catalog_39 first: %v", got)
+	}
+	if _, err := anthropic.StrictToolsFirst(set, "scale_deployment"); err == nil || !strings.Contains(err.Error(), `no tool "scale_deployment"`) {
+		t.Fatalf("an unknown name: %v", err)
 	}
 }
 
