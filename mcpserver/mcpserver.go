@@ -150,6 +150,12 @@ func (h *handler) call(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Call
 		}, h.progressEvery)
 		defer stop()
 	}
+	// A handler's runtime.Log becomes notifications/message, which the SDK
+	// sends at or above the level the client set (none before it sets one).
+	ctx, stopLog := runtime.WithLog(ctx, func(e runtime.LogEntry) {
+		req.Session.Log(ctx, &mcp.LoggingMessageParams{Level: mcp.LoggingLevel(e.Level), Logger: call.Name, Data: e.Message})
+	})
+	defer stopLog()
 	r := h.exec.Execute(ctx, ec, call)
 	switch {
 	case r.Code() == runtime.CodeUnknownTool:

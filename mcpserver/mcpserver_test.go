@@ -372,6 +372,100 @@ func TestProgressReachesTheClient(t *testing.T) {
 	}
 }
 
+// A handler's runtime.Log reaches a client that asked for a level, as
+// notifications/message at or above it, named by the tool, before the
+// result; a client that asked for none hears nothing.
+func TestLogsReachTheClient(t *testing.T) {
+	tool := runtime.NewTool(runtime.ToolInfo{Name: "migrate", Version: "1", Effect: runtime.EffectRead, Description: "Migrates.", Timeout: 10 * time.Second,
+		InputSchema: json.RawMessage(`{"type":"object","additionalProperties":false}`), OutputSchema: json.RawMessage(`{"type":"object"}`)},
+		runtime.Handle(func(ctx context.Context, _ struct{}) (struct{}, error) {
+			runtime.Log(ctx, runtime.LogDebug, "connecting")
+			runtime.Log(ctx, runtime.LogInfo, "Tool execution started")
+			time.Sleep(50 * time.Millisecond)
+			runtime.Log(ctx, runtime.LogInfo, "Tool processing data")
+			time.Sleep(50 * time.Millisecond)
+			runtime.Log(ctx, runtime.LogWarning, "Tool execution completed")
+			return struct{}{}, nil
+		}))
+	set := keeltest.Of(tool)
+	s := mcpserver.New(set, quietExecutor(t, set), mcpserver.Options{})
+	transports := map[string]func() mcp.Transport{
+		"in-memory (stdio framing)": func() mcp.Transport {
+			st, ct := mcp.NewInMemoryTransports()
+			if _, err := s.Connect(context.Background(), mcpserver.Transport(st, slog.New(slog.DiscardHandler)), nil); err != nil {
+				t.Fatal(err)
+			}
+			return ct
+		},
+		"streamable HTTP": func() mcp.Transport {
+			return &mcp.StreamableClientTransport{Endpoint: serve(t, s, mcpserver.HTTPOptions{}).URL}
+		},
+		"stateless HTTP": func() mcp.Transport {
+			return &mcp.StreamableClientTransport{Endpoint: serve(t, s, mcpserver.HTTPOptions{Stateless: true}).URL}
+		},
+	}
+	for name, transport := range transports {
+		for _, level := range []mcp.LoggingLevel{"info", ""} {
+			t.Run(fmt.Sprintf("%s, level %q", name, level), func(t *testing.T) {
+				var mu sync.Mutex
+				var got []string
+				client := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, &mcp.ClientOptions{
+					LoggingMessageHandler: func(_ context.Context, req *mcp.LoggingMessageRequest) {
+						mu.Lock()
+						got = append(got, fmt.Sprintf("%s %s %v", req.Params.Level, req.Params.Logger, req.Params.Data))
+						mu.Unlock()
+					}})
+				cs, err := client.Connect(context.Background(), transport(), nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer cs.Close()
+				// Before protocol 2026-07-28 the client sets its session's
+				// level (logging/setLevel); from it on, the level travels in
+				// each request's _meta.
+				params := &mcp.CallToolParams{Name: "migrate"}
+				version := cs.InitializeResult().ProtocolVersion
+				switch {
+				case level == "":
+				case version < "2026-07-28":
+					if err := cs.SetLoggingLevel(context.Background(), &mcp.SetLoggingLevelParams{Level: level}); err != nil {
+						t.Fatal(err)
+					}
+				default:
+					params.Meta = mcp.Meta{mcp.MetaKeyLogLevel: string(level)}
+				}
+				res, err := cs.CallTool(context.Background(), params)
+				if err != nil || res.IsError {
+					t.Fatalf("call: %v %+v", err, res)
+				}
+				want := []string{"info migrate Tool execution started", "info migrate Tool processing data", "warning migrate Tool execution completed"}
+				if level == "" {
+					want = nil
+				}
+				// The server sends each before the result; the client may
+				// hand them to its handler after it returns the result.
+				wait := time.Second
+				if want == nil {
+					wait = 200 * time.Millisecond
+				}
+				for deadline := time.Now().Add(wait); ; time.Sleep(10 * time.Millisecond) {
+					mu.Lock()
+					n := len(got)
+					mu.Unlock()
+					if n >= 3 || time.Now().After(deadline) {
+						break
+					}
+				}
+				mu.Lock()
+				defer mu.Unlock()
+				if !slices.Equal(got, want) {
+					t.Fatalf("logs: %q, want %q", got, want)
+				}
+			})
+		}
+	}
+}
+
 // Every hint is on the wire, false ones too: a host that fails closed on a
 // missing hint reads each as stated, not as absent.
 func TestEveryHintOnTheWire(t *testing.T) {

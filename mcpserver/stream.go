@@ -16,9 +16,10 @@ import (
 
 // The SDK answers every POST as an event stream. keel keeps that stream only
 // for a tools/call that asked for progress (its request carries a
-// progressToken), sanitizing each event as it passes and sending heartbeats
-// while the call runs; every other answer is buffered, sanitized whole and
-// sent as application/json, as before.
+// progressToken) or whose handler logs to a client that listens (from the
+// first log message on), sanitizing each event as it passes and sending
+// heartbeats while the call runs; every other answer is buffered,
+// sanitized whole and sent as application/json, as before.
 
 // DefaultHeartbeat is how often an open event stream carries a comment line
 // when nothing else was written, so proxies and load balancers that drop
@@ -169,23 +170,42 @@ func (p *postWriter) decide(status int) {
 		return
 	}
 	p.status = status
-	if !p.mode.stream || status != http.StatusOK || !isEventStream(p.header) {
-		return
+	if p.mode.stream && p.canStream() {
+		p.startStream()
 	}
+}
+
+// canStream: the SDK's answer is an event stream, which may be kept.
+func (p *postWriter) canStream() bool {
+	return p.status == http.StatusOK && isEventStream(p.header) && !p.mode.batch
+}
+
+func (p *postWriter) startStream() {
 	p.streaming = true
 	for k, v := range p.header {
 		p.w.Header()[k] = v
 	}
-	p.w.WriteHeader(status)
+	p.w.WriteHeader(p.status)
 	p.startBeat(p.w, p.fw.heartbeat)
 }
+
+// logNotification is what a handler's runtime.Log puts on its call's stream.
+var logNotification = []byte(`"notifications/message"`)
 
 func (p *postWriter) Write(b []byte) (int, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.decide(http.StatusOK)
 	if !p.streaming {
-		return p.body.Write(b)
+		// A call whose handler logs to a client that listens is answered as
+		// events from its first message on, held ones first; any other
+		// answer stays held, to be sent as JSON.
+		if !bytes.Contains(b, logNotification) || !p.canStream() {
+			return p.body.Write(b)
+		}
+		p.startStream()
+		p.pending = append(p.pending, p.body.Bytes()...)
+		p.body.Reset()
 	}
 	p.pending = append(p.pending, b...)
 	for {

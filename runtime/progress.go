@@ -81,7 +81,7 @@ func ReportProgress(ctx context.Context, done, total float64, message string) {
 	if s == nil || math.IsNaN(done) || math.IsInf(done, 0) || done < 0 || math.IsNaN(total) || math.IsInf(total, 0) || total < 0 {
 		return
 	}
-	p := Progress{Done: done, Total: total, Message: boundMessage(message)}
+	p := Progress{Done: done, Total: total, Message: boundText(message, MaxProgressMessage)}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.stopped || done < s.done {
@@ -143,12 +143,14 @@ func (s *progressSink) deliverLocked(p Progress, now time.Time) {
 	s.send(p)
 }
 
-func boundMessage(m string) string {
+// boundText is m as valid UTF-8, cut at a character boundary to at most
+// limit bytes.
+func boundText(m string, limit int) string {
 	m = strings.ToValidUTF8(m, "\uFFFD")
-	if len(m) <= MaxProgressMessage {
+	if len(m) <= limit {
 		return m
 	}
-	cut := MaxProgressMessage
+	cut := limit
 	for cut > 0 && !utf8.RuneStart(m[cut]) {
 		cut--
 	}
