@@ -165,9 +165,28 @@ func (h *handler) call(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Call
 	default:
 		return &mcp.CallToolResult{
 			StructuredContent: json.RawMessage(r.Data),
-			Content:           []mcp.Content{&mcp.TextContent{Text: string(r.Data)}},
+			Content:           append([]mcp.Content{&mcp.TextContent{Text: string(r.Data)}}, contentBlocks(r.Content)...),
 		}, nil
 	}
+}
+
+// contentBlocks writes a result's checked content blocks as MCP's, in order
+// after the text of its data.
+func contentBlocks(blocks []runtime.Content) []mcp.Content {
+	out := make([]mcp.Content, 0, len(blocks))
+	for _, b := range blocks {
+		switch b.Kind {
+		case runtime.ContentImage:
+			out = append(out, &mcp.ImageContent{Data: b.Data, MIMEType: b.MIMEType})
+		case runtime.ContentAudio:
+			out = append(out, &mcp.AudioContent{Data: b.Data, MIMEType: b.MIMEType})
+		case runtime.ContentResource:
+			out = append(out, &mcp.EmbeddedResource{Resource: &mcp.ResourceContents{URI: b.URI, MIMEType: b.MIMEType, Text: b.Text, Blob: b.Data}})
+		case runtime.ContentResourceLink:
+			out = append(out, &mcp.ResourceLink{URI: b.URI, Name: b.Name, Description: b.Description, MIMEType: b.MIMEType})
+		}
+	}
+	return out
 }
 
 // newCallID is a call id unique across processes, so that replicas behind

@@ -87,6 +87,12 @@ func WithLimits(l Limits) Option {
 		if l.MaxOutputBytes > 0 {
 			e.limits.MaxOutputBytes = l.MaxOutputBytes
 		}
+		if l.MaxContentBlocks > 0 {
+			e.limits.MaxContentBlocks = l.MaxContentBlocks
+		}
+		if l.MaxContentBytes > 0 {
+			e.limits.MaxContentBytes = l.MaxContentBytes
+		}
 	}
 }
 
@@ -342,7 +348,13 @@ func (e *Executor) execute(ctx context.Context, ec ExecutionContext, call ToolCa
 	if !ok {
 		return c.result
 	}
-	return ToolResult{CallID: call.ID, ToolName: c.info.Name, ToolVersion: &c.info.Version, OK: true, Data: out} // 7. result
+	var blocks []Content
+	if cc, has := args.(ContentCall); has {
+		if blocks, ok = c.content(cc); !ok {
+			return c.result
+		}
+	}
+	return ToolResult{CallID: call.ID, ToolName: c.info.Name, ToolVersion: &c.info.Version, OK: true, Data: out, Content: blocks} // 7. result
 }
 
 // logUnknown logs a name the generated switch does not select, or that
@@ -574,6 +586,28 @@ func (c *callRun) output(call Call) ([]byte, bool) {
 		return nil, false
 	}
 	return out, true
+}
+
+// content checks a result's content blocks against the MIME types the tool
+// declares and the limits, as part of its output: a block that breaks them
+// is invalid_tool_output, and the audit records kinds and sizes, never bytes.
+func (c *callRun) content(call ContentCall) ([]Content, bool) {
+	blocks := call.Content()
+	if len(blocks) == 0 {
+		return nil, true
+	}
+	if err := checkContent(blocks, c.info.Content, c.e.limits); err != nil {
+		c.log(slog.LevelError, "keel: invalid tool output", slog.Any("detail", err))
+		c.fail(CodeInvalidToolOutput, msgInvalidOutput)
+		return nil, false
+	}
+	if c.rec != nil {
+		c.rec.Content = make([]ContentRecord, len(blocks))
+		for i, b := range blocks {
+			c.rec.Content[i] = ContentRecord{Kind: b.Kind, MIMEType: b.MIMEType, Bytes: len(b.Data) + len(b.Text)}
+		}
+	}
+	return blocks, true
 }
 
 // encoders reuses result buffers; one grown past maxPooledResult is dropped.

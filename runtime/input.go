@@ -23,10 +23,15 @@ type Limits struct {
 	// MaxOutputBytes caps the size of a handler's encoded result (default
 	// 1 MiB); a larger result is invalid_tool_output.
 	MaxOutputBytes int
+	// MaxContentBlocks and MaxContentBytes cap a result's content blocks
+	// (WithContent): their count (default 16) and their bytes together
+	// (default 8 MiB); more is invalid_tool_output.
+	MaxContentBlocks int
+	MaxContentBytes  int
 }
 
 // DefaultLimits are the limits of an executor made without WithLimits.
-var DefaultLimits = Limits{MaxArgumentBytes: 1 << 20, MaxDepth: 64, MaxOutputBytes: 1 << 20}
+var DefaultLimits = Limits{MaxArgumentBytes: 1 << 20, MaxDepth: 64, MaxOutputBytes: 1 << 20, MaxContentBlocks: 16, MaxContentBytes: 8 << 20}
 
 // inputError is a failure before schema validation; keyword is what
 // Details reports for it.

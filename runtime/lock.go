@@ -63,6 +63,8 @@ type LockedTool struct {
 	// up front); Namespace groups it.
 	Deferred  bool   `json:"deferred,omitzero"` // json v2, which digests the lock, writes a false omitempty
 	Namespace string `json:"namespace,omitempty"`
+	// Content are the MIME types of content blocks the tool may return.
+	Content []string `json:"content,omitempty"`
 }
 
 // ModelBytes is the size of the ModelTool of info as compact JSON.
@@ -94,7 +96,7 @@ func NewLock(tools []ToolInfo) (Lock, error) {
 		}
 		lt := LockedTool{Name: t.Name, Version: t.Version, Effect: t.Effect, Errors: slices.Clone(t.Errors),
 			Title: t.Title, Destructive: t.Hints.Destructive, Idempotent: t.Hints.Idempotent, OpenWorld: t.Hints.OpenWorld,
-			Deferred: t.Deferred, Namespace: t.Namespace}
+			Deferred: t.Deferred, Namespace: t.Namespace, Content: slices.Clone(t.Content)}
 		if lt.ModelBytes, err = ModelBytes(t); err != nil {
 			return Lock{}, fmt.Errorf("tool %s: %w", t.Name, err)
 		}
@@ -212,7 +214,7 @@ func lockedToolEqual(a, b LockedTool) bool {
 		a.DescriptionDigest == b.DescriptionDigest && a.InputSchemaDigest == b.InputSchemaDigest && a.OutputSchemaDigest == b.OutputSchemaDigest &&
 		a.ModelBytes == b.ModelBytes && a.ModelTokens == b.ModelTokens && a.Title == b.Title &&
 		sameHint(a.Destructive, b.Destructive) && sameHint(a.Idempotent, b.Idempotent) && sameHint(a.OpenWorld, b.OpenWorld) &&
-		a.Deferred == b.Deferred && a.Namespace == b.Namespace
+		a.Deferred == b.Deferred && a.Namespace == b.Namespace && slices.Equal(a.Content, b.Content)
 }
 
 func sameHint(a, b *bool) bool { return (a == nil) == (b == nil) && (a == nil || *a == *b) }

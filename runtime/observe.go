@@ -28,6 +28,16 @@ type CallRecord struct {
 	Start        time.Time
 	Duration     time.Duration
 	Stages       StageTimes
+	// Content describes the result's content blocks (kind, MIME type,
+	// size), never their bytes; nil when there are none.
+	Content []ContentRecord
+}
+
+// ContentRecord is what the audit records of one content block.
+type ContentRecord struct {
+	Kind     ContentKind
+	MIMEType string
+	Bytes    int
 }
 
 // StageTimes splits a call's duration by stage of the fixed order.
@@ -104,10 +114,19 @@ func (a auditLog) Begin(ctx context.Context, _ ToolCall) (context.Context, func(
 		if r.OK {
 			code = "ok"
 		}
-		a.log.LogAttrs(ctx, slog.LevelInfo, "keel.call",
+		attrs := []slog.Attr{
 			slog.String("call_id", r.CallID), slog.String("tool", r.Tool), slog.String("version", r.Version),
 			slog.String("set_digest", r.SetDigest), slog.String("tenant", r.Tenant), slog.String("principal", r.Principal),
 			slog.String("arguments_digest", r.ArgumentsDigest), slog.String("decision", r.Decision),
-			slog.String("policy_reason", r.PolicyReason), slog.String("code", code), slog.Duration("duration", r.Duration))
+			slog.String("policy_reason", r.PolicyReason), slog.String("code", code), slog.Duration("duration", r.Duration)}
+		if len(r.Content) > 0 {
+			// Kinds, types and sizes: what a reviewer needs, never the bytes.
+			blocks := make([]any, len(r.Content))
+			for i, c := range r.Content {
+				blocks[i] = map[string]any{"type": string(c.Kind), "mime_type": c.MIMEType, "bytes": c.Bytes}
+			}
+			attrs = append(attrs, slog.Any("content", blocks))
+		}
+		a.log.LogAttrs(ctx, slog.LevelInfo, "keel.call", attrs...)
 	}
 }

@@ -61,7 +61,10 @@ type ToolResult struct {
 	ToolVersion *string         `json:"tool_version"`
 	OK          bool            `json:"ok"`
 	Data        json.RawMessage `json:"data"`
-	Error       *ToolError      `json:"error"`
+	// Content are the result's content blocks beyond data (images, audio,
+	// resources), checked; absent for a tool that returns none.
+	Content []Content  `json:"content,omitempty"`
+	Error   *ToolError `json:"error"`
 }
 
 // ToolError is the error part of a failed ToolResult.

@@ -45,6 +45,10 @@ type ToolInfo struct {
 	// groups deferred tools (their handler package's name).
 	Deferred  bool
 	Namespace string
+	// Content are the MIME types of content blocks the tool may return
+	// (//keel:tool content=image/png,text/*), sorted; none for a tool whose
+	// result is its data alone.
+	Content []string
 }
 
 // Hints are a tool's behaviour hints as the author stated them; nil means
@@ -381,7 +385,20 @@ func (c *typedCall[A, R]) Result(e *wire.Encoder) error {
 	return e.Raw(out)
 }
 
-func (c *typedCall[A, R]) encode() ([]byte, error) { return jsonv2.Marshal(c.result, resultEncode) }
+func (c *typedCall[A, R]) encode() ([]byte, error) {
+	if w, ok := any(&c.result).(contentCarrier); ok {
+		return jsonv2.Marshal(w.data(), resultEncode)
+	}
+	return jsonv2.Marshal(c.result, resultEncode)
+}
+
+// Content is the result's content blocks, when R is a WithContent.
+func (c *typedCall[A, R]) Content() []Content {
+	if w, ok := any(&c.result).(contentCarrier); ok {
+		return w.blocks()
+	}
+	return nil
+}
 
 // encoder is a Call whose result the executor validates against the
 // output schema (Handle's).

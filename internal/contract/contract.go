@@ -34,7 +34,7 @@ func (l Level) String() string {
 
 // Item is one change to one part of a tool's contract.
 type Item struct {
-	Part  string // "input", "output", "effect", "hints", "errors", "title", "description"
+	Part  string // "input", "output", "effect", "hints", "errors", "content", "title", "description"
 	Text  string
 	Level Level
 }
@@ -74,7 +74,7 @@ func Infos(pkg *model.Package, schemas map[string]model.Schemas) []runtime.ToolI
 		s := schemas[t.Name]
 		info := runtime.ToolInfo{Name: t.Name, Version: t.Version, Effect: runtime.Effect(t.Effect),
 			Description: t.Description, InputSchema: s.Input, OutputSchema: s.Output, Timeout: t.Timeout,
-			Title: t.Title, Hints: t.Hints, Deferred: t.Deferred, Namespace: t.Namespace}
+			Title: t.Title, Hints: t.Hints, Deferred: t.Deferred, Namespace: t.Namespace, Content: t.Content}
 		for _, c := range t.Errors {
 			info.Errors = append(info.Errors, runtime.Code(c))
 		}
@@ -216,6 +216,14 @@ func compareTool(prev *Previous, ot, nt *runtime.LockedTool, info runtime.ToolIn
 	for _, c := range setDiff(nt.Errors, ot.Errors) {
 		items = append(items, Item{"errors", fmt.Sprintf("error code %q removed", c), Minor})
 	}
+	// Content the tool may return is output: a new type may reach a client
+	// that cannot take it; one it no longer returns breaks no one.
+	for _, c := range setDiff(ot.Content, nt.Content) {
+		items = append(items, Item{"content", fmt.Sprintf("content type %q added", c), Major})
+	}
+	for _, c := range setDiff(nt.Content, ot.Content) {
+		items = append(items, Item{"content", fmt.Sprintf("content type %q removed", c), Minor})
+	}
 	for _, side := range []struct {
 		part     string
 		old, new string
@@ -244,13 +252,13 @@ func compareTool(prev *Previous, ot, nt *runtime.LockedTool, info runtime.ToolIn
 	return items
 }
 
-// setDiff lists the codes in b that are not in a.
-func setDiff(a, b []runtime.Code) []runtime.Code {
-	in := map[runtime.Code]bool{}
+// setDiff lists the members of b that are not in a.
+func setDiff[T comparable](a, b []T) []T {
+	in := map[T]bool{}
 	for _, c := range a {
 		in[c] = true
 	}
-	var out []runtime.Code
+	var out []T
 	for _, c := range b {
 		if !in[c] {
 			out = append(out, c)

@@ -69,10 +69,11 @@ func Gate(changes []ToolChange, tools []*model.Tool, lockName string) (errs, war
 
 // partsPhrase: "input schema", "input schema and effect", ...
 func partsPhrase(items []Item) string {
-	nouns := map[string]string{"input": "input schema", "output": "output schema", "effect": "effect", "hints": "hints", "errors": "error codes", "title": "title", "description": "description"}
+	nouns := map[string]string{"input": "input schema", "output": "output schema", "effect": "effect", "hints": "hints", "errors": "error codes",
+		"content": "content types", "title": "title", "description": "description"}
 	var parts []string
 	seen := map[string]bool{}
-	for _, part := range []string{"input", "output", "effect", "hints", "errors", "title", "description"} {
+	for _, part := range []string{"input", "output", "effect", "hints", "errors", "content", "title", "description"} {
 		for _, it := range items {
 			if it.Part == part && !seen[part] {
 				seen[part] = true
@@ -80,7 +81,10 @@ func partsPhrase(items []Item) string {
 			}
 		}
 	}
-	if len(parts) == 1 {
+	switch len(parts) {
+	case 0:
+		return "contract"
+	case 1:
 		return parts[0]
 	}
 	return strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]

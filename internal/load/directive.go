@@ -34,6 +34,7 @@ type directive struct {
 	timeout               time.Duration
 	errors                []string
 	hints                 runtime.Hints
+	content               []string // MIME types of content blocks (content=)
 }
 
 // maxTimeout bounds timeout=; a longer tool call is a job, not a tool.
@@ -118,6 +119,8 @@ func parseDirective(text string) (directive, []string) {
 			}
 		case "errors":
 			problems = append(problems, d.parseErrors(value)...)
+		case "content":
+			problems = append(problems, d.parseContent(value)...)
 		case "destructive", "idempotent":
 			b, ok := map[string]bool{"true": true, "false": false}[value]
 			if !ok {
@@ -137,7 +140,7 @@ func parseDirective(text string) (directive, []string) {
 			}
 			d.hints.OpenWorld = &open
 		default:
-			problems = append(problems, fmt.Sprintf("//keel:tool: unknown key %q (keys are name, version, effect, timeout, errors, destructive, idempotent, world)", key))
+			problems = append(problems, fmt.Sprintf("//keel:tool: unknown key %q (keys are name, version, effect, timeout, errors, content, destructive, idempotent, world)", key))
 		}
 	}
 	for _, key := range []string{"name", "version", "effect"} {
@@ -173,6 +176,24 @@ func keyValues(fields []string, prefix string) ([]keyValue, []string) {
 		}
 	}
 	return pairs, problems
+}
+
+// parseContent reads content=image/png,text/*: the MIME types of content
+// blocks a handler returning runtime.WithContent may return.
+func (d *directive) parseContent(value string) []string {
+	var problems []string
+	for _, t := range strings.Split(value, ",") {
+		switch {
+		case slices.Contains(d.content, t):
+			problems = append(problems, fmt.Sprintf("//keel:tool: content type %q listed twice", t))
+		case !runtime.ValidContentType(t):
+			problems = append(problems, fmt.Sprintf("//keel:tool: content type %q must be a MIME type such as image/png, or type/* such as image/*", t))
+		default:
+			d.content = append(d.content, t)
+		}
+	}
+	sort.Strings(d.content)
+	return problems
 }
 
 // parseErrors reads errors=code1,code2: the business error codes a handler

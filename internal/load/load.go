@@ -85,6 +85,18 @@ func Load(dir string, patterns ...string) (*model.Package, []model.Diagnostic, e
 	return out, nil, nil
 }
 
+// runtimePath is keel's runtime, whose WithContent wraps a result.
+const runtimePath = "github.com/keelgen/keel/runtime"
+
+// withContent returns R of runtime.WithContent[R].
+func withContent(t types.Type) (types.Type, bool) {
+	n, ok := types.Unalias(t).(*types.Named)
+	if !ok || n.Obj().Pkg() == nil || n.Obj().Pkg().Path() != runtimePath || n.Obj().Name() != "WithContent" || n.TypeArgs().Len() != 1 {
+		return nil, false
+	}
+	return n.TypeArgs().At(0), true
+}
+
 // packageErrors turns a package that does not build into diagnostics, each
 // error once, at its position.
 func packageErrors(pkg *packages.Package) ([]model.Diagnostic, error) {
@@ -223,7 +235,7 @@ func (l *loader) tool(fd *ast.FuncDecl, dir *ast.Comment, params []*ast.Comment)
 	}
 	before := len(l.diags)
 	t := &model.Tool{
-		Name: d.name, Version: d.version, Effect: d.effect, Timeout: d.timeout, Errors: d.errors, Hints: d.hints,
+		Name: d.name, Version: d.version, Effect: d.effect, Timeout: d.timeout, Errors: d.errors, Hints: d.hints, Content: d.content,
 		Description: modelText(docText(fd.Doc), fd.Name.Name),
 		Pos:         l.fset.Position(dir.Pos()),
 		Func:        fd.Name.Name,
@@ -335,6 +347,16 @@ func (l *loader) signature(fd *ast.FuncDecl, t *model.Tool, label string) {
 		return
 	}
 	t.Result = results.At(0).Type()
+	if data, ok := withContent(t.Result); ok {
+		// The data is the result the output schema describes; the content
+		// blocks are checked against content= at run time.
+		t.Returned, t.Result = t.Result, data
+		if len(t.Content) == 0 {
+			l.errorf(fd.Type.Results.Pos(), "%s: a handler that returns runtime.WithContent declares the MIME types of its content: content=image/png,text/*", label)
+		}
+	} else if len(t.Content) > 0 {
+		l.errorf(fd.Type.Results.Pos(), "%s: content= is for a handler that returns runtime.WithContent[R]; this one returns %s", label, l.typeString(t.Result))
+	}
 	if _, ok := derefStruct(t.Result); !ok {
 		l.errorf(fd.Type.Results.Pos(), "%s: result type %s must be a struct (the output schema's root is an object)", label, l.typeString(t.Result))
 	} else {

@@ -97,7 +97,20 @@ type Tool struct {
 	Form    Form
 	Args    types.Type // StructArgs: the argument struct type
 	Params  []Param    // PlainParams: one per parameter after ctx
-	Result  types.Type // R
+	Result  types.Type // R, the data the output schema describes
+	// Returned is what the handler returns when it is not R:
+	// runtime.WithContent[R], whose content blocks may have the MIME types
+	// of Content; nil otherwise.
+	Returned types.Type
+	Content  []string
+}
+
+// ResultType is the type the handler returns: Returned, else Result.
+func (t *Tool) ResultType() types.Type {
+	if t.Returned != nil {
+		return t.Returned
+	}
+	return t.Result
 }
 
 // Param is one plain parameter, and the field keelgen emits for it.

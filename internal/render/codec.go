@@ -95,7 +95,7 @@ func argsType(t *model.Tool) types.Type {
 // struct, whichever form the tool has (keel_tools.go adapts plain
 // parameters).
 func handlerType(t *model.Tool) jen.Code {
-	return jen.Func().Params(jen.Qual("context", "Context"), gocode.ArgsType(t)).Params(gocode.TypeCode(t.Result), jen.Error())
+	return jen.Func().Params(jen.Qual("context", "Context"), gocode.ArgsType(t)).Params(gocode.TypeCode(t.ResultType()), jen.Error())
 }
 
 func parseNode(doc []byte) (node, error) {

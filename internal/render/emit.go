@@ -143,10 +143,26 @@ func emitCall(f *jen.File, c callPlan) {
 		jen.Line(),
 		jen.Func().Params(jen.Id("c").Op("*").Id(c.call)).Id("Result").Params(jen.Id("e").Op("*").Qual(wirePkg, "Encoder")).
 			Error().Block(
-			jen.Return(jen.Id(c.write).Call(jen.Id("e"), jen.Op("&").Id("c").Dot("result"))),
+			jen.Return(jen.Id(c.write).Call(jen.Id("e"), jen.Op("&").Add(resultData(c)))),
 		),
 		jen.Line(),
 	} {
 		f.Add(code)
 	}
+	if c.content {
+		f.Comment("Content is the result's content blocks, which the executor checks against the tool's content types.")
+		f.Func().Params(jen.Id("c").Op("*").Id(c.call)).Id("Content").Params().Index().Qual(runtimePkg, "Content").Block(
+			jen.Return(jen.Id("c").Dot("result").Dot("Content")),
+		)
+		f.Line()
+	}
+}
+
+// resultData is what the result writer writes: the result, or the Data of
+// a WithContent.
+func resultData(c callPlan) jen.Code {
+	if c.content {
+		return jen.Id("c").Dot("result").Dot("Data")
+	}
+	return jen.Id("c").Dot("result")
 }

@@ -47,6 +47,7 @@ type shapeField struct {
 type callPlan struct {
 	handler, call, read, write string
 	handlerType, args, result  jen.Code
+	content                    bool // the result is a runtime.WithContent: write its Data, hand on its Content
 }
 
 type patternVar struct{ name, re string }
@@ -140,7 +141,7 @@ func planCodecs(pkg *model.Package, schemas map[string]model.Schemas) (*codecPla
 		read := g.reader(argsType(t), in, "", t.ArgsTypeName())
 		g.side = "output"
 		write := g.writer(t.Result, out, "", t.Ident()+"Result")
-		k := read + "|" + write
+		k := read + "|" + write + "|" + fmt.Sprint(t.Returned != nil)
 		if b, ok := bindersByKey[k]; ok {
 			p.binders[t.Name] = b
 			continue
@@ -220,7 +221,7 @@ func (g *codecs) planCall(t *model.Tool, handler, read, write string) callPlan {
 	ct := strings.TrimSuffix(handler, "Handler") + "Call"
 	g.taken[ct] = true
 	return callPlan{handler: handler, call: ct, read: read, write: write,
-		handlerType: handlerType(t), args: gocode.ArgsType(t), result: gocode.TypeCode(t.Result)}
+		handlerType: handlerType(t), args: gocode.ArgsType(t), result: gocode.TypeCode(t.ResultType()), content: t.Returned != nil}
 }
 
 // planShapes plans the shape check of each struct type generated code

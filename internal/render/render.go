@@ -99,7 +99,7 @@ func importNames(f *jen.File, pkg *model.Package) {
 	seen := map[types.Type]bool{}
 	for _, t := range pkg.Tools {
 		add(t.PkgPath, t.PkgName)
-		for _, typ := range append([]types.Type{t.Args, t.Result}, paramTypes(t)...) {
+		for _, typ := range append([]types.Type{t.Args, t.ResultType()}, paramTypes(t)...) {
 			gocode.Packages(typ, seen, add)
 		}
 	}
@@ -256,6 +256,13 @@ func toolVars(f *jen.File, pkg *model.Package, binders map[string]string) {
 				if t.Deferred {
 					g.Id("Deferred").Op(":").True()
 					g.Id("Namespace").Op(":").Lit(t.Namespace)
+				}
+				if len(t.Content) > 0 {
+					types := make([]jen.Code, len(t.Content))
+					for i, c := range t.Content {
+						types[i] = jen.Lit(c)
+					}
+					g.Id("Content").Op(":").Index().String().Values(types...)
 				}
 			})
 			list.Custom(multiLine, jen.Id("Info").Op(":").Add(info), jen.Id("Handler").Op(":").Add(handlerBinding(t, binders[t.Name])))
@@ -509,7 +516,7 @@ func handlerFuncType(t *model.Tool) jen.Code {
 			params = append(params, gocode.TypeCode(p.Type))
 		}
 	}
-	return jen.Func().Params(params...).Params(gocode.TypeCode(t.Result), jen.Error())
+	return jen.Func().Params(params...).Params(gocode.TypeCode(t.ResultType()), jen.Error())
 }
 
 // handlerBinding binds the handler, by name with its concrete types, to
@@ -525,7 +532,7 @@ func handlerBinding(t *model.Tool, binder string) jen.Code {
 	}
 	return jen.Id(binder).Parens(
 		jen.Func().Params(jen.Id("ctx").Qual("context", "Context"), jen.Id("args").Id(t.ArgsTypeName())).
-			Params(gocode.TypeCode(t.Result), jen.Error()).Block(
+			Params(gocode.TypeCode(t.ResultType()), jen.Error()).Block(
 			jen.Return(jen.Qual(t.PkgPath, t.Func).Call(args...)),
 		),
 	)

@@ -1,0 +1,134 @@
+// Package mcpsuite is the tool set the official MCP conformance suite
+// (@modelcontextprotocol/conformance) calls: one keel tool per tools
+// scenario, named and shaped as the suite asks, so CI runs the suite
+// against a keel server (cmd/mcpsuite-server) and every tools scenario is
+// checked by software keel did not write.
+package mcpsuite
+
+//go:generate go tool keelgen -out generated
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"image"
+	"image/color"
+	"image/png"
+	"time"
+
+	"github.com/keelgen/keel/runtime"
+)
+
+// None is nothing: the arguments of a call that takes none, or the data of
+// a result whose content blocks are all it says.
+type None struct{}
+
+// Text is a result of one text.
+type Text struct {
+	// Text is the tool's answer.
+	Text string `json:"text"`
+}
+
+// SimpleText answers with one text.
+//
+//keel:tool name=test_simple_text version=1.0 effect=read
+func SimpleText(ctx context.Context, _ None) (Text, error) {
+	return Text{Text: "This is a simple text response for testing."}, nil
+}
+
+// ImageContent answers with a one-pixel red PNG.
+//
+//keel:tool name=test_image_content version=1.0 effect=read content=image/png
+func ImageContent(ctx context.Context, _ None) (runtime.WithContent[None], error) {
+	return runtime.WithContent[None]{Content: []runtime.Content{runtime.Image("image/png", redPixel())}}, nil
+}
+
+// AudioContent answers with a short WAV tone.
+//
+//keel:tool name=test_audio_content version=1.0 effect=read content=audio/wav
+func AudioContent(ctx context.Context, _ None) (runtime.WithContent[None], error) {
+	return runtime.WithContent[None]{Content: []runtime.Content{runtime.Audio("audio/wav", silence())}}, nil
+}
+
+// EmbeddedResource answers with a text resource.
+//
+//keel:tool name=test_embedded_resource version=1.0 effect=read content=text/plain
+func EmbeddedResource(ctx context.Context, _ None) (runtime.WithContent[None], error) {
+	return runtime.WithContent[None]{Content: []runtime.Content{
+		runtime.TextResource("test://embedded-resource", "text/plain", "This is an embedded resource content."),
+	}}, nil
+}
+
+// MultipleContentTypes answers with text, an image and a JSON resource.
+//
+//keel:tool name=test_multiple_content_types version=1.0 effect=read content=application/json,image/png
+func MultipleContentTypes(ctx context.Context, _ None) (runtime.WithContent[Text], error) {
+	return runtime.WithContent[Text]{
+		Data: Text{Text: "Multiple content types test:"},
+		Content: []runtime.Content{
+			runtime.Image("image/png", redPixel()),
+			runtime.TextResource("test://mixed-content-resource", "application/json", `{"test":"data","value":123}`),
+		},
+	}, nil
+}
+
+// WithLogging logs three messages while it runs.
+//
+//keel:tool name=test_tool_with_logging version=1.0 effect=read
+func WithLogging(ctx context.Context, _ None) (Text, error) {
+	runtime.Log(ctx, runtime.LogInfo, "Tool execution started")
+	time.Sleep(50 * time.Millisecond)
+	runtime.Log(ctx, runtime.LogInfo, "Tool processing data")
+	time.Sleep(50 * time.Millisecond)
+	runtime.Log(ctx, runtime.LogInfo, "Tool execution completed")
+	return Text{Text: "Logging test completed."}, nil
+}
+
+// WithProgress reports 0, 50 and 100 of 100, 50 ms apart.
+//
+//keel:tool name=test_tool_with_progress version=1.0 effect=read
+func WithProgress(ctx context.Context, _ None) (Text, error) {
+	for i, done := range []float64{0, 50, 100} {
+		if i > 0 {
+			time.Sleep(50 * time.Millisecond)
+		}
+		runtime.ReportProgress(ctx, done, 100, "")
+	}
+	return Text{Text: "Progress test completed."}, nil
+}
+
+// ErrorHandling always fails, as the suite asks.
+//
+//keel:tool name=test_error_handling version=1.0 effect=read errors=intentional_failure
+func ErrorHandling(ctx context.Context, _ None) (Text, error) {
+	return Text{}, runtime.Fail("intentional_failure", "This tool intentionally returns an error for testing")
+}
+
+func redPixel() []byte {
+	img := image.NewRGBA(image.Rect(0, 0, 1, 1))
+	img.Set(0, 0, color.RGBA{R: 255, A: 255})
+	var b bytes.Buffer
+	png.Encode(&b, img)
+	return b.Bytes()
+}
+
+// silence is 10 ms of 8 kHz 8-bit mono PCM as a WAV file.
+func silence() []byte {
+	const rate, samples = 8000, 80
+	var b bytes.Buffer
+	le := func(v any) { binary.Write(&b, binary.LittleEndian, v) }
+	b.WriteString("RIFF")
+	le(uint32(36 + samples))
+	b.WriteString("WAVEfmt ")
+	le(uint32(16))
+	le(uint16(1)) // PCM
+	le(uint16(1)) // mono
+	le(uint32(rate))
+	le(uint32(rate)) // bytes a second
+	le(uint16(1))    // block align
+	le(uint16(8))    // bits a sample
+	b.WriteString("data")
+	le(uint32(samples))
+	b.Write(bytes.Repeat([]byte{128}, samples))
+	return b.Bytes()
+}
