@@ -4,9 +4,11 @@
 package anthropic
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/keelgen/keel/internal/forms"
 	"github.com/keelgen/keel/internal/resultjson"
@@ -113,24 +115,81 @@ func ToolCall(u ToolUse) runtime.ToolCall {
 	return runtime.ToolCall{ID: u.ID, Name: u.Name, Arguments: u.Input}
 }
 
-// ToolResultBlock is the tool_result content block that answers a tool_use,
-// its content one text block, as the official SDK builds it.
+// ToolResultBlock is the tool_result content block that answers a tool_use:
+// one text block (the result JSON, as the official SDK builds it), then the
+// result's content blocks that a tool_result can carry.
 type ToolResultBlock struct {
-	Type      string      `json:"type"` // "tool_result"
-	ToolUseID string      `json:"tool_use_id"`
-	Content   []TextBlock `json:"content"`
-	IsError   bool        `json:"is_error"`
+	Type      string          `json:"type"` // "tool_result"
+	ToolUseID string          `json:"tool_use_id"`
+	Content   []ResultContent `json:"content"`
+	IsError   bool            `json:"is_error"`
 }
 
-// TextBlock is a text content block.
-type TextBlock struct {
-	Type string `json:"type"` // "text"
-	Text string `json:"text"`
+// ResultContent is one block of a tool_result's content: text, an image, or
+// a document (a PDF, or plain text).
+type ResultContent struct {
+	Type   string  `json:"type"` // "text", "image" or "document"
+	Text   string  `json:"text,omitempty"`
+	Source *Source `json:"source,omitempty"`
+	Title  string  `json:"title,omitempty"` // a document's
+}
+
+// Source is an image's or a document's data: base64 bytes, plain text, or
+// a URL of a PDF.
+type Source struct {
+	Type      string `json:"type"` // "base64", "text" or "url"
+	MediaType string `json:"media_type,omitempty"`
+	Data      string `json:"data,omitempty"`
+	URL       string `json:"url,omitempty"`
 }
 
 // Result answers a call: the result JSON (with its code when it failed), and
-// is_error set for every failed result.
+// is_error set for every failed result. Content blocks follow as Anthropic
+// takes them in a tool_result: an image (JPEG, PNG, GIF, WebP) as an image
+// block; a PDF, embedded or linked over https, and a text resource as a
+// document. Audio and other blobs have no place there: the result JSON
+// describes them (type, MIME type, size, URI) and says so.
 func Result(r runtime.ToolResult) ToolResultBlock {
-	return ToolResultBlock{Type: "tool_result", ToolUseID: r.CallID, IsError: !r.OK,
-		Content: []TextBlock{{Type: "text", Text: resultjson.Content(r)}}}
+	content := []ResultContent{{Type: "text", Text: resultjson.Text(r, omitted)}}
+	for _, c := range r.Content {
+		if b, ok := resultContent(c); ok {
+			content = append(content, b)
+		}
+	}
+	return ToolResultBlock{Type: "tool_result", ToolUseID: r.CallID, IsError: !r.OK, Content: content}
+}
+
+// anthropicImages are the image types Anthropic's image blocks take.
+var anthropicImages = map[string]bool{"image/jpeg": true, "image/png": true, "image/gif": true, "image/webp": true}
+
+func resultContent(c runtime.Content) (ResultContent, bool) {
+	title := c.Name
+	if title == "" {
+		title = c.URI
+	}
+	switch {
+	case c.Kind == runtime.ContentImage && anthropicImages[c.MIMEType]:
+		return ResultContent{Type: "image", Source: &Source{Type: "base64", MediaType: c.MIMEType, Data: base64.StdEncoding.EncodeToString(c.Data)}}, true
+	case c.Kind == runtime.ContentResource && c.MIMEType == "application/pdf" && len(c.Data) > 0:
+		return ResultContent{Type: "document", Title: title, Source: &Source{Type: "base64", MediaType: "application/pdf", Data: base64.StdEncoding.EncodeToString(c.Data)}}, true
+	case c.Kind == runtime.ContentResource && c.Text != "":
+		return ResultContent{Type: "document", Title: title, Source: &Source{Type: "text", MediaType: "text/plain", Data: c.Text}}, true
+	case c.Kind == runtime.ContentResourceLink && c.MIMEType == "application/pdf" && strings.HasPrefix(c.URI, "https://"):
+		return ResultContent{Type: "document", Title: title, Source: &Source{Type: "url", URL: c.URI}}, true
+	}
+	return ResultContent{}, false
+}
+
+// omitted says why a block is not in a tool_result.
+func omitted(c runtime.Content) string {
+	if _, ok := resultContent(c); ok {
+		return ""
+	}
+	switch c.Kind {
+	case runtime.ContentImage:
+		return "Anthropic takes JPEG, PNG, GIF and WebP images only"
+	case runtime.ContentResourceLink:
+		return "a link: Anthropic's tool_result reads only PDFs by URL"
+	}
+	return "Anthropic's tool_result has no place for " + string(c.Kind) + " of this type"
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/anthropics/anthropic-sdk-go/v2/option"
 
 	"github.com/keelgen/keel/generated"
+	"github.com/keelgen/keel/internal/contenttest"
 	"github.com/keelgen/keel/internal/jsontest"
 	"github.com/keelgen/keel/provider/anthropic"
 	"github.com/keelgen/keel/runtime"
@@ -198,5 +199,50 @@ func TestDeferredTools(t *testing.T) {
 	}
 	if params[0].OfTool == nil || !params[0].OfTool.DeferLoading.Value || params[2].OfToolSearchToolRegex20251119 == nil {
 		t.Fatalf("the SDK read %s as %+v", b, params)
+	}
+}
+
+// A result with content: its JSON first, then an image block and document
+// blocks (the PDF, the CSV as text, the PDF link), all read by the SDK's
+// own tool_result param; the audio and the page link are described in the
+// JSON and marked omitted.
+func TestContentBlocksReadAsSDKParams(t *testing.T) {
+	res := anthropic.Result(contenttest.Result())
+	b, err := json.Marshal(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var param sdk.ToolResultBlockParam
+	if err := json.Unmarshal(b, &param); err != nil {
+		t.Fatalf("the SDK rejects keel's tool_result: %v\n%s", err, b)
+	}
+	if jsontest.Canonical(t, param) != jsontest.Canonical(t, json.RawMessage(b)) {
+		t.Fatalf("the SDK reads\n%s\nkeel wrote\n%s", jsontest.Canonical(t, param), b)
+	}
+	var kinds []string
+	for _, c := range param.Content {
+		switch {
+		case c.OfText != nil:
+			kinds = append(kinds, "text")
+		case c.OfImage != nil && c.OfImage.Source.OfBase64 != nil:
+			kinds = append(kinds, "image "+string(c.OfImage.Source.OfBase64.MediaType))
+		case c.OfDocument != nil && c.OfDocument.Source.OfBase64 != nil:
+			kinds = append(kinds, "document pdf "+c.OfDocument.Title.Value)
+		case c.OfDocument != nil && c.OfDocument.Source.OfText != nil:
+			kinds = append(kinds, "document text "+c.OfDocument.Title.Value)
+		case c.OfDocument != nil && c.OfDocument.Source.OfURL != nil:
+			kinds = append(kinds, "document url "+c.OfDocument.Source.OfURL.URL)
+		default:
+			kinds = append(kinds, "other")
+		}
+	}
+	want := "text,image image/png,document pdf s3://reports/q3.pdf,document text file:///reports/q3.csv,document url https://example.com/q3.pdf"
+	if strings.Join(kinds, ",") != want {
+		t.Fatalf("content %v\nwant %s", kinds, want)
+	}
+	text := param.Content[0].OfText.Text
+	if strings.Contains(text, "keel-pixels") || !strings.Contains(text, `"type":"audio","mime_type":"audio/wav","bytes":14,"omitted":"Anthropic's tool_result has no place for audio of this type"`) ||
+		!strings.Contains(text, `"uri":"https://example.com/dash","name":"Dashboard","omitted":"a link`) {
+		t.Errorf("result JSON %s", text)
 	}
 }

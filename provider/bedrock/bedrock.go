@@ -17,6 +17,7 @@ import (
 	smithydoc "github.com/aws/smithy-go/document"
 
 	"github.com/keelgen/keel/internal/forms"
+	"github.com/keelgen/keel/internal/resultjson"
 	"github.com/keelgen/keel/runtime"
 )
 
@@ -82,19 +83,26 @@ func ToolCall(u types.ToolUseBlock) runtime.ToolCall {
 
 // Result answers a call: a toolResult block whose json content is the
 // result as keel writes it (its stable code included when it failed), with
-// status "error" on every failure unless opts say otherwise.
+// status "error" on every failure unless opts say otherwise. Content blocks
+// follow as Bedrock's toolResult takes them: an image (PNG, JPEG, GIF,
+// WebP) as an image block; a PDF, Word or Excel file, and any text resource
+// (as csv, html, md or txt), as a document named "document N" (Bedrock
+// reads a document's name, so it is neutral; the JSON gives its URI).
+// Audio, other blobs and links are described in the JSON and marked omitted.
 func Result(r runtime.ToolResult, opts Options) (types.ContentBlock, error) {
-	b, err := json.Marshal(r)
-	if err != nil {
-		return nil, err
-	}
-	doc, err := documentValue(b)
+	doc, err := documentValue([]byte(resultjson.Text(r, bedrockOmitted)))
 	if err != nil {
 		return nil, err
 	}
 	block := types.ToolResultBlock{
 		ToolUseId: aws.String(r.CallID),
 		Content:   []types.ToolResultContentBlock{&types.ToolResultContentBlockMemberJson{Value: document.NewLazyDocument(doc)}},
+	}
+	docs := 0
+	for _, c := range r.Content {
+		if b := bedrockBlock(c, &docs); b != nil {
+			block.Content = append(block.Content, b)
+		}
 	}
 	switch {
 	case r.OK:
@@ -103,6 +111,56 @@ func Result(r runtime.ToolResult, opts Options) (types.ContentBlock, error) {
 		block.Status = types.ToolResultStatusError
 	}
 	return &types.ContentBlockMemberToolResult{Value: block}, nil
+}
+
+var bedrockImages = map[string]types.ImageFormat{
+	"image/png": types.ImageFormatPng, "image/jpeg": types.ImageFormatJpeg, "image/gif": types.ImageFormatGif, "image/webp": types.ImageFormatWebp}
+
+var bedrockDocuments = map[string]types.DocumentFormat{
+	"application/pdf": types.DocumentFormatPdf, "text/csv": types.DocumentFormatCsv, "text/html": types.DocumentFormatHtml,
+	"text/markdown": types.DocumentFormatMd, "text/plain": types.DocumentFormatTxt, "application/msword": types.DocumentFormatDoc,
+	"application/vnd.openxmlformats-officedocument.wordprocessingml.document": types.DocumentFormatDocx,
+	"application/vnd.ms-excel": types.DocumentFormatXls,
+	"application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": types.DocumentFormatXlsx,
+}
+
+// bedrockBlock is c as a toolResult content block, or nil; docs counts the
+// documents, which it names.
+func bedrockBlock(c runtime.Content, docs *int) types.ToolResultContentBlock {
+	if f, ok := bedrockImages[c.MIMEType]; ok && c.Kind == runtime.ContentImage {
+		return &types.ToolResultContentBlockMemberImage{Value: types.ImageBlock{Format: f, Source: &types.ImageSourceMemberBytes{Value: c.Data}}}
+	}
+	if c.Kind != runtime.ContentResource {
+		return nil
+	}
+	f, ok := bedrockDocuments[c.MIMEType]
+	data := c.Data
+	if c.Text != "" {
+		data = []byte(c.Text)
+		if !ok || f == types.DocumentFormatPdf || f == types.DocumentFormatDoc || f == types.DocumentFormatDocx || f == types.DocumentFormatXls || f == types.DocumentFormatXlsx {
+			f, ok = types.DocumentFormatTxt, true // text is text, whatever its type says
+		}
+	}
+	if !ok {
+		return nil
+	}
+	*docs++
+	return &types.ToolResultContentBlockMemberDocument{Value: types.DocumentBlock{
+		Name: aws.String(fmt.Sprintf("document %d", *docs)), Format: f, Source: &types.DocumentSourceMemberBytes{Value: data}}}
+}
+
+func bedrockOmitted(c runtime.Content) string {
+	var n int
+	if bedrockBlock(c, &n) != nil {
+		return ""
+	}
+	switch c.Kind {
+	case runtime.ContentImage:
+		return "Bedrock takes PNG, JPEG, GIF and WebP images only"
+	case runtime.ContentResourceLink:
+		return "a link: Bedrock's toolResult has no place for one"
+	}
+	return "Bedrock's toolResult has no place for " + string(c.Kind) + " of this type"
 }
 
 // documentValue decodes JSON for a smithy document with every number kept

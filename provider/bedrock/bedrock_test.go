@@ -18,6 +18,7 @@ import (
 
 	"github.com/keelgen/keel/generated"
 	conformance "github.com/keelgen/keel/internal/conformance/generated"
+	"github.com/keelgen/keel/internal/contenttest"
 	"github.com/keelgen/keel/internal/jsontest"
 	"github.com/keelgen/keel/provider/bedrock"
 	"github.com/keelgen/keel/runtime"
@@ -202,5 +203,72 @@ func TestConverseInputsKeelCanStillSee(t *testing.T) {
 	call = bedrock.ToolCall(use(`"input":{"incident_id":"INC-001\ud800"}`))
 	if !strings.Contains(string(call.Arguments), "\ufffd") {
 		t.Errorf("a lone surrogate reached keel as %q; if the SDK now keeps the bytes, refuse it and update docs/providers.md", call.Arguments)
+	}
+}
+
+// A result with content, sent by the SDK's Converse client to a server on
+// loopback: the JSON first, then the image and three documents (the PDF,
+// the CSV, the text) with neutral names, as the SDK serializes them; the
+// audio and the links are described in the JSON and marked omitted.
+func TestContentBlocksThroughConverse(t *testing.T) {
+	var body []byte
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ = io.ReadAll(r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"output":{"message":{"role":"assistant","content":[{"text":"ok"}]}},"stopReason":"end_turn","usage":{"inputTokens":1,"outputTokens":1,"totalTokens":2},"metrics":{"latencyMs":1}}`)
+	}))
+	defer srv.Close()
+	client := bedrockruntime.New(bedrockruntime.Options{Region: "us-east-1", BaseEndpoint: aws.String(srv.URL),
+		Credentials: credentials.NewStaticCredentialsProvider("AKID", "SECRET", "")})
+	r := contenttest.Result()
+	r.Content = append(r.Content, runtime.TextResource("file:///notes.txt", "text/plain", "all green"))
+	result, err := bedrock.Result(r, bedrock.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	use := &types.ContentBlockMemberToolUse{Value: types.ToolUseBlock{ToolUseId: aws.String("call_7"), Name: aws.String("chart"), Input: document.NewLazyDocument(map[string]any{})}}
+	messages := []types.Message{
+		{Role: types.ConversationRoleUser, Content: []types.ContentBlock{&types.ContentBlockMemberText{Value: "Chart it."}}},
+		{Role: types.ConversationRoleAssistant, Content: []types.ContentBlock{use}},
+		{Role: types.ConversationRoleUser, Content: []types.ContentBlock{result}},
+	}
+	if _, err := client.Converse(context.Background(), &bedrockruntime.ConverseInput{ModelId: aws.String("anthropic.test"), Messages: messages}); err != nil {
+		t.Fatal(err)
+	}
+	var sent struct {
+		Messages []struct {
+			Content []struct {
+				ToolResult *struct {
+					Content []struct {
+						JSON     json.RawMessage `json:"json"`
+						Image    *struct{ Format string }
+						Document *struct{ Format, Name string }
+					} `json:"content"`
+				} `json:"toolResult"`
+			} `json:"content"`
+		} `json:"messages"`
+	}
+	if err := json.Unmarshal(body, &sent); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	var text string
+	for _, c := range sent.Messages[2].Content[0].ToolResult.Content {
+		switch {
+		case c.JSON != nil:
+			text = string(c.JSON)
+			got = append(got, "json")
+		case c.Image != nil:
+			got = append(got, "image "+c.Image.Format)
+		case c.Document != nil:
+			got = append(got, "document "+c.Document.Format+" "+c.Document.Name)
+		}
+	}
+	if want := "json,image png,document pdf document 1,document csv document 2,document txt document 3"; strings.Join(got, ",") != want {
+		t.Fatalf("toolResult content %v\nwant %s\n%s", got, want, body)
+	}
+	if !strings.Contains(string(body), `"bytes":"iVBORw0KGgprZWVsLXBpeGVscw=="`) || !strings.Contains(text, `{"bytes":14,"mime_type":"audio/wav","omitted":"Bedrock's toolResult has no place for audio of this type","type":"audio"}`) ||
+		strings.Contains(text, "keel-pixels") {
+		t.Errorf("request %s", body)
 	}
 }

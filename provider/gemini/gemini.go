@@ -9,8 +9,10 @@ package gemini
 import (
 	"encoding/json"
 	"fmt"
+	"path"
 
 	"github.com/keelgen/keel/internal/forms"
+	"github.com/keelgen/keel/internal/resultjson"
 	"github.com/keelgen/keel/runtime"
 )
 
@@ -85,18 +87,37 @@ func ToolCall(c FunctionCall, fallbackID string) runtime.ToolCall {
 // FunctionResponse is the functionResponse part that answers a call. Its
 // response must be an object: {"output": data} on success, {"error": the
 // result's error, its stable code included} on failure, as Gemini reads
-// them.
+// them; a result's content blocks are described under "content" and, where
+// Gemini takes them, sent as parts.
 type FunctionResponse struct {
 	ID       string          `json:"id,omitempty"`
 	Name     string          `json:"name"`
 	Response json.RawMessage `json:"response"`
+	Parts    []ResponsePart  `json:"parts,omitempty"`
 }
 
-// Response answers a call with its result.
+// ResponsePart is one multimodal part of a function response: inline data.
+type ResponsePart struct {
+	InlineData *InlineData `json:"inlineData,omitempty"`
+}
+
+// InlineData is bytes of a MIME type (base64 in JSON).
+type InlineData struct {
+	MIMEType    string `json:"mimeType"`
+	Data        []byte `json:"data"`
+	DisplayName string `json:"displayName,omitempty"`
+}
+
+// Response answers a call with its result. Content blocks that Gemini's
+// multimodal function responses take follow as inline parts: an image
+// (PNG, JPEG, WebP), a PDF, a text resource as text/plain. Audio, other
+// blobs and links are described in the response and marked omitted.
 func Response(r runtime.ToolResult) FunctionResponse {
+	blocks := resultjson.Describe(r.Content, geminiOmitted)
 	var body any = struct {
-		Output json.RawMessage `json:"output"`
-	}{r.Data}
+		Output  json.RawMessage    `json:"output"`
+		Content []resultjson.Block `json:"content,omitempty"`
+	}{r.Data, blocks}
 	if !r.OK {
 		body = struct {
 			Error *runtime.ToolError `json:"error"`
@@ -106,5 +127,43 @@ func Response(r runtime.ToolResult) FunctionResponse {
 	if err != nil { // unreachable: a ToolResult's parts encode
 		b = []byte(`{"error":{"code":"tool_internal_error","message":"The result could not be encoded."}}`)
 	}
-	return FunctionResponse{ID: r.CallID, Name: r.ToolName, Response: b}
+	out := FunctionResponse{ID: r.CallID, Name: r.ToolName, Response: b}
+	for _, c := range r.Content {
+		if p, ok := geminiPart(c); ok {
+			out.Parts = append(out.Parts, p)
+		}
+	}
+	return out
+}
+
+// geminiImages are the image types Gemini's function responses take.
+var geminiImages = map[string]bool{"image/png": true, "image/jpeg": true, "image/webp": true}
+
+func geminiPart(c runtime.Content) (ResponsePart, bool) {
+	name := c.Name
+	if name == "" {
+		name = path.Base(c.URI)
+	}
+	switch {
+	case c.Kind == runtime.ContentImage && geminiImages[c.MIMEType]:
+		return ResponsePart{InlineData: &InlineData{MIMEType: c.MIMEType, Data: c.Data}}, true
+	case c.Kind == runtime.ContentResource && c.MIMEType == "application/pdf" && len(c.Data) > 0:
+		return ResponsePart{InlineData: &InlineData{MIMEType: "application/pdf", Data: c.Data, DisplayName: name}}, true
+	case c.Kind == runtime.ContentResource && c.Text != "":
+		return ResponsePart{InlineData: &InlineData{MIMEType: "text/plain", Data: []byte(c.Text), DisplayName: name}}, true
+	}
+	return ResponsePart{}, false
+}
+
+func geminiOmitted(c runtime.Content) string {
+	if _, ok := geminiPart(c); ok {
+		return ""
+	}
+	switch c.Kind {
+	case runtime.ContentImage:
+		return "Gemini's function responses take PNG, JPEG and WebP images only"
+	case runtime.ContentResourceLink:
+		return "a link: Gemini reads only its own file URIs"
+	}
+	return "Gemini's function responses have no place for " + string(c.Kind) + " of this type"
 }

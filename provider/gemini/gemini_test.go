@@ -15,6 +15,7 @@ import (
 
 	"github.com/keelgen/keel/generated"
 	conformance "github.com/keelgen/keel/internal/conformance/generated"
+	"github.com/keelgen/keel/internal/contenttest"
 	"github.com/keelgen/keel/internal/jsontest"
 	"github.com/keelgen/keel/provider/gemini"
 	"github.com/keelgen/keel/runtime"
@@ -218,5 +219,38 @@ func TestOpenAPIDeclarationsReadAsGenaiSchemas(t *testing.T) {
 	r := exec.Execute(context.Background(), runtime.ExecutionContext{}, gemini.ToolCall(gemini.FunctionCall{Name: "numbers", Args: json.RawMessage(`{"ratio":1}`)}, "part-0"))
 	if r.OK || r.Error.Code != "invalid_arguments" {
 		t.Errorf("ratio 1 (exclusiveMaximum 1, said only in words to the model): %+v", r)
+	}
+}
+
+// A result with content, read by genai's own FunctionResponse: the image,
+// the PDF and the CSV (as text/plain) as inline parts; every block
+// described under response.content, the others marked omitted.
+func TestContentBlocksReadAsGenaiParts(t *testing.T) {
+	out, err := json.Marshal(gemini.Response(contenttest.Result()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var resp genai.FunctionResponse
+	if err := json.Unmarshal(out, &resp); err != nil {
+		t.Fatal(err)
+	}
+	var parts []string
+	for _, p := range resp.Parts {
+		parts = append(parts, p.InlineData.MIMEType+" "+p.InlineData.DisplayName+" "+string(p.InlineData.Data[:4]))
+	}
+	want := "image/png  \x89PNG,application/pdf q3.pdf %PDF,text/plain q3.csv serv"
+	if strings.Join(parts, ",") != want {
+		t.Fatalf("parts %q\nwant %q", parts, want)
+	}
+	blocks, _ := resp.Response["content"].([]any)
+	if len(blocks) != 6 || resp.Response["output"] == nil {
+		t.Fatalf("response %v", resp.Response)
+	}
+	audio := blocks[1].(map[string]any)
+	if audio["type"] != "audio" || !strings.HasPrefix(audio["omitted"].(string), "Gemini's function responses have no place") {
+		t.Errorf("audio described as %v", audio)
+	}
+	if img := blocks[0].(map[string]any); img["omitted"] != nil {
+		t.Errorf("the image sent as a part is described as omitted: %v", img)
 	}
 }

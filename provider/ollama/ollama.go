@@ -70,9 +70,31 @@ type Message struct {
 	Role     string `json:"role"` // "tool"
 	Content  string `json:"content"`
 	ToolName string `json:"tool_name"`
+	// Images are the result's PNG and JPEG images, for a vision model
+	// (base64 in JSON, as Ollama's api.Message has them).
+	Images [][]byte `json:"images,omitempty"`
 }
 
 // Result answers a call with the result JSON, with its code when it failed.
+// A PNG or JPEG image goes in images; every other block is described in the
+// JSON and marked omitted: a tool message has no place for it.
 func Result(r runtime.ToolResult) Message {
-	return Message{Role: "tool", Content: resultjson.Content(r), ToolName: r.ToolName}
+	m := Message{Role: "tool", Content: resultjson.Text(r, ollamaOmitted), ToolName: r.ToolName}
+	for _, c := range r.Content {
+		if ollamaImage(c) {
+			m.Images = append(m.Images, c.Data)
+		}
+	}
+	return m
+}
+
+func ollamaImage(c runtime.Content) bool {
+	return c.Kind == runtime.ContentImage && (c.MIMEType == "image/png" || c.MIMEType == "image/jpeg")
+}
+
+func ollamaOmitted(c runtime.Content) string {
+	if ollamaImage(c) {
+		return ""
+	}
+	return "an Ollama tool message carries text and PNG or JPEG images only"
 }

@@ -2,6 +2,7 @@ package ollama_test
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"log/slog"
 	"slices"
@@ -9,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/keelgen/keel/generated"
+	"github.com/keelgen/keel/internal/contenttest"
 	"github.com/keelgen/keel/provider/ollama"
 	"github.com/keelgen/keel/runtime"
 )
@@ -69,5 +71,27 @@ func TestCallsAndResults(t *testing.T) {
 	}
 	if strings.Join(got, ",") != "ollama-0=,call_x=approval_required" {
 		t.Fatalf("results %v", got)
+	}
+}
+
+// A result with content: the PNG in images (base64, as Ollama's
+// api.Message reads it), every other block described and marked omitted.
+func TestContentBlocks(t *testing.T) {
+	b, err := json.Marshal(ollama.Result(contenttest.Result()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m struct {
+		Role, Content string
+		Images        []string
+	}
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	if m.Role != "tool" || len(m.Images) != 1 || m.Images[0] != base64.StdEncoding.EncodeToString(contenttest.PNG) {
+		t.Fatalf("message %s", b)
+	}
+	if strings.Count(m.Content, `"omitted":"an Ollama tool message carries text and PNG or JPEG images only"`) != 5 || strings.Contains(m.Content, "keel-pixels") {
+		t.Errorf("content %s", m.Content)
 	}
 }

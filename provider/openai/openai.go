@@ -5,8 +5,11 @@
 package openai
 
 import (
+	"encoding/base64"
 	"encoding/json"
+	"path"
 	"slices"
+	"strings"
 
 	"github.com/keelgen/keel/internal/forms"
 	"github.com/keelgen/keel/internal/resultjson"
@@ -200,21 +203,92 @@ type ChatToolMessage struct {
 }
 
 // ChatResult answers a call in Chat Completions: the result JSON, with its
-// code when it failed.
+// code when it failed. A tool message carries text only, so content blocks
+// are described in the JSON (type, MIME type, size, URI) and marked omitted.
 func ChatResult(r runtime.ToolResult) ChatToolMessage {
-	return ChatToolMessage{Role: "tool", ToolCallID: r.CallID, Content: resultjson.Content(r)}
+	return ChatToolMessage{Role: "tool", ToolCallID: r.CallID, Content: resultjson.Text(r, func(runtime.Content) string {
+		return "OpenAI Chat Completions tool messages carry text only"
+	})}
 }
 
-// FunctionCallOutput answers a call in the Responses API.
+// FunctionCallOutput answers a call in the Responses API. Its output is
+// the result JSON, a string; with content blocks the Responses API can
+// read, it is a list instead: the JSON as input_text, then the blocks.
 type FunctionCallOutput struct {
 	Type   string `json:"type"` // "function_call_output"
 	CallID string `json:"call_id"`
-	Output string `json:"output"`
+	Output string `json:"-"`
+	// Items follow Output when the result carries content blocks.
+	Items []OutputItem `json:"-"`
 }
 
-// ResponsesResult answers a call in the Responses API.
+// OutputItem is one item of a function_call_output's list.
+type OutputItem struct {
+	Type     string `json:"type"` // "input_text", "input_image" or "input_file"
+	Text     string `json:"text,omitempty"`
+	ImageURL string `json:"image_url,omitempty"` // a data: URL
+	Filename string `json:"filename,omitempty"`
+	FileData string `json:"file_data,omitempty"` // a data: URL
+	FileURL  string `json:"file_url,omitempty"`
+}
+
+// MarshalJSON writes output as a string, or as the list when there are items.
+func (o FunctionCallOutput) MarshalJSON() ([]byte, error) {
+	type wire struct {
+		Type   string `json:"type"`
+		CallID string `json:"call_id"`
+		Output any    `json:"output"`
+	}
+	if len(o.Items) == 0 {
+		return json.Marshal(wire{o.Type, o.CallID, o.Output})
+	}
+	return json.Marshal(wire{o.Type, o.CallID, append([]OutputItem{{Type: "input_text", Text: o.Output}}, o.Items...)})
+}
+
+// ResponsesResult answers a call in the Responses API. Content blocks follow
+// as its function_call_output takes them: an image (PNG, JPEG, WebP, GIF) as
+// input_image, a PDF (embedded, or linked over https) as input_file, a text
+// resource as input_text headed by its URI. Audio and other blobs have no
+// place there: the result JSON describes them and says so.
 func ResponsesResult(r runtime.ToolResult) FunctionCallOutput {
-	return FunctionCallOutput{Type: "function_call_output", CallID: r.CallID, Output: resultjson.Content(r)}
+	out := FunctionCallOutput{Type: "function_call_output", CallID: r.CallID, Output: resultjson.Text(r, responsesOmitted)}
+	for _, c := range r.Content {
+		if item, ok := outputItem(c); ok {
+			out.Items = append(out.Items, item)
+		}
+	}
+	return out
+}
+
+// responsesImages are the image types input_image takes.
+var responsesImages = map[string]bool{"image/png": true, "image/jpeg": true, "image/webp": true, "image/gif": true}
+
+func outputItem(c runtime.Content) (OutputItem, bool) {
+	dataURL := func() string { return "data:" + c.MIMEType + ";base64," + base64.StdEncoding.EncodeToString(c.Data) }
+	switch {
+	case c.Kind == runtime.ContentImage && responsesImages[c.MIMEType]:
+		return OutputItem{Type: "input_image", ImageURL: dataURL()}, true
+	case c.Kind == runtime.ContentResource && c.MIMEType == "application/pdf" && len(c.Data) > 0:
+		return OutputItem{Type: "input_file", Filename: path.Base(c.URI), FileData: dataURL()}, true
+	case c.Kind == runtime.ContentResource && c.Text != "":
+		return OutputItem{Type: "input_text", Text: "Resource " + c.URI + " (" + c.MIMEType + "):\n" + c.Text}, true
+	case c.Kind == runtime.ContentResourceLink && c.MIMEType == "application/pdf" && strings.HasPrefix(c.URI, "https://"):
+		return OutputItem{Type: "input_file", FileURL: c.URI}, true
+	}
+	return OutputItem{}, false
+}
+
+func responsesOmitted(c runtime.Content) string {
+	if _, ok := outputItem(c); ok {
+		return ""
+	}
+	switch c.Kind {
+	case runtime.ContentImage:
+		return "the Responses API takes PNG, JPEG, WebP and GIF images only"
+	case runtime.ContentResourceLink:
+		return "a link: the Responses API reads only PDFs by URL"
+	}
+	return "the Responses API's function_call_output has no place for " + string(c.Kind) + " of this type"
 }
 
 // StrictSchema rewrites schema into the form OpenAI's strict mode requires:

@@ -15,6 +15,7 @@ import (
 	"github.com/openai/openai-go/v3/responses"
 
 	"github.com/keelgen/keel/generated"
+	"github.com/keelgen/keel/internal/contenttest"
 	"github.com/keelgen/keel/internal/jsontest"
 	"github.com/keelgen/keel/provider/openai"
 	"github.com/keelgen/keel/runtime"
@@ -269,5 +270,54 @@ func TestDeferredResponsesTools(t *testing.T) {
 	}
 	if params[1].OfNamespace == nil || params[2].OfToolSearch == nil {
 		t.Fatalf("openai-go read %s as %+v", b, params)
+	}
+}
+
+// A result with content, in the Responses API: the JSON as input_text, an
+// input_image, the PDF as input_file data, the CSV as input_text, the PDF
+// link as input_file URL, all read by the SDK's own function_call_output
+// param; audio and the page link described and marked omitted. In Chat
+// Completions every block is described and omitted.
+func TestContentBlocksReadAsSDKParams(t *testing.T) {
+	out := openai.ResponsesResult(contenttest.Result())
+	b, err := json.Marshal(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var param responses.ResponseInputItemFunctionCallOutputParam
+	if err := json.Unmarshal(b, &param); err != nil {
+		t.Fatalf("the SDK rejects keel's output: %v\n%s", err, b)
+	}
+	if jsontest.Canonical(t, param) != jsontest.Canonical(t, json.RawMessage(b)) {
+		t.Fatalf("the SDK reads\n%s\nkeel wrote\n%s", jsontest.Canonical(t, param), b)
+	}
+	var kinds []string
+	for _, it := range param.Output.OfResponseFunctionCallOutputItemArray {
+		switch {
+		case it.OfInputText != nil:
+			kinds = append(kinds, "text "+strings.SplitN(it.OfInputText.Text, ":", 2)[0])
+		case it.OfInputImage != nil:
+			kinds = append(kinds, "image "+strings.SplitN(it.OfInputImage.ImageURL.Value, ",", 2)[0])
+		case it.OfInputFile != nil && it.OfInputFile.FileData.Valid():
+			kinds = append(kinds, "file "+it.OfInputFile.Filename.Value+" "+strings.SplitN(it.OfInputFile.FileData.Value, ",", 2)[0])
+		case it.OfInputFile != nil:
+			kinds = append(kinds, "file url "+it.OfInputFile.FileURL.Value)
+		}
+	}
+	want := `text {"call_id",image data:image/png;base64,file q3.pdf data:application/pdf;base64,text Resource file,file url https://example.com/q3.pdf`
+	if strings.Join(kinds, ",") != want {
+		t.Fatalf("items %v\nwant %s", kinds, want)
+	}
+	if !strings.Contains(out.Output, `"type":"audio","mime_type":"audio/wav","bytes":14,"omitted":"the Responses API`) {
+		t.Errorf("result JSON %s", out.Output)
+	}
+	chat := openai.ChatResult(contenttest.Result())
+	if strings.Count(chat.Content, `"omitted":"OpenAI Chat Completions tool messages carry text only"`) != 6 || strings.Contains(chat.Content, "keel-pixels") {
+		t.Errorf("chat message %s", chat.Content)
+	}
+	// A result without content stays one string.
+	plain, _ := json.Marshal(openai.ResponsesResult(runtime.ToolResult{CallID: "c", OK: true, Data: json.RawMessage(`{}`)}))
+	if !strings.HasPrefix(string(plain), `{"type":"function_call_output","call_id":"c","output":"{`) {
+		t.Errorf("plain output %s", plain)
 	}
 }
