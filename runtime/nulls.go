@@ -7,9 +7,30 @@ import "github.com/keelgen/keel/internal/schemamodel"
 // null: models send null for "unset", and keel reads it as absent, on the
 // hand-bound path as the generated readers do. It follows properties, items,
 // additionalProperties and the alternatives of anyOf and oneOf (a member
-// optional in any alternative), and changes nothing else.
-func dropOptionalNulls(doc any, s *schemamodel.Schema) {
-	if !s.IsObject() {
+// optional in any alternative), and a $ref to the root's $defs (a recursive
+// type, as deep as the arguments go, which the depth cap bounds); it changes
+// nothing else.
+func dropOptionalNulls(doc any, root *schemamodel.Schema) {
+	nullWalk{schemamodel.DefsOf(root)}.drop(doc, root, nil)
+}
+
+type nullWalk struct{ defs schemamodel.Defs }
+
+// resolve is the schema s stands for, through a $ref.
+func (w nullWalk) resolve(s *schemamodel.Schema) *schemamodel.Schema {
+	if s == nil {
+		return nil
+	}
+	r, _ := w.defs.Resolve(s)
+	return r
+}
+
+// drop walks doc by s; on is the schemas already applied to this very value
+// through alternatives, each once: a hand-written schema may refer to
+// itself without descending ({"$defs":{"a":{"anyOf":[{"$ref":"#/$defs/a"}]}}}).
+func (w nullWalk) drop(doc any, s *schemamodel.Schema, on map[*schemamodel.Schema]bool) {
+	s = w.resolve(s)
+	if !s.IsObject() || on[s] {
 		return
 	}
 	switch v := doc.(type) {
@@ -21,27 +42,34 @@ func dropOptionalNulls(doc any, s *schemamodel.Schema) {
 			member, sent := v[p.Name]
 			switch {
 			case !sent:
-			case member == nil && !s.IsRequired(p.Name) && !p.Schema.AllowsNull():
+			case member == nil && !s.IsRequired(p.Name) && !w.resolve(p.Schema).AllowsNull():
 				delete(v, p.Name)
 			default:
-				dropOptionalNulls(member, p.Schema)
+				w.drop(member, p.Schema, nil)
 			}
 		}
 		if s.AdditionalProperties.IsObject() {
 			for name, member := range v {
 				if s.Property(name) == nil {
-					dropOptionalNulls(member, s.AdditionalProperties)
+					w.drop(member, s.AdditionalProperties, nil)
 				}
 			}
 		}
 	case []any:
 		for _, item := range v {
-			dropOptionalNulls(item, s.Items)
+			w.drop(item, s.Items, nil)
 		}
 	}
+	if len(s.AnyOf)+len(s.OneOf) == 0 {
+		return
+	}
+	if on == nil {
+		on = map[*schemamodel.Schema]bool{}
+	}
+	on[s] = true
 	for _, alts := range [][]*schemamodel.Schema{s.AnyOf, s.OneOf} {
 		for _, alt := range alts {
-			dropOptionalNulls(doc, alt)
+			w.drop(doc, alt, on)
 		}
 	}
 }

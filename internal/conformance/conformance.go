@@ -324,3 +324,38 @@ func ListInventory(ctx context.Context, args InventoryArgs) (Inventory, error) {
 	}
 	return inv, nil
 }
+
+// Condition is a filter: a comparison, or all, any or none of conditions;
+// a type that contains itself, whose schema is in $defs.
+type Condition struct {
+	// Field is the field a comparison reads.
+	Field string `json:"field,omitempty" jsonschema:"maxLength=64"`
+	// Equals is the value it must equal.
+	Equals string `json:"equals,omitempty"`
+	// All must all hold.
+	All []Condition `json:"all,omitempty" jsonschema:"maxItems=4"`
+	// Any must hold, one at least.
+	Any []Condition `json:"any,omitempty"`
+	// Not must not hold.
+	Not *Condition `json:"not,omitempty"`
+}
+
+// QueryArgs hold a recursive condition.
+type QueryArgs struct {
+	// Where is the condition.
+	Where Condition `json:"where"`
+	// Loop makes the result a cycle, which no JSON can write.
+	Loop bool `json:"loop,omitzero"`
+}
+
+// Query returns its arguments, or, asked to loop, a condition that
+// contains itself.
+//
+//keel:tool name=query version=1.0 effect=read
+func Query(ctx context.Context, args QueryArgs) (QueryArgs, error) {
+	Calls.Add(1)
+	if args.Loop {
+		args.Where.Not = &args.Where
+	}
+	return args, nil
+}

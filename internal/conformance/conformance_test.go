@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"maps"
 	"math/big"
 	"regexp"
 	"slices"
@@ -72,6 +73,7 @@ func oracleTools(t testing.TB) map[string]*oracleTool {
 		generated.ToolProbe:           {exec: conf, goValue: echo[conformance.ProbeArgs]},
 		generated.ToolTexts:           {exec: conf, goValue: echo[conformance.TextArgs]},
 		generated.ToolInventory:       {exec: conf, goValue: decodeOnly[conformance.InventoryArgs]},
+		generated.ToolQuery:           {exec: conf, goValue: echo[conformance.QueryArgs]},
 		examplegen.ToolLookupIncident: {exec: ex, goValue: decodeOnly[example.LookupIncidentArgs]},
 		examplegen.ToolCreateTicket:   {exec: ex, goValue: decodeOnly[examplegen.CreateTicketArgs]},
 	}
@@ -110,6 +112,9 @@ func compile(t testing.TB, doc []byte) (*jsonschema.Schema, any) {
 // schemaAccepts is the oracle: strict JSON (jsontext refuses duplicate names
 // and invalid UTF-8), one object, and the validator's verdict.
 func (o *oracleTool) schemaAccepts(args []byte) bool {
+	if trimmed := bytes.TrimLeft(args, " \t\r\n"); len(trimmed) == 0 || string(bytes.TrimRight(trimmed, " \t\r\n")) == "null" {
+		args = []byte(`{}`) // absent arguments are {}, as documented (MCP makes them optional)
+	}
 	if !jsontext.Value(args).IsValid() || !bytes.HasPrefix(bytes.TrimLeft(args, " \t\r\n"), []byte("{")) {
 		return false
 	}
@@ -117,7 +122,7 @@ func (o *oracleTool) schemaAccepts(args []byte) bool {
 	if err != nil {
 		return false
 	}
-	unsetNulls(v, o.inputDoc)
+	unsetNulls(v, o.inputDoc, o.inputDoc)
 	return o.input.Validate(v) == nil
 }
 
@@ -126,8 +131,8 @@ func (o *oracleTool) schemaAccepts(args []byte) bool {
 // validates what is left, so "the generated path accepts only what the
 // schema accepts" holds of the arguments as keel reads them. (Written apart
 // from the runtime's own pass, walking the schema rather than the value.)
-func unsetNulls(v, schema any) {
-	s, _ := schema.(map[string]any)
+func unsetNulls(v, schema, root any) {
+	s := resolveRef(schema, root)
 	switch v := v.(type) {
 	case map[string]any:
 		props, _ := s["properties"].(map[string]any)
@@ -142,28 +147,40 @@ func unsetNulls(v, schema any) {
 			if !present {
 				continue
 			}
-			if member == nil && !required[name] && !nullAllowed(sub) {
+			if member == nil && !required[name] && !nullAllowed(resolveRef(sub, root)) {
 				delete(v, name)
 				continue
 			}
-			unsetNulls(member, sub)
+			unsetNulls(member, sub, root)
 		}
 		if extra, ok := s["additionalProperties"].(map[string]any); ok {
 			for name, member := range v {
 				if _, declared := props[name]; !declared {
-					unsetNulls(member, extra)
+					unsetNulls(member, extra, root)
 				}
 			}
 		}
 	case []any:
 		for _, item := range v {
-			unsetNulls(item, s["items"])
+			unsetNulls(item, s["items"], root)
 		}
 	}
 }
 
-func nullAllowed(schema any) bool {
+// resolveRef is the schema a "#/$defs/name" $ref stands for in root, or
+// schema itself.
+func resolveRef(schema, root any) map[string]any {
 	s, _ := schema.(map[string]any)
+	if ref, ok := s["$ref"].(string); ok {
+		defs, _ := root.(map[string]any)["$defs"].(map[string]any)
+		if def, ok := defs[strings.TrimPrefix(ref, "#/$defs/")].(map[string]any); ok {
+			return def
+		}
+	}
+	return s
+}
+
+func nullAllowed(s map[string]any) bool {
 	if t, ok := s["type"]; ok {
 		list, _ := t.([]any)
 		return t == "null" || slices.Contains(list, any("null"))
@@ -278,8 +295,16 @@ func documented(o *oracleTool, args []byte, details []runtime.Detail) string {
 			return "a text over keel's bound for a parser it does not own"
 		}
 	case "type":
-		if n, ok := valueAt(args, d.Pointer).(json.Number); ok && strings.ContainsAny(string(n), ".eE") {
-			return "an integer written with a fraction or an exponent"
+		// A map's detail stops at the map: its keys are the model's text,
+		// which keel never echoes; the value is one of its members.
+		values := []any{valueAt(args, d.Pointer)}
+		if m, ok := values[0].(map[string]any); ok {
+			values = slices.Collect(maps.Values(m))
+		}
+		for _, v := range values {
+			if n, ok := v.(json.Number); ok && strings.ContainsAny(string(n), ".eE") {
+				return "an integer written with a fraction or an exponent"
+			}
 		}
 	}
 	return ""

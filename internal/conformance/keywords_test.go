@@ -159,6 +159,15 @@ var keywordCases = []struct {
 	{examplegen.ToolLookupIncident, `{"incident_id":"INC-001"}`, ""},
 	{examplegen.ToolLookupIncident, `{"incident_id":"INC-01"}`, "/incident_id pattern"},
 	{examplegen.ToolCreateTicket, `{"incident_id":"INC-001"}`, "/summary required"},
+	// A recursive type ($defs, $ref): every keyword holds at every depth.
+	{generated.ToolQuery, `{"where":{}}`, ""},
+	{generated.ToolQuery, `{"where":{"all":[{"field":"a","equals":"1"},{"not":{"any":[{"field":"b"},{"not":{"field":"c"}}]}}]}}`, ""},
+	{generated.ToolQuery, `{"where":{"not":{"not":{"not":{"field":"` + strings.Repeat("x", 65) + `"}}}}}`, "/where/not/not/not/field maxLength"},
+	{generated.ToolQuery, `{"where":{"any":[{"all":[{},{},{},{},{}]}]}}`, "/where/any/0/all maxItems"},
+	{generated.ToolQuery, `{"where":{"not":{"all":[{"fields":"a"}]}}}`, "/where/not/all/0 additionalProperties"},
+	{generated.ToolQuery, `{"where":{"not":{"not":{"equals":7}}}}`, "/where/not/not/equals type"},
+	{generated.ToolQuery, `{"where":{"not":null}}`, ""}, // an optional member's null is absent, at any depth
+	{generated.ToolQuery, `{}`, "/where required"},
 }
 
 // Every keyword passes and fails as the table says, with its pointer and
@@ -210,7 +219,7 @@ func TestFloatsThatRoundOntoABound(t *testing.T) {
 // goes there and stays.
 func FuzzGeneratedAgainstSchema(f *testing.F) {
 	names := []string{generated.ToolStrings, generated.ToolNumbers, generated.ToolCollections, generated.ToolBatch,
-		examplegen.ToolLookupIncident, examplegen.ToolCreateTicket, generated.ToolProbe, generated.ToolTexts}
+		examplegen.ToolLookupIncident, examplegen.ToolCreateTicket, generated.ToolProbe, generated.ToolTexts, generated.ToolQuery, generated.ToolInventory}
 	for _, c := range keywordCases {
 		f.Add(uint8(slices.Index(names, c.tool)), []byte(c.args))
 	}

@@ -35,6 +35,10 @@ type AnthropicCost struct {
 // returns the problems that make a strict form impossible instead, and what
 // the tool costs of the request's budget.
 func AnthropicStrict(schema json.RawMessage) (out json.RawMessage, cost AnthropicCost, problems []string) {
+	schema, _, err := inlineRefs(schema)
+	if err != nil {
+		return nil, cost, []string{"the schema is not a JSON object"}
+	}
 	doc, err := schemamodel.Parse(schema)
 	if err != nil || !doc.IsObject() {
 		return nil, cost, []string{"the schema is not a JSON object"}

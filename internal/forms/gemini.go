@@ -54,6 +54,9 @@ func GeminiNameProblem(name string) string {
 // what it changed, by path, and what it had to drop with no words to
 // stand for it; the executor enforces the schema as generated either way.
 func GeminiParameters(schema json.RawMessage) (out json.RawMessage, changed []string, err error) {
+	if schema, _, err = inlineRefs(schema); err != nil {
+		return nil, nil, err
+	}
 	doc, err := schemamodel.Parse(schema)
 	if err != nil {
 		return nil, nil, err

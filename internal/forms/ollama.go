@@ -58,6 +58,10 @@ func NovaLost(schema json.RawMessage) []string {
 }
 
 func plainForm(schema json.RawMessage, keeps plainKeeps) (json.RawMessage, []string, error) {
+	schema, _, err := inlineRefs(schema)
+	if err != nil {
+		return nil, nil, err
+	}
 	doc, err := schemamodel.Parse(schema)
 	if err != nil {
 		return nil, nil, err

@@ -115,6 +115,10 @@ var strictFormats = map[string]bool{"date-time": true, "time": true, "date": tru
 // with the path of each. nulls says where a null the model sends means
 // "absent".
 func OpenAIStrict(schema json.RawMessage) (out json.RawMessage, nulls *NullShape, problems []string) {
+	schema, _, err := inlineRefs(schema)
+	if err != nil {
+		return nil, nil, []string{"the schema is not a JSON object"}
+	}
 	doc, err := schemamodel.Parse(schema)
 	if err != nil || !doc.IsObject() {
 		return nil, nil, []string{"the schema is not a JSON object"}

@@ -552,6 +552,19 @@ func targetWarnings(targets []Target, pkg *model.Package, schemas map[string]mod
 			}
 		}
 	}
+	if len(targets) > 0 {
+		// Every target's form takes no $ref: MCP and the providers' plain
+		// JSON Schema fields get $defs as generated.
+		names := make([]string, len(targets))
+		for i, t := range targets {
+			names[i] = t.Name
+		}
+		for _, t := range pkg.Tools {
+			if note := forms.RefNote(schemas[t.Name].Input); note != "" {
+				out = append(out, model.Diagnostic{Pos: t.Pos, Message: fmt.Sprintf("warning: %s: %s: %s", t.Name, strings.Join(names, ", "), note)})
+			}
+		}
+	}
 	return out
 }
 

@@ -173,3 +173,55 @@ func Packages(t types.Type, seen map[types.Type]bool, add func(path, name string
 		}
 	}
 }
+
+// ContainsItself reports whether a value of named type t can hold another
+// value of t, through fields, pointers, slices, arrays and maps: a
+// recursive type, whose value may be a cycle.
+func ContainsItself(t types.Type) bool {
+	target, ok := types.Unalias(t).(*types.Named)
+	if !ok {
+		return false
+	}
+	seen := map[types.Type]bool{}
+	var reaches func(u types.Type) bool
+	reaches = func(u types.Type) bool {
+		u = types.Unalias(u)
+		if n, ok := u.(*types.Named); ok {
+			if types.Identical(n, target) {
+				return true
+			}
+			if seen[n] {
+				return false
+			}
+			seen[n] = true
+			u = n.Underlying()
+		}
+		switch u := u.(type) {
+		case *types.Pointer:
+			return reaches(u.Elem())
+		case *types.Slice:
+			return reaches(u.Elem())
+		case *types.Array:
+			return reaches(u.Elem())
+		case *types.Map:
+			return reaches(u.Elem())
+		case *types.Struct:
+			for i := 0; i < u.NumFields(); i++ {
+				if reaches(u.Field(i).Type()) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	st, ok := target.Underlying().(*types.Struct)
+	if !ok {
+		return false
+	}
+	for i := 0; i < st.NumFields(); i++ {
+		if reaches(st.Field(i).Type()) {
+			return true
+		}
+	}
+	return false
+}

@@ -19,16 +19,18 @@ type typeProblem struct {
 
 // schemaChecker walks a type as encoding/json would see it and reports what
 // has no JSON Schema: channels, funcs, complex numbers, interfaces without an
-// explicit JSONSchema method, non-string map keys, recursive types (schemas
-// are inlined), and json tag options the schema reflector does not model.
+// explicit JSONSchema method, non-string map keys, and json tag options the
+// schema reflector does not model. A recursive type is no problem: it is
+// noted, and its schema is written with $defs and $ref.
 type schemaChecker struct {
 	qualifier types.Qualifier
 	// output: the type is a result's; a pointer field must be omitempty.
 	output bool
 	// texts are the //keel:text declarations.
-	texts    model.TextTypes
-	stack    []*types.Named
-	problems []typeProblem
+	texts     model.TextTypes
+	stack     []*types.Named
+	problems  []typeProblem
+	recursive bool // a named type contains itself
 }
 
 func (c *schemaChecker) report(pos token.Pos, path string, format string, args ...any) {
@@ -58,7 +60,7 @@ func (c *schemaChecker) check(t types.Type, path string, pos token.Pos) {
 		}
 		for _, s := range c.stack {
 			if types.Identical(s, t) {
-				c.report(pos, path, "recursive type %s cannot be inlined into a schema", t.Obj().Name())
+				c.recursive = true
 				return
 			}
 		}

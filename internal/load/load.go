@@ -360,7 +360,7 @@ func (l *loader) signature(fd *ast.FuncDecl, t *model.Tool, label string) {
 	if _, ok := derefStruct(t.Result); !ok {
 		l.errorf(fd.Type.Results.Pos(), "%s: result type %s must be a struct (the output schema's root is an object)", label, l.typeString(t.Result))
 	} else {
-		l.checkSchema(fd.Type.Results.Pos(), label+": output", t.Result, true)
+		t.RecursiveOutput = l.checkSchema(fd.Type.Results.Pos(), label+": output", t.Result, true)
 	}
 
 	if params.Len() == 2 {
@@ -377,7 +377,7 @@ func (l *loader) signature(fd *ast.FuncDecl, t *model.Tool, label string) {
 			l.errorf(fd.Type.Params.Pos(), "%s: argument type %s must be exported: the generated package names it", label, named.Obj().Name())
 			return
 		}
-		l.checkSchema(fd.Type.Params.Pos(), label+": input", t.Args, false)
+		t.RecursiveInput = l.checkSchema(fd.Type.Params.Pos(), label+": input", t.Args, false)
 		return
 	}
 	t.Form = model.PlainParams
@@ -394,12 +394,14 @@ func (l *loader) signature(fd *ast.FuncDecl, t *model.Tool, label string) {
 			continue
 		}
 		seen[param.JSONName] = p.Name()
-		l.checkSchema(p.Pos(), label+": parameter "+p.Name(), p.Type(), false)
+		t.RecursiveInput = l.checkSchema(p.Pos(), label+": parameter "+p.Name(), p.Type(), false) || t.RecursiveInput
 		t.Params = append(t.Params, param)
 	}
 }
 
-func (l *loader) checkSchema(pos token.Pos, path string, t types.Type, output bool) {
+// checkSchema reports what of t has no JSON Schema, and whether t is
+// recursive.
+func (l *loader) checkSchema(pos token.Pos, path string, t types.Type, output bool) (recursive bool) {
 	c := &schemaChecker{qualifier: types.RelativeTo(l.pkg.Types), output: output, texts: l.texts}
 	c.check(t, path, pos)
 	for _, p := range c.problems {
@@ -409,6 +411,7 @@ func (l *loader) checkSchema(pos token.Pos, path string, t types.Type, output bo
 		}
 		l.errorf(at, "%s", p.msg)
 	}
+	return c.recursive
 }
 
 // inPackage reports whether pos is in one of the handler package's files, so

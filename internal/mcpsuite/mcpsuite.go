@@ -132,3 +132,40 @@ func silence() []byte {
 	b.Write(bytes.Repeat([]byte{128}, samples))
 	return b.Bytes()
 }
+
+// Person is someone, with where they live.
+type Person struct {
+	// Name is the person's name.
+	Name string `json:"name"`
+	// Address is where they live.
+	Address *Address `json:"address,omitempty"`
+}
+
+// Address is a postal address, and the one before it: a type that
+// contains itself, which only $defs and $ref can write.
+type Address struct {
+	// Street is the street and number.
+	Street string `json:"street,omitempty"`
+	// City is the city.
+	City string `json:"city,omitempty"`
+	// Previous is the address before this one, if the person moved.
+	Previous *Address `json:"previous,omitempty"`
+}
+
+// Moves counts the addresses a person has had.
+type Moves struct {
+	// Addresses is how many addresses were given.
+	Addresses int `json:"addresses"`
+}
+
+// JSONSchema202012 takes a schema with $schema, $defs and $ref: the
+// conformance suite's check that 2020-12 structure reaches the client.
+//
+//keel:tool name=json_schema_2020_12_tool version=1.0 effect=read
+func JSONSchema202012(ctx context.Context, p Person) (Moves, error) {
+	n := 0
+	for a := p.Address; a != nil; a = a.Previous {
+		n++
+	}
+	return Moves{Addresses: n}, nil
+}

@@ -103,6 +103,9 @@ type Tool struct {
 	// of Content; nil otherwise.
 	Returned types.Type
 	Content  []string
+	// RecursiveInput and RecursiveOutput: a type of the side contains
+	// itself, so its schema keeps that type in $defs.
+	RecursiveInput, RecursiveOutput bool
 }
 
 // ResultType is the type the handler returns: Returned, else Result.

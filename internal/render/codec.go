@@ -31,8 +31,9 @@ const wirePkg = "github.com/keelgen/keel/runtime/wire"
 type codecs struct {
 	pkg   *model.Package
 	tool  *model.Tool
-	side  string    // "input" or "output", for diagnostics
-	at    token.Pos // the field being read or written, for diagnostics
+	side  string           // "input" or "output", for diagnostics
+	defs  schemamodel.Defs // the side's $defs, which its $refs resolve to
+	at    token.Pos        // the field being read or written, for diagnostics
 	diags []model.Diagnostic
 	warns []model.Diagnostic
 
@@ -104,6 +105,15 @@ func parseNode(doc []byte) (node, error) {
 		return nil, err
 	}
 	return asNode(s), nil
+}
+
+// node reads a subschema, a $ref as the schema of $defs it refers to.
+func (g *codecs) node(s *schemamodel.Schema) node {
+	n := asNode(s)
+	if resolved, ok := g.defs.Resolve(n); ok {
+		return resolved
+	}
+	return n
 }
 
 // asNode reads a subschema: absent or true is the empty schema; false
@@ -206,6 +216,7 @@ func (g *codecs) kindOf(t types.Type, n node, ptr string) (kind, bool) {
 func (g *codecs) checkKeywords(n node, ptr string) {
 	for _, k := range slices.Sorted(slices.Values(n.Keywords())) {
 		switch raw, unread := n.OtherValue(k); {
+		case k == "$defs" || k == "$schema": // read through $ref; the dialect, which keel's is
 		case !checked[k] && !schemamodel.IsAnnotation(k):
 			g.fail(ptr, "keyword %q cannot be checked by generated code; describe the value with the keywords keel checks (see the README)", k)
 		case checked[k] && unread && !(k == "items" && raw.Kind() == '['): // a tuple: itemsNode says so
@@ -342,6 +353,11 @@ func key(dir string, t types.Type, n node) string {
 	ts := "args"
 	if t != nil {
 		ts = types.TypeString(t, nil)
+	}
+	if n.Has("$defs") || n.Has("$schema") { // a root: the same schema as its type's in $defs
+		n = n.Clone()
+		n.Delete("$defs")
+		n.Delete("$schema")
 	}
 	return dir + "|" + ts + "|" + string(n.Canonical(true))
 }
@@ -504,7 +520,7 @@ func (g *codecs) members(t types.Type, n node, ptr string) ([]field, []node, map
 		var nodes []node
 		for _, p := range g.tool.Params {
 			fields = append(fields, field{json: p.JSONName, access: []string{p.Field}, typ: p.Type})
-			nodes = append(nodes, asNode(n.Property(p.JSONName)))
+			nodes = append(nodes, g.node(n.Property(p.JSONName)))
 		}
 		return fields, nodes, g.required(n, fields, ptr)
 	}
@@ -521,7 +537,7 @@ func (g *codecs) members(t types.Type, n node, ptr string) ([]field, []node, map
 		if p == nil {
 			g.fail(ptr, "field %s has no property %q in the schema", strings.Join(f.access, "."), f.json)
 		}
-		nodes = append(nodes, asNode(p))
+		nodes = append(nodes, g.node(p))
 	}
 	for _, name := range slices.Sorted(slices.Values(n.PropertyNames())) {
 		if !seen[name] {
@@ -658,14 +674,14 @@ func (g *codecs) itemsNode(n node, ptr string) node {
 	if raw, ok := n.OtherValue("items"); ok && raw.Kind() == '[' {
 		g.fail(ptr, "items as a list (tuple) cannot be checked by generated code")
 	}
-	return asNode(n.Items)
+	return g.node(n.Items)
 }
 
 func (g *codecs) valuesNode(n node, ptr string) node {
 	if n.AdditionalProperties.IsFalse() {
 		g.fail(ptr, "a map whose schema allows no member cannot be checked by generated code; use a struct")
 	}
-	return asNode(n.AdditionalProperties)
+	return g.node(n.AdditionalProperties)
 }
 
 // isFloatish: floats, and types containing them, compare differently in Go

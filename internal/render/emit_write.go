@@ -121,7 +121,11 @@ func emitWriteMap(f *codecFunc) []jen.Code {
 }
 
 func emitWriteStruct(f *codecFunc) []jen.Code {
-	body := []jen.Code{jen.Id("e").Dot("ObjectStart").Call()}
+	var body []jen.Code
+	if f.nested {
+		body = append(body, ifErr(jen.Id("e").Dot("Enter").Call()), jen.Defer().Id("e").Dot("Leave").Call())
+	}
+	body = append(body, jen.Id("e").Dot("ObjectStart").Call())
 	for _, m := range f.members {
 		quoted, _ := jsontext.AppendQuote(nil, m.json)
 		name := jen.Lit(string(quoted) + ":")

@@ -9,6 +9,7 @@ import (
 
 	"github.com/keelgen/keel/internal/gocode"
 	"github.com/keelgen/keel/internal/model"
+	"github.com/keelgen/keel/internal/schemamodel"
 )
 
 // keel_codecs.go is planned, then printed. Planning (plan.go, plan_read.go,
@@ -78,6 +79,7 @@ type codecFunc struct {
 
 	// structs
 	members []memberPlan
+	nested  bool // writing a type that contains itself: a level counted, so a cycle of pointers stops
 }
 
 // memberPlan is one JSON member of a struct.
@@ -137,9 +139,9 @@ func planCodecs(pkg *model.Package, schemas map[string]model.Schemas) (*codecPla
 		if err != nil {
 			return nil, nil, fmt.Errorf("%s: output schema: %w", t.Name, err)
 		}
-		g.side = "input"
+		g.side, g.defs = "input", schemamodel.DefsOf(in)
 		read := g.reader(argsType(t), in, "", t.ArgsTypeName())
-		g.side = "output"
+		g.side, g.defs = "output", schemamodel.DefsOf(out)
 		write := g.writer(t.Result, out, "", t.Ident()+"Result")
 		k := read + "|" + write + "|" + fmt.Sprint(t.Returned != nil)
 		if b, ok := bindersByKey[k]; ok {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/dave/jennifer/jen"
 
+	"github.com/keelgen/keel/internal/gocode"
 	"github.com/keelgen/keel/internal/model"
 )
 
@@ -56,6 +57,7 @@ func (g *codecs) writeMap(f *codecFunc, t types.Type, n node, ptr, hint string) 
 // omitempty and omitzero: a value it would omit is not checked, since the
 // schema never sees it.
 func (g *codecs) writeStruct(f *codecFunc, t types.Type, n node, ptr, hint string) {
+	f.nested = t != nil && gocode.ContainsItself(t)
 	fields, nodes, required := g.members(t, n, ptr)
 	for i, fd := range fields {
 		sub := ptrTo(ptr, fd.json)

@@ -68,11 +68,18 @@ func (Program) Schemas(pkg *model.Package) (map[string]model.Schemas, []model.Di
 		var s model.Schemas
 		for i, dst := range []*[]byte{&s.Input, &s.Output} {
 			side := [2]string{"input", "output"}[i]
-			if msg := checkRoot(pair[i]); msg != "" {
+			doc, recursive := []byte(pair[i]), [2]bool{t.RecursiveInput, t.RecursiveOutput}[i]
+			if recursive {
+				if doc, err = keepRecursiveDefs(doc, i == 0); err != nil {
+					diags = append(diags, model.Diagnostic{Pos: t.Pos, Message: fmt.Sprintf("%s: %s schema: %v", t.Name, side, err)})
+					continue
+				}
+			}
+			if msg := checkRoot(doc, recursive); msg != "" {
 				diags = append(diags, model.Diagnostic{Pos: t.Pos, Message: fmt.Sprintf("%s: %s schema %s", t.Name, side, msg)})
 				continue
 			}
-			if *dst, err = format(pair[i]); err != nil {
+			if *dst, err = format(doc); err != nil {
 				return nil, nil, fmt.Errorf("formatting the %s schema of %s: %w", side, t.Name, err)
 			}
 		}
@@ -82,8 +89,8 @@ func (Program) Schemas(pkg *model.Package) (map[string]model.Schemas, []model.Di
 }
 
 // checkRoot enforces the design's schema shape: an object at the root, every
-// type inlined (many clients fail on $ref and $defs).
-func checkRoot(doc []byte) string {
+// type inlined (many clients fail on $ref and $defs) but a recursive one.
+func checkRoot(doc []byte, recursive bool) string {
 	var root struct { // not jsonschema.Schema: its type is one string, a member's may be a list
 		Type any    `json:"type"`
 		Ref  string `json:"$ref"`
@@ -96,8 +103,8 @@ func checkRoot(doc []byte) string {
 		t, _ := json.Marshal(root.Type)
 		return fmt.Sprintf("has root type %s; it must be \"object\"", t)
 	}
-	if root.Ref != "" || root.Defs != nil || bytes.Contains(doc, []byte(`"$ref"`)) {
-		return "uses $ref; keel inlines every type"
+	if !recursive && (root.Ref != "" || root.Defs != nil || bytes.Contains(doc, []byte(`"$ref"`))) {
+		return "uses $ref; keel inlines every type but a recursive one"
 	}
 	return ""
 }
@@ -127,6 +134,12 @@ func program(pkg *model.Package) ([]byte, error) {
 		comments[jen.Lit(k)] = jen.Lit(pkg.Comments[k])
 	}
 	typeOf := func(c jen.Code) jen.Code { return jen.Qual("reflect", "TypeFor").Types(c).Call() }
+	// add(name, input type, output type, input by reference, output by reference)
+	addType := jen.Func().Params(jen.String(), jen.Qual("reflect", "Type"), jen.Qual("reflect", "Type"), jen.Bool(), jen.Bool())
+	f.Comment("addRecursive adds a tool with a recursive type.")
+	f.Func().Id("addRecursive").Params(jen.Id("add").Add(addType), jen.Id("name").String(), jen.List(jen.Id("in"), jen.Id("out")).Qual("reflect", "Type"), jen.List(jen.Id("refIn"), jen.Id("refOut")).Bool()).Block(
+		jen.Id("add").Call(jen.Id("name"), jen.Id("in"), jen.Id("out"), jen.Id("refIn"), jen.Id("refOut")),
+	)
 	// The tools are listed in functions of chunkSize tools each, not in one
 	// literal in main: the compiler's cost grows faster than linearly with
 	// the size of one function.
@@ -134,9 +147,17 @@ func program(pkg *model.Package) ([]byte, error) {
 	for start := 0; start < len(pkg.Tools); start += chunkSize {
 		name := fmt.Sprintf("tools%d", len(chunks))
 		chunks = append(chunks, jen.Id(name))
-		f.Func().Id(name).Params(jen.Id("add").Func().Params(jen.String(), jen.Qual("reflect", "Type"), jen.Qual("reflect", "Type"))).BlockFunc(func(g *jen.Group) {
+		f.Func().Id(name).Params(jen.Id("add").Add(addType)).BlockFunc(func(g *jen.Group) {
 			for _, t := range pkg.Tools[start:min(start+chunkSize, len(pkg.Tools))] {
-				g.Id("add").Call(jen.Lit(t.Name), typeOf(gocode.ArgsType(t)), typeOf(gocode.TypeCode(t.Result)))
+				args := []jen.Code{jen.Lit(t.Name), typeOf(gocode.ArgsType(t)), typeOf(gocode.TypeCode(t.Result))}
+				if t.RecursiveInput || t.RecursiveOutput {
+					// A recursive type has no inline form: reflected with
+					// $defs, which keelgen then inlines but for the cycles.
+					args = append(args, jen.Lit(t.RecursiveInput), jen.Lit(t.RecursiveOutput))
+					g.Id("addRecursive").Call(append([]jen.Code{jen.Id("add")}, args...)...)
+					continue
+				}
+				g.Id("add").Call(append(args, jen.False(), jen.False())...)
 			}
 		})
 	}
@@ -151,14 +172,21 @@ func program(pkg *model.Package) ([]byte, error) {
 			jen.Id("LookupComment"):  jen.Id("typeDescription"),
 			jen.Id("Mapper"):         jen.Id("enumSchema"),
 		}),
+		// byRef is r with $defs and $ref, for the sides of tools with a recursive type.
+		jen.Id("byRef").Op(":=").Op("*").Id("r"),
+		jen.Id("byRef").Dot("DoNotReference").Op("=").False(),
+		jen.Id("reflector").Op(":=").Func().Params(jen.Id("ref").Bool()).Op("*").Qual(reflectorPkg, "Reflector").Block(
+			jen.If(jen.Id("ref")).Block(jen.Return(jen.Op("&").Id("byRef"))),
+			jen.Return(jen.Id("r")),
+		),
 		jen.Id("out").Op(":=").Map(jen.String()).Index(jen.Lit(2)).Op("*").Qual(reflectorPkg, "Schema").Values(),
-		jen.Id("add").Op(":=").Func().Params(jen.Id("name").String(), jen.List(jen.Id("in"), jen.Id("out_")).Qual("reflect", "Type")).Block(
-			jen.Id("input").Op(":=").Id("reflectType").Call(jen.Id("r"), jen.Id("in")),
+		jen.Id("add").Op(":=").Func().Params(jen.Id("name").String(), jen.List(jen.Id("in"), jen.Id("out_")).Qual("reflect", "Type"), jen.List(jen.Id("refIn"), jen.Id("refOut")).Bool()).Block(
+			jen.Id("input").Op(":=").Id("reflectType").Call(jen.Id("reflector").Call(jen.Id("refIn")), jen.Id("in")),
 			jen.Id("input").Dot("Description").Op("=").Lit(""), // the tool's description says it
 			jen.Id("out").Index(jen.Id("name")).Op("=").Index(jen.Lit(2)).Op("*").Qual(reflectorPkg, "Schema").Values(
-				jen.Id("input"), jen.Id("reflectType").Call(jen.Id("r"), jen.Id("out_"))),
+				jen.Id("input"), jen.Id("reflectType").Call(jen.Id("reflector").Call(jen.Id("refOut")), jen.Id("out_"))),
 		),
-		jen.For(jen.List(jen.Id("_"), jen.Id("tools")).Op(":=").Range().Index().Func().Params(jen.Func().Params(jen.String(), jen.Qual("reflect", "Type"), jen.Qual("reflect", "Type"))).Values(chunks...)).Block(
+		jen.For(jen.List(jen.Id("_"), jen.Id("tools")).Op(":=").Range().Index().Func().Params(jen.Id("add").Add(addType)).Values(chunks...)).Block(
 			jen.Id("tools").Call(jen.Id("add")),
 		),
 		jen.If(jen.Err().Op(":=").Qual("encoding/json", "NewEncoder").Call(jen.Qual("os", "Stdout")).Dot("Encode").Call(jen.Id("out")), jen.Err().Op("!=").Nil()).Block(
@@ -185,8 +213,9 @@ func program(pkg *model.Package) ([]byte, error) {
 	// for each call, quadratic in the number of tools.
 	f.Func().Id("reflectType").Params(jen.Id("r").Op("*").Qual(reflectorPkg, "Reflector"), jen.Id("t").Qual("reflect", "Type")).Op("*").Qual(reflectorPkg, "Schema").Block(
 		jen.Id("s").Op(":=").Id("r").Dot("ReflectFromType").Call(jen.Id("t")),
-		jen.Id("s").Dot("Version").Op("=").Lit(""), // the runtime compiles as 2020-12
+		jen.Id("s").Dot("Version").Op("=").Lit(""), // the runtime compiles as 2020-12; keelgen declares it where $defs are
 		jen.Id("applyEnums").Call(jen.Id("s")),
+		jen.For(jen.List(jen.Id("_"), jen.Id("d")).Op(":=").Range().Id("s").Dot("Definitions")).Block(jen.Id("applyEnums").Call(jen.Id("d"))),
 		jen.Return(jen.Id("s")),
 	)
 	var buf bytes.Buffer

@@ -15,7 +15,7 @@ func TestCheckRoot(t *testing.T) {
 		`{"type":"object","properties":{"a":{"$ref":"#/x"}}}`: "$ref",
 		`[]`: "not a JSON Schema object",
 	} {
-		got := checkRoot([]byte(doc))
+		got := checkRoot([]byte(doc), false)
 		if (want == "") != (got == "") || !strings.Contains(got, want) {
 			t.Errorf("%s: %q, want %q", doc, got, want)
 		}

@@ -14,14 +14,33 @@ import (
 // in field order, floats in their shortest form, strings in the minimal
 // escaping of RFC 8785, invalid UTF-8 refused. It stops at its size cap.
 type Encoder struct {
-	buf []byte
-	max int
+	buf   []byte
+	max   int
+	depth int // levels of a type that contains itself, entered and not left
 }
+
+// MaxWriteDepth bounds how deep a value of a type that contains itself is
+// written: a cycle of pointers (or of slices sharing an array) is refused
+// there, not followed until the stack runs out.
+const MaxWriteDepth = 1000
 
 // Reset empties e and caps what it may write at max bytes.
 func (e *Encoder) Reset(max int) {
-	e.buf, e.max = e.buf[:0], max
+	e.buf, e.max, e.depth = e.buf[:0], max, 0
 }
+
+// Enter counts one level of a value of a type that contains itself, which
+// generated writers of such a type call first; past MaxWriteDepth it fails.
+// Leave undoes it.
+func (e *Encoder) Enter() error {
+	if e.depth++; e.depth > MaxWriteDepth {
+		return Failf("depth", "the result nests deeper than "+strconv.Itoa(MaxWriteDepth)+" levels (a cycle?)")
+	}
+	return nil
+}
+
+// Leave ends a level Enter began.
+func (e *Encoder) Leave() { e.depth-- }
 
 // Bytes is what was written; valid until the next Reset.
 func (e *Encoder) Bytes() []byte { return e.buf }

@@ -87,6 +87,17 @@ var (
 		Ratio      float64
 	}(conformance.ProbeArgs{})
 	_ = struct {
+		Where conformance.Condition
+		Loop  bool
+	}(conformance.QueryArgs{})
+	_ = struct {
+		Field  string
+		Equals string
+		All    []conformance.Condition
+		Any    []conformance.Condition
+		Not    *conformance.Condition
+	}(conformance.Condition{})
+	_ = struct {
 		Code    string
 		Word    string
 		Digit   string
@@ -279,6 +290,39 @@ func (c *probeArgsCall) Run(ctx context.Context) (err error) {
 
 func (c *probeArgsCall) Result(e *wire.Encoder) error {
 	return writeProbeArgs(e, &c.result)
+}
+
+// queryArgsHandler is a handler with the reader of its arguments and the writer of its result.
+type queryArgsHandler func(context.Context, conformance.QueryArgs) (conformance.QueryArgs, error)
+
+// Read reads and checks a call's arguments.
+func (h queryArgsHandler) Read(d *wire.Decoder) (runtime.Call, error) {
+	c := &queryArgsCall{handler: h}
+	if err := readQueryArgs(d, &c.args); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// queryArgsCall is one call: the handler, its arguments, then its result.
+type queryArgsCall struct {
+	handler queryArgsHandler
+	args    conformance.QueryArgs
+	result  conformance.QueryArgs
+}
+
+// Arguments is the checked argument value, as the policy judges it.
+func (c *queryArgsCall) Arguments() any {
+	return &c.args
+}
+
+func (c *queryArgsCall) Run(ctx context.Context) (err error) {
+	c.result, err = c.handler(ctx, c.args)
+	return err
+}
+
+func (c *queryArgsCall) Result(e *wire.Encoder) error {
+	return writeQueryArgs(e, &c.result)
 }
 
 // stringArgsHandler is a handler with the reader of its arguments and the writer of its result.
@@ -1968,6 +2012,305 @@ func writeProbeArgsIncidentID(e *wire.Encoder, v *string) error {
 func writeFloat64(e *wire.Encoder, v *float64) error {
 	_, err := e.Float(*v, 64)
 	return err
+}
+
+func readQueryArgs(d *wire.Decoder, v *conformance.QueryArgs) error {
+	if err := d.ObjectStart(); err != nil {
+		return err
+	}
+	var seen struct {
+		Where bool
+		Loop  bool
+	}
+	for d.More() {
+		name, err := d.Name()
+		if err != nil {
+			return err
+		}
+		switch string(name) {
+		case "where":
+			if seen.Where {
+				return wire.Duplicate()
+			}
+			seen.Where = true
+			if err := readCondition(d, &v.Where); err != nil {
+				return wire.At(err, "where")
+			}
+		case "loop":
+			if seen.Loop {
+				return wire.Duplicate()
+			}
+			seen.Loop = true
+			if d.Null() {
+				continue
+			}
+			if err := readBool(d, &v.Loop); err != nil {
+				return wire.At(err, "loop")
+			}
+		default:
+			return wire.Unknown()
+		}
+	}
+	if err := d.End(); err != nil {
+		return err
+	}
+	if !seen.Where {
+		return wire.Missing("where")
+	}
+	return nil
+}
+
+func readCondition(d *wire.Decoder, v *conformance.Condition) error {
+	if err := d.ObjectStart(); err != nil {
+		return err
+	}
+	var seen struct {
+		Field  bool
+		Equals bool
+		All    bool
+		Any    bool
+		Not    bool
+	}
+	for d.More() {
+		name, err := d.Name()
+		if err != nil {
+			return err
+		}
+		switch string(name) {
+		case "field":
+			if seen.Field {
+				return wire.Duplicate()
+			}
+			seen.Field = true
+			if d.Null() {
+				continue
+			}
+			if err := readConditionField(d, &v.Field); err != nil {
+				return wire.At(err, "field")
+			}
+		case "equals":
+			if seen.Equals {
+				return wire.Duplicate()
+			}
+			seen.Equals = true
+			if d.Null() {
+				continue
+			}
+			if err := readString(d, &v.Equals); err != nil {
+				return wire.At(err, "equals")
+			}
+		case "all":
+			if seen.All {
+				return wire.Duplicate()
+			}
+			seen.All = true
+			if d.Null() {
+				continue
+			}
+			if err := readConditionAll(d, &v.All); err != nil {
+				return wire.At(err, "all")
+			}
+		case "any":
+			if seen.Any {
+				return wire.Duplicate()
+			}
+			seen.Any = true
+			if d.Null() {
+				continue
+			}
+			if err := readConditionAny(d, &v.Any); err != nil {
+				return wire.At(err, "any")
+			}
+		case "not":
+			if seen.Not {
+				return wire.Duplicate()
+			}
+			seen.Not = true
+			if d.Null() {
+				continue
+			}
+			if err := readConditionPointer(d, &v.Not); err != nil {
+				return wire.At(err, "not")
+			}
+		default:
+			return wire.Unknown()
+		}
+	}
+	if err := d.End(); err != nil {
+		return err
+	}
+	return nil
+}
+
+func readConditionField(d *wire.Decoder, v *string) error {
+	s, err := d.String()
+	if err != nil {
+		return err
+	}
+	if wire.Length(s) > 64 {
+		return wire.Fail("maxLength")
+	}
+	*v = s
+	return nil
+}
+
+func readConditionAll(d *wire.Decoder, v *[]conformance.Condition) error {
+	if err := d.ArrayStart(); err != nil {
+		return err
+	}
+	s := make([]conformance.Condition, 0)
+	for i := 0; d.More(); i++ {
+		var x conformance.Condition
+		if err := readCondition(d, &x); err != nil {
+			return wire.AtIndex(err, i)
+		}
+		s = append(s, x)
+	}
+	if err := d.End(); err != nil {
+		return err
+	}
+	if len(s) > 4 {
+		return wire.Fail("maxItems")
+	}
+	*v = s
+	return nil
+}
+
+func readConditionAny(d *wire.Decoder, v *[]conformance.Condition) error {
+	if err := d.ArrayStart(); err != nil {
+		return err
+	}
+	s := make([]conformance.Condition, 0)
+	for i := 0; d.More(); i++ {
+		var x conformance.Condition
+		if err := readCondition(d, &x); err != nil {
+			return wire.AtIndex(err, i)
+		}
+		s = append(s, x)
+	}
+	if err := d.End(); err != nil {
+		return err
+	}
+	*v = s
+	return nil
+}
+
+func readConditionPointer(d *wire.Decoder, v **conformance.Condition) error {
+	x := new(conformance.Condition)
+	if err := readCondition(d, x); err != nil {
+		return err
+	}
+	*v = x
+	return nil
+}
+
+func writeQueryArgs(e *wire.Encoder, v *conformance.QueryArgs) error {
+	e.ObjectStart()
+	e.Member(`"where":`)
+	if err := writeCondition(e, &v.Where); err != nil {
+		return wire.At(err, "where")
+	}
+	if v.Loop {
+		e.Member(`"loop":`)
+		if err := writeBool(e, &v.Loop); err != nil {
+			return wire.At(err, "loop")
+		}
+	}
+	e.ObjectEnd()
+	return nil
+}
+
+func writeCondition(e *wire.Encoder, v *conformance.Condition) error {
+	if err := e.Enter(); err != nil {
+		return err
+	}
+	defer e.Leave()
+	e.ObjectStart()
+	if v.Field != "" {
+		m := e.Member("\"field\":")
+		if err := writeConditionField(e, &v.Field); err != nil {
+			return wire.At(err, "field")
+		}
+		e.OmitEmpty(m)
+	}
+	if v.Equals != "" {
+		m := e.Member("\"equals\":")
+		if err := writeString(e, &v.Equals); err != nil {
+			return wire.At(err, "equals")
+		}
+		e.OmitEmpty(m)
+	}
+	if len(v.All) > 0 {
+		m := e.Member("\"all\":")
+		if err := writeConditionAll(e, &v.All); err != nil {
+			return wire.At(err, "all")
+		}
+		e.OmitEmpty(m)
+	}
+	if len(v.Any) > 0 {
+		m := e.Member("\"any\":")
+		if err := writeConditionAny(e, &v.Any); err != nil {
+			return wire.At(err, "any")
+		}
+		e.OmitEmpty(m)
+	}
+	if v.Not != nil {
+		m := e.Member("\"not\":")
+		if err := writeConditionPointer(e, &v.Not); err != nil {
+			return wire.At(err, "not")
+		}
+		e.OmitEmpty(m)
+	}
+	e.ObjectEnd()
+	return nil
+}
+
+func writeConditionField(e *wire.Encoder, v *string) error {
+	s := *v
+	if wire.Length(s) > 64 {
+		return wire.Fail("maxLength")
+	}
+	return e.String(s)
+}
+
+func writeConditionAll(e *wire.Encoder, v *[]conformance.Condition) error {
+	if len(*v) > 4 {
+		return wire.Fail("maxItems")
+	}
+	e.ArrayStart()
+	for i := range *v {
+		e.Elem()
+		if err := writeCondition(e, &(*v)[i]); err != nil {
+			return wire.AtIndex(err, i)
+		}
+		if err := e.Cap(); err != nil {
+			return err
+		}
+	}
+	e.ArrayEnd()
+	return nil
+}
+
+func writeConditionAny(e *wire.Encoder, v *[]conformance.Condition) error {
+	e.ArrayStart()
+	for i := range *v {
+		e.Elem()
+		if err := writeCondition(e, &(*v)[i]); err != nil {
+			return wire.AtIndex(err, i)
+		}
+		if err := e.Cap(); err != nil {
+			return err
+		}
+	}
+	e.ArrayEnd()
+	return nil
+}
+
+func writeConditionPointer(e *wire.Encoder, v **conformance.Condition) error {
+	if *v == nil {
+		return wire.Failf("type", "a nil pointer is null, which the schema refuses")
+	}
+	return writeCondition(e, *v)
 }
 
 func readStringArgs(d *wire.Decoder, v *conformance.StringArgs) error {

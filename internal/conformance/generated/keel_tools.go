@@ -18,7 +18,7 @@ const _ = runtime.IsAtLeastVersion0_4_0
 
 // SetDigest identifies this exact tool set: the set_digest of keel.lock.json.
 // The executor recomputes it from the embedded contracts before it accepts a call.
-const SetDigest = "sha256:2791cc13040fa2fcc21da52c6cbedf026e9f720acfaccfa9fbd0b5f67255e9ee"
+const SetDigest = "sha256:a9b689ad375bbce99abcce1c993d8d9abad0c70603bad9127fcc8adf1afd9e69"
 
 // Tool names. Harness code that names a tool by its constant stops compiling
 // when the tool is removed.
@@ -28,6 +28,7 @@ const (
 	ToolInventory   = "inventory"
 	ToolNumbers     = "numbers"
 	ToolProbe       = "probe"
+	ToolQuery       = "query"
 	ToolStrings     = "strings"
 	ToolTexts       = "texts"
 )
@@ -40,6 +41,7 @@ var (
 	_ func(context.Context, conformance.InventoryArgs) (conformance.Inventory, error)       = conformance.ListInventory
 	_ func(context.Context, conformance.NumberArgs) (conformance.NumberArgs, error)         = conformance.Numbers
 	_ func(context.Context, conformance.ProbeArgs) (conformance.ProbeArgs, error)           = conformance.Probe
+	_ func(context.Context, conformance.QueryArgs) (conformance.QueryArgs, error)           = conformance.Query
 	_ func(context.Context, conformance.StringArgs) (conformance.StringArgs, error)         = conformance.Strings
 	_ func(context.Context, conformance.TextArgs) (conformance.TextArgs, error)             = conformance.Texts
 )
@@ -56,6 +58,8 @@ var (
 //go:embed schemas/numbers.output.json
 //go:embed schemas/probe.input.json
 //go:embed schemas/probe.output.json
+//go:embed schemas/query.input.json
+//go:embed schemas/query.output.json
 //go:embed schemas/strings.input.json
 //go:embed schemas/strings.output.json
 //go:embed schemas/texts.input.json
@@ -112,6 +116,15 @@ var toolSpecs = [...]runtime.ToolSpec{
 	},
 	{
 		Info: runtime.ToolInfo{
+			Name:        ToolQuery,
+			Version:     "1.0",
+			Effect:      runtime.EffectRead,
+			Description: "Returns its arguments, or, asked to loop, a condition that contains itself.",
+		},
+		Handler: queryArgsHandler(conformance.Query),
+	},
+	{
+		Info: runtime.ToolInfo{
 			Name:        ToolStrings,
 			Version:     "1.0",
 			Effect:      runtime.EffectRead,
@@ -153,10 +166,12 @@ func (toolSet) Lookup(name string) *runtime.Tool {
 		return tools[3]
 	case ToolProbe:
 		return tools[4]
-	case ToolStrings:
+	case ToolQuery:
 		return tools[5]
-	case ToolTexts:
+	case ToolStrings:
 		return tools[6]
+	case ToolTexts:
+		return tools[7]
 	default:
 		return nil
 	}

@@ -13,11 +13,56 @@ import (
 // Struct shapes as keelgen read them. A field added, removed, renamed or retyped
 // since then fails to compile here: run go generate and review the diff.
 var (
+	_ = struct {
+		Name    string
+		Address *mcpsuite.Address
+	}(mcpsuite.Person{})
+	_ = struct {
+		Street   string
+		City     string
+		Previous *mcpsuite.Address
+	}(mcpsuite.Address{})
+	_ = struct {
+		Addresses int
+	}(mcpsuite.Moves{})
 	_ = struct{}(mcpsuite.None{})
 	_ = struct {
 		Text string
 	}(mcpsuite.Text{})
 )
+
+// personHandler is a handler with the reader of its arguments and the writer of its result.
+type personHandler func(context.Context, mcpsuite.Person) (mcpsuite.Moves, error)
+
+// Read reads and checks a call's arguments.
+func (h personHandler) Read(d *wire.Decoder) (runtime.Call, error) {
+	c := &personCall{handler: h}
+	if err := readPerson(d, &c.args); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// personCall is one call: the handler, its arguments, then its result.
+type personCall struct {
+	handler personHandler
+	args    mcpsuite.Person
+	result  mcpsuite.Moves
+}
+
+// Arguments is the checked argument value, as the policy judges it.
+func (c *personCall) Arguments() any {
+	return &c.args
+}
+
+func (c *personCall) Run(ctx context.Context) (err error) {
+	c.result, err = c.handler(ctx, c.args)
+	return err
+}
+
+func (c *personCall) Result(e *wire.Encoder) error {
+	return writeMoves(e, &c.result)
+}
 
 // noneHandler is a handler with the reader of its arguments and the writer of its result.
 type noneHandler func(context.Context, mcpsuite.None) (runtime.WithContent[mcpsuite.None], error)
@@ -126,6 +171,144 @@ func (c *testMultipleContentTypesCall) Result(e *wire.Encoder) error {
 // Content is the result's content blocks, which the executor checks against the tool's content types.
 func (c *testMultipleContentTypesCall) Content() []runtime.Content {
 	return c.result.Content
+}
+
+func readPerson(d *wire.Decoder, v *mcpsuite.Person) error {
+	if err := d.ObjectStart(); err != nil {
+		return err
+	}
+	var seen struct {
+		Name    bool
+		Address bool
+	}
+	for d.More() {
+		name, err := d.Name()
+		if err != nil {
+			return err
+		}
+		switch string(name) {
+		case "name":
+			if seen.Name {
+				return wire.Duplicate()
+			}
+			seen.Name = true
+			if err := readString(d, &v.Name); err != nil {
+				return wire.At(err, "name")
+			}
+		case "address":
+			if seen.Address {
+				return wire.Duplicate()
+			}
+			seen.Address = true
+			if d.Null() {
+				continue
+			}
+			if err := readAddressPointer(d, &v.Address); err != nil {
+				return wire.At(err, "address")
+			}
+		default:
+			return wire.Unknown()
+		}
+	}
+	if err := d.End(); err != nil {
+		return err
+	}
+	if !seen.Name {
+		return wire.Missing("name")
+	}
+	return nil
+}
+
+func readString(d *wire.Decoder, v *string) error {
+	s, err := d.String()
+	if err != nil {
+		return err
+	}
+	*v = s
+	return nil
+}
+
+func readAddressPointer(d *wire.Decoder, v **mcpsuite.Address) error {
+	x := new(mcpsuite.Address)
+	if err := readAddress(d, x); err != nil {
+		return err
+	}
+	*v = x
+	return nil
+}
+
+func readAddress(d *wire.Decoder, v *mcpsuite.Address) error {
+	if err := d.ObjectStart(); err != nil {
+		return err
+	}
+	var seen struct {
+		Street   bool
+		City     bool
+		Previous bool
+	}
+	for d.More() {
+		name, err := d.Name()
+		if err != nil {
+			return err
+		}
+		switch string(name) {
+		case "street":
+			if seen.Street {
+				return wire.Duplicate()
+			}
+			seen.Street = true
+			if d.Null() {
+				continue
+			}
+			if err := readString(d, &v.Street); err != nil {
+				return wire.At(err, "street")
+			}
+		case "city":
+			if seen.City {
+				return wire.Duplicate()
+			}
+			seen.City = true
+			if d.Null() {
+				continue
+			}
+			if err := readString(d, &v.City); err != nil {
+				return wire.At(err, "city")
+			}
+		case "previous":
+			if seen.Previous {
+				return wire.Duplicate()
+			}
+			seen.Previous = true
+			if d.Null() {
+				continue
+			}
+			if err := readAddressPointer(d, &v.Previous); err != nil {
+				return wire.At(err, "previous")
+			}
+		default:
+			return wire.Unknown()
+		}
+	}
+	if err := d.End(); err != nil {
+		return err
+	}
+	return nil
+}
+
+func writeMoves(e *wire.Encoder, v *mcpsuite.Moves) error {
+	e.ObjectStart()
+	e.Member(`"addresses":`)
+	if err := writeInt(e, &v.Addresses); err != nil {
+		return wire.At(err, "addresses")
+	}
+	e.ObjectEnd()
+	return nil
+}
+
+func writeInt(e *wire.Encoder, v *int) error {
+	x := *v
+	e.Int(int64(x))
+	return nil
 }
 
 func readNone(d *wire.Decoder, v *mcpsuite.None) error {

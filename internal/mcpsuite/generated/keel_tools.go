@@ -18,11 +18,12 @@ const _ = runtime.IsAtLeastVersion0_4_0
 
 // SetDigest identifies this exact tool set: the set_digest of keel.lock.json.
 // The executor recomputes it from the embedded contracts before it accepts a call.
-const SetDigest = "sha256:077b670c03d5d9d9a7102ea0c33435e51fa9268a2d412af7d0b46b0cef9459b2"
+const SetDigest = "sha256:178a82d06ce61fc286cbd7440ebf04cd1f6b93022a736043206e38033371a7ab"
 
 // Tool names. Harness code that names a tool by its constant stops compiling
 // when the tool is removed.
 const (
+	ToolJsonSchema202012Tool     = "json_schema_2020_12_tool"
 	ToolTestAudioContent         = "test_audio_content"
 	ToolTestEmbeddedResource     = "test_embedded_resource"
 	ToolTestErrorHandling        = "test_error_handling"
@@ -36,6 +37,7 @@ const (
 // Handler signatures as generated. A changed handler fails to compile here;
 // run go generate and review the diff.
 var (
+	_ func(context.Context, mcpsuite.Person) (mcpsuite.Moves, error)                   = mcpsuite.JSONSchema202012
 	_ func(context.Context, mcpsuite.None) (runtime.WithContent[mcpsuite.None], error) = mcpsuite.AudioContent
 	_ func(context.Context, mcpsuite.None) (runtime.WithContent[mcpsuite.None], error) = mcpsuite.EmbeddedResource
 	_ func(context.Context, mcpsuite.None) (mcpsuite.Text, error)                      = mcpsuite.ErrorHandling
@@ -48,6 +50,8 @@ var (
 
 // schemaFS holds every tool's input and output schema.
 //
+//go:embed schemas/json_schema_2020_12_tool.input.json
+//go:embed schemas/json_schema_2020_12_tool.output.json
 //go:embed schemas/test_audio_content.input.json
 //go:embed schemas/test_audio_content.output.json
 //go:embed schemas/test_embedded_resource.input.json
@@ -69,6 +73,15 @@ var schemaFS embed.FS
 // toolSpecs are the tools: each contract in reading order, bound to its handler
 // by name with its concrete types. The schemas come from schemaFS.
 var toolSpecs = [...]runtime.ToolSpec{
+	{
+		Info: runtime.ToolInfo{
+			Name:        ToolJsonSchema202012Tool,
+			Version:     "1.0",
+			Effect:      runtime.EffectRead,
+			Description: "Takes a schema with $schema, $defs and $ref: the conformance suite's check that 2020-12 structure reaches the client.",
+		},
+		Handler: personHandler(mcpsuite.JSONSchema202012),
+	},
 	{
 		Info: runtime.ToolInfo{
 			Name:        ToolTestAudioContent,
@@ -161,22 +174,24 @@ type toolSet struct{}
 // from a name to a handler.
 func (toolSet) Lookup(name string) *runtime.Tool {
 	switch name {
-	case ToolTestAudioContent:
+	case ToolJsonSchema202012Tool:
 		return tools[0]
-	case ToolTestEmbeddedResource:
+	case ToolTestAudioContent:
 		return tools[1]
-	case ToolTestErrorHandling:
+	case ToolTestEmbeddedResource:
 		return tools[2]
-	case ToolTestImageContent:
+	case ToolTestErrorHandling:
 		return tools[3]
-	case ToolTestMultipleContentTypes:
+	case ToolTestImageContent:
 		return tools[4]
-	case ToolTestSimpleText:
+	case ToolTestMultipleContentTypes:
 		return tools[5]
-	case ToolTestToolWithLogging:
+	case ToolTestSimpleText:
 		return tools[6]
-	case ToolTestToolWithProgress:
+	case ToolTestToolWithLogging:
 		return tools[7]
+	case ToolTestToolWithProgress:
+		return tools[8]
 	default:
 		return nil
 	}
