@@ -54,9 +54,21 @@ func OpenAPIDeclarations(tools []runtime.ModelTool) ([]FunctionDeclaration, erro
 		if err != nil {
 			return nil, fmt.Errorf("tool %s: %w", t.Name, err)
 		}
+		if noArguments(params) {
+			params = nil // Gemini refuses an OBJECT without properties; a function may take none
+		}
 		out = append(out, FunctionDeclaration{Name: t.Name, Description: t.DescriptionForModel(), Parameters: params})
 	}
 	return out, nil
+}
+
+// noArguments reports whether parameters declare no property at all.
+func noArguments(params json.RawMessage) bool {
+	var p struct {
+		Properties map[string]json.RawMessage `json:"properties"`
+		AnyOf      json.RawMessage            `json:"anyOf"`
+	}
+	return json.Unmarshal(params, &p) == nil && len(p.Properties) == 0 && p.AnyOf == nil
 }
 
 // Tools returns the set as one Tool of a request.
@@ -74,8 +86,7 @@ type FunctionCall struct {
 
 // ToolCall turns a functionCall into a keel ToolCall; the executor checks
 // it. Gemini's calls may carry no id; fallbackID (the part's index, say)
-// stands in. A call without args is the executor's invalid_arguments, as
-// on every path: send {} for a tool without required input.
+// stands in. A call without args is a call with {}, as on every path.
 func ToolCall(c FunctionCall, fallbackID string) runtime.ToolCall {
 	id := c.ID
 	if id == "" {
