@@ -221,7 +221,23 @@ func jsonToCedar(raw []byte, schema *schemamodel.Schema) (cedar.Value, error) {
 	if err := dec.Decode(&v); err != nil {
 		return nil, err
 	}
-	return toCedar(v, schema)
+	var defs schemamodel.Defs
+	if schema != nil {
+		defs = schemamodel.DefsOf(schema)
+	}
+	return cedarValue{defs}.of(v, schema)
+}
+
+// cedarValue converts by a schema whose $refs (a recursive type) resolve
+// to its root's $defs, followed as deep as the value goes.
+type cedarValue struct{ defs schemamodel.Defs }
+
+func (c cedarValue) resolve(s *schemamodel.Schema) *schemamodel.Schema {
+	if s == nil {
+		return nil
+	}
+	r, _ := c.defs.Resolve(s)
+	return r
 }
 
 // schemaCache reads each tool's input schema once: a tool set is fixed, so
@@ -258,7 +274,8 @@ func (c *schemaCache) get(doc []byte) *schemamodel.Schema {
 	return s
 }
 
-func toCedar(v any, schema *schemamodel.Schema) (cedar.Value, error) {
+func (c cedarValue) of(v any, schema *schemamodel.Schema) (cedar.Value, error) {
+	schema = c.resolve(schema)
 	switch v := v.(type) {
 	case map[string]any:
 		m := cedar.RecordMap{}
@@ -266,7 +283,7 @@ func toCedar(v any, schema *schemamodel.Schema) (cedar.Value, error) {
 			if x == nil {
 				continue
 			}
-			cv, err := toCedar(x, memberSchema(schema, k))
+			cv, err := c.of(x, memberSchema(schema, k))
 			if err != nil {
 				return nil, err
 			}
@@ -283,7 +300,7 @@ func toCedar(v any, schema *schemamodel.Schema) (cedar.Value, error) {
 			if x == nil {
 				continue
 			}
-			cv, err := toCedar(x, items)
+			cv, err := c.of(x, items)
 			if err != nil {
 				return nil, err
 			}

@@ -235,6 +235,24 @@ func TestNumbersHaveOneCedarForm(t *testing.T) {
 	}
 }
 
+// A recursive type's members ($ref to $defs) are typed as their schema
+// says at every depth: a "number" member is a decimal however it is spelt.
+func TestNumbersThroughRefs(t *testing.T) {
+	set, err := cedarpolicy.LoadFiles(write(t, `permit (principal, action, resource);
+		forbid (principal, action, resource) when { context.args.where has not && context.args.where.not has above && context.args.where.not.above == decimal("2.0") };`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	info := runtime.ToolInfo{Name: "q", Version: "1", Effect: runtime.EffectRead, InputSchema: json.RawMessage(`{"type":"object","properties":{
+		"where":{"$ref":"#/$defs/c"}},"$defs":{"c":{"type":"object","properties":{"above":{"type":"number"},"not":{"$ref":"#/$defs/c"}}}}}`)}
+	p := cedarpolicy.New(set, cedarpolicy.Options{})
+	for _, args := range []string{`{"where":{"not":{"above":2}}}`, `{"where":{"not":{"above":2.00}}}`, `{"where":{"not":{"above":20e-1}}}`} {
+		if d := p.Decide(context.Background(), runtime.PolicyRequest{Tool: info, Context: carol, Arguments: []byte(args)}); d.Allow {
+			t.Errorf("%s: %+v", args, d)
+		}
+	}
+}
+
 // BenchmarkPolicy compares the policy stage: the default policy and the
 // example's Cedar policies, on the same valid read.
 func BenchmarkPolicy(b *testing.B) {
