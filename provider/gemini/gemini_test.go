@@ -15,9 +15,9 @@ import (
 
 	"github.com/keelgen/keel/generated"
 	conformance "github.com/keelgen/keel/internal/conformance/generated"
-	mcpsuite "github.com/keelgen/keel/internal/mcpsuite/generated"
 	"github.com/keelgen/keel/internal/contenttest"
 	"github.com/keelgen/keel/internal/jsontest"
+	mcpsuite "github.com/keelgen/keel/internal/mcpsuite/generated"
 	"github.com/keelgen/keel/provider/gemini"
 	"github.com/keelgen/keel/runtime"
 )
