@@ -2,6 +2,8 @@ package forms_test
 
 import (
 	"encoding/json"
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/go-json-experiment/json/jsontext"
@@ -32,4 +34,26 @@ func FuzzForms(f *testing.F) {
 		out, _, _ = forms.NovaPlain(doc)
 		check("NovaPlain", out)
 	})
+}
+
+// Types that refer to each other are inlined within a bound: five of them,
+// each holding all five, would be 5^15 copies at three levels each; the
+// form stops at maxInlined and leaves the rest out.
+func TestInliningIsBounded(t *testing.T) {
+	var defs []string
+	for i := range 5 {
+		var props []string
+		for j := range 5 {
+			props = append(props, fmt.Sprintf(`"m%d":{"$ref":"#/$defs/t%d"}`, j, j))
+		}
+		defs = append(defs, fmt.Sprintf(`"t%d":{"type":"object","properties":{%s}}`, i, strings.Join(props, ",")))
+	}
+	schema := json.RawMessage(`{"type":"object","properties":{"root":{"$ref":"#/$defs/t0"}},"$defs":{` + strings.Join(defs, ",") + `}}`)
+	out, _, err := forms.GeminiParameters(schema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(out), `"OBJECT"`); n > forms.MaxInlined+1 || n < 100 {
+		t.Fatalf("%d objects inlined (%d bytes)", n, len(out))
+	}
 }

@@ -16,6 +16,11 @@ import (
 // reads and checks any depth its limits allow.
 const RefDepth = 3
 
+// MaxInlined bounds the $refs one schema's inlining expands: types that
+// refer to each other multiply the copies with each level, and a form is
+// for a prompt. Past it, further members are left out as past the depth.
+const MaxInlined = 1000
+
 // inlineRefs is schema with every $ref to its $defs replaced by the schema
 // it names, each recursive type to RefDepth levels, for the forms that
 // cannot take $ref; $defs and $schema go. cut lists the members left out,
@@ -37,9 +42,10 @@ func inlineRefs(schema json.RawMessage) (out json.RawMessage, cut []string, err 
 }
 
 type inliner struct {
-	defs  schemamodel.Defs
-	depth map[string]int // levels of each $defs name on the current path
-	cut   []string
+	defs     schemamodel.Defs
+	depth    map[string]int // levels of each $defs name on the current path
+	expanded int            // $refs inlined so far, up to MaxInlined
+	cut      []string
 }
 
 // schema is s with its $refs inlined; nil when s is a $ref past RefDepth.
@@ -48,9 +54,10 @@ func (in *inliner) schema(s *schemamodel.Schema, path string) *schemamodel.Schem
 		return nil
 	}
 	if name, ok := schemamodel.Ref(s); ok {
-		if in.defs.Get(name) == nil || in.depth[name] >= RefDepth {
+		if in.defs.Get(name) == nil || in.depth[name] >= RefDepth || in.expanded >= MaxInlined {
 			return nil
 		}
+		in.expanded++
 		in.depth[name]++
 		defer func() { in.depth[name]-- }()
 		resolved, _ := in.defs.Resolve(s)
