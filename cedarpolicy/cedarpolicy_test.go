@@ -108,7 +108,7 @@ func TestIncidentPolicyRules(t *testing.T) {
 
 func TestReasonsNamePolicies(t *testing.T) {
 	p := incidentPolicy(t)
-	info := generated.ToolSet.Lookup(generated.ToolLookupIncident).Info()
+	info := generated.ToolSet().Lookup(generated.ToolLookupIncident).Info()
 	d := p.Decide(context.Background(), runtime.PolicyRequest{Tool: info, Context: bobGlobex, Arguments: []byte(`{"incident_id":"INC-001"}`)})
 	if d.Allow || d.Reason != "cedar: deny: forbidden by tenant-isolation" {
 		t.Fatalf("decision %+v", d)
@@ -131,7 +131,7 @@ func write(t *testing.T, src string) string {
 // cedar-go skips a forbid whose condition errors and may then allow; the
 // adapter denies on any evaluation error.
 func TestEvaluationErrorsDeny(t *testing.T) {
-	info := generated.ToolSet.Lookup(generated.ToolLookupIncident).Info()
+	info := generated.ToolSet().Lookup(generated.ToolLookupIncident).Info()
 	req := runtime.PolicyRequest{Tool: info, Context: carol, Arguments: []byte(`{"incident_id":"INC-001"}`)}
 	for name, src := range map[string]string{
 		"erroring forbid":   `permit (principal, action, resource); forbid (principal, action, resource) when { principal.clearance == "none" };`,
@@ -256,7 +256,7 @@ func TestNumbersThroughRefs(t *testing.T) {
 // BenchmarkPolicy compares the policy stage: the default policy and the
 // example's Cedar policies, on the same valid read.
 func BenchmarkPolicy(b *testing.B) {
-	info := generated.ToolSet.Lookup(generated.ToolLookupIncident).Info()
+	info := generated.ToolSet().Lookup(generated.ToolLookupIncident).Info()
 	req := runtime.PolicyRequest{CallID: "c", Tool: info, Context: aliceOnCall, Arguments: []byte(`{"incident_id":"INC-001"}`)}
 	for name, p := range map[string]runtime.Policy{"default": runtime.SideEffectPolicy{}, "cedar": incidentPolicy(b)} {
 		b.Run(name, func(b *testing.B) {

@@ -23,7 +23,7 @@ func BenchmarkExecute(b *testing.B) {
 		b.Fatal(err)
 	}
 	ctx := context.Background()
-	for _, c := range example.StoryCalls {
+	for _, c := range example.StoryCalls() {
 		b.Run(c.ID, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
@@ -37,7 +37,7 @@ func BenchmarkExecute(b *testing.B) {
 
 func BenchmarkFloor(b *testing.B) {
 	ctx := context.Background()
-	args := example.StoryCalls[0].Arguments
+	args := example.StoryCalls()[0].Arguments
 	b.ReportAllocs()
 	for b.Loop() {
 		var a example.LookupIncidentArgs
@@ -59,7 +59,7 @@ func BenchmarkFloor(b *testing.B) {
 // may ignore its context. BenchmarkExecute/call-valid minus this is what
 // the checks cost; this minus BenchmarkFloor is what the deadline costs.
 func BenchmarkFloorUnderDeadline(b *testing.B) {
-	args := example.StoryCalls[0].Arguments
+	args := example.StoryCalls()[0].Arguments
 	b.ReportAllocs()
 	for b.Loop() {
 		var a example.LookupIncidentArgs

@@ -41,10 +41,10 @@ func TestModelViewEqualsExecutorView(t *testing.T) {
 			t.Errorf("%s: model view lacks a description or a valid parameters schema", m.Name)
 		}
 	}
-	for _, tool := range generated.ToolSet.Tools() {
+	for _, tool := range generated.ToolSet().Tools() {
 		info := tool.Info()
 		execNames = append(execNames, info.Name)
-		if generated.ToolSet.Lookup(info.Name) != tool {
+		if generated.ToolSet().Lookup(info.Name) != tool {
 			t.Errorf("switch does not select %s", info.Name)
 		}
 	}
@@ -53,7 +53,7 @@ func TestModelViewEqualsExecutorView(t *testing.T) {
 		t.Fatalf("model view %v, executor view %v, want both %v", modelNames, execNames, want)
 	}
 	for _, m := range generated.ModelTools() {
-		info := generated.ToolSet.Lookup(m.Name).Info()
+		info := generated.ToolSet().Lookup(m.Name).Info()
 		if string(m.Parameters) != string(info.InputSchema) || m.Description != info.Description {
 			t.Errorf("%s: the views disagree on schema or description", m.Name)
 		}

@@ -44,7 +44,7 @@ func (s *observedSet) Tools() []*runtime.Tool { return s.tools }
 
 // Lock is the generated lock: the observed tools hold the same contracts, so
 // the executor verifies it at start like the generated set's.
-func (s *observedSet) Lock() ([]byte, []byte) { return generated.ToolSet.Lock() }
+func (s *observedSet) Lock() ([]byte, []byte) { return generated.ToolSet().Lock() }
 
 func (s *observedSet) record(args any) {
 	s.mu.Lock()
@@ -54,8 +54,8 @@ func (s *observedSet) record(args any) {
 
 func newObservedSet(t testing.TB) (*observedSet, *runtime.Executor) {
 	s := &observedSet{}
-	lookup := generated.ToolSet.Lookup(generated.ToolLookupIncident).Info()
-	create := generated.ToolSet.Lookup(generated.ToolCreateTicket).Info()
+	lookup := generated.ToolSet().Lookup(generated.ToolLookupIncident).Info()
+	create := generated.ToolSet().Lookup(generated.ToolCreateTicket).Info()
 	s.tools = []*runtime.Tool{
 		runtime.NewTool(create, runtime.Handle(func(ctx context.Context, a generated.CreateTicketArgs) (example.Ticket, error) {
 			s.writeCalls.Add(1)
@@ -114,7 +114,7 @@ func FuzzExecute(f *testing.F) {
 	}
 	unknown := exec.Execute(context.Background(), runtime.ExecutionContext{}, runtime.ToolCall{Name: "?"}).Error.Message
 	allowed := append([]string{unknown}, businessMessages...)
-	codes := append(slices.Clone(runtime.ExecutorCodes), "incident_not_found")
+	codes := append(runtime.ExecutorCodes(), "incident_not_found")
 	f.Fuzz(func(t *testing.T, name string, args []byte) {
 		r := exec.Execute(context.Background(), runtime.ExecutionContext{}, runtime.ToolCall{ID: "f", Name: name, Arguments: args})
 		if !r.OK && !slices.Contains(codes, r.Code()) {

@@ -44,7 +44,7 @@ func benchCall(b *testing.B, cs *mcp.ClientSession) {
 // executor: strict parse, keel's schema, policy, deadline, output schema).
 // Compare with BenchmarkCallSDKTyped in the same run.
 func BenchmarkCallKeel(b *testing.B) {
-	benchCall(b, connect(b, mcpserver.New(generated.ToolSet, quietExecutor(b, generated.ToolSet), mcpserver.Options{})))
+	benchCall(b, connect(b, mcpserver.New(quietExecutor(b, generated.ToolSet()), mcpserver.Options{})))
 }
 
 // sdkArgs and sdkIncident have the example's JSON shape without its
@@ -110,7 +110,7 @@ func BenchmarkCallHTTP(b *testing.B) {
 		handler func() (http.Handler, error)
 	}{
 		{"keel", func() (http.Handler, error) {
-			s := mcpserver.New(generated.ToolSet, quietExecutor(b, generated.ToolSet), mcpserver.Options{})
+			s := mcpserver.New(quietExecutor(b, generated.ToolSet()), mcpserver.Options{})
 			return mcpserver.HTTPHandler(s, mcpserver.HTTPOptions{Stateless: true, Logger: slog.New(slog.DiscardHandler)})
 		}},
 		{"sdk-raw", func() (http.Handler, error) {

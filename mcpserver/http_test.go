@@ -34,7 +34,7 @@ const (
 func counted(t *testing.T, ran *atomic.Int32) runtime.ToolSet {
 	t.Helper()
 	var tools []*runtime.Tool
-	for _, tool := range generated.ToolSet.Tools() {
+	for _, tool := range generated.ToolSet().Tools() {
 		info := tool.Info()
 		tools = append(tools, runtime.NewTool(info, runtime.Handle(func(context.Context, struct {
 			IncidentID string `json:"incident_id"`
@@ -105,7 +105,7 @@ func TestCrossOriginRequestsAreRefused(t *testing.T) {
 	var ran atomic.Int32
 	set := counted(t, &ran)
 	for _, stateless := range []bool{false, true} {
-		s := mcpserver.New(set, quietExecutor(t, set), mcpserver.Options{})
+		s := mcpserver.New(quietExecutor(t, set), mcpserver.Options{})
 		srv := serve(t, s, mcpserver.HTTPOptions{Stateless: stateless, TrustedOrigins: []string{"https://console.example.com"}})
 		for name, h := range map[string]map[string]string{
 			"foreign Origin":          {"Origin": "http://evil.example"},
@@ -198,7 +198,7 @@ func TestBearerTokenRequired(t *testing.T) {
 	var seen atomic.Value
 	set := counted(t, &ran)
 	exec := quietExecutor(t, set)
-	s := mcpserver.New(set, exec, mcpserver.Options{Context: mcpserver.TokenContext(func(_ context.Context, tok *auth.TokenInfo) runtime.ExecutionContext {
+	s := mcpserver.New(exec, mcpserver.Options{Context: mcpserver.TokenContext(func(_ context.Context, tok *auth.TokenInfo) runtime.ExecutionContext {
 		ec := runtime.ExecutionContext{Principal: tok.UserID, Tenant: tok.Extra["tenant"].(string)}
 		seen.Store(ec)
 		return ec
@@ -240,7 +240,7 @@ func TestBearerTokenRequired(t *testing.T) {
 func TestBodyCap(t *testing.T) {
 	var ran atomic.Int32
 	set := counted(t, &ran)
-	srv := serve(t, mcpserver.New(set, quietExecutor(t, set), mcpserver.Options{}), mcpserver.HTTPOptions{Stateless: true, MaxBodyBytes: 1 << 10})
+	srv := serve(t, mcpserver.New(quietExecutor(t, set), mcpserver.Options{}), mcpserver.HTTPOptions{Stateless: true, MaxBodyBytes: 1 << 10})
 	big := `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"lookup_incident","arguments":{"incident_id":"` + strings.Repeat("A", 4<<10) + `"}}}`
 	if r := post(t, srv.URL, big, map[string]string{"Mcp-Protocol-Version": "2025-06-18"}); r.status != http.StatusRequestEntityTooLarge || ran.Load() != 0 {
 		t.Fatalf("over the cap: %d %q, %d runs", r.status, r.body, ran.Load())
@@ -252,12 +252,12 @@ func TestBodyCap(t *testing.T) {
 // audit record is written) and gets keel's fixed message, JSON-RPC -32602.
 func TestProtocolErrorsSayNothingInternal(t *testing.T) {
 	var audit bytes.Buffer
-	exec, err := runtime.NewExecutor(generated.ToolSet, runtime.WithLogger(slog.New(slog.DiscardHandler)),
+	exec, err := runtime.NewExecutor(generated.ToolSet(), runtime.WithLogger(slog.New(slog.DiscardHandler)),
 		runtime.WithObserver(runtime.AuditLog(slog.New(slog.NewJSONHandler(&audit, nil)))))
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := mcpserver.New(generated.ToolSet, exec, mcpserver.Options{})
+	s := mcpserver.New(exec, mcpserver.Options{})
 	srv := serve(t, s, mcpserver.HTTPOptions{Stateless: true})
 	hdr := map[string]string{"Mcp-Protocol-Version": "2025-06-18"}
 	for name, c := range map[string]struct{ body, want string }{
@@ -304,7 +304,7 @@ func TestRefusedTokenInfoIsLogged(t *testing.T) {
 	var ran atomic.Int32
 	set := counted(t, &ran)
 	var logged bytes.Buffer
-	s := mcpserver.New(set, quietExecutor(t, set), mcpserver.Options{})
+	s := mcpserver.New(quietExecutor(t, set), mcpserver.Options{})
 	verifier := func(context.Context, string, *http.Request) (*auth.TokenInfo, error) {
 		return &auth.TokenInfo{UserID: "alice"}, nil // no Expiration
 	}
@@ -434,7 +434,7 @@ func TestSessionCapsHoldUnderABurst(t *testing.T) {
 func TestEnvelopeDuplicatesAreRefused(t *testing.T) {
 	var ran atomic.Int32
 	set := counted(t, &ran)
-	s := mcpserver.New(set, quietExecutor(t, set), mcpserver.Options{})
+	s := mcpserver.New(quietExecutor(t, set), mcpserver.Options{})
 	srv := serve(t, s, mcpserver.HTTPOptions{Stateless: true})
 	hdr := map[string]string{"Mcp-Protocol-Version": "2025-06-18"}
 	for _, body := range []string{
@@ -461,7 +461,7 @@ func TestEnvelopeDuplicatesAreRefused(t *testing.T) {
 func TestDuplicateParamsOverStdioAreRefused(t *testing.T) {
 	var ran atomic.Int32
 	set := counted(t, &ran)
-	s := mcpserver.New(set, quietExecutor(t, set), mcpserver.Options{})
+	s := mcpserver.New(quietExecutor(t, set), mcpserver.Options{})
 	st, ct := mcp.NewInMemoryTransports()
 	if _, err := s.Connect(context.Background(), mcpserver.Transport(st, slog.New(slog.DiscardHandler)), nil); err != nil {
 		t.Fatal(err)
@@ -521,7 +521,7 @@ func TestMillionDigitNumberOverHTTP(t *testing.T) {
 		}))
 	set := keeltest.Of(tool)
 	for _, stateless := range []bool{true, false} {
-		srv := serve(t, mcpserver.New(set, quietExecutor(t, set), mcpserver.Options{}), mcpserver.HTTPOptions{Stateless: stateless})
+		srv := serve(t, mcpserver.New(quietExecutor(t, set), mcpserver.Options{}), mcpserver.HTTPOptions{Stateless: stateless})
 		hdr := map[string]string{"Mcp-Protocol-Version": "2025-06-18"}
 		if !stateless {
 			r := post(t, srv.URL, initialize, nil)
@@ -558,7 +558,7 @@ func slowServer(t *testing.T, opts mcpserver.HTTPOptions) *httptest.Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return serve(t, mcpserver.New(set, exec, mcpserver.Options{}), opts)
+	return serve(t, mcpserver.New(exec, mcpserver.Options{}), opts)
 }
 
 // A call that asked for progress is answered as an event stream: the

@@ -64,9 +64,9 @@ const (
 // maxCallIDBytes bounds a client-chosen call id.
 const maxCallIDBytes = 128
 
-// New returns an MCP server whose tools are exactly set's, each call run by
-// exec (an executor for the same set).
-func New(set runtime.ToolSet, exec *runtime.Executor, opts Options) *mcp.Server {
+// New returns an MCP server whose tools are exactly exec's, each call run
+// by exec: the set comes from the executor, so no other can be listed.
+func New(exec *runtime.Executor, opts Options) *mcp.Server {
 	if opts.Name == "" {
 		opts.Name = "keel"
 	}
@@ -80,7 +80,7 @@ func New(set runtime.ToolSet, exec *runtime.Executor, opts Options) *mcp.Server 
 	}
 	s := mcp.NewServer(&mcp.Implementation{Name: opts.Name, Version: opts.Version}, nil)
 	h := &handler{exec: exec, context: opts.Context, progressEvery: opts.ProgressInterval}
-	for _, t := range set.Tools() {
+	for _, t := range exec.ToolSet().Tools() {
 		s.AddTool(Tool(t.Info()), h.call)
 	}
 	// Every tools/call goes to the executor, also one whose name the SDK

@@ -80,7 +80,7 @@ func transports(t *testing.T, s *mcp.Server, clientName string) map[string]*mcp.
 }
 
 func exampleServer(t *testing.T) *mcp.Server {
-	return mcpserver.New(generated.ToolSet, quietExecutor(t, generated.ToolSet), mcpserver.Options{Context: allowWrites})
+	return mcpserver.New(quietExecutor(t, generated.ToolSet()), mcpserver.Options{Context: allowWrites})
 }
 
 func TestListToolsShowsKeelSchemas(t *testing.T) {
@@ -93,7 +93,7 @@ func TestListToolsShowsKeelSchemas(t *testing.T) {
 			var names []string
 			for _, tool := range res.Tools {
 				names = append(names, tool.Name)
-				info := generated.ToolSet.Lookup(tool.Name).Info()
+				info := generated.ToolSet().Lookup(tool.Name).Info()
 				if !jsontest.Equal(t, tool.InputSchema, info.InputSchema) || !jsontest.Equal(t, tool.OutputSchema, info.OutputSchema) {
 					t.Errorf("%s: schemas differ from keel's:\n%v\n%v", tool.Name, tool.InputSchema, tool.OutputSchema)
 				}
@@ -199,7 +199,7 @@ func TestEveryFailureCodeIsAnErrorResult(t *testing.T) {
 		faulty("panics", runtime.Handle(func(context.Context, none) (out, error) { panic("at /srv/secret.go:1") })),
 		faulty("slow", runtime.Handle(func(ctx context.Context, _ none) (out, error) { <-ctx.Done(); return out{}, ctx.Err() })),
 	)
-	s := mcpserver.New(set, quietExecutor(t, set), mcpserver.Options{})
+	s := mcpserver.New(quietExecutor(t, set), mcpserver.Options{})
 	for name, cs := range transports(t, s, "faults") {
 		for tool, code := range map[string]runtime.Code{"bad_output": runtime.CodeInvalidToolOutput, "panics": runtime.CodeToolInternalError, "slow": runtime.CodeToolTimeout} {
 			res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: tool, Arguments: map[string]any{}})
@@ -217,7 +217,7 @@ func TestEveryFailureCodeIsAnErrorResult(t *testing.T) {
 // The hints and title a directive states reach tools/list as stated.
 func TestStatedHintsReachTheClient(t *testing.T) {
 	no, yes := false, true
-	info := generated.ToolSet.Lookup(generated.ToolCreateTicket).Info()
+	info := generated.ToolSet().Lookup(generated.ToolCreateTicket).Info()
 	info.Title = "Open a ticket"
 	info.Hints = runtime.Hints{Destructive: &no, Idempotent: &yes, OpenWorld: &no}
 	tool := mcpserver.Tool(info)
@@ -251,7 +251,7 @@ func TestClientCancellationReachesTheHandler(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			s := mcpserver.New(set, exec, mcpserver.Options{})
+			s := mcpserver.New(exec, mcpserver.Options{})
 			var cs *mcp.ClientSession
 			if transport == "stateless HTTP" {
 				// No session: the client's notifications/cancelled reaches no
@@ -319,7 +319,7 @@ func TestProgressReachesTheClient(t *testing.T) {
 			return struct{}{}, nil
 		}))
 	set := keeltest.Of(tool)
-	s := mcpserver.New(set, quietExecutor(t, set), mcpserver.Options{})
+	s := mcpserver.New(quietExecutor(t, set), mcpserver.Options{})
 	st, ct := mcp.NewInMemoryTransports()
 	if _, err := s.Connect(context.Background(), mcpserver.Transport(st, slog.New(slog.DiscardHandler)), nil); err != nil {
 		t.Fatal(err)
@@ -388,7 +388,7 @@ func TestLogsReachTheClient(t *testing.T) {
 			return struct{}{}, nil
 		}))
 	set := keeltest.Of(tool)
-	s := mcpserver.New(set, quietExecutor(t, set), mcpserver.Options{})
+	s := mcpserver.New(quietExecutor(t, set), mcpserver.Options{})
 	transports := map[string]func() mcp.Transport{
 		"in-memory (stdio framing)": func() mcp.Transport {
 			st, ct := mcp.NewInMemoryTransports()
@@ -469,7 +469,7 @@ func TestLogsReachTheClient(t *testing.T) {
 // Every hint is on the wire, false ones too: a host that fails closed on a
 // missing hint reads each as stated, not as absent.
 func TestEveryHintOnTheWire(t *testing.T) {
-	for _, tool := range generated.ToolSet.Tools() {
+	for _, tool := range generated.ToolSet().Tools() {
 		b, err := json.Marshal(mcpserver.Tool(tool.Info()).Annotations)
 		if err != nil {
 			t.Fatal(err)
@@ -495,7 +495,7 @@ func TestEveryHintOnTheWire(t *testing.T) {
 func TestEnvelopeDuplicatesOverStdioFraming(t *testing.T) {
 	var ran atomic.Int32
 	set := counted(t, &ran)
-	s := mcpserver.New(set, quietExecutor(t, set), mcpserver.Options{})
+	s := mcpserver.New(quietExecutor(t, set), mcpserver.Options{})
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	ctx, cancel := context.WithCancel(context.Background())

@@ -75,7 +75,7 @@ func WithLogger(l *slog.Logger) Option {
 	}
 }
 
-// WithLimits replaces DefaultLimits. A zero field keeps its default.
+// WithLimits replaces DefaultLimits(). A zero field keeps its default.
 func WithLimits(l Limits) Option {
 	return func(e *Executor) {
 		if l.MaxArgumentBytes > 0 {
@@ -161,7 +161,7 @@ const maxListedTools = 20
 // when the options ask for them; for a set without a lock it compiles every
 // schema. Any disagreement is an error here, never a surprise during a call.
 func NewExecutor(set ToolSet, opts ...Option) (*Executor, error) {
-	e := &Executor{set: set, policy: SideEffectPolicy{}, log: slog.Default(), limits: DefaultLimits, timeout: DefaultTimeout}
+	e := &Executor{set: set, policy: SideEffectPolicy{}, log: slog.Default(), limits: DefaultLimits(), timeout: DefaultTimeout}
 	if set == nil {
 		return nil, errors.New("keel: the tool set is nil")
 	}
@@ -258,6 +258,10 @@ func (e *Executor) verifyLock(set ToolSet) error {
 		slog.String("set_digest", l.SetDigest), slog.Int("tools", len(infos)), slog.Bool("signed", e.signer != nil))
 	return nil
 }
+
+// ToolSet is the set e executes, whose tools a server offers (mcpserver.New
+// takes it from here, so what it lists is what the executor runs).
+func (e *Executor) ToolSet() ToolSet { return e.set }
 
 // SetDigest is the verified set digest of the executor's tool set (from
 // keel.lock.json), "" for a set without a lock. Log it: it answers "which

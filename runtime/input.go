@@ -30,8 +30,11 @@ type Limits struct {
 	MaxContentBytes  int
 }
 
-// DefaultLimits are the limits of an executor made without WithLimits.
-var DefaultLimits = Limits{MaxArgumentBytes: 1 << 20, MaxDepth: 64, MaxOutputBytes: 1 << 20, MaxContentBlocks: 16, MaxContentBytes: 8 << 20}
+// DefaultLimits are the limits of an executor made without WithLimits: a
+// copy, so no code can widen every executor's limits.
+func DefaultLimits() Limits {
+	return Limits{MaxArgumentBytes: 1 << 20, MaxDepth: 64, MaxOutputBytes: 1 << 20, MaxContentBlocks: 16, MaxContentBytes: 8 << 20}
+}
 
 // inputError is a failure before schema validation; keyword is what
 // Details reports for it.

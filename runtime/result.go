@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"slices"
 	"encoding/json"
 )
 
@@ -21,14 +22,16 @@ const (
 	CodeToolCancelled Code = "tool_cancelled"
 )
 
-// ExecutorCodes lists the executor's own codes.
-var ExecutorCodes = []Code{
+// ExecutorCodes lists the executor's own codes (a copy).
+func ExecutorCodes() []Code { return slices.Clone(executorCodes) }
+
+var executorCodes = []Code{
 	CodeUnknownTool, CodeInvalidArguments, CodeApprovalRequired,
 	CodeToolInternalError, CodeInvalidToolOutput, CodeToolTimeout, CodeToolCancelled,
 }
 
 func isExecutorCode(c Code) bool {
-	for _, e := range ExecutorCodes {
+	for _, e := range executorCodes {
 		if e == c {
 			return true
 		}

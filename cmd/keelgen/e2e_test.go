@@ -130,7 +130,7 @@ func main() {
 	for _, m := range notetools.ModelTools() {
 		fmt.Println("model", m.Name)
 	}
-	for _, t := range notetools.ToolSet.Tools() {
+	for _, t := range notetools.ToolSet().Tools() {
 		fmt.Println("executor", t.Info().Name, t.Info().Version, t.Info().Effect)
 	}
 }

@@ -77,7 +77,7 @@ func oracleTools(t testing.TB) map[string]*oracleTool {
 		examplegen.ToolLookupIncident: {exec: ex, goValue: decodeOnly[example.LookupIncidentArgs]},
 		examplegen.ToolCreateTicket:   {exec: ex, goValue: decodeOnly[examplegen.CreateTicketArgs]},
 	}
-	for _, set := range []runtime.ToolSet{generated.ToolSet, examplegen.ToolSet} {
+	for _, set := range []runtime.ToolSet{generated.ToolSet(), examplegen.ToolSet()} {
 		for _, tool := range set.Tools() {
 			info := tool.Info()
 			o := tools[info.Name]
@@ -256,7 +256,7 @@ func documented(o *oracleTool, args []byte, details []runtime.Detail) string {
 	d := details[0]
 	switch d.Keyword {
 	case "maxDepth":
-		if depth(args) > runtime.DefaultLimits.MaxDepth {
+		if depth(args) > runtime.DefaultLimits().MaxDepth {
 			return "nesting beyond the cap"
 		}
 	case "range":

@@ -25,7 +25,7 @@ func TestRecursiveTypesAreBounded(t *testing.T) {
 		return `{"where":` + strings.Repeat(`{"not":`, levels) + `{"field":"a"}` + strings.Repeat(`}`, levels) + `}`
 	}
 	// {"where": + levels of not + the leaf: levels+2 objects deep.
-	limit := runtime.DefaultLimits.MaxDepth
+	limit := runtime.DefaultLimits().MaxDepth
 	if r := call(nested(limit - 2)); !r.OK || strings.Count(string(r.Data), `{"not":`) != limit-2 {
 		t.Fatalf("%d levels deep: %s %s", limit, r.Code(), r.Data)
 	}

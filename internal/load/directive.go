@@ -205,7 +205,7 @@ func (d *directive) parseErrors(value string) []string {
 		switch {
 		case seen[code]:
 			problems = append(problems, fmt.Sprintf("//keel:tool: error code %q listed twice", code))
-		case slices.Contains(runtime.ExecutorCodes, runtime.Code(code)):
+		case slices.Contains(runtime.ExecutorCodes(), runtime.Code(code)):
 			problems = append(problems, fmt.Sprintf("//keel:tool: error code %q is the executor's own; declare only the handler's business codes", code))
 		case !runtime.IsBusinessCode(runtime.Code(code)):
 			problems = append(problems, fmt.Sprintf("//keel:tool: error code %q must be snake_case, like incident_not_found", code))

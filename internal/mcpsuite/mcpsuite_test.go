@@ -19,7 +19,7 @@ func TestContentToolsOverMCP(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := mcpserver.New(generated.ToolSet, exec, mcpserver.Options{})
+	s := mcpserver.New(exec, mcpserver.Options{})
 	st, ct := mcp.NewInMemoryTransports()
 	if _, err := s.Connect(context.Background(), mcpserver.Transport(st, slog.New(slog.DiscardHandler)), nil); err != nil {
 		t.Fatal(err)

@@ -604,7 +604,7 @@ func rat(v json.Number) *big.Rat {
 }
 
 func knownFormats() []string {
-	return slices.DeleteFunc(slices.Clone(wire.Formats), func(f string) bool { return !wire.HasFormat(f) })
+	return slices.DeleteFunc(wire.Formats(), func(f string) bool { return !wire.HasFormat(f) })
 }
 
 func intOf(v json.Number) int {

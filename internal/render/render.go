@@ -321,8 +321,8 @@ func hintsCode(h runtime.Hints) jen.Code {
 //		return runtime.EmbeddedLock(lockFS)
 //	}
 func toolSet(f *jen.File, pkg *model.Package) {
-	f.Add(lineComment("ToolSet is what the executor holds: the tools a model can call, selected\nby exact name with a static switch."))
-	f.Var().Id("ToolSet").Qual(runtimePkg, "ToolSet").Op("=").Id("toolSet").Values()
+	f.Add(lineComment("ToolSet is what the executor holds: the tools a model can call, selected\nby exact name with a static switch. It is a function, so no code can swap the set."))
+	f.Func().Id("ToolSet").Params().Qual(runtimePkg, "ToolSet").Block(jen.Return(jen.Id("toolSet").Values()))
 	f.Type().Id("toolSet").Struct()
 
 	if len(pkg.Tools) <= flatSwitch {
@@ -453,23 +453,23 @@ func bestByte(tools []*model.Tool, used []int) (int, map[byte][]*model.Tool) {
 //	// ModelTools is what the model sees: each tool's name, description and
 //	// parameters schema, sorted by name.
 //	func ModelTools() []runtime.ModelTool {
-//		return runtime.ModelTools(ToolSet)
+//		return runtime.ModelTools(toolSet{})
 //	}
 //
 //	// NewExecutor returns an executor for ToolSet.
 //	func NewExecutor(opts ...runtime.Option) (*runtime.Executor, error) {
-//		return runtime.NewExecutor(ToolSet, opts...)
+//		return runtime.NewExecutor(toolSet{}, opts...)
 //	}
 func entryPoints(f *jen.File) {
 	f.Add(lineComment("ModelTools is what the model sees: each tool's name, description and\nparameters schema, sorted by name."))
 	f.Func().Id("ModelTools").Params().Index().Qual(runtimePkg, "ModelTool").Block(
-		jen.Return(jen.Qual(runtimePkg, "ModelTools").Call(jen.Id("ToolSet"))),
+		jen.Return(jen.Qual(runtimePkg, "ModelTools").Call(jen.Id("toolSet").Values())),
 	)
 
 	f.Comment("NewExecutor returns an executor for ToolSet.")
 	f.Func().Id("NewExecutor").Params(jen.Id("opts").Op("...").Qual(runtimePkg, "Option")).
 		Params(jen.Op("*").Qual(runtimePkg, "Executor"), jen.Error()).Block(
-		jen.Return(jen.Qual(runtimePkg, "NewExecutor").Call(jen.Id("ToolSet"), jen.Id("opts").Op("..."))),
+		jen.Return(jen.Qual(runtimePkg, "NewExecutor").Call(jen.Id("toolSet").Values(), jen.Id("opts").Op("..."))),
 	)
 }
 

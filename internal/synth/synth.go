@@ -252,32 +252,32 @@ func main() {
 	bad := 0
 	for i := range %d {
 		name := fmt.Sprintf("incident_lookup_%%d", i)
-		if t := tools.ToolSet.Lookup(name); t == nil || t.Info().Name != name {
+		if t := tools.ToolSet().Lookup(name); t == nil || t.Info().Name != name {
 			fmt.Println("not found:", name)
 			bad++
 		}
 		for p := range len(name) {
 			b := []byte(name)
 			b[p] ^= 1
-			if t := tools.ToolSet.Lookup(string(b)); t != nil && t.Info().Name != string(b) {
+			if t := tools.ToolSet().Lookup(string(b)); t != nil && t.Info().Name != string(b) {
 				fmt.Println("near miss found:", string(b))
 				bad++
 			}
 		}
 		for _, miss := range []string{name + "0", name[:len(name)-1] + "x", name[1:], "x" + name, name + " "} {
-			if t := tools.ToolSet.Lookup(miss); t != nil && t.Info().Name != miss {
+			if t := tools.ToolSet().Lookup(miss); t != nil && t.Info().Name != miss {
 				fmt.Println("near miss found:", miss)
 				bad++
 			}
 		}
 	}
-	if tools.ToolSet.Lookup("") != nil || tools.ToolSet.Lookup("incident_lookup_99999") != nil {
+	if tools.ToolSet().Lookup("") != nil || tools.ToolSet().Lookup("incident_lookup_99999") != nil {
 		fmt.Println("an unknown name was found")
 		bad++
 	}
 	if bad > 0 {
 		os.Exit(1)
 	}
-	fmt.Println("ok", len(tools.ToolSet.Tools()))
+	fmt.Println("ok", len(tools.ToolSet().Tools()))
 }
 `

@@ -32,7 +32,9 @@ type Tool struct {
 
 // SearchTool is Anthropic's regex tool search tool, which a request with
 // deferred tools carries so the model can find them.
-var SearchTool = Tool{Type: "tool_search_tool_regex_20251119", Name: "tool_search_tool_regex"}
+func SearchTool() Tool {
+	return Tool{Type: "tool_search_tool_regex_20251119", Name: "tool_search_tool_regex"}
+}
 
 // Tools returns the definitions of tools (runtime.ModelTools from generated
 // code), with keel's schemas unchanged. Tools the set defers (keelgen
@@ -46,7 +48,7 @@ func Tools(tools []runtime.ModelTool) []Tool {
 		deferred = deferred || t.Deferred
 	}
 	if deferred {
-		out = append(out, SearchTool)
+		out = append(out, SearchTool())
 	}
 	return out
 }

@@ -189,7 +189,7 @@ func TestDeferredTools(t *testing.T) {
 	tools := generated.ModelTools()
 	tools[0].Deferred, tools[0].Namespace = true, "example"
 	defs := anthropic.Tools(tools)
-	if len(defs) != 3 || !defs[0].DeferLoading || defs[1].DeferLoading || defs[2].Type != anthropic.SearchTool.Type || defs[2].Name != anthropic.SearchTool.Name {
+	if len(defs) != 3 || !defs[0].DeferLoading || defs[1].DeferLoading || defs[2].Type != anthropic.SearchTool().Type || defs[2].Name != anthropic.SearchTool().Name {
 		t.Fatalf("definitions %+v", defs)
 	}
 	b, _ := json.Marshal(defs)

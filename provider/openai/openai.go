@@ -23,7 +23,7 @@ type Options struct {
 	// non-strict; StrictProblems (and keelgen) say why.
 	Strict bool
 	// Limits are the executor's caps on arguments (runtime.WithLimits); a
-	// zero field takes runtime.DefaultLimits. Arguments over them are
+	// zero field takes runtime.DefaultLimits(). Arguments over them are
 	// handed on untouched, for the executor to reject, before any walk.
 	Limits runtime.Limits
 }
@@ -47,7 +47,7 @@ type tool struct {
 // New prepares the definitions of tools (runtime.ModelTools from generated
 // code) once.
 func New(tools []runtime.ModelTool, opts Options) *Adapter {
-	a := &Adapter{byName: map[string]*tool{}, limits: runtime.DefaultLimits}
+	a := &Adapter{byName: map[string]*tool{}, limits: runtime.DefaultLimits()}
 	if opts.Limits.MaxArgumentBytes > 0 {
 		a.limits.MaxArgumentBytes = opts.Limits.MaxArgumentBytes
 	}

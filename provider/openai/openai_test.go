@@ -80,7 +80,7 @@ func TestChatCompletionsWithTheSDK(t *testing.T) {
 			if tool.Function.Strict != strict {
 				t.Errorf("%s: strict %v", tool.Function.Name, tool.Function.Strict)
 			}
-			if !strict && string(tool.Function.Parameters) != string(generated.ToolSet.Lookup(tool.Function.Name).Info().InputSchema) {
+			if !strict && string(tool.Function.Parameters) != string(generated.ToolSet().Lookup(tool.Function.Name).Info().InputSchema) {
 				t.Errorf("%s: non-strict parameters are not keel's schema", tool.Function.Name)
 			}
 		}

@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"slices"
 	"bytes"
 	"fmt"
 	"sync"
@@ -70,7 +71,7 @@ func Length(s string) int { return utf8.RuneCountInString(s) }
 // compiled on first use, not at the start of every program that links keel.
 var formats = sync.OnceValue(func() map[string]func(any) error {
 	out := map[string]func(any) error{}
-	for _, name := range Formats {
+	for _, name := range formatNames {
 		c := jsonschema.NewCompiler()
 		c.AssertFormat()
 		doc, _ := jsonschema.UnmarshalJSON(bytes.NewReader(fmt.Appendf(nil, `{"format":%q}`, name)))
@@ -91,8 +92,11 @@ var formats = sync.OnceValue(func() map[string]func(any) error {
 // HasFormat reports whether generated code can check format name.
 func HasFormat(name string) bool { return formats()[name] != nil }
 
-// Formats are the formats asked of the validator; HasFormat says which it knows.
-var Formats = []string{
+// Formats are the formats asked of the validator (a copy); HasFormat says
+// which it knows.
+func Formats() []string { return slices.Clone(formatNames) }
+
+var formatNames = []string{
 	"date-time", "date", "time", "duration", "email", "hostname",
 	"ipv4", "ipv6", "uri", "uri-reference", "iri", "iri-reference", "uri-template", "uuid",
 	"json-pointer", "relative-json-pointer", "regex", "period", "semver",

@@ -106,7 +106,7 @@ func callsFrom(file string, stdin io.Reader, stdout, stderr io.Writer, execute f
 func storyJSON(stdout, stderr io.Writer, execute func(runtime.ToolCall) runtime.ToolResult) int {
 	enc := json.NewEncoder(stdout)
 	enc.SetEscapeHTML(false)
-	for _, c := range example.StoryCalls {
+	for _, c := range example.StoryCalls() {
 		if err := enc.Encode(execute(c)); err != nil {
 			return fail(stderr, err)
 		}
@@ -117,8 +117,9 @@ func storyJSON(stdout, stderr io.Writer, execute func(runtime.ToolCall) runtime.
 // storyTable prints the story's results as a table, then the first
 // successful result as indented JSON.
 func storyTable(stdout, stderr io.Writer, execute func(runtime.ToolCall) runtime.ToolResult) int {
-	results := make([]runtime.ToolResult, len(example.StoryCalls))
-	for i, c := range example.StoryCalls {
+	calls := example.StoryCalls()
+	results := make([]runtime.ToolResult, len(calls))
+	for i, c := range calls {
 		results[i] = execute(c)
 	}
 	printTable(stdout, results)
@@ -142,7 +143,7 @@ func storyTable(stdout, stderr io.Writer, execute func(runtime.ToolCall) runtime
 func approvals(stdout, stderr io.Writer, exec *runtime.Executor, key runtime.GrantKey) int {
 	ctx := context.Background()
 	ec := runtime.ExecutionContext{Tenant: "acme", Principal: "alice"}
-	write := example.StoryCalls[3]
+	write := example.StoryCalls()[3]
 	show := func(step string, r runtime.ToolResult) {
 		b, _ := json.Marshal(r)
 		fmt.Fprintf(stdout, "%s\n  %s\n", step, b)

@@ -115,7 +115,7 @@ func run(args []string, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	if f.addr == "" {
-		server := mcpserver.New(generated.ToolSet, exec, mcpserver.Options{Name: "incident-tools", Context: fixedContext(f.allow)})
+		server := mcpserver.New(exec, mcpserver.Options{Name: "incident-tools", Context: fixedContext(f.allow)})
 		if err := mcpserver.ServeStdio(ctx, server); err != nil && ctx.Err() == nil {
 			fmt.Fprintln(stderr, "incident-mcp:", err)
 			return 1
@@ -147,7 +147,7 @@ func serveHTTP(ctx context.Context, f flags, exec *runtime.Executor, logger *slo
 			return runtime.ExecutionContext{AllowSideEffects: f.allow, Principal: id.principal, Tenant: id.tenant, Groups: id.groups}
 		})
 	}
-	server := mcpserver.New(generated.ToolSet, exec, mcpserver.Options{Name: "incident-tools", Context: contextOf})
+	server := mcpserver.New(exec, mcpserver.Options{Name: "incident-tools", Context: contextOf})
 	h, err := mcpserver.HTTPHandler(server, httpOpts)
 	if err != nil {
 		return err

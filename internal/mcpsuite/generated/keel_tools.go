@@ -165,8 +165,10 @@ var toolSpecs = [...]runtime.ToolSpec{
 var tools = runtime.NewTools(schemaFS, toolSpecs[:])
 
 // ToolSet is what the executor holds: the tools a model can call, selected
-// by exact name with a static switch.
-var ToolSet runtime.ToolSet = toolSet{}
+// by exact name with a static switch. It is a function, so no code can swap the set.
+func ToolSet() runtime.ToolSet {
+	return toolSet{}
+}
 
 type toolSet struct{}
 
@@ -216,10 +218,10 @@ func (toolSet) Lock() (lock, signature []byte) {
 // ModelTools is what the model sees: each tool's name, description and
 // parameters schema, sorted by name.
 func ModelTools() []runtime.ModelTool {
-	return runtime.ModelTools(ToolSet)
+	return runtime.ModelTools(toolSet{})
 }
 
 // NewExecutor returns an executor for ToolSet.
 func NewExecutor(opts ...runtime.Option) (*runtime.Executor, error) {
-	return runtime.NewExecutor(ToolSet, opts...)
+	return runtime.NewExecutor(toolSet{}, opts...)
 }

@@ -64,7 +64,7 @@ func main() {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	server := mcpserver.New(set, exec, mcpserver.Options{Name: "progress"})
+	server := mcpserver.New(exec, mcpserver.Options{Name: "progress"})
 	if *addr == "" {
 		if err := mcpserver.ServeStdio(ctx, server); err != nil && ctx.Err() == nil {
 			logger.Error("serve", "error", err)

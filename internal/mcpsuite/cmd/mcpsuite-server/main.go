@@ -36,7 +36,7 @@ func run(addr string, stateless bool, logger *slog.Logger) error {
 	if err != nil {
 		return err
 	}
-	server := mcpserver.New(generated.ToolSet, exec, mcpserver.Options{Name: "keel-mcpsuite"})
+	server := mcpserver.New(exec, mcpserver.Options{Name: "keel-mcpsuite"})
 	h, err := mcpserver.HTTPHandler(server, mcpserver.HTTPOptions{Stateless: stateless, Logger: logger})
 	if err != nil {
 		return err
