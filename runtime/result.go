@@ -1,8 +1,8 @@
 package runtime
 
 import (
-	"slices"
 	"encoding/json"
+	"slices"
 )
 
 // Code is a stable, machine-readable error code in a ToolResult.

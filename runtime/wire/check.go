@@ -1,9 +1,9 @@
 package wire
 
 import (
-	"slices"
 	"bytes"
 	"fmt"
+	"slices"
 	"sync"
 	"unicode/utf8"
 
