@@ -449,9 +449,11 @@ func Pay(ctx context.Context, p Payment) (Payment, error) { return p, nil }
 		}
 	}
 	testmod.Write(t, dir, map[string]string{"go.sum": strings.Join(kept, "")})
-	out, err := keelgenIn(dir, "-out", "paytools", "./pay")
-	want := "pay.go:6:2: could not import github.com/shopspring/decimal: "
-	if err == nil || !strings.Contains(out, want) || !strings.Contains(out, "; run: go get github.com/shopspring/decimal") {
+	// Run where go generate runs it, in the package: the position is still
+	// the module's path of the file.
+	out, err := keelgenIn(filepath.Join(dir, "pay"), "-out", "../paytools", ".")
+	want := "\npay/pay.go:6:2: could not import github.com/shopspring/decimal: "
+	if err == nil || !strings.Contains("\n"+out, want) || !strings.Contains(out, "; run: go get github.com/shopspring/decimal") {
 		t.Fatalf("keelgen without decimal in go.mod: err %v\n%s\nwant %q and the go get command", err, out, want)
 	}
 	if out, err := testmod.Go(dir, "get", "github.com/shopspring/decimal"); err != nil {

@@ -96,6 +96,9 @@ func runIn(wd string, args []string, stdout, stderr io.Writer) int {
 	if o.sign != "" {
 		o.sign = inDir(wd, o.sign)
 	}
+	if !o.check && !o.diff && !o.lint && !checkSetLine(wd, o, stderr) {
+		return exitError
+	}
 	cfg := gen.Config{Dir: wd, Patterns: o.patterns, OutDir: o.out, OutPkg: o.pkg, LockFile: o.lock, Lint: o.lint, Progress: stderr}
 	if o.base != "" {
 		base, err := baseLock(inDir(wd, o.out), o.base)
@@ -121,8 +124,11 @@ func runIn(wd string, args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, err)
 	}
+	// Positions are relative to the module's root, as a reviewer and CI
+	// read them, wherever the run started.
+	at := moduleRoot(wd)
 	for _, w := range res.Warnings {
-		fmt.Fprintln(stderr, w.Format(wd))
+		fmt.Fprintln(stderr, w.Format(at))
 	}
 	if !o.lint && !o.check && !o.diff && res.LintFindings > 0 {
 		fmt.Fprintf(stderr, "keelgen: %d lint finding(s) about what the model reads (members without a description, Go names); add -lint to see them\n", res.LintFindings)
@@ -132,7 +138,7 @@ func runIn(wd string, args []string, stdout, stderr io.Writer) int {
 	}
 	if !res.Writable() {
 		for _, d := range res.Diagnostics {
-			fmt.Fprintln(stderr, d.Format(wd))
+			fmt.Fprintln(stderr, d.Format(at))
 		}
 		fmt.Fprintf(stderr, "keelgen: %d problem(s)%s\n", len(res.Diagnostics), nothingWritten(o))
 		return exitError
@@ -142,6 +148,9 @@ func runIn(wd string, args []string, stdout, stderr io.Writer) int {
 			return exitChanged
 		}
 		return exitOK
+	}
+	if o.lint && !o.check {
+		return exitOK // advice: the findings are printed, nothing is written
 	}
 	return writeOrCheck(o, wd, res, stderr)
 }
@@ -159,7 +168,7 @@ func parseFlags(args []string, stderr io.Writer) (options, bool) {
 	fs.StringVar(&o.lock, "lock", "", "compare with this lock `file` instead of the output directory's keel.lock.json (e.g. the base branch's); schema files in a schemas directory beside it explain its digests")
 	fs.StringVar(&o.base, "base", "", "compare with the lock and schema files of the output directory at git `revision` (e.g. origin/main), read with git show")
 	fs.BoolVar(&o.check, "check", false, "write nothing; exit 1 if any generated file is stale, missing or orphaned")
-	fs.BoolVar(&o.lint, "lint", false, "also warn about what the model reads: schema members without a description, Go names in tool descriptions")
+	fs.BoolVar(&o.lint, "lint", false, "write nothing; warn about what the model reads: schema members without a description, Go names in tool descriptions")
 	fs.BoolVar(&o.diff, "diff", false, "write nothing; print what changed in the tool set against the lock, exit 1 if anything did")
 	fs.StringVar(&o.sign, "sign", "", "after writing, sign keel.lock.json with the ed25519 private key in `keyfile` (PEM, PKCS #8)")
 	fs.StringVar(&o.genkey, "genkey", "", "write a new ed25519 key pair to `file` (private) and file.pub (public), and exit")
@@ -177,6 +186,10 @@ func parseFlags(args []string, stderr io.Writer) (options, bool) {
 	modes := 0
 	if o.lock != "" && o.base != "" {
 		fmt.Fprintln(stderr, "keelgen: -lock and -base both name the lock to compare with; give one")
+		return o, false
+	}
+	if o.lint && o.sign != "" {
+		fmt.Fprintln(stderr, "keelgen: -lint writes nothing, so there is nothing for -sign to sign; give one")
 		return o, false
 	}
 	for _, on := range []bool{o.check, o.diff, o.sign != "", o.genkey != ""} {
@@ -240,6 +253,18 @@ func nothingWritten(o options) string {
 		return ""
 	}
 	return "; nothing written"
+}
+
+// moduleRoot is the directory of the go.mod above dir, or dir.
+func moduleRoot(dir string) string {
+	for d := dir; ; d = filepath.Dir(d) {
+		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
+			return d
+		}
+		if filepath.Dir(d) == d {
+			return dir
+		}
+	}
 }
 
 func inDir(dir, path string) string {

@@ -208,3 +208,38 @@ func Dup(ctx context.Context, args NoArgs) (Note, error) { return Note{}, nil }
 		t.Fatalf("duplicate across packages: err %v\n%s", err, out)
 	}
 }
+
+// Run by hand in a set's folder, keelgen refuses flags that would change
+// the set its go:generate line writes (the issue's -defer left out), and
+// names the line; the same flags pass; -lint writes nothing at all.
+func TestHandRunKeepsTheSetsFlags(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a module")
+	}
+	t.Parallel()
+	dir := testmod.New(t, map[string]string{
+		"notes/notes.go":  strings.Replace(userHandlers, "GENERATE\n", "", 1),
+		"catalog/gen.go":  "package catalog\n\n//go:generate go tool keelgen -defer * -out . ../notes\n",
+		"catalog/keep.go": "package catalog\n",
+	})
+	setDir := filepath.Join(dir, "catalog")
+	mustKeelgenIn(t, setDir, "-defer", "*", "-out", ".", "../notes")
+	lock, err := os.ReadFile(filepath.Join(setDir, "keel.lock.json"))
+	if err != nil || strings.Count(string(lock), `"deferred": true`) != 2 {
+		t.Fatalf("the set's lock: %v\n%s", err, lock)
+	}
+	out, err := keelgenIn(setDir, "-out", ".", "../notes")
+	if err == nil || !strings.Contains(out, "gen.go:3 writes this set with: keelgen -defer * -out . ../notes") || !strings.Contains(out, `-defer "", not "*"`) {
+		t.Fatalf("a run without the set's -defer: %v\n%s", err, out)
+	}
+	if after, _ := os.ReadFile(filepath.Join(setDir, "keel.lock.json")); string(after) != string(lock) {
+		t.Fatal("the refused run changed the lock")
+	}
+	before := snapshot(t, setDir)
+	if out, err := keelgenIn(setDir, "-lint", "-out", ".", "../notes"); err != nil {
+		t.Fatalf("-lint: %v\n%s", err, out)
+	}
+	if snapshot(t, setDir) != before {
+		t.Fatal("-lint wrote")
+	}
+}
