@@ -37,6 +37,8 @@ func main() {
 	packages := flag.Int("packages", 1, "spread the tools over this many handler packages, generated as one set")
 	bench := flag.Bool("bench", false, "also run the executor benchmarks of each module (-count 6)")
 	keep := flag.Bool("keep", false, "keep the synthetic modules (their directories are printed)")
+	guard := flag.Bool("guard", false, "exit 1 when go generate grows faster than the tools (the largest N over the smallest) "+
+		"or costs more than a bound times go build of the handlers: CI's regression guard")
 	flag.Parse()
 	root, err := keelRoot()
 	if err != nil {
@@ -45,6 +47,7 @@ func main() {
 	fmt.Println("| N | go generate (keelgen) | go build handlers | ratio | go build generated | ratio | cold NewExecutor | peak RSS of go generate |")
 	fmt.Println("| --- | --- | --- | --- | --- | --- | --- | --- |")
 	var benchOut []string
+	var measured []sized
 	for _, field := range strings.Split(*sizes, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(field))
 		if err != nil || n < 1 {
@@ -60,6 +63,7 @@ func main() {
 		}
 		fmt.Printf("| %d | %s | %s | %.1f× | %s | %.1f× | %s | %d MiB |\n", n, sec(m.gen), sec(m.handlers), ratio(m.gen, m.handlers),
 			sec(m.tools), ratio(m.tools, m.handlers), m.start.Round(time.Millisecond/10), m.maxRSS>>20)
+		measured = append(measured, sized{n, m})
 		if *bench {
 			out, err := goCmd(dir, "test", "-run", "^$", "-bench", ".", "-count", "6", "./"+synth.Bench)
 			if err != nil {
@@ -77,6 +81,43 @@ func main() {
 		fmt.Println()
 		fmt.Print(b)
 	}
+	if *guard && !guarded(measured) {
+		os.Exit(1)
+	}
+}
+
+type sized struct {
+	n int
+	m measurement
+}
+
+// The guard's bounds, well above today's figures (N=100 to 1,000: go
+// generate grew 2.7×, and cost 4.5× go build of the handlers, on a shared
+// 2-core machine), so noise does not trip them and a pass that grows with
+// tools × tools (it made 1,000 tools cost 15× a build) does.
+const (
+	maxGrowthPerTool = 0.8 // go generate's growth over the tools' growth
+	maxOverBuild     = 9.0 // go generate over go build of the handlers, at the largest N
+)
+
+// guarded checks the bounds on the smallest and the largest N measured,
+// ratios of the same run only.
+func guarded(measured []sized) bool {
+	if len(measured) < 2 {
+		fmt.Fprintln(os.Stderr, "scale: -guard needs two sizes")
+		return false
+	}
+	small, large := measured[0], measured[len(measured)-1]
+	growth, tools := ratio(large.m.gen, small.m.gen), float64(large.n)/float64(small.n)
+	over := ratio(large.m.gen, large.m.handlers)
+	ok := growth <= maxGrowthPerTool*tools && over <= maxOverBuild
+	verdict := "ok"
+	if !ok {
+		verdict = "FAILED"
+	}
+	fmt.Printf("\nguard %s: go generate grew %.1f× for %.0f× the tools (bound %.1f×); at N=%d it costs %.1f× go build of the handlers (bound %.1f×)\n",
+		verdict, growth, tools, maxGrowthPerTool*tools, large.n, over, maxOverBuild)
+	return ok
 }
 
 type measurement struct {
