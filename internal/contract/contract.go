@@ -242,7 +242,7 @@ func compareTool(prev *Previous, ot, nt *runtime.LockedTool, info runtime.ToolIn
 			items = append(items, Item{side.part, side.part + " schema changed (the committed schema file that would say how is missing or differs from the lock)", Major})
 			continue
 		}
-		d := &schemaDiff{part: side.part}
+		d := newSchemaDiff(side.part, oldDoc, newDoc)
 		d.compare(oldDoc, newDoc, "")
 		if len(d.items) == 0 { // only formatting-invisible differences the walk does not name
 			d.items = append(d.items, Item{side.part, side.part + " schema changed", Major})

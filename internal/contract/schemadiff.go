@@ -20,6 +20,15 @@ import (
 type schemaDiff struct {
 	part  string // "input" or "output"
 	items []Item
+	// The roots' $defs, which a $ref names: a recursive type, compared once
+	// by its name wherever it is used.
+	oldDefs, newDefs schemamodel.Defs
+	compared         map[string]bool
+}
+
+// newSchemaDiff compares the schemas of one side of a tool.
+func newSchemaDiff(part string, old, new *schemamodel.Schema) *schemaDiff {
+	return &schemaDiff{part: part, oldDefs: schemamodel.DefsOf(old), newDefs: schemamodel.DefsOf(new), compared: map[string]bool{}}
 }
 
 func (d *schemaDiff) add(level Level, format string, args ...any) {
@@ -36,11 +45,15 @@ func (d *schemaDiff) pick(in, out Level) Level {
 
 // handled keywords are compared structurally; others are constraints or
 // annotations.
-var handled = map[string]bool{"type": true, "enum": true, "properties": true, "required": true, "items": true, "additionalProperties": true}
+var handled = map[string]bool{"type": true, "enum": true, "properties": true, "required": true, "items": true, "additionalProperties": true,
+	"$ref": true, "$defs": true, "$schema": true}
 
 var annotations = map[string]bool{"description": true, "title": true, "examples": true, "default": true, "$comment": true}
 
 func (d *schemaDiff) compare(old, new *schemamodel.Schema, path string) {
+	if d.compareRefs(old, new, path) {
+		return
+	}
 	d.compareType(old, new, path)
 	d.compareEnum(old, new, path)
 	d.compareProperties(old, new, path)
@@ -70,6 +83,44 @@ func (d *schemaDiff) compare(old, new *schemamodel.Schema, path string) {
 		// A changed constraint may narrow what the model can send: major for input.
 		d.add(d.pick(Major, Minor), "%s of %s changed from %s to %s", k, where(d.part, path), show(old.Keyword(k)), show(new.Keyword(k)))
 	}
+}
+
+// compareRefs compares a use of a recursive type: the same type's schema,
+// once, under its name; a type changed for another is major. It reports
+// whether it compared (either side a $ref), the uses' own keywords too.
+func (d *schemaDiff) compareRefs(old, new *schemamodel.Schema, path string) bool {
+	oref, oIs := schemamodel.Ref(old)
+	nref, nIs := schemamodel.Ref(new)
+	if !oIs && !nIs {
+		return false
+	}
+	od, nd := d.oldDefs.Get(oref), d.newDefs.Get(nref)
+	switch {
+	case oIs && nIs && oref == nref && od != nil && nd != nil:
+		if !d.compared[oref] {
+			d.compared[oref] = true
+			d.compare(od, nd, "$defs/"+oref)
+		}
+	default:
+		d.add(Major, "%s changed from %s to %s", where(d.part, path), refShown(old, oref, oIs), refShown(new, nref, nIs))
+	}
+	for _, k := range slices.Concat(old.Keywords(), new.Keywords()) {
+		if annotations[k] && !sameJSON(old.Keyword(k), new.Keyword(k)) {
+			d.add(Patch, "%s of %s changed", k, where(d.part, path))
+			return true
+		}
+	}
+	return true
+}
+
+// refShown names what a schema is for a reviewer: a recursive type by its
+// name, else the schema.
+func refShown(s *schemamodel.Schema, name string, isRef bool) string {
+	if isRef {
+		return "the recursive type " + name
+	}
+	b, _ := s.MarshalJSON()
+	return string(b)
 }
 
 func (d *schemaDiff) compareType(old, new *schemamodel.Schema, path string) {
