@@ -16,6 +16,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/keelgen/keel/internal/lockfile"
 )
 
 // ApprovalRequest identifies exactly one call for a person to approve: the
@@ -128,7 +130,7 @@ func Ed25519Key(priv ed25519.PrivateKey) GrantKey {
 	}
 	priv = slices.Clone(priv)
 	pub := priv.Public().(ed25519.PublicKey)
-	if err := checkEd25519PublicKey(pub); err != nil {
+	if err := lockfile.CheckPublicKey(pub); err != nil {
 		return edKey{err: fmt.Errorf("the ed25519 grant key: %w", err)}
 	}
 	return edKey{priv: priv, pub: pub}
@@ -140,7 +142,7 @@ func Ed25519PublicKey(pub ed25519.PublicKey) GrantKey {
 	if len(pub) != ed25519.PublicKeySize {
 		return edKey{err: fmt.Errorf("the ed25519 grant key is %d bytes, not a public key of %d", len(pub), ed25519.PublicKeySize)}
 	}
-	if err := checkEd25519PublicKey(pub); err != nil {
+	if err := lockfile.CheckPublicKey(pub); err != nil {
 		return edKey{err: fmt.Errorf("the ed25519 grant key: %w", err)}
 	}
 	return edKey{pub: slices.Clone(pub)}

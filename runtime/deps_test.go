@@ -14,7 +14,7 @@ func TestRuntimeImportsNoAdapterDependencies(t *testing.T) {
 		t.Fatalf("go list: %v\n%s", err, out)
 	}
 	for _, dep := range strings.Fields(string(out)) {
-		if dep == schemaModel {
+		if leaves[dep] {
 			continue
 		}
 		for _, banned := range []string{"modelcontextprotocol", "openai", "anthropic", "keel/provider", "keel/mcpserver", "keel/internal/", "redis"} {
@@ -25,19 +25,24 @@ func TestRuntimeImportsNoAdapterDependencies(t *testing.T) {
 	}
 }
 
-// schemaModel is the one internal package runtime imports: the typed
-// schema every reader of a schema shares. It is a leaf, so it brings in
-// nothing of the generator's.
-const schemaModel = "github.com/keelgen/keel/internal/schemamodel"
+// leaves are the internal packages runtime imports: the typed schema every
+// reader of a schema shares, and the lock the executor verifies at start.
+// Each is a leaf, so it brings in nothing of the generator's.
+var leaves = map[string]bool{
+	"github.com/keelgen/keel/internal/schemamodel": true,
+	"github.com/keelgen/keel/internal/lockfile":    true,
+}
 
-func TestSchemaModelIsALeaf(t *testing.T) {
-	out, err := exec.Command("go", "list", "-deps", schemaModel).CombinedOutput()
-	if err != nil {
-		t.Fatalf("go list: %v\n%s", err, out)
-	}
-	for _, dep := range strings.Fields(string(out)) {
-		if strings.HasPrefix(dep, "github.com/keelgen/keel/") && dep != schemaModel {
-			t.Errorf("schemamodel depends on %s", dep)
+func TestInternalImportsAreLeaves(t *testing.T) {
+	for leaf := range leaves {
+		out, err := exec.Command("go", "list", "-deps", leaf).CombinedOutput()
+		if err != nil {
+			t.Fatalf("go list: %v\n%s", err, out)
+		}
+		for _, dep := range strings.Fields(string(out)) {
+			if strings.HasPrefix(dep, "github.com/keelgen/keel/") && dep != leaf {
+				t.Errorf("%s depends on %s", leaf, dep)
+			}
 		}
 	}
 }

@@ -33,9 +33,11 @@
 //
 // # The lock and signatures
 //
-// keel.lock.json is the reviewed contract of a set: [Lock], [ParseLock],
-// [VerifyLock], [Digest]. [WithRequiredSignature] requires its signature
-// ([ParsePublicKeyPEM], [VerifyLockSignature]); [WithExpectedSetDigest] pins
+// keel.lock.json is the reviewed contract of a set, which keelgen writes
+// and [NewExecutor] verifies against the contracts the binary holds, by
+// digest, before it accepts a call ([EmbeddedLock] reads it from generated
+// code). [WithRequiredSignature] requires its signature (keelgen -sign;
+// [ParsePublicKeyPEM] reads the public key); [WithExpectedSetDigest] pins
 // one exact set.
 //
 // # For generated code, and for tool sets made by hand

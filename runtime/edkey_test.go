@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/keelgen/keel/internal/lockfile"
 	"github.com/keelgen/keel/runtime"
 	"github.com/keelgen/keel/runtime/keeltest"
 )
@@ -60,7 +61,7 @@ func TestSmallOrderKeysAreRefused(t *testing.T) {
 		}
 		if sig != nil {
 			sigFile := []byte(base64.StdEncoding.EncodeToString(sig) + "\n")
-			if err := runtime.VerifyLockSignature(pub, lock, sigFile); err == nil {
+			if err := lockfile.VerifySignature(pub, lock, sigFile); err == nil {
 				t.Errorf("a forged lock signature verified under %s", enc)
 			}
 		}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/keelgen/keel/internal/lockfile"
 	"github.com/keelgen/keel/runtime/wire"
 )
 
@@ -118,7 +119,7 @@ func WithErrorDetails() Option { return func(e *Executor) { e.details = true } }
 // pub (say, after an ignored ParsePublicKeyPEM error) fails NewExecutor.
 func WithRequiredSignature(pub ed25519.PublicKey) Option {
 	return func(e *Executor) {
-		if err := checkEd25519PublicKey(pub); err != nil {
+		if err := lockfile.CheckPublicKey(pub); err != nil {
 			e.refuse("WithRequiredSignature", "%v", err)
 			return
 		}
@@ -233,20 +234,20 @@ func (e *Executor) verifyLock(set ToolSet) error {
 	lockFile, sig := set.Lock()
 	if lockFile == nil {
 		if e.signer != nil || e.pinned != "" {
-			return fmt.Errorf("the tool set has no %s to verify", LockFileName)
+			return fmt.Errorf("the tool set has no %s to verify", lockfile.FileName)
 		}
 		return nil
 	}
-	infos := make([]ToolInfo, 0, len(set.Tools()))
+	contracts := make([]lockfile.Contract, 0, len(set.Tools()))
 	for _, t := range set.Tools() {
-		infos = append(infos, t.info)
+		contracts = append(contracts, contract(t.info))
 	}
-	l, err := VerifyLock(lockFile, infos)
+	l, err := lockfile.Verify(lockFile, contracts)
 	if err != nil {
 		return fmt.Errorf("tool set integrity: %w", err)
 	}
 	if e.signer != nil {
-		if err := VerifyLockSignature(e.signer, lockFile, sig); err != nil {
+		if err := lockfile.VerifySignature(e.signer, lockFile, sig); err != nil {
 			return fmt.Errorf("tool set signature: %w", err)
 		}
 	}
@@ -255,7 +256,7 @@ func (e *Executor) verifyLock(set ToolSet) error {
 	}
 	e.setDigest = l.SetDigest
 	e.log.LogAttrs(context.Background(), slog.LevelInfo, "keel: tool set verified",
-		slog.String("set_digest", l.SetDigest), slog.Int("tools", len(infos)), slog.Bool("signed", e.signer != nil))
+		slog.String("set_digest", l.SetDigest), slog.Int("tools", len(contracts)), slog.Bool("signed", e.signer != nil))
 	return nil
 }
 

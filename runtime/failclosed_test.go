@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/keelgen/keel/internal/lockfile"
 	"github.com/keelgen/keel/runtime"
 	"github.com/keelgen/keel/runtime/keeltest"
 )
@@ -137,9 +138,9 @@ func TestDispatchOnlyToVerifiedTools(t *testing.T) {
 	}
 }
 
-func mustParseLock(t *testing.T, b []byte) runtime.Lock {
+func mustParseLock(t *testing.T, b []byte) lockfile.Lock {
 	t.Helper()
-	l, err := runtime.ParseLock(b)
+	l, err := lockfile.Parse(b)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/keelgen/keel/internal/lockfile"
 	"github.com/keelgen/keel/runtime"
 	"github.com/keelgen/keel/runtime/keeltest"
 )
@@ -41,7 +42,7 @@ func setOf(t *testing.T, infos []runtime.ToolInfo) keeltest.Set {
 func TestLockVerifiesAtStart(t *testing.T) {
 	set, _ := lockedSet(t)
 	exec := executorForSet(t, set)
-	l, _ := runtime.ParseLock(set.LockFile)
+	l, _ := lockfile.Parse(set.LockFile)
 	if exec.SetDigest() == "" || exec.SetDigest() != l.SetDigest || !strings.HasPrefix(l.SetDigest, "sha256:") {
 		t.Fatalf("set digest %q, lock says %q", exec.SetDigest(), l.SetDigest)
 	}
@@ -49,12 +50,12 @@ func TestLockVerifiesAtStart(t *testing.T) {
 
 // Digests are over canonical JSON: formatting and member order do not matter.
 func TestDigestIgnoresFormatting(t *testing.T) {
-	a, err := runtime.Digest([]byte(`{"type":"object","properties":{"n":{"type":"integer","maximum":9007199254740993}}}`))
+	a, err := lockfile.Digest([]byte(`{"type":"object","properties":{"n":{"type":"integer","maximum":9007199254740993}}}`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, _ := runtime.Digest([]byte("{\n  \"properties\": {\"n\": {\"maximum\": 9007199254740993, \"type\": \"integer\"}},\n  \"type\": \"object\"\n}"))
-	c, _ := runtime.Digest([]byte(`{"type":"object","properties":{"n":{"type":"integer","maximum":9007199254740992}}}`))
+	b, _ := lockfile.Digest([]byte("{\n  \"properties\": {\"n\": {\"maximum\": 9007199254740993, \"type\": \"integer\"}},\n  \"type\": \"object\"\n}"))
+	c, _ := lockfile.Digest([]byte(`{"type":"object","properties":{"n":{"type":"integer","maximum":9007199254740992}}}`))
 	if a != b {
 		t.Fatalf("formatting changed the digest: %s vs %s", a, b)
 	}
@@ -122,7 +123,7 @@ func TestSignedLock(t *testing.T) {
 	otherPub, _, _ := ed25519.GenerateKey(rand.Reader)
 
 	set, _ := lockedSet(t)
-	set.Signature = runtime.SignLock(priv, set.LockFile)
+	set.Signature = lockfile.Sign(priv, set.LockFile)
 	executorForSet(t, set, runtime.WithRequiredSignature(pub))
 
 	if _, err := runtime.NewExecutor(set, runtime.WithRequiredSignature(otherPub)); err == nil || !strings.Contains(err.Error(), "signature") {
@@ -149,7 +150,7 @@ func TestSignedLock(t *testing.T) {
 
 func TestPinnedSetDigest(t *testing.T) {
 	set, _ := lockedSet(t)
-	l, _ := runtime.ParseLock(set.LockFile)
+	l, _ := lockfile.Parse(set.LockFile)
 	executorForSet(t, set, runtime.WithExpectedSetDigest(l.SetDigest))
 	if _, err := runtime.NewExecutor(set, runtime.WithExpectedSetDigest("sha256:0000")); err == nil {
 		t.Fatal("a set with another digest passed the pin")

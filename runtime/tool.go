@@ -15,6 +15,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/keelgen/keel/internal/lockfile"
 	"github.com/keelgen/keel/internal/schemamodel"
 	"github.com/keelgen/keel/runtime/wire"
 )
@@ -190,8 +191,8 @@ func (info ToolInfo) modelTool() ModelTool {
 // EmbeddedLock reads keel.lock.json and its detached signature from the
 // generated package's embedded files; either is nil when absent.
 func EmbeddedLock(fsys fs.FS) (lock, signature []byte) {
-	lock, _ = fs.ReadFile(fsys, LockFileName)
-	signature, _ = fs.ReadFile(fsys, SignatureFileName)
+	lock, _ = fs.ReadFile(fsys, lockfile.FileName)
+	signature, _ = fs.ReadFile(fsys, lockfile.SignatureFileName)
 	return lock, signature
 }
 

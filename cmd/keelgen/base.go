@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/keelgen/keel/internal/files"
-	"github.com/keelgen/keel/runtime"
+	"github.com/keelgen/keel/internal/lockfile"
 )
 
 // base is a base revision's lock and schema files, copied out of git into
@@ -30,15 +30,15 @@ func baseLock(outDir, rev string) (*base, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := &base{dir: dir, lock: filepath.Join(dir, runtime.LockFileName), name: rev + "'s " + runtime.LockFileName}
-	data, found, err := gitShow(outDir, rev, runtime.LockFileName)
+	b := &base{dir: dir, lock: filepath.Join(dir, lockfile.FileName), name: rev + "'s " + lockfile.FileName}
+	data, found, err := gitShow(outDir, rev, lockfile.FileName)
 	if err != nil || !found {
 		if err != nil {
 			os.RemoveAll(dir)
 		}
 		return b, err
 	}
-	lock, err := runtime.ParseLock(data)
+	lock, err := lockfile.Parse(data)
 	if err != nil {
 		os.RemoveAll(dir)
 		return nil, fmt.Errorf("%s: %w", b.name, err)
@@ -47,7 +47,7 @@ func baseLock(outDir, rev string) (*base, error) {
 		os.RemoveAll(dir)
 		return nil, err
 	}
-	written := map[string][]byte{runtime.LockFileName: data}
+	written := map[string][]byte{lockfile.FileName: data}
 	for _, t := range lock.Tools {
 		for _, f := range []string{files.InputSchemaFile(t.Name), files.OutputSchemaFile(t.Name)} {
 			if data, found, err := gitShow(outDir, rev, f); err != nil {

@@ -34,9 +34,9 @@ import (
 
 	"github.com/keelgen/keel/internal/contract"
 	"github.com/keelgen/keel/internal/gen"
+	"github.com/keelgen/keel/internal/lockfile"
 	"github.com/keelgen/keel/internal/output"
 	"github.com/keelgen/keel/internal/signing"
-	"github.com/keelgen/keel/runtime"
 )
 
 // Exit codes.
@@ -239,7 +239,7 @@ func writeOrCheck(o options, wd string, res *gen.Result, stderr io.Writer) int {
 		return fail(stderr, err)
 	}
 	if o.sign != "" {
-		if err := signing.SignLock(o.sign, filepath.Join(res.OutDir, runtime.LockFileName)); err != nil {
+		if err := signing.SignLock(o.sign, filepath.Join(res.OutDir, lockfile.FileName)); err != nil {
 			return fail(stderr, err)
 		}
 	}

@@ -14,7 +14,9 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/keelgen/keel/internal/lockfile"
 	"github.com/keelgen/keel/internal/model"
+	"github.com/keelgen/keel/internal/runtimelock"
 	"github.com/keelgen/keel/internal/schemamodel"
 	"github.com/keelgen/keel/runtime"
 )
@@ -53,7 +55,7 @@ const (
 type ToolChange struct {
 	Name     string
 	Kind     Kind
-	Old, New *runtime.LockedTool
+	Old, New *lockfile.Entry
 	Items    []Item // for Changed
 }
 
@@ -86,7 +88,7 @@ func Infos(pkg *model.Package, schemas map[string]model.Schemas) []runtime.ToolI
 // Previous is the committed contract: the lock, and the committed schema
 // files whose digests match it.
 type Previous struct {
-	Lock    runtime.Lock
+	Lock    lockfile.Lock
 	schemas map[string]*schemamodel.Schema // digest → schema
 }
 
@@ -101,7 +103,7 @@ func ReadPrevious(lockPath string, schemaDirs ...string) (*Previous, error) {
 	if err != nil {
 		return nil, err
 	}
-	l, err := runtime.ParseLock(data)
+	l, err := lockfile.Parse(data)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", lockPath, err)
 	}
@@ -116,7 +118,7 @@ func ReadPrevious(lockPath string, schemaDirs ...string) (*Previous, error) {
 		if err != nil {
 			return nil, err
 		}
-		d, err := runtime.Digest(b)
+		d, err := lockfile.Digest(b)
 		if err != nil {
 			continue // not JSON: it explains nothing
 		}
@@ -128,12 +130,12 @@ func ReadPrevious(lockPath string, schemaDirs ...string) (*Previous, error) {
 }
 
 // Compare lists what changed from prev to the tools now, sorted by name.
-func Compare(prev *Previous, now []runtime.ToolInfo) ([]ToolChange, runtime.Lock, error) {
-	lock, err := runtime.NewLock(now)
+func Compare(prev *Previous, now []runtime.ToolInfo) ([]ToolChange, lockfile.Lock, error) {
+	lock, err := runtimelock.New(now)
 	if err != nil {
-		return nil, runtime.Lock{}, err
+		return nil, lockfile.Lock{}, err
 	}
-	old := map[string]*runtime.LockedTool{}
+	old := map[string]*lockfile.Entry{}
 	if prev != nil {
 		for i := range prev.Lock.Tools {
 			old[prev.Lock.Tools[i].Name] = &prev.Lock.Tools[i]
@@ -167,9 +169,9 @@ func Compare(prev *Previous, now []runtime.ToolInfo) ([]ToolChange, runtime.Lock
 // caution (no longer destructive, now idempotent, now closed-world) lets
 // clients skip a confirmation they made before: major. One that adds a
 // caution: minor.
-func compareHints(ot, nt *runtime.LockedTool) []Item {
-	resolve := func(t *runtime.LockedTool) runtime.ToolInfo {
-		return runtime.ToolInfo{Effect: t.Effect, Hints: runtime.Hints{Destructive: t.Destructive, Idempotent: t.Idempotent, OpenWorld: t.OpenWorld}}
+func compareHints(ot, nt *lockfile.Entry) []Item {
+	resolve := func(t *lockfile.Entry) runtime.ToolInfo {
+		return runtime.ToolInfo{Effect: runtime.Effect(t.Effect), Hints: runtime.Hints{Destructive: t.Destructive, Idempotent: t.Idempotent, OpenWorld: t.OpenWorld}}
 	}
 	o, n := resolve(ot), resolve(nt)
 	var items []Item
@@ -194,14 +196,14 @@ func compareHints(ot, nt *runtime.LockedTool) []Item {
 	return items
 }
 
-func compareTool(prev *Previous, ot, nt *runtime.LockedTool, info runtime.ToolInfo) []Item {
+func compareTool(prev *Previous, ot, nt *lockfile.Entry, info runtime.ToolInfo) []Item {
 	var items []Item
 	if ot.DescriptionDigest != nt.DescriptionDigest {
 		items = append(items, Item{"description", "description changed", Patch})
 	}
 	switch {
 	case ot.Effect == nt.Effect:
-	case ot.Effect == runtime.EffectRead && nt.Effect == runtime.EffectWrite:
+	case ot.Effect == string(runtime.EffectRead) && nt.Effect == string(runtime.EffectWrite):
 		items = append(items, Item{"effect", "effect escalated from read to write", Major})
 	default:
 		items = append(items, Item{"effect", fmt.Sprintf("effect changed from %s to %s", ot.Effect, nt.Effect), Minor})

@@ -11,7 +11,9 @@ import (
 	"testing"
 
 	"github.com/keelgen/keel/internal/contract"
+	"github.com/keelgen/keel/internal/lockfile"
 	"github.com/keelgen/keel/internal/model"
+	"github.com/keelgen/keel/internal/runtimelock"
 	"github.com/keelgen/keel/internal/txtartest"
 	"github.com/keelgen/keel/runtime"
 )
@@ -70,7 +72,7 @@ func run(t *testing.T, old, now []tool) string {
 			writeFile(t, filepath.Join(dir, "schemas", o.Name+suffix), doc)
 		}
 	}
-	lock, err := runtime.NewLock(sorted(infos))
+	lock, err := runtimelock.New(sorted(infos))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,8 +80,8 @@ func run(t *testing.T, old, now []tool) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	writeFile(t, filepath.Join(dir, runtime.LockFileName), lockFile)
-	prev, err := contract.ReadPrevious(filepath.Join(dir, runtime.LockFileName), filepath.Join(dir, "schemas"))
+	writeFile(t, filepath.Join(dir, lockfile.FileName), lockFile)
+	prev, err := contract.ReadPrevious(filepath.Join(dir, lockfile.FileName), filepath.Join(dir, "schemas"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +97,7 @@ func run(t *testing.T, old, now []tool) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	errs, warnings := contract.Gate(changes, tools, runtime.LockFileName)
+	errs, warnings := contract.Gate(changes, tools, lockfile.FileName)
 	var b strings.Builder
 	for _, list := range [][]model.Diagnostic{warnings, errs} {
 		for _, d := range list {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/keelgen/keel/internal/lockfile"
 	"github.com/keelgen/keel/runtime"
 )
 
@@ -20,9 +21,9 @@ func AnyChange(changes []ToolChange) bool {
 // Diff renders the review diff of a pull request's tool set against the
 // lock: one line per added, removed or changed tool, then one line per
 // change with its level; effect escalations are marked "!".
-func Diff(prev *Previous, now runtime.Lock, changes []ToolChange) string {
+func Diff(prev *Previous, now lockfile.Lock, changes []ToolChange) string {
 	var b strings.Builder
-	from := "no " + runtime.LockFileName
+	from := "no " + lockfile.FileName
 	if prev != nil {
 		from = short(prev.Lock.SetDigest)
 	}
@@ -52,7 +53,7 @@ func Diff(prev *Previous, now runtime.Lock, changes []ToolChange) string {
 			}
 			for _, it := range c.Items {
 				mark := ""
-				if it.Part == "effect" && c.New.Effect == runtime.EffectWrite {
+				if it.Part == "effect" && c.New.Effect == string(runtime.EffectWrite) {
 					mark = "  !"
 				}
 				fmt.Fprintf(&b, "    %-5s  %s: %s%s\n", it.Level, it.Part, strings.TrimPrefix(it.Text, it.Part+" "), mark)
@@ -67,8 +68,8 @@ func Diff(prev *Previous, now runtime.Lock, changes []ToolChange) string {
 
 // totalBudget is the line for the whole set's model-facing size, when it
 // changed.
-func totalBudget(prev *Previous, now runtime.Lock, deferralChanged bool) string {
-	sum := func(l runtime.Lock) int {
+func totalBudget(prev *Previous, now lockfile.Lock, deferralChanged bool) string {
+	sum := func(l lockfile.Lock) int {
 		n := 0
 		for _, t := range l.Tools {
 			n += t.ModelBytes
@@ -103,8 +104,8 @@ func totalBudget(prev *Previous, now runtime.Lock, deferralChanged bool) string 
 // deferrals lists the tools this set now loads on demand, or up front again:
 // a decision of the set, not a change of any tool's contract (no version
 // bump), but a change of what every request carries.
-func deferrals(prev *Previous, now runtime.Lock) []string {
-	old := map[string]runtime.LockedTool{}
+func deferrals(prev *Previous, now lockfile.Lock) []string {
+	old := map[string]lockfile.Entry{}
 	if prev != nil {
 		for _, t := range prev.Lock.Tools {
 			old[t.Name] = t
@@ -126,7 +127,7 @@ func deferrals(prev *Previous, now runtime.Lock) []string {
 
 // budget is a size in bytes and estimated tokens.
 func budget(n int) string {
-	return fmt.Sprintf("%d bytes (~%d tokens)", n, runtime.EstimateTokens(n))
+	return fmt.Sprintf("%d bytes (~%d tokens)", n, lockfile.EstimateTokens(n))
 }
 
 // budgetChange is old → new; a lock from before budgets has none to show.
@@ -135,7 +136,7 @@ func budgetChange(old, new int) string {
 		return budget(new) + " (not recorded before)"
 	}
 	return fmt.Sprintf("%d → %d bytes (~%d → ~%d tokens, %+d%%)", old, new,
-		runtime.EstimateTokens(old), runtime.EstimateTokens(new), (new-old)*100/old)
+		lockfile.EstimateTokens(old), lockfile.EstimateTokens(new), (new-old)*100/old)
 }
 
 // short abbreviates a digest for reading: sha256:0123456789ab….

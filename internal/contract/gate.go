@@ -39,7 +39,7 @@ func Gate(changes []ToolChange, tools []*model.Tool, lockName string) (errs, war
 			continue
 		}
 		for _, it := range c.Items {
-			if it.Part == "effect" && c.New.Effect == runtime.EffectWrite && c.Old.Effect == runtime.EffectRead {
+			if it.Part == "effect" && c.New.Effect == string(runtime.EffectWrite) && c.Old.Effect == string(runtime.EffectRead) {
 				report(&warnings, "warning: effect escalated from read to write (version %s → %s): the tool now has side effects", oldV, newV)
 			}
 		}

@@ -27,6 +27,7 @@ import (
 	"github.com/keelgen/keel/internal/files"
 	"github.com/keelgen/keel/internal/forms"
 	"github.com/keelgen/keel/internal/load"
+	"github.com/keelgen/keel/internal/lockfile"
 	"github.com/keelgen/keel/internal/model"
 	"github.com/keelgen/keel/internal/render"
 	"github.com/keelgen/keel/internal/schema"
@@ -214,7 +215,7 @@ type Result struct {
 	LintFindings int
 	// The contract: the lock compared with, the new lock, and what changed.
 	Previous *contract.Previous
-	Lock     runtime.Lock
+	Lock     lockfile.Lock
 	Changes  []contract.ToolChange
 }
 
@@ -412,7 +413,7 @@ func resolve(cfg Config) (dir, outDir, outPkg string, err error) {
 func (r *Result) compareContract(cfg Config, dir string, pkg *model.Package, schemas map[string]model.Schemas) error {
 	lockPath, lockName := cfg.LockFile, cfg.LockName
 	if lockPath == "" {
-		lockPath = filepath.Join(r.OutDir, runtime.LockFileName)
+		lockPath = filepath.Join(r.OutDir, lockfile.FileName)
 	} else if !filepath.IsAbs(lockPath) {
 		lockPath = filepath.Join(dir, lockPath)
 	}
@@ -420,7 +421,7 @@ func (r *Result) compareContract(cfg Config, dir string, pkg *model.Package, sch
 		lockName = cfg.LockFile
 	}
 	if lockName == "" {
-		lockName = runtime.LockFileName
+		lockName = lockfile.FileName
 	}
 	// The schema files beside the lock explain its digests (a base
 	// revision's, say); the output directory's explain the committed lock's.

@@ -19,7 +19,7 @@ import (
 	"github.com/google/renameio/v2"
 
 	"github.com/keelgen/keel/internal/files"
-	"github.com/keelgen/keel/runtime"
+	"github.com/keelgen/keel/internal/lockfile"
 )
 
 // Changes is how the directory differs from what keelgen would write. Paths
@@ -177,7 +177,7 @@ func readOwnership(dir string) (ownership, error) {
 	if err != nil {
 		return o, err
 	}
-	lock, err := runtime.ParseLock(b)
+	lock, err := lockfile.Parse(b)
 	if err != nil {
 		return o, nil // not a lock keelgen wrote: it owns neither it nor the schemas
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/keelgen/keel/internal/files"
 	"github.com/keelgen/keel/internal/output"
+	"github.com/keelgen/keel/internal/runtimelock"
 	"github.com/keelgen/keel/internal/testmod"
 	"github.com/keelgen/keel/runtime"
 )
@@ -24,7 +25,7 @@ func lockFor(t *testing.T, tools ...string) string {
 		infos = append(infos, runtime.ToolInfo{Name: name, Version: "1.0", Effect: runtime.EffectRead,
 			InputSchema: json.RawMessage(`{"type":"object"}`), OutputSchema: json.RawMessage(`{"type":"object"}`)})
 	}
-	l, err := runtime.NewLock(infos)
+	l, err := runtimelock.New(infos)
 	if err != nil {
 		t.Fatal(err)
 	}

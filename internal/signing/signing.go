@@ -14,7 +14,7 @@ import (
 
 	"github.com/google/renameio/v2"
 
-	"github.com/keelgen/keel/runtime"
+	"github.com/keelgen/keel/internal/lockfile"
 )
 
 // GenerateKey writes a new private key to file (PEM "PRIVATE KEY", PKCS #8,
@@ -85,9 +85,9 @@ func SignLock(keyFile, lockPath string) error {
 	if err != nil {
 		return err
 	}
-	sig := runtime.SignLock(priv, lock)
-	if err := runtime.VerifyLockSignature(priv.Public().(ed25519.PublicKey), lock, sig); err != nil {
+	sig := lockfile.Sign(priv, lock)
+	if err := lockfile.VerifySignature(priv.Public().(ed25519.PublicKey), lock, sig); err != nil {
 		return err
 	}
-	return renameio.WriteFile(filepath.Join(filepath.Dir(lockPath), runtime.SignatureFileName), sig, 0o644)
+	return renameio.WriteFile(filepath.Join(filepath.Dir(lockPath), lockfile.SignatureFileName), sig, 0o644)
 }

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/keelgen/keel/internal/lockfile"
 	"github.com/keelgen/keel/internal/signing"
 	"github.com/keelgen/keel/runtime"
 )
@@ -24,7 +25,7 @@ func TestGenerateSignVerify(t *testing.T) {
 	if err := signing.GenerateKey(key); err == nil {
 		t.Fatal("GenerateKey overwrote a key")
 	}
-	lock := filepath.Join(dir, runtime.LockFileName)
+	lock := filepath.Join(dir, lockfile.FileName)
 	if err := os.WriteFile(lock, []byte(`{"lock_version":1}`+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -41,10 +42,10 @@ func TestGenerateSignVerify(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := runtime.VerifyLockSignature(pub, lockBytes, sig); err != nil {
+	if err := lockfile.VerifySignature(pub, lockBytes, sig); err != nil {
 		t.Fatalf("the signature does not verify: %v", err)
 	}
-	if err := runtime.VerifyLockSignature(pub, append(lockBytes, ' '), sig); err == nil {
+	if err := lockfile.VerifySignature(pub, append(lockBytes, ' '), sig); err == nil {
 		t.Fatal("a signature verified an altered lock")
 	}
 	other := filepath.Join(dir, "other.pem")
@@ -53,7 +54,7 @@ func TestGenerateSignVerify(t *testing.T) {
 	}
 	otherPEM, _ := os.ReadFile(other + ".pub")
 	otherPub, _ := runtime.ParsePublicKeyPEM(otherPEM)
-	if err := runtime.VerifyLockSignature(otherPub, lockBytes, sig); err == nil {
+	if err := lockfile.VerifySignature(otherPub, lockBytes, sig); err == nil {
 		t.Fatal("another key verified the signature")
 	}
 	if _, err := signing.ReadPrivateKey(key + ".pub"); err == nil {

@@ -1,4 +1,4 @@
-package runtime
+package lockfile
 
 import (
 	"bytes"
@@ -9,12 +9,12 @@ import (
 	"filippo.io/edwards25519"
 )
 
-// checkEd25519PublicKey refuses a public key that signatures nobody made
+// CheckPublicKey refuses a public key that signatures nobody made
 // would verify under: one that is not a canonical encoding of a point on
 // the curve, or a point of small order (the all-zero key is one). With a
 // small-order key, a signature of a small-order R and S = 0 verifies for
 // every message.
-func checkEd25519PublicKey(pub ed25519.PublicKey) error {
+func CheckPublicKey(pub ed25519.PublicKey) error {
 	if len(pub) != ed25519.PublicKeySize {
 		return fmt.Errorf("the public key is %d bytes, not an ed25519 key of %d", len(pub), ed25519.PublicKeySize)
 	}

@@ -1,0 +1,32 @@
+// Package runtimelock computes the lock of runtime.ToolInfo contracts, for
+// keelgen (which writes it) and runtime/keeltest (which locks hand-made
+// sets). The runtime itself, which lockfile's package may not import back,
+// maps its contracts the same way at start; every test that starts an
+// executor on a lock keelgen wrote holds the two to one mapping.
+package runtimelock
+
+import (
+	"github.com/keelgen/keel/internal/lockfile"
+	"github.com/keelgen/keel/runtime"
+)
+
+// Contract is info as the lock reads it.
+func Contract(info runtime.ToolInfo) lockfile.Contract {
+	c := lockfile.Contract{Name: info.Name, Version: info.Version, Effect: string(info.Effect), Description: info.Description,
+		InputSchema: info.InputSchema, OutputSchema: info.OutputSchema, Title: info.Title,
+		Destructive: info.Hints.Destructive, Idempotent: info.Hints.Idempotent, OpenWorld: info.Hints.OpenWorld,
+		Deferred: info.Deferred, Namespace: info.Namespace, Content: info.Content}
+	for _, e := range info.Errors {
+		c.Errors = append(c.Errors, string(e))
+	}
+	return c
+}
+
+// New computes the lock of infos, sorted by name.
+func New(infos []runtime.ToolInfo) (lockfile.Lock, error) {
+	contracts := make([]lockfile.Contract, len(infos))
+	for i, info := range infos {
+		contracts[i] = Contract(info)
+	}
+	return lockfile.New(contracts)
+}
