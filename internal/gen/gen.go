@@ -153,7 +153,7 @@ var Targets = []Target{
 				past = append(past, tools[i].Name)
 			}
 		}
-		out := []string{fmt.Sprintf("anthropic.StrictTools makes %d of %d tools strict (up-front tools first, then deferred, each in name order; anthropic.StrictToolsFirst puts chosen ones first): %s",
+		out := []string{fmt.Sprintf("anthropic.Tools with Strict makes %d of %d tools strict (up-front tools first, then deferred, each in name order; Options.StrictFirst puts chosen ones first): %s",
 			len(strict), len(tools), orNone(strict))}
 		if len(past) > 0 {
 			out = append(out, fmt.Sprintf("the set's strict tools exceed Anthropic's per-request budget (%d tools, %d optional and %d union-typed parameters); offered non-strict past it: %s",
@@ -169,7 +169,7 @@ var Targets = []Target{
 		if len(changed) == 0 {
 			return nil
 		}
-		return []string{"Gemini's parameters form (gemini.OpenAPIDeclarations, for an API without parametersJsonSchema): " + strings.Join(changed, "; ") + " (keel still validates the schema as generated)"}
+		return []string{"Gemini's parameters form (gemini.Options.OpenAPI, for an API without parametersJsonSchema): " + strings.Join(changed, "; ") + " (keel still validates the schema as generated)"}
 	}, NameProblem: forms.GeminiNameProblem},
 	{Name: "bedrock", What: "keywords Amazon Nova models on Bedrock refuse (bedrock.Options.PlainSchemas moves them into descriptions)", Problems: func(in []byte) []string {
 		if lost := forms.NovaLost(in); len(lost) > 0 {

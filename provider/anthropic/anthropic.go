@@ -36,11 +36,30 @@ func SearchTool() Tool {
 	return Tool{Type: "tool_search_tool_regex_20251119", Name: "tool_search_tool_regex"}
 }
 
+// Options choose the form of the definitions. The zero value is keel's
+// schemas as generated.
+type Options struct {
+	// Strict sets strict on each tool whose schema Anthropic's strict mode
+	// can take, in the strict form (bounds it does not take said in words in
+	// the descriptions; the executor enforces them still), as far as one
+	// request's budget goes (20 strict tools, 24 optional and 16 union-typed
+	// parameters over them). The budget goes first to the tools loaded up
+	// front, then to deferred ones, each in the order of tools; a tool past
+	// it, or one strict mode cannot express, is offered as without Strict.
+	// keelgen -targets anthropic-strict says which tools get it.
+	Strict bool
+	// StrictFirst serves the named tools before all others, in the order
+	// named (the tools whose arguments must be exact: a scale_deployment
+	// before a catalog lookup). A name that is not among the tools is an
+	// error. It implies Strict.
+	StrictFirst []string
+}
+
 // Tools returns the definitions of tools (runtime.ModelTools from generated
-// code), with keel's schemas unchanged. Tools the set defers (keelgen
-// -defer) carry defer_loading, in the set's order so the prompt cache
-// survives, and the tool search tool comes last.
-func Tools(tools []runtime.ModelTool) []Tool {
+// code), in their order, so the prompt cache survives a change of options.
+// Tools the set defers (keelgen -defer) carry defer_loading, and the tool
+// search tool comes last.
+func Tools(tools []runtime.ModelTool, opts Options) ([]Tool, error) {
 	out := make([]Tool, 0, len(tools)+1)
 	deferred := false
 	for _, t := range tools {
@@ -50,35 +69,20 @@ func Tools(tools []runtime.ModelTool) []Tool {
 	if deferred {
 		out = append(out, SearchTool())
 	}
-	return out
+	if !opts.Strict && len(opts.StrictFirst) == 0 {
+		return out, nil
+	}
+	return out, strict(out, tools, opts.StrictFirst)
 }
 
-// StrictTools returns the definitions with strict set on each tool whose
-// schema Anthropic's strict mode can take, in the strict form (bounds it
-// does not take said in words in the descriptions; the executor enforces
-// them still), as far as one request's budget goes (20 strict tools, 24
-// optional and 16 union-typed parameters over them). The budget goes first
-// to the tools loaded up front, then to deferred ones, each in the order of
-// tools; a tool past it, or one strict mode cannot express, is offered as
-// Tools offers it. The definitions keep the order of tools. keelgen
-// -targets anthropic-strict says which tools get strict, at generate time.
-func StrictTools(tools []runtime.ModelTool) []Tool {
-	out, _ := StrictToolsFirst(tools)
-	return out
-}
-
-// StrictToolsFirst is StrictTools with the named tools served before all
-// others, in the order named (the tools whose arguments must be exact: a
-// scale_deployment before a catalog lookup). The definitions still keep
-// the order of tools, so the prompt cache survives a change of priority. A
-// name that is not among tools is an error.
-func StrictToolsFirst(tools []runtime.ModelTool, first ...string) ([]Tool, error) {
+// strict spends the strict budget on defs, the named tools first.
+func strict(defs []Tool, tools []runtime.ModelTool, first []string) error {
 	order := make([]int, 0, len(tools))
 	chosen := make(map[string]bool, len(first))
 	for _, name := range first {
 		i := slices.IndexFunc(tools, func(t runtime.ModelTool) bool { return t.Name == name })
 		if i < 0 {
-			return nil, fmt.Errorf("anthropic: StrictToolsFirst: no tool %q in the set", name)
+			return fmt.Errorf("anthropic: Options.StrictFirst: no tool %q in the set", name)
 		}
 		if !chosen[name] {
 			chosen[name] = true
@@ -95,13 +99,18 @@ func StrictToolsFirst(tools []runtime.ModelTool, first ...string) ([]Tool, error
 		// A named tool competes as one loaded up front, even if deferred.
 		candidates[j] = forms.AnthropicCandidate{Name: tools[i].Name, Input: tools[i].Parameters, Deferred: tools[i].Deferred && !chosen[tools[i].Name]}
 	}
-	out := Tools(tools)
 	for j, slot := range forms.AnthropicStrictPlan(candidates) {
 		if slot.Strict {
-			out[order[j]].InputSchema, out[order[j]].Strict = slot.Schema, true
+			defs[order[j]].InputSchema, defs[order[j]].Strict = slot.Schema, true
 		}
 	}
-	return out, nil
+	return nil
+}
+
+// Problems says why strict mode cannot take schema; none when it can.
+func Problems(schema json.RawMessage) []string {
+	_, _, problems := forms.AnthropicStrict(schema)
+	return problems
 }
 
 // ToolUse is a tool_use content block of an assistant message.
@@ -112,8 +121,8 @@ type ToolUse struct {
 	Input json.RawMessage `json:"input"` // an object, as the model sent it
 }
 
-// ToolCall turns a tool_use block into a keel ToolCall; the executor checks it.
-func ToolCall(u ToolUse) runtime.ToolCall {
+// Call turns a tool_use block into a keel ToolCall; the executor checks it.
+func Call(u ToolUse) runtime.ToolCall {
 	return runtime.ToolCall{ID: u.ID, Name: u.Name, Arguments: u.Input}
 }
 

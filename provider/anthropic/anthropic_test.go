@@ -29,7 +29,7 @@ const reply = `{"id":"msg_1","type":"message","role":"assistant","model":"claude
   {"type":"tool_use","id":"toolu_3","name":"delete_prod","input":{}}]}`
 
 func TestMessagesWithTheSDK(t *testing.T) {
-	keel, err := json.Marshal(anthropic.Tools(generated.ModelTools()))
+	keel, err := json.Marshal(defs(t, generated.ModelTools()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +68,7 @@ func TestMessagesWithTheSDK(t *testing.T) {
 		if block.Type != "tool_use" {
 			continue
 		}
-		call := anthropic.ToolCall(anthropic.ToolUse{Type: block.Type, ID: block.ID, Name: block.Name, Input: block.Input})
+		call := anthropic.Call(anthropic.ToolUse{Type: block.Type, ID: block.ID, Name: block.Name, Input: block.Input})
 		r := exec.Execute(context.Background(), runtime.ExecutionContext{}, call)
 		res := anthropic.Result(r)
 		if jsontest.Canonical(t, res) != jsontest.Canonical(t, sdk.NewToolResultBlock(res.ToolUseID, res.Content[0].Text, res.IsError)) {
@@ -86,7 +86,7 @@ func TestMessagesWithTheSDK(t *testing.T) {
 
 // The model reads a tool's declared error codes in its description.
 func TestDefinitionsNameDeclaredCodes(t *testing.T) {
-	if d := anthropic.Tools(generated.ModelTools())[1].Description; d != "Returns one incident record by its id. Errors it may return: incident_not_found." {
+	if d := defs(t, generated.ModelTools())[1].Description; d != "Returns one incident record by its id. Errors it may return: incident_not_found." {
 		t.Errorf("description %q", d)
 	}
 }
@@ -100,13 +100,13 @@ func TestStrictTools(t *testing.T) {
 		"count":{"type":"integer","description":"How many.","minimum":1,"maximum":10},
 		"name":{"type":"string","maxLength":20}},
 		"required":["count"],"additionalProperties":false}`)
-	tools := anthropic.StrictTools([]runtime.ModelTool{{Name: "t", Description: "T.", Parameters: schema}})
+	tools := strictDefs(t, []runtime.ModelTool{{Name: "t", Description: "T.", Parameters: schema}})
 	want := `{"type":"object","properties":{"count":{"type":"integer","description":"How many. (at least 1; at most 10)"},"name":{"type":"string","description":"(at most 20 characters)"}},"required":["count"],"additionalProperties":false}`
 	if !tools[0].Strict || string(tools[0].InputSchema) != want {
 		t.Fatalf("strict tool %+v\nwant %s", tools[0], want)
 	}
 	mapSchema := json.RawMessage(`{"type":"object","properties":{"m":{"type":"object","additionalProperties":{"type":"string"}}},"required":["m"],"additionalProperties":false}`)
-	if tools := anthropic.StrictTools([]runtime.ModelTool{{Name: "m", Description: "M.", Parameters: mapSchema}}); tools[0].Strict || string(tools[0].InputSchema) != string(mapSchema) {
+	if tools := strictDefs(t, []runtime.ModelTool{{Name: "m", Description: "M.", Parameters: mapSchema}}); tools[0].Strict || string(tools[0].InputSchema) != string(mapSchema) {
 		t.Fatalf("a map offered strict: %+v", tools[0])
 	}
 	var many []runtime.ModelTool
@@ -114,7 +114,7 @@ func TestStrictTools(t *testing.T) {
 		many = append(many, runtime.ModelTool{Name: fmt.Sprintf("t%02d", i), Description: "T.", Parameters: json.RawMessage(`{"type":"object","properties":{"a":{"type":"string"}},"required":["a"],"additionalProperties":false}`)})
 	}
 	strict := 0
-	for _, t := range anthropic.StrictTools(many) {
+	for _, t := range strictDefs(t, many) {
 		if t.Strict {
 			strict++
 		}
@@ -149,11 +149,11 @@ func TestStrictBudgetGoesToUpFrontToolsFirst(t *testing.T) {
 		}
 		return out
 	}
-	got := strictNames(anthropic.StrictTools(set))
+	got := strictNames(strictDefs(t, set))
 	if len(got) != 20 || got[0] != "catalog_00" || got[11] != "catalog_11" || !slices.Contains(got, "ops_0") || !slices.Contains(got, "ops_7") || slices.Contains(got, "catalog_12") {
 		t.Fatalf("strict: %v, want ops_0..ops_7 and catalog_00..catalog_11", got)
 	}
-	defs, err := anthropic.StrictToolsFirst(set, "catalog_39", "ops_3")
+	defs, err := anthropic.Tools(set, anthropic.Options{StrictFirst: []string{"catalog_39", "ops_3"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,14 +161,14 @@ func TestStrictBudgetGoesToUpFrontToolsFirst(t *testing.T) {
 	if len(got) != 20 || !slices.Contains(got, "catalog_39") || !slices.Contains(got, "ops_7") || slices.Contains(got, "catalog_11") || !slices.Contains(got, "catalog_10") {
 		t.Fatalf("strict with catalog_39 first: %v", got)
 	}
-	if _, err := anthropic.StrictToolsFirst(set, "scale_deployment"); err == nil || !strings.Contains(err.Error(), `no tool "scale_deployment"`) {
+	if _, err := anthropic.Tools(set, anthropic.Options{StrictFirst: []string{"scale_deployment"}}); err == nil || !strings.Contains(err.Error(), `no tool "scale_deployment"`) {
 		t.Fatalf("an unknown name: %v", err)
 	}
 }
 
 // The strict definitions read as the SDK's own tool params, strict set.
 func TestStrictToolsReadAsSDKParams(t *testing.T) {
-	b, err := json.Marshal(anthropic.StrictTools(generated.ModelTools()))
+	b, err := json.Marshal(strictDefs(t, generated.ModelTools()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -188,7 +188,7 @@ func TestStrictToolsReadAsSDKParams(t *testing.T) {
 func TestDeferredTools(t *testing.T) {
 	tools := generated.ModelTools()
 	tools[0].Deferred, tools[0].Namespace = true, "example"
-	defs := anthropic.Tools(tools)
+	defs := defs(t, tools)
 	if len(defs) != 3 || !defs[0].DeferLoading || defs[1].DeferLoading || defs[2].Type != anthropic.SearchTool().Type || defs[2].Name != anthropic.SearchTool().Name {
 		t.Fatalf("definitions %+v", defs)
 	}
@@ -245,4 +245,24 @@ func TestContentBlocksReadAsSDKParams(t *testing.T) {
 		!strings.Contains(text, `"uri":"https://example.com/dash","name":"Dashboard","omitted":"a link`) {
 		t.Errorf("result JSON %s", text)
 	}
+}
+
+// defs and strictDefs are anthropic.Tools without and with Strict, for
+// tests whose sets have no name to get wrong.
+func defs(t *testing.T, tools []runtime.ModelTool) []anthropic.Tool {
+	t.Helper()
+	out, err := anthropic.Tools(tools, anthropic.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func strictDefs(t *testing.T, tools []runtime.ModelTool) []anthropic.Tool {
+	t.Helper()
+	out, err := anthropic.Tools(tools, anthropic.Options{Strict: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
 }

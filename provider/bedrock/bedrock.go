@@ -21,7 +21,7 @@ import (
 	"github.com/keelgen/keel/runtime"
 )
 
-// Options shape the definitions (ToolsFor) and the results.
+// Options shape the definitions (Tools) and the results (Result).
 type Options struct {
 	// PlainSchemas writes each input schema in the plain form Amazon Nova
 	// models take (the root may say only type, properties and required; a
@@ -37,14 +37,10 @@ type Options struct {
 }
 
 // Tools returns the Converse tool configuration of tools (runtime.ModelTools
-// from generated code): each a toolSpec with keel's input schema and a
-// description that names the declared error codes.
-func Tools(tools []runtime.ModelTool) (*types.ToolConfiguration, error) {
-	return ToolsFor(tools, Options{})
-}
-
-// ToolsFor is Tools shaped by opts (PlainSchemas for Amazon Nova).
-func ToolsFor(tools []runtime.ModelTool, opts Options) (*types.ToolConfiguration, error) {
+// from generated code): each a toolSpec with keel's input schema (in the
+// plain form with PlainSchemas, for Amazon Nova) and a description that
+// names the declared error codes.
+func Tools(tools []runtime.ModelTool, opts Options) (*types.ToolConfiguration, error) {
 	cfg := &types.ToolConfiguration{}
 	for _, t := range tools {
 		params := t.Parameters
@@ -70,16 +66,20 @@ func ToolsFor(tools []runtime.ModelTool, opts Options) (*types.ToolConfiguration
 	return cfg, nil
 }
 
-// ToolCall turns a toolUse block into a keel ToolCall; the executor checks
+// Call turns a toolUse block into a keel ToolCall; the executor checks
 // it. An input that does not encode as JSON reaches the executor as no
 // arguments, which it refuses.
-func ToolCall(u types.ToolUseBlock) runtime.ToolCall {
+func Call(u types.ToolUseBlock) runtime.ToolCall {
 	var args []byte
 	if u.Input != nil {
 		args, _ = u.Input.MarshalSmithyDocument()
 	}
 	return runtime.ToolCall{ID: aws.ToString(u.ToolUseId), Name: aws.ToString(u.Name), Arguments: args}
 }
+
+// Problems says what the plain form for Amazon Nova (Options.PlainSchemas)
+// moves out of schema's keywords into descriptions; none when nothing.
+func Problems(schema json.RawMessage) []string { return forms.NovaLost(schema) }
 
 // Result answers a call: a toolResult block whose json content is the
 // result as keel writes it (its stable code included when it failed), with

@@ -45,7 +45,7 @@ func TestConverseRoundTrip(t *testing.T) {
 	defer srv.Close()
 	client := bedrockruntime.New(bedrockruntime.Options{Region: "us-east-1", BaseEndpoint: aws.String(srv.URL),
 		Credentials: credentials.NewStaticCredentialsProvider("AKID", "SECRET", "")})
-	cfg, err := bedrock.Tools(generated.ModelTools())
+	cfg, err := bedrock.Tools(generated.ModelTools(), bedrock.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +62,7 @@ func TestConverseRoundTrip(t *testing.T) {
 		}
 		msg := out.Output.(*types.ConverseOutputMemberMessage).Value
 		use := msg.Content[0].(*types.ContentBlockMemberToolUse).Value
-		result, err := bedrock.Result(exec.Execute(ctx, runtime.ExecutionContext{}, bedrock.ToolCall(use)), bedrock.Options{})
+		result, err := bedrock.Result(exec.Execute(ctx, runtime.ExecutionContext{}, bedrock.Call(use)), bedrock.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -121,7 +121,7 @@ func TestNoErrorStatus(t *testing.T) {
 // only type, properties and required, and a member's pattern moves into its
 // description; the executor still refuses what breaks it.
 func TestPlainSchemasForNova(t *testing.T) {
-	cfg, err := bedrock.ToolsFor(conformance.ModelTools(), bedrock.Options{PlainSchemas: true})
+	cfg, err := bedrock.Tools(conformance.ModelTools(), bedrock.Options{PlainSchemas: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,7 +151,7 @@ func TestPlainSchemasForNova(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := exec.Execute(context.Background(), runtime.ExecutionContext{}, bedrock.ToolCall(types.ToolUseBlock{
+	r := exec.Execute(context.Background(), runtime.ExecutionContext{}, bedrock.Call(types.ToolUseBlock{
 		ToolUseId: aws.String("t1"), Name: aws.String("probe"), Input: document.NewLazyDocument(map[string]any{"incident_id": "nope"})}))
 	if r.OK || r.Error.Code != "invalid_arguments" {
 		t.Errorf("a pattern said only in words: %+v", r)
@@ -189,18 +189,18 @@ func TestConverseInputsKeelCanStillSee(t *testing.T) {
 		return out.Output.(*types.ConverseOutputMemberMessage).Value.Content[0].(*types.ContentBlockMemberToolUse).Value
 	}
 	for _, input := range []string{`"input":["INC-001"]`, `"input":"INC-001"`, `"input":1`, `"input":null`, `"x":1`} {
-		r := exec.Execute(context.Background(), runtime.ExecutionContext{}, bedrock.ToolCall(use(input)))
+		r := exec.Execute(context.Background(), runtime.ExecutionContext{}, bedrock.Call(use(input)))
 		if r.Code() != runtime.CodeInvalidArguments {
 			t.Errorf("%s: %s %+v", input, r.Code(), r.Error)
 		}
 	}
 	// What is lost: the SDK hands keel the last of two members and U+FFFD
 	// for a lone surrogate; other providers' raw bytes keel refuses.
-	call := bedrock.ToolCall(use(`"input":{"incident_id":"INC-002","incident_id":"INC-001"}`))
+	call := bedrock.Call(use(`"input":{"incident_id":"INC-002","incident_id":"INC-001"}`))
 	if string(call.Arguments) != `{"incident_id":"INC-001"}` {
 		t.Errorf("a duplicate member reached keel as %s; if the SDK now keeps the bytes, refuse it and update docs/providers.md", call.Arguments)
 	}
-	call = bedrock.ToolCall(use(`"input":{"incident_id":"INC-001\ud800"}`))
+	call = bedrock.Call(use(`"input":{"incident_id":"INC-001\ud800"}`))
 	if !strings.Contains(string(call.Arguments), "\ufffd") {
 		t.Errorf("a lone surrogate reached keel as %q; if the SDK now keeps the bytes, refuse it and update docs/providers.md", call.Arguments)
 	}

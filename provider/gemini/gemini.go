@@ -30,34 +30,36 @@ type Tool struct {
 	FunctionDeclarations []FunctionDeclaration `json:"functionDeclarations"`
 }
 
-// Declarations returns the function declarations of tools
-// (runtime.ModelTools from generated code), with keel's schemas unchanged
-// and each description naming the tool's declared error codes.
-func Declarations(tools []runtime.ModelTool) []FunctionDeclaration {
-	out := make([]FunctionDeclaration, 0, len(tools))
-	for _, t := range tools {
-		out = append(out, FunctionDeclaration{Name: t.Name, Description: t.DescriptionForModel(), ParametersJSONSchema: t.Parameters})
-	}
-	return out
+// Options choose the form of the declarations. The zero value is keel's
+// schemas as generated, in parametersJsonSchema.
+type Options struct {
+	// OpenAPI writes the parameters in the older parameters field, for an
+	// API version or endpoint that has no parametersJsonSchema: the closest
+	// form its OpenAPI 3.0 subset takes (what it has no keyword for is said
+	// in the member's description, in words; Problems and keelgen -targets
+	// gemini list it). The executor still enforces keel's schema as
+	// generated.
+	OpenAPI bool
 }
 
-// OpenAPIDeclarations returns the declarations with the parameters in the
-// older parameters field, for an API version or endpoint that has no
-// parametersJsonSchema: the closest form its OpenAPI 3.0 subset takes
-// (what it has no keyword for is said in the member's description, in
-// words; keelgen -targets gemini lists it). The executor still enforces
-// keel's schema as generated.
-func OpenAPIDeclarations(tools []runtime.ModelTool) ([]FunctionDeclaration, error) {
+// Declarations returns the function declarations of tools
+// (runtime.ModelTools from generated code), each description naming the
+// tool's declared error codes.
+func Declarations(tools []runtime.ModelTool, opts Options) ([]FunctionDeclaration, error) {
 	out := make([]FunctionDeclaration, 0, len(tools))
 	for _, t := range tools {
-		params, _, err := forms.GeminiParameters(t.Parameters)
-		if err != nil {
-			return nil, fmt.Errorf("tool %s: %w", t.Name, err)
+		d := FunctionDeclaration{Name: t.Name, Description: t.DescriptionForModel(), ParametersJSONSchema: t.Parameters}
+		if opts.OpenAPI {
+			params, _, err := forms.GeminiParameters(t.Parameters)
+			if err != nil {
+				return nil, fmt.Errorf("tool %s: %w", t.Name, err)
+			}
+			if noArguments(params) {
+				params = nil // Gemini refuses an OBJECT without properties; a function may take none
+			}
+			d.ParametersJSONSchema, d.Parameters = nil, params
 		}
-		if noArguments(params) {
-			params = nil // Gemini refuses an OBJECT without properties; a function may take none
-		}
-		out = append(out, FunctionDeclaration{Name: t.Name, Description: t.DescriptionForModel(), Parameters: params})
+		out = append(out, d)
 	}
 	return out, nil
 }
@@ -72,8 +74,22 @@ func noArguments(params json.RawMessage) bool {
 }
 
 // Tools returns the set as one Tool of a request.
-func Tools(tools []runtime.ModelTool) []Tool {
-	return []Tool{{FunctionDeclarations: Declarations(tools)}}
+func Tools(tools []runtime.ModelTool, opts Options) ([]Tool, error) {
+	decls, err := Declarations(tools, opts)
+	if err != nil {
+		return nil, err
+	}
+	return []Tool{{FunctionDeclarations: decls}}, nil
+}
+
+// Problems says what the OpenAPI form changes of schema (said in words, or
+// dropped); none when it takes it whole.
+func Problems(schema json.RawMessage) []string {
+	_, changed, err := forms.GeminiParameters(schema)
+	if err != nil {
+		return []string{err.Error()}
+	}
+	return changed
 }
 
 // FunctionCall is a functionCall part of a model's reply, its args kept as
@@ -84,10 +100,10 @@ type FunctionCall struct {
 	Args json.RawMessage `json:"args"`
 }
 
-// ToolCall turns a functionCall into a keel ToolCall; the executor checks
+// Call turns a functionCall into a keel ToolCall; the executor checks
 // it. Gemini's calls may carry no id; fallbackID (the part's index, say)
 // stands in. A call without args is a call with {}, as on every path.
-func ToolCall(c FunctionCall, fallbackID string) runtime.ToolCall {
+func Call(c FunctionCall, fallbackID string) runtime.ToolCall {
 	id := c.ID
 	if id == "" {
 		id = fallbackID
@@ -119,11 +135,11 @@ type InlineData struct {
 	DisplayName string `json:"displayName,omitempty"`
 }
 
-// Response answers a call with its result. Content blocks that Gemini's
+// Result answers a call with its result. Content blocks that Gemini's
 // multimodal function responses take follow as inline parts: an image
 // (PNG, JPEG, WebP), a PDF, a text resource as text/plain. Audio, other
 // blobs and links are described in the response and marked omitted.
-func Response(r runtime.ToolResult) FunctionResponse {
+func Result(r runtime.ToolResult) FunctionResponse {
 	blocks := resultjson.Describe(r.Content, geminiOmitted)
 	var body any = struct {
 		Output  json.RawMessage    `json:"output"`

@@ -26,7 +26,7 @@ import (
 // name, a description naming its codes, and keel's schema as
 // parametersJsonSchema, unchanged.
 func TestDeclarationsReadAsGenaiTools(t *testing.T) {
-	b, err := json.Marshal(gemini.Tools(generated.ModelTools()))
+	b, err := json.Marshal(geminiTools(t, generated.ModelTools()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,8 +71,8 @@ func TestCallsAndResponsesThroughGenaiTypes(t *testing.T) {
 		if err := json.Unmarshal(raw, &fc); err != nil {
 			t.Fatal(err)
 		}
-		r := exec.Execute(context.Background(), runtime.ExecutionContext{}, gemini.ToolCall(fc, "part-0"))
-		out, err := json.Marshal(gemini.Response(r))
+		r := exec.Execute(context.Background(), runtime.ExecutionContext{}, gemini.Call(fc, "part-0"))
+		out, err := json.Marshal(gemini.Result(r))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -122,7 +122,7 @@ func TestRoundTripThroughTheGenaiClient(t *testing.T) {
 		t.Fatal(err)
 	}
 	var tools []*genai.Tool
-	b, _ := json.Marshal(gemini.Tools(generated.ModelTools()))
+	b, _ := json.Marshal(geminiTools(t, generated.ModelTools()))
 	if err := json.Unmarshal(b, &tools); err != nil {
 		t.Fatal(err)
 	}
@@ -159,7 +159,7 @@ func TestRoundTripThroughTheGenaiClient(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	answer, _ := json.Marshal(gemini.Response(exec.Execute(ctx, runtime.ExecutionContext{}, gemini.ToolCall(fc, "part-0"))))
+	answer, _ := json.Marshal(gemini.Result(exec.Execute(ctx, runtime.ExecutionContext{}, gemini.Call(fc, "part-0"))))
 	var fr genai.FunctionResponse
 	if err := json.Unmarshal(answer, &fr); err != nil {
 		t.Fatal(err)
@@ -184,7 +184,7 @@ func TestRoundTripThroughTheGenaiClient(t *testing.T) {
 // OBJECT without properties, and genai drops an empty one).
 func TestOpenAPIDeclarationsReadAsGenaiSchemas(t *testing.T) {
 	tools := append(conformance.ModelTools(), mcpsuite.ModelTools()...)
-	decls, err := gemini.OpenAPIDeclarations(tools)
+	decls, err := gemini.Declarations(tools, gemini.Options{OpenAPI: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -227,7 +227,7 @@ func TestOpenAPIDeclarationsReadAsGenaiSchemas(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := exec.Execute(context.Background(), runtime.ExecutionContext{}, gemini.ToolCall(gemini.FunctionCall{Name: "numbers", Args: json.RawMessage(`{"ratio":1}`)}, "part-0"))
+	r := exec.Execute(context.Background(), runtime.ExecutionContext{}, gemini.Call(gemini.FunctionCall{Name: "numbers", Args: json.RawMessage(`{"ratio":1}`)}, "part-0"))
 	if r.OK || r.Error.Code != "invalid_arguments" {
 		t.Errorf("ratio 1 (exclusiveMaximum 1, said only in words to the model): %+v", r)
 	}
@@ -237,7 +237,7 @@ func TestOpenAPIDeclarationsReadAsGenaiSchemas(t *testing.T) {
 // the PDF and the CSV (as text/plain) as inline parts; every block
 // described under response.content, the others marked omitted.
 func TestContentBlocksReadAsGenaiParts(t *testing.T) {
-	out, err := json.Marshal(gemini.Response(contenttest.Result()))
+	out, err := json.Marshal(gemini.Result(contenttest.Result()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -264,4 +264,14 @@ func TestContentBlocksReadAsGenaiParts(t *testing.T) {
 	if img := blocks[0].(map[string]any); img["omitted"] != nil {
 		t.Errorf("the image sent as a part is described as omitted: %v", img)
 	}
+}
+
+// geminiTools is gemini.Tools in the default form.
+func geminiTools(t *testing.T, set []runtime.ModelTool) []gemini.Tool {
+	t.Helper()
+	out, err := gemini.Tools(set, gemini.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
 }

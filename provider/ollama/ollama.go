@@ -3,7 +3,7 @@
 // description, enum, items) and silently drops the rest, such as pattern,
 // anyOf, const, additionalProperties and nested properties. Tools emits a
 // safe form that keeps the lost constraints in the description text, and
-// Lost says what a schema loses, so keelgen can warn at generate time. The
+// Problems says what a schema loses, so keelgen can warn at generate time. The
 // executor still validates every call against the full schema.
 package ollama
 
@@ -29,8 +29,13 @@ type Function struct {
 	Parameters  json.RawMessage `json:"parameters"`
 }
 
+// Options are the choices of the definitions: Ollama's form has none yet;
+// the zero value is the safe form. Every adapter takes one, so a harness
+// that speaks several reads the same shape.
+type Options struct{}
+
 // Tools returns the safe definitions of tools.
-func Tools(tools []runtime.ModelTool) ([]Tool, error) {
+func Tools(tools []runtime.ModelTool, opts Options) ([]Tool, error) {
 	out := make([]Tool, 0, len(tools))
 	for _, t := range tools {
 		params, _, err := forms.OllamaSafe(t.Parameters)
@@ -42,8 +47,9 @@ func Tools(tools []runtime.ModelTool) ([]Tool, error) {
 	return out, nil
 }
 
-// Lost lists what Ollama would drop from schema: "incident_id: pattern".
-func Lost(schema json.RawMessage) []string { return forms.OllamaLost(schema) }
+// Problems lists what Ollama would drop from schema ("incident_id:
+// pattern"), which the safe form repeats in descriptions.
+func Problems(schema json.RawMessage) []string { return forms.OllamaLost(schema) }
 
 // ToolCall is one entry of an assistant message's "tool_calls".
 type ToolCall struct {

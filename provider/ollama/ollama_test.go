@@ -16,7 +16,7 @@ import (
 )
 
 func TestSafeFormKeepsConstraintsInDescriptions(t *testing.T) {
-	tools, err := ollama.Tools(generated.ModelTools())
+	tools, err := ollama.Tools(generated.ModelTools(), ollama.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -25,7 +25,7 @@ func TestSafeFormKeepsConstraintsInDescriptions(t *testing.T) {
 	if string(b) != want {
 		t.Fatalf("safe form\n%s\nwant\n%s", b, want)
 	}
-	lost := ollama.Lost(generated.ModelTools()[1].Parameters)
+	lost := ollama.Problems(generated.ModelTools()[1].Parameters)
 	if !slices.Equal(lost, []string{"incident_id: pattern"}) {
 		t.Fatalf("lost %v", lost)
 	}
@@ -35,7 +35,7 @@ func TestLostKeywords(t *testing.T) {
 	schema := json.RawMessage(`{"type":"object","additionalProperties":false,"properties":{
 		"a":{"anyOf":[{"type":"string"},{"type":"integer"}]},"b":{"const":"x"},
 		"c":{"type":"object","properties":{"d":{"type":"string"}}},"e":{"type":"array","items":{"type":"string","minLength":2}}}}`)
-	got := ollama.Lost(schema)
+	got := ollama.Problems(schema)
 	want := []string{"a: anyOf", "b: const", "c: properties", "e[]: minLength"}
 	if !slices.Equal(got, want) {
 		t.Fatalf("lost %v, want %v", got, want)

@@ -20,7 +20,7 @@ import (
 type Options struct {
 	// Strict offers every tool whose schema strict mode can express with
 	// "strict": true, in the form strict mode requires. Others stay
-	// non-strict; StrictProblems (and keelgen) say why.
+	// non-strict; Problems (and keelgen -targets openai-strict) say why.
 	Strict bool
 	// Limits are the executor's caps on arguments (runtime.WithLimits); a
 	// zero field takes runtime.DefaultLimits(). Arguments over them are
@@ -41,7 +41,7 @@ type tool struct {
 	strict bool
 	// nulls records where strict mode made an optional member required but
 	// nullable, so a null the model sends there is read as "absent" again.
-	nulls *NullShape
+	nulls *forms.NullShape
 }
 
 // New prepares the definitions of tools (runtime.ModelTools from generated
@@ -57,7 +57,7 @@ func New(tools []runtime.ModelTool, opts Options) *Adapter {
 	for _, m := range tools {
 		t := tool{model: m, params: m.Parameters}
 		if opts.Strict {
-			if s, nulls, problems := StrictSchema(m.Parameters); len(problems) == 0 {
+			if s, nulls, problems := strictSchema(m.Parameters); len(problems) == 0 {
 				t.params, t.strict, t.nulls = s, true, nulls
 			}
 		}
@@ -173,11 +173,11 @@ type FunctionCall struct {
 	Arguments string `json:"arguments"`
 }
 
-// ToolCall turns a call's id, name and arguments string, as either API
+// Call turns a call's id, name and arguments string, as either API
 // sends them, into a keel ToolCall. Nothing is checked here: the executor
 // does that. For a strict tool, a null the model sent for a member that was
 // optional before strict mode made it required is removed again.
-func (a *Adapter) ToolCall(id, name, arguments string) runtime.ToolCall {
+func (a *Adapter) Call(id, name, arguments string) runtime.ToolCall {
 	args := json.RawMessage(arguments)
 	if t := a.byName[name]; t != nil && t.strict {
 		args = t.nulls.Drop(args, a.limits)
@@ -185,14 +185,14 @@ func (a *Adapter) ToolCall(id, name, arguments string) runtime.ToolCall {
 	return runtime.ToolCall{ID: id, Name: name, Arguments: args}
 }
 
-// FromChatToolCall converts a Chat Completions tool call.
-func (a *Adapter) FromChatToolCall(c ChatToolCall) runtime.ToolCall {
-	return a.ToolCall(c.ID, c.Function.Name, c.Function.Arguments)
+// ChatCall converts a Chat Completions tool call.
+func (a *Adapter) ChatCall(c ChatToolCall) runtime.ToolCall {
+	return a.Call(c.ID, c.Function.Name, c.Function.Arguments)
 }
 
-// FromFunctionCall converts a Responses API function_call item.
-func (a *Adapter) FromFunctionCall(c FunctionCall) runtime.ToolCall {
-	return a.ToolCall(c.CallID, c.Name, c.Arguments)
+// ResponsesCall converts a Responses API function_call item.
+func (a *Adapter) ResponsesCall(c FunctionCall) runtime.ToolCall {
+	return a.Call(c.CallID, c.Name, c.Arguments)
 }
 
 // ChatToolMessage is the Chat Completions message that answers a call.
@@ -291,19 +291,15 @@ func responsesOmitted(c runtime.Content) string {
 	return "the Responses API's function_call_output has no place for " + string(c.Kind) + " of this type"
 }
 
-// StrictSchema rewrites schema into the form OpenAI's strict mode requires:
+// strictSchema rewrites schema into the form OpenAI's strict mode requires:
 // every object closed, every property required, optional properties
 // nullable. It returns the problems that make that impossible instead,
 // with the path of each. nulls says where a null the model sends means
 // "absent".
-func StrictSchema(schema json.RawMessage) (out json.RawMessage, nulls *NullShape, problems []string) {
+func strictSchema(schema json.RawMessage) (out json.RawMessage, nulls *forms.NullShape, problems []string) {
 	return forms.OpenAIStrict(schema)
 }
 
-// StrictProblems says why a schema cannot be offered in strict mode; none
-// when it can.
-func StrictProblems(schema json.RawMessage) []string { return forms.OpenAIStrictProblems(schema) }
-
-// NullShape says, for one strict tool, where a null the model sends stands
-// for a member that was optional before strict mode made it required.
-type NullShape = forms.NullShape
+// Problems says why a schema cannot be offered in strict mode; none when it
+// can.
+func Problems(schema json.RawMessage) []string { return forms.OpenAIStrictProblems(schema) }

@@ -89,7 +89,7 @@ func TestChatCompletionsWithTheSDK(t *testing.T) {
 		exec := executor(t)
 		var codes []runtime.Code
 		for _, tc := range completion.Choices[0].Message.ToolCalls {
-			call := a.ToolCall(tc.ID, tc.Function.Name, tc.Function.Arguments)
+			call := a.Call(tc.ID, tc.Function.Name, tc.Function.Arguments)
 			if call.ID != tc.ID || call.Name != generated.ToolLookupIncident {
 				t.Fatalf("call %+v", call)
 			}
@@ -134,7 +134,7 @@ func TestResponsesWithTheSDK(t *testing.T) {
 		t.Fatalf("the SDK sent\n%s\nkeel emitted\n%s", sent.Tools, keel)
 	}
 	item := resp.Output[0]
-	call := a.ToolCall(item.CallID, item.Name, item.Arguments.OfString)
+	call := a.Call(item.CallID, item.Name, item.Arguments.OfString)
 	r := executor(t).Execute(context.Background(), runtime.ExecutionContext{}, call)
 	if call.ID != "call_9" || r.Code() != runtime.CodeApprovalRequired {
 		t.Fatalf("call %+v result %+v", call, r.Error)
@@ -152,7 +152,7 @@ func TestStrictMode(t *testing.T) {
 		"limit":{"type":"integer","minimum":1},"level":{"type":"string","enum":["a","b"]},
 		"inner":{"type":"object","properties":{"flag":{"type":"boolean"},"note":{"type":"string"}},"required":["flag"],"additionalProperties":false}},
 		"required":["q","inner"],"additionalProperties":false}`)
-	out, _, problems := openai.StrictSchema(schema)
+	out, problems := strictForm(schema)
 	if len(problems) > 0 {
 		t.Fatal(problems)
 	}
@@ -162,16 +162,16 @@ func TestStrictMode(t *testing.T) {
 		t.Fatalf("strict schema\n%s\nwant\n%s", out, want)
 	}
 	a := openai.New([]runtime.ModelTool{{Name: "s", Description: "d", Parameters: schema}}, openai.Options{Strict: true})
-	call := a.ToolCall("c", "s", `{"q":"x","limit":null,"level":null,"inner":{"flag":true,"note":null}}`)
+	call := a.Call("c", "s", `{"q":"x","limit":null,"level":null,"inner":{"flag":true,"note":null}}`)
 	if string(call.Arguments) != `{"q":"x","inner":{"flag":true}}` {
 		t.Fatalf("nulls for optional members kept: %s", call.Arguments)
 	}
 	// A null for a required member stays, so the executor rejects it.
-	if call := a.ToolCall("c", "s", `{"q":null,"inner":{"flag":true}}`); !strings.Contains(string(call.Arguments), `"q":null`) {
+	if call := a.Call("c", "s", `{"q":null,"inner":{"flag":true}}`); !strings.Contains(string(call.Arguments), `"q":null`) {
 		t.Fatalf("a required null was dropped: %s", call.Arguments)
 	}
 	// Arguments that do not parse pass through untouched.
-	if call := a.ToolCall("c", "s", `{"q":"x","q":"y"}`); string(call.Arguments) != `{"q":"x","q":"y"}` {
+	if call := a.Call("c", "s", `{"q":"x","q":"y"}`); string(call.Arguments) != `{"q":"x","q":"y"}` {
 		t.Fatalf("malformed arguments rewritten: %s", call.Arguments)
 	}
 }
@@ -182,7 +182,7 @@ func TestStrictProblems(t *testing.T) {
 		`{"type":"object","properties":{"m":{"type":"object","additionalProperties":{"type":"string"}}},"additionalProperties":false}`: `m: a map (additionalProperties with a schema) cannot be expressed in strict mode`,
 		`{"type":"object","properties":{"v":{}},"additionalProperties":false}`:                                                         `v: a value of any type cannot be expressed in strict mode`,
 	} {
-		got := openai.StrictProblems(json.RawMessage(schema))
+		got := openai.Problems(json.RawMessage(schema))
 		if len(got) != 1 || got[0] != want {
 			t.Errorf("%s:\n%v\nwant %q", schema, got, want)
 		}
@@ -204,7 +204,7 @@ func TestStrictKeepsChecksInWords(t *testing.T) {
 		"link":{"type":"string","format":"uri"},
 		"tags":{"type":"array","items":{"type":"string","maxLength":1},"uniqueItems":true}},
 		"required":["code","link","tags"],"additionalProperties":false}`)
-	out, _, problems := openai.StrictSchema(schema)
+	out, problems := strictForm(schema)
 	if len(problems) > 0 {
 		t.Fatal(problems)
 	}
@@ -231,7 +231,7 @@ func TestStrictKeepsChecksInWords(t *testing.T) {
 	if !a.ChatTools()[0].Function.Strict {
 		t.Fatal("the tool is not offered strict")
 	}
-	r := exec.Execute(context.Background(), runtime.ExecutionContext{}, a.ToolCall("c", "w", `{"code":"ab","link":"https://x.example","tags":["a"]}`))
+	r := exec.Execute(context.Background(), runtime.ExecutionContext{}, a.Call("c", "w", `{"code":"ab","link":"https://x.example","tags":["a"]}`))
 	if r.Code() != runtime.CodeInvalidArguments || ran != 0 {
 		t.Fatalf("a code under minLength: %+v, %d runs", r.Error, ran)
 	}
@@ -320,4 +320,17 @@ func TestContentBlocksReadAsSDKParams(t *testing.T) {
 	if !strings.HasPrefix(string(plain), `{"type":"function_call_output","call_id":"c","output":"{`) {
 		t.Errorf("plain output %s", plain)
 	}
+}
+
+// strictForm is the strict parameters the adapter offers for schema, or why
+// it offers none.
+func strictForm(schema json.RawMessage) (json.RawMessage, []string) {
+	if problems := openai.Problems(schema); len(problems) > 0 {
+		return nil, problems
+	}
+	tool := openai.New([]runtime.ModelTool{{Name: "s", Description: "S.", Parameters: schema}}, openai.Options{Strict: true}).ChatTools()[0]
+	if !tool.Function.Strict {
+		return nil, []string{"not offered strict"}
+	}
+	return tool.Function.Parameters, nil
 }

@@ -51,7 +51,7 @@ const planSchema = `{"type":"object","additionalProperties":false,"required":["s
 // and nullable, and a model's nulls for them reach the executor as absent
 // members: the executor accepts the call and the handler sees zero values.
 func TestStrictNullsAtEveryDepth(t *testing.T) {
-	params, _, problems := openai.StrictSchema(json.RawMessage(planSchema))
+	params, problems := strictForm(json.RawMessage(planSchema))
 	if len(problems) > 0 {
 		t.Fatal(problems)
 	}
@@ -93,7 +93,7 @@ func TestStrictNullsAtEveryDepth(t *testing.T) {
 		`{"steps":[],"owner":{"team":"sre","pager":null},"target":{"host":"db","port":null}}`,
 		`{"steps":[{"name":"a","note":null}],"owner":{"team":"sre","pager":"p"},"target":{"zone":"eu"}}`,
 	} {
-		r := exec.Execute(context.Background(), runtime.ExecutionContext{}, a.ToolCall("c", "plan", args))
+		r := exec.Execute(context.Background(), runtime.ExecutionContext{}, a.Call("c", "plan", args))
 		if !r.OK {
 			t.Errorf("%s: %s", args, r.Code())
 		}
@@ -102,7 +102,7 @@ func TestStrictNullsAtEveryDepth(t *testing.T) {
 		t.Errorf("handler saw %+v", seen)
 	}
 	// A null for a required member at depth stays, and the executor refuses it.
-	call := a.ToolCall("c", "plan", `{"steps":[{"name":null}],"owner":{"team":"sre"}}`)
+	call := a.Call("c", "plan", `{"steps":[{"name":null}],"owner":{"team":"sre"}}`)
 	if !strings.Contains(string(call.Arguments), `"name":null`) {
 		t.Fatalf("a required null was dropped: %s", call.Arguments)
 	}
@@ -129,7 +129,7 @@ func TestStrictNullPassAppliesTheCapsFirst(t *testing.T) {
 		"not an object at all": `[1,2,null]`,
 	} {
 		start := time.Now()
-		got := a.ToolCall("c", "plan", args).Arguments
+		got := a.Call("c", "plan", args).Arguments
 		if string(got) != args {
 			t.Errorf("%s: arguments rewritten", name)
 		}
@@ -140,7 +140,7 @@ func TestStrictNullPassAppliesTheCapsFirst(t *testing.T) {
 	small := openai.New([]runtime.ModelTool{{Name: "plan", Description: "Plan.", Parameters: json.RawMessage(planSchema)}},
 		openai.Options{Strict: true, Limits: runtime.Limits{MaxArgumentBytes: 16}})
 	args := `{"steps":[],"owner":{"team":"t","pager":null}}`
-	if got := small.ToolCall("c", "plan", args).Arguments; string(got) != args {
+	if got := small.Call("c", "plan", args).Arguments; string(got) != args {
 		t.Errorf("arguments over a custom cap were rewritten: %s", got)
 	}
 }
