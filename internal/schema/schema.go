@@ -365,8 +365,9 @@ func run(dir string, src []byte) ([]byte, error) {
 	}
 	// -trimpath: the program's identity does not depend on where the
 	// module lives, so the same program elsewhere is a cache hit too.
-	// -ldflags=-w: no debug information to link for a program run once.
-	cmd := exec.Command("go", "run", "-ldflags=-w", "-overlay", filepath.Join(tmp, "overlay.json"), "./"+programDir)
+	// -ldflags="-s -w": no symbol table or debug information to link for a
+	// program run once.
+	cmd := exec.Command("go", "run", "-ldflags=-s -w", "-overlay", filepath.Join(tmp, "overlay.json"), "./"+programDir)
 	cmd.Dir = dir
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
