@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/oauthex"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -74,6 +75,17 @@ type HTTPOptions struct {
 	// Bearer are the SDK's bearer options (scopes, resource metadata URL,
 	// clock skew); nil takes the SDK's defaults (every token must expire).
 	Bearer *auth.RequireBearerTokenOptions
+	// ResourceMetadata, when set, is published as the server's OAuth 2.0
+	// Protected Resource Metadata (RFC 9728) at its well-known URL (for
+	// resource https://mcp.example.com/mcp,
+	// https://mcp.example.com/.well-known/oauth-protected-resource/mcp), so
+	// a client discovers where to get a token for this resource; every 401
+	// names it (resource_metadata), with error="invalid_token" for a token
+	// refused. It needs a Verifier, an https Resource (http only on
+	// loopback) and at least one authorization server. Serve the handler
+	// at the root of the resource's host, or route the well-known path to
+	// it.
+	ResourceMetadata *oauthex.ProtectedResourceMetadata
 
 	// Heartbeat is how often an open event stream (a call that asked for
 	// progress, a session's GET stream) carries a comment line when nothing
@@ -122,6 +134,24 @@ func HTTPHandler(s *mcp.Server, opts HTTPOptions) (http.Handler, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
+	var metadataURL string
+	if md := opts.ResourceMetadata; md != nil {
+		if opts.Verifier == nil {
+			return nil, errors.New("mcpserver: HTTPHandler: ResourceMetadata without a Verifier would tell clients to get tokens nothing checks")
+		}
+		var err error
+		if metadataURL, err = resourceMetadata(md); err != nil {
+			return nil, fmt.Errorf("mcpserver: HTTPHandler: %w", err)
+		}
+		bearer := auth.RequireBearerTokenOptions{}
+		if opts.Bearer != nil {
+			bearer = *opts.Bearer
+		}
+		if bearer.ResourceMetadataURL == "" {
+			bearer.ResourceMetadataURL = metadataURL
+		}
+		opts.Bearer = &bearer
+	}
 	origins := http.NewCrossOriginProtection()
 	for _, o := range opts.TrustedOrigins {
 		if err := origins.AddTrustedOrigin(o); err != nil {
@@ -141,9 +171,14 @@ func HTTPHandler(s *mcp.Server, opts HTTPOptions) (http.Handler, error) {
 	h = envelopeCheck{next: h, max: opts.MaxBodyBytes, log: opts.Logger} // after auth: no body is read for a stranger
 	if opts.Verifier != nil {
 		h = auth.RequireBearerToken(opaqueVerifier(opts.Verifier, opts.Bearer, opts.Logger), opts.Bearer)(h)
+		h = challenges{next: h, metadataURL: metadataURL}
 	}
 	h = originCheck{next: h, cop: origins, log: opts.Logger}
-	return firewall{next: h, heartbeat: opts.Heartbeat, log: opts.Logger}, nil
+	h = firewall{next: h, heartbeat: opts.Heartbeat, log: opts.Logger}
+	if opts.ResourceMetadata != nil {
+		h = newMetadataRoute(h, opts.ResourceMetadata, metadataURL)
+	}
+	return h, nil
 }
 
 // opaqueVerifier makes every refusal of the owner's verifier an invalid
