@@ -1,0 +1,120 @@
+// Package anthropicrunner runs a keel tool set under the Anthropic Go SDK's
+// tool runner (BetaToolRunner): each tool of the set becomes a
+// sdk.BetaTool whose Execute sends the call through the keel executor, in
+// its fixed order, and answers with keel's result. It is its own module, so
+// a user of keel who does not use the runner does not get the SDK.
+//
+// What the runner hands a tool is the model's input decoded and encoded
+// again (Go's encoding/json over an any), not the bytes the model sent: an
+// integer past 2^53 arrives rounded (9007199254740993 as
+// 9007199254740992), 1.50 as 1.5, members in sorted order, and of a member
+// named twice only the last. keel checks what arrives, strictly, as on
+// every path; a bound that only the exact number would break cannot be
+// seen here. Use provider/anthropic with your own loop where that matters.
+// The SDK also writes each input_schema again, its properties in sorted
+// order; every keyword stays.
+//
+// The runner answers a tool it does not know itself ("Error: Tool 'x' not
+// found"), before keel sees the call, and hands a tool no tool_use id: keel
+// gives each call its own id (runner-...), which its result and the audit
+// log carry. A write the policy sends for approval comes back as
+// approval_required with the request to approve; the runner cannot present
+// a grant, so run writes through your own loop when they need one.
+package anthropicrunner
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	sdk "github.com/anthropics/anthropic-sdk-go/v2"
+
+	"github.com/keelgen/keel/provider/anthropic"
+	"github.com/keelgen/keel/runtime"
+)
+
+// Options configure the tools.
+type Options struct {
+	// Context gives each call's ExecutionContext (who calls, for which
+	// tenant, whether side effects are allowed) from the harness's context,
+	// never from the model; nil gives the zero ExecutionContext, under which
+	// the default policy refuses every write.
+	Context func(context.Context) runtime.ExecutionContext
+	// Anthropic choose the definitions' form (strict, and which tools first).
+	Anthropic anthropic.Options
+}
+
+// Tools returns exec's tools as the runner's tools, in the set's order.
+func Tools(exec *runtime.Executor, opts Options) ([]sdk.BetaTool, error) {
+	if exec == nil {
+		return nil, errors.New("anthropicrunner: the executor is nil")
+	}
+	if opts.Context == nil {
+		opts.Context = func(context.Context) runtime.ExecutionContext { return runtime.ExecutionContext{} }
+	}
+	defs, err := anthropic.Tools(runtime.ModelTools(exec.ToolSet()), opts.Anthropic)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]sdk.BetaTool, 0, len(defs))
+	for _, d := range defs {
+		if d.Type != "" {
+			continue // the tool search tool is a server tool: the runner does not run it
+		}
+		var schema sdk.BetaToolInputSchemaParam
+		if err := json.Unmarshal(d.InputSchema, &schema); err != nil {
+			return nil, fmt.Errorf("anthropicrunner: tool %s: %w", d.Name, err)
+		}
+		out = append(out, &tool{def: d, schema: schema, exec: exec, context: opts.Context})
+	}
+	return out, nil
+}
+
+// tool is one keel tool as a sdk.BetaTool.
+type tool struct {
+	def     anthropic.Tool
+	schema  sdk.BetaToolInputSchemaParam
+	exec    *runtime.Executor
+	context func(context.Context) runtime.ExecutionContext
+}
+
+func (t *tool) Name() string                              { return t.def.Name }
+func (t *tool) Description() string                       { return t.def.Description }
+func (t *tool) InputSchema() sdk.BetaToolInputSchemaParam { return t.schema }
+
+// Execute runs the call through the executor. A successful result is keel's
+// result JSON and its content blocks (images, documents) as Anthropic takes
+// them; a failed one is an error whose text is keel's result JSON, stable
+// code included, which the runner sends as an is_error tool_result.
+func (t *tool) Execute(ctx context.Context, input json.RawMessage) ([]sdk.BetaToolResultBlockParamContentUnion, error) {
+	r := t.exec.Execute(ctx, t.context(ctx), runtime.ToolCall{ID: callID(), Name: t.def.Name, Arguments: input})
+	block := anthropic.Result(r)
+	if !r.OK {
+		return nil, resultError{block.Content[0].Text}
+	}
+	raw, err := json.Marshal(block.Content)
+	if err != nil { // unreachable: keel's blocks encode
+		return nil, resultError{`{"ok":false,"error":{"code":"tool_internal_error","message":"The result could not be encoded."}}`}
+	}
+	var content []sdk.BetaToolResultBlockParamContentUnion
+	if err := json.Unmarshal(raw, &content); err != nil {
+		return nil, resultError{`{"ok":false,"error":{"code":"tool_internal_error","message":"The result could not be encoded."}}`}
+	}
+	return content, nil
+}
+
+// resultError carries keel's failed result JSON to the runner.
+type resultError struct{ json string }
+
+func (e resultError) Error() string { return e.json }
+
+// callID is a call id unique across processes: the runner does not hand a
+// tool the tool_use id.
+func callID() string {
+	var b [12]byte
+	rand.Read(b[:])
+	return "runner-" + hex.EncodeToString(b[:])
+}
