@@ -1,0 +1,121 @@
+// Package langchaingo gives a keel tool set to tmc/langchaingo: as
+// tools.Tool for its agents, each call run by the keel executor in its fixed
+// order, and as llms.Tool definitions with keel's schemas for native
+// function calling, with the calls in and results out. It is its own module,
+// so a user of keel who does not use langchaingo does not get it.
+//
+// A tools.Tool gets the model's action input as a string, which keel reads
+// as the call's JSON arguments, exactly as sent. Every result, failures
+// included, is keel's result JSON with its stable code, returned as the
+// observation, never as an error: an agent executor stops the whole run on
+// a tool's error. langchaingo's agent executor matches a tool's name without
+// regard to case before keel sees the call; keel runs the tool it matched,
+// under its registered name.
+package langchaingo
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+
+	"github.com/tmc/langchaingo/llms"
+	"github.com/tmc/langchaingo/tools"
+
+	"github.com/keelgen/keel/internal/resultjson"
+	"github.com/keelgen/keel/runtime"
+)
+
+// Options configure the tools.
+type Options struct {
+	// Context gives each call's ExecutionContext from the harness's
+	// context, never from the model; nil gives the zero ExecutionContext,
+	// under which the default policy refuses every write.
+	Context func(context.Context) runtime.ExecutionContext
+}
+
+// Tools returns exec's tools as agent tools, in the set's order. Each
+// description ends with the JSON Schema the input must match, since an
+// agent's prompt is all the model reads of a tool.
+func Tools(exec *runtime.Executor, opts Options) ([]tools.Tool, error) {
+	if exec == nil {
+		return nil, errors.New("langchaingo: the executor is nil")
+	}
+	if opts.Context == nil {
+		opts.Context = func(context.Context) runtime.ExecutionContext { return runtime.ExecutionContext{} }
+	}
+	var out []tools.Tool
+	for _, m := range runtime.ModelTools(exec.ToolSet()) {
+		out = append(out, &tool{model: m, exec: exec, context: opts.Context})
+	}
+	return out, nil
+}
+
+type tool struct {
+	model   runtime.ModelTool
+	exec    *runtime.Executor
+	context func(context.Context) runtime.ExecutionContext
+}
+
+func (t *tool) Name() string { return t.model.Name }
+
+func (t *tool) Description() string {
+	return t.model.DescriptionForModel() + " Input: one JSON object matching this JSON Schema: " + string(compact(t.model.Parameters))
+}
+
+// Call runs input, the model's JSON arguments, through the executor and
+// returns keel's result JSON, whatever the outcome.
+func (t *tool) Call(ctx context.Context, input string) (string, error) {
+	r := t.exec.Execute(ctx, t.context(ctx), runtime.ToolCall{ID: callID(), Name: t.model.Name, Arguments: json.RawMessage(input)})
+	return text(r), nil
+}
+
+// text is keel's result JSON; content blocks are described in it, since
+// an observation and a tool message carry text only.
+func text(r runtime.ToolResult) string {
+	return resultjson.Text(r, func(runtime.Content) string { return "a langchaingo observation or tool message carries text only" })
+}
+
+// Definitions returns the set's tools for native function calling
+// (llms.WithTools), keel's schemas as their parameters.
+func Definitions(exec *runtime.Executor) []llms.Tool {
+	var out []llms.Tool
+	for _, m := range runtime.ModelTools(exec.ToolSet()) {
+		out = append(out, llms.Tool{Type: "function", Function: &llms.FunctionDefinition{
+			Name: m.Name, Description: m.DescriptionForModel(), Parameters: json.RawMessage(m.Parameters)}})
+	}
+	return out
+}
+
+// Call turns a model's tool call into a keel ToolCall; the executor checks
+// it, its arguments exactly as the model wrote them.
+func Call(c llms.ToolCall) runtime.ToolCall {
+	call := runtime.ToolCall{ID: c.ID}
+	if c.FunctionCall != nil {
+		call.Name, call.Arguments = c.FunctionCall.Name, json.RawMessage(c.FunctionCall.Arguments)
+	}
+	return call
+}
+
+// Result answers a call: keel's result JSON, its stable code included when
+// it failed.
+func Result(r runtime.ToolResult) llms.ToolCallResponse {
+	return llms.ToolCallResponse{ToolCallID: r.CallID, Name: r.ToolName, Content: text(r)}
+}
+
+func compact(schema json.RawMessage) []byte {
+	var b []byte
+	if v, err := json.Marshal(schema); err == nil {
+		b = v
+	}
+	return b
+}
+
+// callID is a call id unique across processes: an agent tool is not told
+// one.
+func callID() string {
+	var b [12]byte
+	rand.Read(b[:])
+	return "agent-" + hex.EncodeToString(b[:])
+}
