@@ -1,0 +1,109 @@
+// Package eino gives a keel tool set to cloudwego/eino: each tool an
+// InvokableTool whose ToolInfo carries keel's schema and whose InvokableRun
+// sends the model's arguments, exactly as sent, through the keel executor
+// in its fixed order; and a ToolsNode configuration whose unknown-tools
+// handler answers a name the set lacks with keel's own unknown_tool result.
+// It is its own module, so a user of keel who does not use eino does not get
+// it.
+//
+// Every result, refusals included, is keel's result JSON with its stable
+// code, returned as the tool's output and never as an error: an eino graph
+// stops on a tool's error. The call id is the tool call's (compose's
+// GetToolCallID), so a grant and the audit log name the call the model made.
+package eino
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/cloudwego/eino/components/tool"
+	"github.com/cloudwego/eino/compose"
+	"github.com/cloudwego/eino/schema"
+	"github.com/eino-contrib/jsonschema"
+
+	"github.com/keelgen/keel/internal/resultjson"
+	"github.com/keelgen/keel/runtime"
+)
+
+// Options configure the tools.
+type Options struct {
+	// Context gives each call's ExecutionContext from the harness's
+	// context, never from the model; nil gives the zero ExecutionContext,
+	// under which the default policy refuses every write.
+	Context func(context.Context) runtime.ExecutionContext
+}
+
+// Tools returns exec's tools as eino tools, in the set's order.
+func Tools(exec *runtime.Executor, opts Options) ([]tool.BaseTool, error) {
+	if exec == nil {
+		return nil, errors.New("eino: the executor is nil")
+	}
+	opts = withDefaults(opts)
+	var out []tool.BaseTool
+	for _, m := range runtime.ModelTools(exec.ToolSet()) {
+		var s jsonschema.Schema
+		if err := json.Unmarshal(m.Parameters, &s); err != nil {
+			return nil, fmt.Errorf("eino: tool %s: %w", m.Name, err)
+		}
+		info := &schema.ToolInfo{Name: m.Name, Desc: m.DescriptionForModel(), ParamsOneOf: schema.NewParamsOneOfByJSONSchema(&s)}
+		out = append(out, &invokable{info: info, run: runner(exec, opts)})
+	}
+	return out, nil
+}
+
+// NodeConfig is a ToolsNode configuration of exec's tools whose handler of
+// unknown tools runs the name through the executor too: the model reads
+// keel's unknown_tool result (with the names it may call), and the audit
+// log records the call.
+func NodeConfig(exec *runtime.Executor, opts Options) (*compose.ToolsNodeConfig, error) {
+	tools, err := Tools(exec, opts)
+	if err != nil {
+		return nil, err
+	}
+	run := runner(exec, withDefaults(opts))
+	return &compose.ToolsNodeConfig{Tools: tools, UnknownToolsHandler: func(ctx context.Context, name, input string) (string, error) {
+		return run(ctx, name, input), nil
+	}}, nil
+}
+
+func withDefaults(opts Options) Options {
+	if opts.Context == nil {
+		opts.Context = func(context.Context) runtime.ExecutionContext { return runtime.ExecutionContext{} }
+	}
+	return opts
+}
+
+// runner runs one call and returns keel's result JSON.
+func runner(exec *runtime.Executor, opts Options) func(ctx context.Context, name, arguments string) string {
+	return func(ctx context.Context, name, arguments string) string {
+		id := compose.GetToolCallID(ctx)
+		if id == "" {
+			id = newCallID()
+		}
+		r := exec.Execute(ctx, opts.Context(ctx), runtime.ToolCall{ID: id, Name: name, Arguments: json.RawMessage(arguments)})
+		return resultjson.Text(r, func(runtime.Content) string { return "an eino tool message carries text only" })
+	}
+}
+
+type invokable struct {
+	info *schema.ToolInfo
+	run  func(ctx context.Context, name, arguments string) string
+}
+
+func (t *invokable) Info(context.Context) (*schema.ToolInfo, error) { return t.info, nil }
+
+// InvokableRun runs the call; its output is keel's result JSON, whatever
+// the outcome.
+func (t *invokable) InvokableRun(ctx context.Context, arguments string, _ ...tool.Option) (string, error) {
+	return t.run(ctx, t.info.Name, arguments), nil
+}
+
+func newCallID() string {
+	var b [12]byte
+	rand.Read(b[:])
+	return "eino-" + hex.EncodeToString(b[:])
+}
