@@ -232,14 +232,6 @@ func jsonToCedar(raw []byte, schema *schemamodel.Schema) (cedar.Value, error) {
 // to its root's $defs, followed as deep as the value goes.
 type cedarValue struct{ defs schemamodel.Defs }
 
-func (c cedarValue) resolve(s *schemamodel.Schema) *schemamodel.Schema {
-	if s == nil {
-		return nil
-	}
-	r, _ := c.defs.Resolve(s)
-	return r
-}
-
 // schemaCache reads each tool's input schema once: a tool set is fixed, so
 // it holds an entry a tool (up to maxCachedSchemas; past that, a schema is
 // read on each call).
@@ -275,7 +267,7 @@ func (c *schemaCache) get(doc []byte) *schemamodel.Schema {
 }
 
 func (c cedarValue) of(v any, schema *schemamodel.Schema) (cedar.Value, error) {
-	schema = c.resolve(schema)
+	schema = c.defs.Of(schema)
 	switch v := v.(type) {
 	case map[string]any:
 		m := cedar.RecordMap{}

@@ -16,20 +16,11 @@ func dropOptionalNulls(doc any, root *schemamodel.Schema) {
 
 type nullWalk struct{ defs schemamodel.Defs }
 
-// resolve is the schema s stands for, through a $ref.
-func (w nullWalk) resolve(s *schemamodel.Schema) *schemamodel.Schema {
-	if s == nil {
-		return nil
-	}
-	r, _ := w.defs.Resolve(s)
-	return r
-}
-
 // drop walks doc by s; on is the schemas already applied to this very value
 // through alternatives, each once: a hand-written schema may refer to
 // itself without descending ({"$defs":{"a":{"anyOf":[{"$ref":"#/$defs/a"}]}}}).
 func (w nullWalk) drop(doc any, s *schemamodel.Schema, on map[*schemamodel.Schema]bool) {
-	s = w.resolve(s)
+	s = w.defs.Of(s)
 	if !s.IsObject() || on[s] {
 		return
 	}
@@ -42,7 +33,7 @@ func (w nullWalk) drop(doc any, s *schemamodel.Schema, on map[*schemamodel.Schem
 			member, sent := v[p.Name]
 			switch {
 			case !sent:
-			case member == nil && !s.IsRequired(p.Name) && !w.resolve(p.Schema).AllowsNull():
+			case member == nil && !s.IsRequired(p.Name) && !w.defs.Of(p.Schema).AllowsNull():
 				delete(v, p.Name)
 			default:
 				w.drop(member, p.Schema, nil)

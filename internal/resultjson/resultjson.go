@@ -59,3 +59,26 @@ func Describe(blocks []runtime.Content, omitted func(runtime.Content) string) []
 	}
 	return out
 }
+
+// Omissions says, for a provider, why it leaves a block out: "" for one it
+// carries; else what it takes of images, or of links, or that its format
+// (place, "Anthropic's tool_result") has no place for the kind.
+type Omissions struct {
+	Carries func(runtime.Content) bool
+	Place   string // "Anthropic's tool_result"
+	Images  string // "Anthropic takes JPEG, PNG, GIF and WebP images only"
+	Links   string // "a link: Anthropic's tool_result reads only PDFs by URL"
+}
+
+// Of is the reason c is left out, or "".
+func (o Omissions) Of(c runtime.Content) string {
+	switch {
+	case o.Carries(c):
+		return ""
+	case c.Kind == runtime.ContentImage:
+		return o.Images
+	case c.Kind == runtime.ContentResourceLink:
+		return o.Links
+	}
+	return o.Place + " has no place for " + string(c.Kind) + " of this type"
+}

@@ -71,6 +71,16 @@ func (d Defs) Resolve(s *Schema) (out *Schema, ok bool) {
 	return Merge(def.Clone(), s), true
 }
 
+// Of is the schema s stands for (Resolve's), nil for nil: for walks that
+// go on with s where a $ref does not resolve.
+func (d Defs) Of(s *Schema) *Schema {
+	if s == nil {
+		return nil
+	}
+	r, _ := d.Resolve(s)
+	return r
+}
+
 // Merge lays the keywords of use (a $ref and its siblings) over def, the
 // $ref dropped, and returns def.
 func Merge(def, use *Schema) *Schema {

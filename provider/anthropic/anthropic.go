@@ -192,15 +192,9 @@ func resultContent(c runtime.Content) (ResultContent, bool) {
 }
 
 // omitted says why a block is not in a tool_result.
-func omitted(c runtime.Content) string {
-	if _, ok := resultContent(c); ok {
-		return ""
-	}
-	switch c.Kind {
-	case runtime.ContentImage:
-		return "Anthropic takes JPEG, PNG, GIF and WebP images only"
-	case runtime.ContentResourceLink:
-		return "a link: Anthropic's tool_result reads only PDFs by URL"
-	}
-	return "Anthropic's tool_result has no place for " + string(c.Kind) + " of this type"
-}
+var omitted = resultjson.Omissions{
+	Carries: func(c runtime.Content) bool { _, ok := resultContent(c); return ok },
+	Place:   "Anthropic's tool_result",
+	Images:  "Anthropic takes JPEG, PNG, GIF and WebP images only",
+	Links:   "a link: Anthropic's tool_result reads only PDFs by URL",
+}.Of

@@ -149,19 +149,12 @@ func bedrockBlock(c runtime.Content, docs *int) types.ToolResultContentBlock {
 		Name: aws.String(fmt.Sprintf("document %d", *docs)), Format: f, Source: &types.DocumentSourceMemberBytes{Value: data}}}
 }
 
-func bedrockOmitted(c runtime.Content) string {
-	var n int
-	if bedrockBlock(c, &n) != nil {
-		return ""
-	}
-	switch c.Kind {
-	case runtime.ContentImage:
-		return "Bedrock takes PNG, JPEG, GIF and WebP images only"
-	case runtime.ContentResourceLink:
-		return "a link: Bedrock's toolResult has no place for one"
-	}
-	return "Bedrock's toolResult has no place for " + string(c.Kind) + " of this type"
-}
+var bedrockOmitted = resultjson.Omissions{
+	Carries: func(c runtime.Content) bool { var n int; return bedrockBlock(c, &n) != nil },
+	Place:   "Bedrock's toolResult",
+	Images:  "Bedrock takes PNG, JPEG, GIF and WebP images only",
+	Links:   "a link: Bedrock's toolResult has no place for one",
+}.Of
 
 // documentValue decodes JSON for a smithy document with every number kept
 // as written (a float64 would round an integer past 2^53, in a bound or in a

@@ -182,15 +182,9 @@ func geminiPart(c runtime.Content) (ResponsePart, bool) {
 	return ResponsePart{}, false
 }
 
-func geminiOmitted(c runtime.Content) string {
-	if _, ok := geminiPart(c); ok {
-		return ""
-	}
-	switch c.Kind {
-	case runtime.ContentImage:
-		return "Gemini's function responses take PNG, JPEG and WebP images only"
-	case runtime.ContentResourceLink:
-		return "a link: Gemini reads only its own file URIs"
-	}
-	return "Gemini's function responses have no place for " + string(c.Kind) + " of this type"
-}
+var geminiOmitted = resultjson.Omissions{
+	Carries: func(c runtime.Content) bool { _, ok := geminiPart(c); return ok },
+	Place:   "a Gemini function response",
+	Images:  "Gemini's function responses take PNG, JPEG and WebP images only",
+	Links:   "a link: Gemini reads only its own file URIs",
+}.Of

@@ -258,7 +258,7 @@ func TestContentBlocksReadAsGenaiParts(t *testing.T) {
 		t.Fatalf("response %v", resp.Response)
 	}
 	audio := blocks[1].(map[string]any)
-	if audio["type"] != "audio" || !strings.HasPrefix(audio["omitted"].(string), "Gemini's function responses have no place") {
+	if audio["type"] != "audio" || !strings.HasPrefix(audio["omitted"].(string), "a Gemini function response has no place") {
 		t.Errorf("audio described as %v", audio)
 	}
 	if img := blocks[0].(map[string]any); img["omitted"] != nil {

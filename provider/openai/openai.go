@@ -278,18 +278,12 @@ func outputItem(c runtime.Content) (OutputItem, bool) {
 	return OutputItem{}, false
 }
 
-func responsesOmitted(c runtime.Content) string {
-	if _, ok := outputItem(c); ok {
-		return ""
-	}
-	switch c.Kind {
-	case runtime.ContentImage:
-		return "the Responses API takes PNG, JPEG, WebP and GIF images only"
-	case runtime.ContentResourceLink:
-		return "a link: the Responses API reads only PDFs by URL"
-	}
-	return "the Responses API's function_call_output has no place for " + string(c.Kind) + " of this type"
-}
+var responsesOmitted = resultjson.Omissions{
+	Carries: func(c runtime.Content) bool { _, ok := outputItem(c); return ok },
+	Place:   "the Responses API's function_call_output",
+	Images:  "the Responses API takes PNG, JPEG, WebP and GIF images only",
+	Links:   "a link: the Responses API reads only PDFs by URL",
+}.Of
 
 // strictSchema rewrites schema into the form OpenAI's strict mode requires:
 // every object closed, every property required, optional properties
