@@ -87,9 +87,10 @@ func paramsDuplicate(params json.RawMessage) bool {
 // twice (400, nothing runs). A body over the cap passes untouched, for the
 // SDK's 413.
 type envelopeCheck struct {
-	next http.Handler
-	max  int64
-	log  *slog.Logger
+	next     http.Handler
+	max      int64
+	log      *slog.Logger
+	inflight *inflight // Stateless only: calls a POST of their own may cancel
 }
 
 func (c envelopeCheck) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -109,6 +110,11 @@ func (c envelopeCheck) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if int64(len(body)) <= c.max {
 		notePostMode(r.Context(), body)
+		if c.inflight != nil && !c.inflight.cancel(r, body) {
+			var forget func()
+			r, forget = c.inflight.track(r, body)
+			defer forget()
+		}
 	}
 	r.Body = struct {
 		io.Reader

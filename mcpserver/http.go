@@ -168,7 +168,11 @@ func HTTPHandler(s *mcp.Server, opts HTTPOptions) (http.Handler, error) {
 	if !opts.Stateless {
 		h = &sessionCap{next: h, server: s, max: opts.MaxSessions, perUser: opts.MaxSessionsPerPrincipal, lifetime: opts.MaxSessionLifetime, log: opts.Logger}
 	}
-	h = envelopeCheck{next: h, max: opts.MaxBodyBytes, log: opts.Logger} // after auth: no body is read for a stranger
+	var calls *inflight
+	if opts.Stateless && opts.Verifier != nil {
+		calls = &inflight{calls: map[inflightKey][]*context.CancelFunc{}}
+	}
+	h = envelopeCheck{next: h, max: opts.MaxBodyBytes, log: opts.Logger, inflight: calls} // after auth: no body is read for a stranger
 	if opts.Verifier != nil {
 		h = auth.RequireBearerToken(opaqueVerifier(opts.Verifier, opts.Bearer, opts.Logger), opts.Bearer)(h)
 		h = challenges{next: h, metadataURL: metadataURL}
