@@ -31,6 +31,9 @@ type schemaChecker struct {
 	stack     []*types.Named
 	problems  []typeProblem
 	recursive bool // a named type contains itself
+	// named are the named types met, by name: a recursive side's schema
+	// names each in $defs by its name alone, so two may not share one.
+	named map[string][]*types.Named
 }
 
 func (c *schemaChecker) report(pos token.Pos, path string, format string, args ...any) {
@@ -63,6 +66,12 @@ func (c *schemaChecker) check(t types.Type, path string, pos token.Pos) {
 				c.recursive = true
 				return
 			}
+		}
+		if c.named == nil {
+			c.named = map[string][]*types.Named{}
+		}
+		if !slices.ContainsFunc(c.named[t.Obj().Name()], func(n *types.Named) bool { return types.Identical(n, t) }) {
+			c.named[t.Obj().Name()] = append(c.named[t.Obj().Name()], t)
 		}
 		c.stack = append(c.stack, t)
 		c.check(t.Underlying(), path, pos)

@@ -10,6 +10,7 @@ import (
 	"go/doc/comment"
 	"go/token"
 	"go/types"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -410,6 +411,15 @@ func (l *loader) checkSchema(pos token.Pos, path string, t types.Type, output bo
 			at = pos
 		}
 		l.errorf(at, "%s", p.msg)
+	}
+	if c.recursive {
+		// Its schema keeps types in $defs by their names alone.
+		for _, name := range slices.Sorted(maps.Keys(c.named)) {
+			if same := c.named[name]; len(same) > 1 {
+				l.errorf(pos, "%s: types %s and %s are both named %s, and a schema with a recursive type names its types in $defs by name alone; rename one",
+					path, types.TypeString(same[0], nil), types.TypeString(same[1], nil), name)
+			}
+		}
 	}
 	return c.recursive
 }
