@@ -225,14 +225,18 @@ func sdkRefusal(info *auth.TokenInfo, bearer *auth.RequireBearerTokenOptions) st
 }
 
 // TokenContext derives each call's ExecutionContext from the bearer token
-// the HTTPHandler verified, and from nothing the client chooses. A call
+// the HTTPHandler verified, and from nothing the client chooses; its Scopes
+// are always the token's. A call
 // without a verified token gets the zero ExecutionContext.
 func TokenContext(f func(ctx context.Context, token *auth.TokenInfo) runtime.ExecutionContext) ContextFunc {
 	return func(ctx context.Context, req *mcp.CallToolRequest) runtime.ExecutionContext {
 		if req.Extra == nil || req.Extra.TokenInfo == nil {
 			return runtime.ExecutionContext{}
 		}
-		return f(ctx, req.Extra.TokenInfo)
+		ec := f(ctx, req.Extra.TokenInfo)
+		// The scopes are the token's: f cannot widen them.
+		ec.Scopes = slices.Clone(req.Extra.TokenInfo.Scopes)
+		return ec
 	}
 }
 

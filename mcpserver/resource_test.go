@@ -2,6 +2,7 @@ package mcpserver_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"log/slog"
@@ -17,6 +18,8 @@ import (
 
 	"github.com/keelgen/keel/generated"
 	"github.com/keelgen/keel/mcpserver"
+	"github.com/keelgen/keel/runtime"
+	"github.com/keelgen/keel/runtime/keeltest"
 )
 
 // The server publishes its Protected Resource Metadata (RFC 9728) at the
@@ -148,5 +151,35 @@ func TestInsufficientScopeNamesTheScope(t *testing.T) {
 	cs, err := oauthex.ParseWWWAuthenticate(resp.Header.Values("WWW-Authenticate"))
 	if resp.StatusCode != http.StatusForbidden || err != nil || len(cs) != 1 || cs[0].Params["error"] != "insufficient_scope" || cs[0].Params["scope"] != "ops:write" {
 		t.Fatalf("%d %q (%v)", resp.StatusCode, resp.Header.Values("WWW-Authenticate"), err)
+	}
+}
+
+// A tool's scopes are checked against the verified token's: TokenContext
+// sets ExecutionContext.Scopes from the token, whatever its function says,
+// and a call without the scope is an error result naming it.
+func TestToolScopesComeFromTheToken(t *testing.T) {
+	tool := runtime.NewTool(runtime.ToolInfo{Name: "scale", Version: "1", Effect: runtime.EffectRead, Description: "Scales.", Scopes: []string{"ops:write"},
+		InputSchema: json.RawMessage(`{"type":"object","additionalProperties":false}`), OutputSchema: json.RawMessage(`{"type":"object"}`)},
+		runtime.Handle(func(context.Context, struct{}) (struct{}, error) { return struct{}{}, nil }))
+	set := keeltest.Of(tool)
+	s := mcpserver.New(quietExecutor(t, set), mcpserver.Options{Context: mcpserver.TokenContext(func(_ context.Context, tok *auth.TokenInfo) runtime.ExecutionContext {
+		return runtime.ExecutionContext{Principal: tok.UserID, Scopes: []string{"ops:write"}} // ignored: the token's scopes count
+	})})
+	scopes := map[string][]string{"reader": {"ops:read"}, "writer": {"ops:read", "ops:write"}}
+	verifier := func(_ context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
+		return &auth.TokenInfo{UserID: token, Scopes: scopes[token], Expiration: time.Now().Add(time.Hour)}, nil
+	}
+	srv := serve(t, s, mcpserver.HTTPOptions{Stateless: true, Verifier: verifier})
+	for token, wantErr := range map[string]bool{"reader": true, "writer": false} {
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, nil).Connect(context.Background(),
+			&mcp.StreamableClientTransport{Endpoint: srv.URL, HTTPClient: &http.Client{Transport: bearer{token}}}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "scale"})
+		cs.Close()
+		if err != nil || res.IsError != wantErr || (wantErr && !strings.Contains(res.Content[0].(*mcp.TextContent).Text, `"code":"insufficient_scope"`)) {
+			t.Errorf("%s: %v %+v", token, err, res)
+		}
 	}
 }

@@ -337,6 +337,9 @@ func (e *Executor) execute(ctx context.Context, ec ExecutionContext, call ToolCa
 		return ToolResult{CallID: call.ID, ToolName: call.Name, Error: &ToolError{Code: CodeUnknownTool, Message: e.unknownMessage}}
 	}
 	c := newCallRun(e, ctx, call, tool, rec)
+	if len(c.info.Scopes) > 0 && !c.scoped(ec) { // the credentials first: nothing is read for a caller without them
+		return c.result
+	}
 	args, ok := c.input() // 2. input schema
 	if !ok {
 		return c.result
@@ -414,6 +417,23 @@ func (c *callRun) digest() string {
 		c.argsDigest, _ = ArgumentsDigest(c.call.Arguments) // valid JSON: it passed the strict parse
 	}
 	return c.argsDigest
+}
+
+// scoped reports whether ec grants every scope the tool declares; else the
+// call is insufficient_scope, naming them, so a client can ask for more.
+func (c *callRun) scoped(ec ExecutionContext) bool {
+	var missing []string
+	for _, s := range c.info.Scopes {
+		if !slices.Contains(ec.Scopes, s) {
+			missing = append(missing, s)
+		}
+	}
+	if len(missing) == 0 {
+		return true
+	}
+	c.log(slog.LevelInfo, "keel: insufficient scope", slog.Any("missing", missing))
+	c.fail(CodeInsufficientScope, "The caller's credentials lack a scope this tool needs: "+strings.Join(missing, " ")+".")
+	return false
 }
 
 // input reads the arguments into the call the handler gets. A compiled

@@ -528,3 +528,36 @@ func executorFor(t *testing.T, tool *runtime.Tool, opts ...runtime.Option) *runt
 	}
 	return exec
 }
+
+// A tool that declares scopes runs only for a caller whose credentials grant
+// all of them: otherwise insufficient_scope, naming the missing ones, before
+// the arguments are read, the policy asked or the handler run; audited.
+func TestScopesAreCheckedFirst(t *testing.T) {
+	var ran atomic.Int32
+	tool := runtime.NewTool(runtime.ToolInfo{Name: "scale", Version: "1", Effect: runtime.EffectRead, Description: "Scales.",
+		Scopes:      []string{"deploy:read", "ops:write"},
+		InputSchema: json.RawMessage(`{"type":"object","properties":{"n":{"type":"integer"}},"required":["n"],"additionalProperties":false}`), OutputSchema: json.RawMessage(`{"type":"object"}`)},
+		runtime.Handle(func(context.Context, struct {
+			N int `json:"n"`
+		}) (struct{}, error) {
+			ran.Add(1)
+			return struct{}{}, nil
+		}))
+	var audit bytes.Buffer
+	exec, err := runtime.NewExecutor(keeltest.Of(tool), runtime.WithLogger(slog.New(slog.DiscardHandler)), runtime.WithObserver(runtime.AuditLog(slog.New(slog.NewJSONHandler(&audit, nil)))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	call := runtime.ToolCall{ID: "s", Name: "scale", Arguments: json.RawMessage(`not even JSON`)}
+	r := exec.Execute(context.Background(), runtime.ExecutionContext{Principal: "bo", Scopes: []string{"ops:write"}}, call)
+	if r.Code() != runtime.CodeInsufficientScope || r.Error.Message != "The caller's credentials lack a scope this tool needs: deploy:read." || ran.Load() != 0 {
+		t.Fatalf("without deploy:read: %+v (handler ran %d)", r.Error, ran.Load())
+	}
+	if !strings.Contains(audit.String(), `"code":"insufficient_scope"`) {
+		t.Errorf("audit: %s", audit.String())
+	}
+	call.Arguments = json.RawMessage(`{"n":3}`)
+	if r := exec.Execute(context.Background(), runtime.ExecutionContext{Scopes: []string{"ops:write", "deploy:read", "extra"}}, call); !r.OK || ran.Load() != 1 {
+		t.Fatalf("with both scopes: %+v", r.Error)
+	}
+}

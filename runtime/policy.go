@@ -25,6 +25,10 @@ type ExecutionContext struct {
 	// IssueGrant). It lets a call run that the policy sent for approval, if
 	// it matches the call exactly; it is used once.
 	Grant string
+	// Scopes are the OAuth scopes the caller's verified credentials grant
+	// (mcpserver.TokenContext fills them from the token). A tool that
+	// declares scopes runs only when all of its are here.
+	Scopes []string
 }
 
 type execContextKey struct{}

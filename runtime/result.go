@@ -20,6 +20,10 @@ const (
 	// CodeToolCancelled: the caller went away (its context ended, an MCP
 	// client's notifications/cancelled) before the handler finished.
 	CodeToolCancelled Code = "tool_cancelled"
+	// CodeInsufficientScope: the caller's credentials lack a scope the tool
+	// declares (scopes=); nothing ran. The message names the scopes to ask
+	// for.
+	CodeInsufficientScope Code = "insufficient_scope"
 )
 
 // ExecutorCodes lists the executor's own codes (a copy).
@@ -27,7 +31,7 @@ func ExecutorCodes() []Code { return slices.Clone(executorCodes) }
 
 var executorCodes = []Code{
 	CodeUnknownTool, CodeInvalidArguments, CodeApprovalRequired,
-	CodeToolInternalError, CodeInvalidToolOutput, CodeToolTimeout, CodeToolCancelled,
+	CodeToolInternalError, CodeInvalidToolOutput, CodeToolTimeout, CodeToolCancelled, CodeInsufficientScope,
 }
 
 func isExecutorCode(c Code) bool {

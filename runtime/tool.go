@@ -50,6 +50,25 @@ type ToolInfo struct {
 	// (//keel:tool content=image/png,text/*), sorted; none for a tool whose
 	// result is its data alone.
 	Content []string
+	// Scopes are the OAuth scopes a caller's credentials must all grant
+	// (//keel:tool scopes=ops:write), sorted: a call whose
+	// ExecutionContext.Scopes lacks one is insufficient_scope, before
+	// anything else runs.
+	Scopes []string
+}
+
+// ValidScope reports whether s is an OAuth scope token (RFC 6749, 3.3):
+// printable ASCII but space, quote and backslash.
+func ValidScope(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x21 || c > 0x7e || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return true
 }
 
 // Hints are a tool's behaviour hints as the author stated them; nil means

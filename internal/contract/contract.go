@@ -76,7 +76,7 @@ func Infos(pkg *model.Package, schemas map[string]model.Schemas) []runtime.ToolI
 		s := schemas[t.Name]
 		info := runtime.ToolInfo{Name: t.Name, Version: t.Version, Effect: runtime.Effect(t.Effect),
 			Description: t.Description, InputSchema: s.Input, OutputSchema: s.Output, Timeout: t.Timeout,
-			Title: t.Title, Hints: t.Hints, Deferred: t.Deferred, Namespace: t.Namespace, Content: t.Content}
+			Title: t.Title, Hints: t.Hints, Deferred: t.Deferred, Namespace: t.Namespace, Content: t.Content, Scopes: t.Scopes}
 		for _, c := range t.Errors {
 			info.Errors = append(info.Errors, runtime.Code(c))
 		}
@@ -225,6 +225,13 @@ func compareTool(prev *Previous, ot, nt *lockfile.Entry, info runtime.ToolInfo) 
 	}
 	for _, c := range setDiff(nt.Content, ot.Content) {
 		items = append(items, Item{"content", fmt.Sprintf("content type %q removed", c), Minor})
+	}
+	// A scope required is a caller who could call refused: major.
+	for _, s := range setDiff(ot.Scopes, nt.Scopes) {
+		items = append(items, Item{"scopes", fmt.Sprintf("scope %q required", s), Major})
+	}
+	for _, s := range setDiff(nt.Scopes, ot.Scopes) {
+		items = append(items, Item{"scopes", fmt.Sprintf("scope %q no longer required", s), Minor})
 	}
 	for _, side := range []struct {
 		part     string

@@ -35,6 +35,7 @@ type directive struct {
 	errors                []string
 	hints                 runtime.Hints
 	content               []string // MIME types of content blocks (content=)
+	scopes                []string // OAuth scopes a caller's credentials must grant (scopes=)
 }
 
 // maxTimeout bounds timeout=; a longer tool call is a job, not a tool.
@@ -121,6 +122,8 @@ func parseDirective(text string) (directive, []string) {
 			problems = append(problems, d.parseErrors(value)...)
 		case "content":
 			problems = append(problems, d.parseContent(value)...)
+		case "scopes":
+			problems = append(problems, d.parseScopes(value)...)
 		case "destructive", "idempotent":
 			b, ok := map[string]bool{"true": true, "false": false}[value]
 			if !ok {
@@ -140,7 +143,7 @@ func parseDirective(text string) (directive, []string) {
 			}
 			d.hints.OpenWorld = &open
 		default:
-			problems = append(problems, fmt.Sprintf("//keel:tool: unknown key %q (keys are name, version, effect, timeout, errors, content, destructive, idempotent, world)", key))
+			problems = append(problems, fmt.Sprintf("//keel:tool: unknown key %q (keys are name, version, effect, timeout, errors, content, scopes, destructive, idempotent, world)", key))
 		}
 	}
 	for _, key := range []string{"name", "version", "effect"} {
@@ -176,6 +179,24 @@ func keyValues(fields []string, prefix string) ([]keyValue, []string) {
 		}
 	}
 	return pairs, problems
+}
+
+// parseScopes reads scopes=ops:write,ops:read: the OAuth scopes (RFC 6749,
+// 3.3) a caller's credentials must all grant.
+func (d *directive) parseScopes(value string) []string {
+	var problems []string
+	for _, s := range strings.Split(value, ",") {
+		switch {
+		case slices.Contains(d.scopes, s):
+			problems = append(problems, fmt.Sprintf("//keel:tool: scope %q listed twice", s))
+		case !runtime.ValidScope(s):
+			problems = append(problems, fmt.Sprintf("//keel:tool: scope %q is not an OAuth scope (printable ASCII, no space, quote or backslash)", s))
+		default:
+			d.scopes = append(d.scopes, s)
+		}
+	}
+	sort.Strings(d.scopes)
+	return problems
 }
 
 // parseContent reads content=image/png,text/*: the MIME types of content

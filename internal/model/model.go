@@ -103,6 +103,7 @@ type Tool struct {
 	// of Content; nil otherwise.
 	Returned types.Type
 	Content  []string
+	Scopes   []string // OAuth scopes a caller must hold (scopes=), sorted
 	// RecursiveInput and RecursiveOutput: a type of the side contains
 	// itself, so its schema keeps that type in $defs.
 	RecursiveInput, RecursiveOutput bool

@@ -228,6 +228,15 @@ func schemaVars(f *jen.File, pkg *model.Package) {
 	f.Var().Id("schemaFS").Qual("embed", "FS")
 }
 
+// stringList is a []string literal.
+func stringList(l []string) jen.Code {
+	items := make([]jen.Code, len(l))
+	for i, s := range l {
+		items[i] = jen.Lit(s)
+	}
+	return jen.Index().String().Values(items...)
+}
+
 // toolVars binds each contract to its handler, fields in reading order, in
 // a table the compiler lays out as data (no code runs per tool at start
 // but NewTools' loop).
@@ -258,11 +267,10 @@ func toolVars(f *jen.File, pkg *model.Package, binders map[string]string) {
 					g.Id("Namespace").Op(":").Lit(t.Namespace)
 				}
 				if len(t.Content) > 0 {
-					types := make([]jen.Code, len(t.Content))
-					for i, c := range t.Content {
-						types[i] = jen.Lit(c)
-					}
-					g.Id("Content").Op(":").Index().String().Values(types...)
+					g.Id("Content").Op(":").Add(stringList(t.Content))
+				}
+				if len(t.Scopes) > 0 {
+					g.Id("Scopes").Op(":").Add(stringList(t.Scopes))
 				}
 			})
 			list.Custom(multiLine, jen.Id("Info").Op(":").Add(info), jen.Id("Handler").Op(":").Add(handlerBinding(t, binders[t.Name])))
