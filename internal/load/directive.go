@@ -185,17 +185,7 @@ func keyValues(fields []string, prefix string) ([]keyValue, []string) {
 // 3.3) a caller's credentials must all grant.
 func (d *directive) parseScopes(value string) []string {
 	var problems []string
-	for _, s := range strings.Split(value, ",") {
-		switch {
-		case slices.Contains(d.scopes, s):
-			problems = append(problems, fmt.Sprintf("//keel:tool: scope %q listed twice", s))
-		case !runtime.ValidScope(s):
-			problems = append(problems, fmt.Sprintf("//keel:tool: scope %q is not an OAuth scope (printable ASCII, no space, quote or backslash)", s))
-		default:
-			d.scopes = append(d.scopes, s)
-		}
-	}
-	sort.Strings(d.scopes)
+	d.scopes, problems = parseList(value, "scope", runtime.ValidScope, "is not an OAuth scope (printable ASCII, no space, quote or backslash)")
 	return problems
 }
 
@@ -203,18 +193,25 @@ func (d *directive) parseScopes(value string) []string {
 // blocks a handler returning runtime.WithContent may return.
 func (d *directive) parseContent(value string) []string {
 	var problems []string
-	for _, t := range strings.Split(value, ",") {
+	d.content, problems = parseList(value, "content type", runtime.ValidContentType, "must be a MIME type such as image/png, or type/* such as image/*")
+	return problems
+}
+
+// parseList reads a comma-separated list of what, each valid and listed
+// once, sorted; invalid says why one is not.
+func parseList(value, what string, valid func(string) bool, invalid string) (list, problems []string) {
+	for _, v := range strings.Split(value, ",") {
 		switch {
-		case slices.Contains(d.content, t):
-			problems = append(problems, fmt.Sprintf("//keel:tool: content type %q listed twice", t))
-		case !runtime.ValidContentType(t):
-			problems = append(problems, fmt.Sprintf("//keel:tool: content type %q must be a MIME type such as image/png, or type/* such as image/*", t))
+		case slices.Contains(list, v):
+			problems = append(problems, fmt.Sprintf("//keel:tool: %s %q listed twice", what, v))
+		case !valid(v):
+			problems = append(problems, fmt.Sprintf("//keel:tool: %s %q %s", what, v, invalid))
 		default:
-			d.content = append(d.content, t)
+			list = append(list, v)
 		}
 	}
-	sort.Strings(d.content)
-	return problems
+	sort.Strings(list)
+	return list, problems
 }
 
 // parseErrors reads errors=code1,code2: the business error codes a handler
