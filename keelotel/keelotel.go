@@ -89,6 +89,15 @@ func (o *Observer) Begin(ctx context.Context, call runtime.ToolCall) (context.Co
 			attribute.Float64("keel.stage.handler_ms", ms(r.Stages.Handler)),
 			attribute.Float64("keel.stage.output_ms", ms(r.Stages.Output)),
 		)
+		if a := r.Attempt; a.Engine != "" { // a durable engine's try: follow the call across retries and workers
+			span.SetAttributes(
+				attribute.String("keel.durable.engine", a.Engine),
+				attribute.String("keel.durable.workflow_id", a.WorkflowID),
+				attribute.String("keel.durable.run_id", a.RunID),
+				attribute.String("keel.durable.activity_id", a.ActivityID),
+				attribute.Int("keel.durable.attempt", a.Number),
+			)
+		}
 		if !r.OK {
 			span.SetStatus(codes.Error, code)
 		}

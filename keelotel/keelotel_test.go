@@ -43,8 +43,13 @@ func TestSpansAndMetricsForEachCode(t *testing.T) {
 		{"c-write", generated.ToolCreateTicket, `{"incident_id":"INC-001","summary":"s"}`, "approval_required"},
 		{"c-biz", generated.ToolLookupIncident, `{"incident_id":"INC-404"}`, "incident_not_found"},
 	}
-	for _, c := range calls {
-		exec.Execute(ctx, runtime.ExecutionContext{Tenant: "acme"}, runtime.ToolCall{ID: c.id, Name: c.name, Arguments: json.RawMessage(c.args)})
+	retry := &runtime.Attempt{Engine: "temporal", WorkflowID: "wf-1", RunID: "run-1", ActivityID: "5", Number: 2}
+	for i, c := range calls {
+		ec := runtime.ExecutionContext{Tenant: "acme"}
+		if i == 0 {
+			ec.Attempt = retry
+		}
+		exec.Execute(ctx, ec, runtime.ToolCall{ID: c.id, Name: c.name, Arguments: json.RawMessage(c.args)})
 	}
 	parent.End()
 
@@ -60,6 +65,12 @@ func TestSpansAndMetricsForEachCode(t *testing.T) {
 		}
 		if attrs["gen_ai.tool.call.id"].AsString() != c.id || attrs["keel.result.code"].AsString() != c.code {
 			t.Errorf("span %d: %v", i, s.Attributes())
+		}
+		durable := attrs["keel.durable.workflow_id"].AsString() == retry.WorkflowID && attrs["keel.durable.run_id"].AsString() == retry.RunID &&
+			attrs["keel.durable.activity_id"].AsString() == retry.ActivityID && attrs["keel.durable.attempt"].AsInt64() == 2 &&
+			attrs["keel.durable.engine"].AsString() == "temporal"
+		if _, any := attrs["keel.durable.engine"]; durable != (i == 0) || any != (i == 0) {
+			t.Errorf("span %d: the durable attempt's attributes %v", i, s.Attributes())
 		}
 		if s.Parent().TraceID() != parent.SpanContext().TraceID() || s.Parent().SpanID() != parent.SpanContext().SpanID() {
 			t.Errorf("span %s is not in the caller's trace", s.Name())

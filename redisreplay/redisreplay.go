@@ -1,4 +1,4 @@
-// Package redisreplay is a runtime.ReplayStore on Redis, for several
+// Package redisreplay is a runtime.CallReplayStore on Redis, for several
 // replicas of one harness: a grant is used up once across all of them.
 // Each redeem is one atomic SET NX that lives until the grant's expiry plus
 // a skew margin, so the marker outlives the grant on every replica whose
@@ -78,6 +78,18 @@ func New(client redis.Cmdable, opts Options) (*Store, error) {
 // Redis, false after. An error (Redis down, a timeout) means the grant must
 // be refused.
 func (s *Store) Redeem(ctx context.Context, nonce string, expires time.Time) (bool, error) {
+	return s.redeem(ctx, nonce, "1", false, expires)
+}
+
+// RedeemCall is Redeem that records callID as the call that redeemed the
+// grant: with retry (a durable engine's later try of that call), a nonce
+// already recorded for callID is redeemed again, on any replica; never one
+// recorded for another call, or by Redeem.
+func (s *Store) RedeemCall(ctx context.Context, nonce, callID string, retry bool, expires time.Time) (bool, error) {
+	return s.redeem(ctx, nonce, "call:"+callID, retry, expires)
+}
+
+func (s *Store) redeem(ctx context.Context, nonce, marker string, retry bool, expires time.Time) (bool, error) {
 	until := time.Until(expires)
 	if until <= 0 {
 		return false, nil // expired: the executor refuses it before asking
@@ -91,19 +103,33 @@ func (s *Store) Redeem(ctx context.Context, nonce string, expires time.Time) (bo
 	// so a late answer still arrives and a marker it recorded is removed:
 	// the call was refused, so the grant was not used. Only a marker this
 	// very SET NX recorded is removed; on an error nothing is, since the
-	// marker may be another replica's.
+	// marker may be another replica's. A retry that finds the marker its
+	// call recorded wrote nothing, so there is nothing to remove.
 	var state atomic.Int32 // 0 waiting, 1 answered in time, 2 given up
 	answer := make(chan setResult, 1)
 	key := s.prefix + nonce
 	go func() {
 		setCtx, stop := context.WithTimeout(context.WithoutCancel(ctx), s.timeout+lateAnswer)
 		defer stop()
-		ok, err := s.client.SetNX(setCtx, key, 1, ttl).Result()
+		ok, err := s.client.SetNX(setCtx, key, marker, ttl).Result()
+		set := ok && err == nil
+		if !ok && err == nil && retry {
+			// The marker never changes once set, so reading it after the
+			// SET NX is as good as one atomic step; one that expired in
+			// between reads as redis.Nil, and the grant is refused.
+			var by string
+			switch by, err = s.client.Get(setCtx, key).Result(); {
+			case errors.Is(err, redis.Nil):
+				err = nil
+			case err == nil:
+				ok = by == marker
+			}
+		}
 		if state.CompareAndSwap(0, 1) {
 			answer <- setResult{ok, err}
 			return
 		}
-		if ok && err == nil {
+		if set {
 			s.client.Del(setCtx, key)
 		}
 	}()

@@ -92,6 +92,53 @@ func TestTwoReplicasRunAGrantOnce(t *testing.T) {
 	}
 }
 
+// A durable engine's retry of a call, on another replica, redeems the grant
+// the first try redeemed; a replay of the first try, another call claiming
+// a retry, and a retry of a grant redeemed without a call are refused.
+func TestRetryOnAnotherReplicaRedeemsAgain(t *testing.T) {
+	srv := redistest.Start(t)
+	a, b := replica(t, srv.Addr, time.Second), replica(t, srv.Addr, time.Second)
+	ec := alice
+	ec.Grant = grant(t, a)
+	attempt := func(n int) runtime.ExecutionContext {
+		c := ec
+		c.Attempt = &runtime.Attempt{Engine: "temporal", WorkflowID: "wf", RunID: "r", ActivityID: "1", Number: n}
+		return c
+	}
+	other := write
+	other.ID = "call-other"
+	for _, s := range []struct {
+		what string
+		exec *runtime.Executor
+		ec   runtime.ExecutionContext
+		call runtime.ToolCall
+		ok   bool
+	}{
+		{"the first try, on a", a, attempt(1), write, true},
+		{"the first try replayed, on b", b, attempt(1), write, false},
+		{"the second try, on b", b, attempt(2), write, true},
+		{"the third try, on a", a, attempt(3), write, true},
+		{"another call claiming a retry", b, attempt(2), other, false},
+	} {
+		if r := s.exec.Execute(context.Background(), s.ec, s.call); r.OK != s.ok {
+			t.Errorf("%s: %+v", s.what, r.Error)
+		}
+	}
+	store, err := redisreplay.New(srv.Client(), redisreplay.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, exp := context.Background(), time.Now().Add(time.Minute)
+	if ok, err := store.Redeem(ctx, "plain", exp); !ok || err != nil {
+		t.Fatalf("Redeem: %v, %v", ok, err)
+	}
+	for _, id := range []string{"", "1"} {
+		if ok, err := store.RedeemCall(ctx, "plain", id, true, exp); ok || err != nil {
+			t.Errorf("a retry of call %q rode on a grant Redeem redeemed: %v, %v", id, ok, err)
+		}
+	}
+}
+
 // A store that is down, or that never answers, refuses the grant: the call
 // stays approval_required, within the store's timeout.
 func TestStoreThatCannotDecideDenies(t *testing.T) {

@@ -216,6 +216,19 @@ type ReplayStore interface {
 	Redeem(ctx context.Context, nonce string, expires time.Time) (bool, error)
 }
 
+// CallReplayStore is a ReplayStore that remembers which call redeemed each
+// grant, so that a durable engine's later try of that call (an
+// ExecutionContext whose Attempt.Number is above 1) may redeem it again,
+// while any other use stays refused. MemoryReplayStore and redisreplay's
+// Store are both. Given a retry and a plain ReplayStore, the executor
+// refuses the grant: a store that cannot tell a retry denies.
+type CallReplayStore interface {
+	ReplayStore
+	// RedeemCall records nonce for callID until expires: true the first
+	// time, and, with retry, again for the same callID; false otherwise.
+	RedeemCall(ctx context.Context, nonce, callID string, retry bool, expires time.Time) (bool, error)
+}
+
 // DefaultReplayStoreSize is how many unexpired grants a MemoryReplayStore
 // made by NewMemoryReplayStore remembers.
 const DefaultReplayStoreSize = 1 << 20
@@ -231,7 +244,7 @@ var ErrReplayStoreFull = errors.New("replay store is full of unexpired grants")
 type MemoryReplayStore struct {
 	mu       sync.Mutex
 	max      int
-	seen     map[string]struct{}
+	seen     map[string]string // nonce → the call that redeemed it ("" by Redeem)
 	byExpiry expiryHeap
 }
 
@@ -243,24 +256,38 @@ func NewMemoryReplayStore() *MemoryReplayStore {
 // NewMemoryReplayStoreSize returns an empty store that remembers at most size
 // unexpired grants (at least 1).
 func NewMemoryReplayStoreSize(size int) *MemoryReplayStore {
-	return &MemoryReplayStore{max: max(size, 1), seen: map[string]struct{}{}}
+	return &MemoryReplayStore{max: max(size, 1), seen: map[string]string{}}
 }
 
 // Redeem records nonce until expires. Expired entries are evicted first.
 func (s *MemoryReplayStore) Redeem(_ context.Context, nonce string, expires time.Time) (bool, error) {
+	return s.redeem(nonce, "", false, expires)
+}
+
+// RedeemCall records nonce for callID until expires; with retry, a nonce
+// already recorded for callID is redeemed again.
+func (s *MemoryReplayStore) RedeemCall(_ context.Context, nonce, callID string, retry bool, expires time.Time) (bool, error) {
+	return s.redeem(nonce, callMarker(callID), retry, expires)
+}
+
+// callMarker is what a store records of the call that redeemed a grant: never
+// "", which Redeem records, so no call matches a grant redeemed without one.
+func callMarker(callID string) string { return "call:" + callID }
+
+func (s *MemoryReplayStore) redeem(nonce, marker string, retry bool, expires time.Time) (bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	now := time.Now()
 	for len(s.byExpiry) > 0 && !now.Before(s.byExpiry[0].expires) {
 		delete(s.seen, heap.Pop(&s.byExpiry).(expiring).nonce)
 	}
-	if _, used := s.seen[nonce]; used {
-		return false, nil
+	if by, used := s.seen[nonce]; used {
+		return retry && marker != "" && by == marker, nil
 	}
 	if len(s.seen) >= s.max {
 		return false, ErrReplayStoreFull
 	}
-	s.seen[nonce] = struct{}{}
+	s.seen[nonce] = marker
 	heap.Push(&s.byExpiry, expiring{nonce: nonce, expires: expires})
 	return true, nil
 }
@@ -336,7 +363,16 @@ func (a *approvals) redeem(ctx context.Context, ec ExecutionContext, call Approv
 	case !time.Now().Before(g.Expires):
 		return errors.New("grant: expired")
 	}
-	ok, err := a.store.Redeem(ctx, g.Nonce, g.Expires)
+	var ok bool
+	cs, byCall := a.store.(CallReplayStore)
+	switch {
+	case byCall:
+		ok, err = cs.RedeemCall(ctx, g.Nonce, g.CallID, ec.Attempt.retry(), g.Expires)
+	case ec.Attempt.retry():
+		return errors.New("grant: a retry, and the replay store cannot tell which call redeemed the grant (not a CallReplayStore)")
+	default:
+		ok, err = a.store.Redeem(ctx, g.Nonce, g.Expires)
+	}
 	if err != nil {
 		return fmt.Errorf("grant: replay store: %w", err)
 	}

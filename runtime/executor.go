@@ -303,6 +303,9 @@ func (e *Executor) Execute(ctx context.Context, ec ExecutionContext, call ToolCa
 		name = name[:maxRecordedName] + "…"
 	}
 	rec := &CallRecord{CallID: call.ID, Tool: name, SetDigest: e.setDigest, Tenant: ec.Tenant, Principal: ec.Principal, Start: time.Now()}
+	if ec.Attempt != nil {
+		rec.Attempt = *ec.Attempt
+	}
 	ends := make([]func(*CallRecord), len(e.observers))
 	for i, o := range e.observers {
 		ctx, ends[i] = o.Begin(ctx, call)
@@ -347,7 +350,7 @@ func (e *Executor) execute(ctx context.Context, ec ExecutionContext, call ToolCa
 	if !c.policy(ec, args) { // 3. effect / approval policy
 		return c.result
 	}
-	err := e.invoke(ctx, ec, tool, args) // 4. handler
+	err := e.invoke(ctx, ec, call.ID, tool, args) // 4. handler
 	c.sw.lap(stageHandler)
 	if err != nil { // 5. business error or internal error
 		return c.classify(err)

@@ -19,6 +19,8 @@ import (
 type callContext struct {
 	parent   context.Context
 	ec       ExecutionContext
+	callID   string
+	tool     string
 	deadline time.Time
 
 	mu   sync.Mutex
@@ -74,8 +76,11 @@ func (c *callContext) Err() error {
 }
 
 func (c *callContext) Value(key any) any {
-	if key == (execContextKey{}) {
+	switch key {
+	case execContextKey{}:
 		return c.ec
+	case callContextKey{}:
+		return c
 	}
 	return c.parent.Value(key)
 }
@@ -110,7 +115,7 @@ var (
 // its context still yields a result at the deadline. A panic becomes an
 // error carrying its stack. A handler still running after the deadline is
 // left to finish; its result is dropped.
-func (e *Executor) invoke(ctx context.Context, ec ExecutionContext, tool *Tool, call Call) error {
+func (e *Executor) invoke(ctx context.Context, ec ExecutionContext, callID string, tool *Tool, call Call) error {
 	timeout := tool.info.Timeout
 	if timeout <= 0 {
 		timeout = e.timeout
@@ -118,7 +123,7 @@ func (e *Executor) invoke(ctx context.Context, ec ExecutionContext, tool *Tool, 
 	if err := ctx.Err(); err != nil { // the caller already gave up: run nothing
 		return fmt.Errorf("%w: %w before the handler started", errCancelled, err)
 	}
-	hctx := &callContext{parent: ctx, ec: ec, deadline: time.Now().Add(timeout)}
+	hctx := &callContext{parent: ctx, ec: ec, callID: callID, tool: tool.info.Name, deadline: time.Now().Add(timeout)}
 	defer hctx.cancel(context.Canceled) // as a cancel func would: the handler's own goroutines see the end
 	go run(hctx, call)
 	// A handler that does not block usually finishes while the caller yields

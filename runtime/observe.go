@@ -16,6 +16,10 @@ type CallRecord struct {
 	SetDigest string
 	Tenant    string
 	Principal string
+	// Attempt is the durable execution and try the call ran as
+	// (ExecutionContext.Attempt), zero outside one: with the call id, it
+	// follows a call across retries and workers.
+	Attempt Attempt
 	// ArgumentsDigest is the SHA-256 of the canonical arguments, "" when
 	// they were not valid.
 	ArgumentsDigest string
@@ -103,7 +107,8 @@ func (s *stopwatch) lap(stage int) {
 
 // AuditLog writes one structured record per call to logger: call_id, tool,
 // version, set digest, tenant, principal, argument digest (never the
-// arguments), decision, policy reason, result code and duration.
+// arguments), decision, policy reason, result code and duration; for a call
+// a durable engine runs, its workflow, run and activity ids and attempt.
 func AuditLog(logger *slog.Logger) Observer { return auditLog{logger} }
 
 type auditLog struct{ log *slog.Logger }
@@ -119,6 +124,10 @@ func (a auditLog) Begin(ctx context.Context, _ ToolCall) (context.Context, func(
 			slog.String("set_digest", r.SetDigest), slog.String("tenant", r.Tenant), slog.String("principal", r.Principal),
 			slog.String("arguments_digest", r.ArgumentsDigest), slog.String("decision", r.Decision),
 			slog.String("policy_reason", r.PolicyReason), slog.String("code", code), slog.Duration("duration", r.Duration)}
+		if a := r.Attempt; a.Engine != "" {
+			attrs = append(attrs, slog.String("engine", a.Engine), slog.String("workflow_id", a.WorkflowID),
+				slog.String("run_id", a.RunID), slog.String("activity_id", a.ActivityID), slog.Int("attempt", a.Number))
+		}
 		if len(r.Content) > 0 {
 			// Kinds, types and sizes: what a reviewer needs, never the bytes.
 			blocks := make([]any, len(r.Content))

@@ -29,6 +29,10 @@ type ExecutionContext struct {
 	// (mcpserver.TokenContext fills them from the token). A tool that
 	// declares scopes runs only when all of its are here.
 	Scopes []string
+	// Attempt is set by a durable engine that may retry the call
+	// (keeltemporal): where it runs and which try this is; nil otherwise.
+	// The executor reads it before the handler runs and records a copy.
+	Attempt *Attempt
 }
 
 type execContextKey struct{}
