@@ -90,10 +90,35 @@ func New(exec *runtime.Executor, opts Options) *mcp.Server {
 			if call, ok := req.(*mcp.CallToolRequest); ok && method == "tools/call" {
 				return h.call(ctx, call)
 			}
-			return next(ctx, method, req)
+			res, err := next(ctx, method, req)
+			if list, ok := req.(*mcp.ListToolsRequest); ok && method == "tools/list" && err == nil && exec.Varies() {
+				res = h.visible(ctx, list, res)
+			}
+			return res, err
 		}
 	})
 	return s
+}
+
+// visible leaves in a tools/list page only the tools the caller may call
+// (runtime.Executor.Visible: the token's scopes, the executor's
+// ToolFilter), in the set's order. The caller is who Options.Context says
+// it is for a call, asked with a request that names no tool.
+func (h *handler) visible(ctx context.Context, req *mcp.ListToolsRequest, res mcp.Result) mcp.Result {
+	page, ok := res.(*mcp.ListToolsResult)
+	if !ok {
+		return res
+	}
+	ec := h.context(ctx, &mcp.CallToolRequest{Session: req.Session, Extra: req.Extra, Params: &mcp.CallToolParamsRaw{}})
+	kept := make([]*mcp.Tool, 0, len(page.Tools))
+	for _, t := range page.Tools {
+		if h.exec.Visible(ctx, ec, h.exec.ToolSet().Lookup(t.Name)) {
+			kept = append(kept, t)
+		}
+	}
+	out := *page
+	out.Tools = kept
+	return &out
 }
 
 // Tool is the MCP description of a keel tool: keel's own schemas, its

@@ -66,8 +66,9 @@ func notesServer(t *testing.T) (resource string, p *oidctest.Provider) {
 }
 
 // The Go SDK's client credentials handler finds its way in by discovery
-// alone (a 401 → the server's metadata → the provider's → a token), calls
-// the tool its scopes allow, and gets insufficient_scope, naming the scope,
+// alone (a 401 → the server's metadata → the provider's → a token), is
+// listed and calls the tools its scopes allow, and gets insufficient_scope,
+// naming the scope,
 // for the one they do not; a token the provider issued for another
 // resource is refused.
 func TestGoClientDiscoversTheProvider(t *testing.T) {
@@ -82,6 +83,10 @@ func TestGoClientDiscoversTheProvider(t *testing.T) {
 			&mcp.StreamableClientTransport{Endpoint: resource, OAuthHandler: h}, nil)
 		if err != nil {
 			t.Fatalf("%s: connect: %v", client, err)
+		}
+		list, err := cs.ListTools(context.Background(), nil)
+		if err != nil || len(list.Tools) != map[bool]int{false: 1, true: 2}[writes] || list.Tools[0].Name != "read_notes" {
+			t.Errorf("%s is listed %+v (%v); want only the tools its scopes allow", client, list, err)
 		}
 		read, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "read_notes"})
 		if err != nil || read.IsError || !strings.Contains(textOf(read), `"by":"`+client+`"`) {
@@ -105,7 +110,8 @@ func TestGoClientDiscoversTheProvider(t *testing.T) {
 
 // The official TypeScript client's ClientCredentialsProvider does the same:
 // discovery, a token for this resource (it sends RFC 8707's resource), a
-// list, a call its scope allows, and insufficient_scope for the other.
+// list of only the tool its scope allows, a call to it, and
+// insufficient_scope for the other.
 func TestTypeScriptClientDiscoversTheProvider(t *testing.T) {
 	dir := filepath.Join(testmod.Root(t), "mcpserver", "testdata", "ts-client")
 	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@modelcontextprotocol", "sdk")); err != nil {
@@ -137,7 +143,7 @@ func TestTypeScriptClientDiscoversTheProvider(t *testing.T) {
 			steps = append(steps, s)
 		}
 	}
-	if len(steps) != 3 || len(steps[0].Tools) != 2 ||
+	if len(steps) != 3 || strings.Join(steps[0].Tools, ",") != "read_notes" ||
 		steps[1].IsError || !strings.Contains(steps[1].Text, `"by":"keel-reader"`) ||
 		!steps[2].IsError || !strings.Contains(steps[2].Text, `"code":"insufficient_scope"`) {
 		t.Fatalf("the TypeScript client's steps: %+v\n%s", steps, out)
@@ -152,4 +158,49 @@ func textOf(r *mcp.CallToolResult) string {
 		return tc.Text
 	}
 	return ""
+}
+
+// tools/list offers each client what it may call: a tool the executor's
+// ToolFilter hides from the client's tenant is not listed, and a call to it
+// is the same JSON-RPC error as a name the set lacks, over every transport.
+func TestListsAreByWhoAsks(t *testing.T) {
+	tool := func(name string) *runtime.Tool {
+		return runtime.NewTool(runtime.ToolInfo{Name: name, Version: "1", Effect: runtime.EffectRead, Description: name,
+			InputSchema: json.RawMessage(`{"type":"object","additionalProperties":false}`), OutputSchema: json.RawMessage(`{"type":"object"}`)},
+			runtime.Handle(func(context.Context, struct{}) (struct{}, error) { return struct{}{}, nil }))
+	}
+	exec, err := runtime.NewExecutor(keeltest.Of(tool("lookup"), tool("forecast")), runtime.WithLogger(slog.New(slog.DiscardHandler)),
+		runtime.WithToolFilter(func(_ context.Context, ec runtime.ExecutionContext, info runtime.ToolInfo) bool {
+			return info.Name != "forecast" || ec.Tenant == "paid"
+		}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The tenant is the client's name here, as a session's identity is on stdio.
+	s := mcpserver.New(exec, mcpserver.Options{Context: func(_ context.Context, req *mcp.CallToolRequest) runtime.ExecutionContext {
+		return runtime.ExecutionContext{Tenant: req.Session.InitializeParams().ClientInfo.Name}
+	}})
+	for tenant, want := range map[string]string{"free": "lookup", "paid": "forecast,lookup"} {
+		for transport, cs := range transports(t, s, tenant) {
+			list, err := cs.ListTools(context.Background(), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var names []string
+			for _, tl := range list.Tools {
+				names = append(names, tl.Name)
+			}
+			if got := strings.Join(names, ","); got != want {
+				t.Errorf("%s over %s lists %s, want %s", tenant, transport, got, want)
+			}
+			_, hiddenErr := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "forecast"})
+			_, absentErr := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "no_such_tool"})
+			if tenant == "free" && (hiddenErr == nil || absentErr == nil || hiddenErr.Error() != absentErr.Error()) {
+				t.Errorf("over %s, a hidden tool's error %v differs from an absent one's %v", transport, hiddenErr, absentErr)
+			}
+			if tenant == "paid" && hiddenErr != nil {
+				t.Errorf("over %s, the paid tenant's call: %v", transport, hiddenErr)
+			}
+		}
+	}
 }

@@ -35,6 +35,10 @@ type Executor struct {
 	setDigest string
 	approvals *approvals
 	observers []Observer
+	// filter hides tools from some callers; scoped: a tool declares scopes.
+	// Either makes what a caller sees depend on who it is (Varies).
+	filter ToolFilter
+	scoped bool
 	// verified holds the tools NewExecutor checked; Execute dispatches to no other.
 	verified map[*Tool]struct{}
 	// unknownMessage lists the valid names (bounded); built once.
@@ -210,13 +214,14 @@ func NewExecutor(set ToolSet, opts ...Option) (*Executor, error) {
 			return nil, fmt.Errorf("keel: tool %s is listed twice", t.info.Name)
 		}
 		e.verified[t] = struct{}{}
+		e.scoped = e.scoped || len(t.info.Scopes) > 0
 		names = append(names, t.info.Name)
 	}
 	sort.Strings(names)
 	if err := e.verifyLock(set); err != nil {
 		return nil, fmt.Errorf("keel: %w", err)
 	}
-	e.unknownMessage = "No tool with that name is available."
+	e.unknownMessage = msgUnknownTool
 	if len(names) > 0 {
 		more := ""
 		if len(names) > maxListedTools {
@@ -271,6 +276,7 @@ func (e *Executor) SetDigest() string { return e.setDigest }
 
 // Model-visible messages: fixed text, never an error's own.
 const (
+	msgUnknownTool      = "No tool with that name is available."
 	msgInvalidArguments = "The arguments do not match the tool's input schema."
 	msgApprovalRequired = "This call needs approval before it can run."
 	msgInternal         = "The tool failed with an internal error."
@@ -334,10 +340,15 @@ const maxRecordedName = 128
 // execute is the fixed order, one step per stage. rec, when not nil,
 // collects what observers see.
 func (e *Executor) execute(ctx context.Context, ec ExecutionContext, call ToolCall, rec *CallRecord) ToolResult {
-	tool := e.set.Lookup(call.Name) // 1. registered?
+	tool := e.set.Lookup(call.Name) // 1. registered, for this caller?
 	if tool == nil || !e.dispatchable(tool, call.Name) {
 		e.logUnknown(ctx, call.ID, len(call.Name), tool)
-		return ToolResult{CallID: call.ID, ToolName: call.Name, Error: &ToolError{Code: CodeUnknownTool, Message: e.unknownMessage}}
+		return ToolResult{CallID: call.ID, ToolName: call.Name, Error: &ToolError{Code: CodeUnknownTool, Message: e.unknownMessageFor(ctx, ec)}}
+	}
+	if e.filter != nil && !e.kept(ctx, ec, tool) { // hidden from this caller: absent, as far as it can tell
+		e.log.LogAttrs(ctx, slog.LevelInfo, "keel: a tool the tool filter hides from this caller; refused as unknown",
+			slog.String("call_id", call.ID), slog.String("tool", tool.info.Name))
+		return ToolResult{CallID: call.ID, ToolName: call.Name, Error: &ToolError{Code: CodeUnknownTool, Message: e.unknownMessageFor(ctx, ec)}}
 	}
 	c := newCallRun(e, ctx, call, tool, rec)
 	if len(c.info.Scopes) > 0 && !c.scoped(ec) { // the credentials first: nothing is read for a caller without them

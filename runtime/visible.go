@@ -1,0 +1,109 @@
+package runtime
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strings"
+)
+
+// ToolFilter is a harness's own rule for which tools a caller has at all
+// (a tenant's plan, a feature not yet rolled out to a group). A tool it
+// hides is absent for that caller: Executor.ModelTools and an MCP server's
+// tools/list leave it out, and a call to it is unknown_tool, exactly as for
+// a name the set lacks, so a model cannot tell hidden from absent. A filter
+// that panics hides the tool.
+type ToolFilter func(ctx context.Context, ec ExecutionContext, tool ToolInfo) bool
+
+// WithToolFilter sets the executor's ToolFilter. A nil filter fails
+// NewExecutor.
+func WithToolFilter(f ToolFilter) Option {
+	return func(e *Executor) {
+		if f == nil {
+			e.refuse("WithToolFilter", "the filter is nil")
+			return
+		}
+		e.filter = f
+	}
+}
+
+// Visible reports whether ec may call tool: the executor verified it, its
+// scopes are all among ec's, and the ToolFilter (if any) keeps it. A tool
+// whose scopes ec lacks is not offered, but a call to it is
+// insufficient_scope, naming the scopes to ask for; one the filter hides is
+// unknown_tool.
+func (e *Executor) Visible(ctx context.Context, ec ExecutionContext, tool *Tool) bool {
+	if tool == nil {
+		return false
+	}
+	if _, ok := e.verified[tool]; !ok {
+		return false
+	}
+	for _, s := range tool.info.Scopes {
+		if !slices.Contains(ec.Scopes, s) {
+			return false
+		}
+	}
+	return e.filter == nil || e.kept(ctx, ec, tool)
+}
+
+// Varies reports whether what a caller sees depends on who it is: the
+// executor has a ToolFilter, or a tool declares scopes. When it does not,
+// every caller sees the whole set.
+func (e *Executor) Varies() bool { return e.filter != nil || e.scoped }
+
+// ModelTools is what ec's model is shown: ModelTools of the executor's set,
+// less the tools ec may not call (Visible), in the set's order.
+func (e *Executor) ModelTools(ctx context.Context, ec ExecutionContext) []ModelTool {
+	all := ModelTools(e.set)
+	if !e.Varies() {
+		return all
+	}
+	out := all[:0]
+	for _, m := range all {
+		if e.Visible(ctx, ec, e.set.Lookup(m.Name)) {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// kept asks the filter; a panic is a no.
+func (e *Executor) kept(ctx context.Context, ec ExecutionContext, tool *Tool) (ok bool) {
+	defer func() {
+		if p := recover(); p != nil {
+			e.log.LogAttrs(ctx, slog.LevelError, "keel: the tool filter panicked; the tool is hidden", slog.String("tool", tool.info.Name), slog.Any("panic", p))
+			ok = false
+		}
+	}()
+	return e.filter(ctx, ec, tool.Info())
+}
+
+// unknownMessageFor is the unknown_tool message for ec: the names ec may
+// call, when those depend on who calls, so it never names a hidden tool.
+func (e *Executor) unknownMessageFor(ctx context.Context, ec ExecutionContext) string {
+	if !e.Varies() {
+		return e.unknownMessage
+	}
+	var names []string
+	more := 0
+	for _, t := range e.set.Tools() {
+		if e.Visible(ctx, ec, t) {
+			if len(names) < maxListedTools {
+				names = append(names, t.info.Name)
+			} else {
+				more++
+			}
+		}
+	}
+	msg := msgUnknownTool
+	if len(names) > 0 {
+		msg += " Available tools: " + strings.Join(names, ", ")
+		if more > 0 {
+			msg += fmt.Sprintf(" and %d more", more)
+		}
+		msg += "."
+	}
+	return msg
+}
