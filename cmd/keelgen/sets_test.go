@@ -188,7 +188,7 @@ func GetAlerts(ctx context.Context, args Args) (Forecast, error) { return Foreca
 	// The same set from the patterns in another order: the same bytes.
 	a, err := keelgenIn(filepath.Join(dir, "agents", "oncall"), "-diff", "-out", ".", "../../tools/weather", "../../tools/notes/store")
 	b, err2 := keelgenIn(filepath.Join(dir, "agents", "oncall"), "-diff", "-out", ".", "../../tools/notes/store", "../../tools/weather")
-	if a != b || err == nil || err2 == nil || !strings.Contains(a, "+ get_alerts 1.0 (read): added") {
+	if withoutProgress(a) != withoutProgress(b) || err == nil || err2 == nil || !strings.Contains(a, "+ get_alerts 1.0 (read): added") {
 		t.Fatalf("-diff by pattern order:\n%s\n---\n%s", a, b)
 	}
 
@@ -242,4 +242,16 @@ func TestHandRunKeepsTheSetsFlags(t *testing.T) {
 	if snapshot(t, setDir) != before {
 		t.Fatal("-lint wrote")
 	}
+}
+
+// withoutProgress drops the lines keelgen prints when a stage is slow: a
+// loaded machine prints them for one run and not the next.
+func withoutProgress(out string) string {
+	var kept []string
+	for _, line := range strings.Split(out, "\n") {
+		if !strings.HasPrefix(line, "keelgen: ") || !strings.HasSuffix(line, "...") {
+			kept = append(kept, line)
+		}
+	}
+	return strings.Join(kept, "\n")
 }
