@@ -185,6 +185,8 @@ func (h *handler) call(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Call
 	switch {
 	case r.Code() == runtime.CodeUnknownTool:
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: r.Error.Message}
+	case r.Code() == runtime.CodeRateLimitExceeded:
+		return nil, rateLimited(r.Error.RetryAfterSeconds)
 	case !r.OK:
 		return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: resultjson.Content(r)}}}, nil
 	default:

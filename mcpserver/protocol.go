@@ -2,8 +2,10 @@ package mcpserver
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"log/slog"
+	"strconv"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -28,9 +30,38 @@ func fixedMessage(code int64) string {
 		return "Invalid params."
 	case jsonrpc.CodeInternalError:
 		return "Internal error."
+	case CodeRateLimited:
+		return "Too many calls."
 	default:
 		return "The request failed."
 	}
+}
+
+// CodeRateLimited is the JSON-RPC error of a tools/call over a rate limit
+// (runtime.WithRateLimits), as MCP servers answer it; its data says
+// {"retry_after_seconds": n} when the wait is known. Over HTTP the answer
+// is 429 with Retry-After.
+const CodeRateLimited = -32029
+
+// rateLimited is the error of a call over its rate limit.
+func rateLimited(retryAfterSeconds int) *jsonrpc.Error {
+	e := &jsonrpc.Error{Code: CodeRateLimited, Message: fixedMessage(CodeRateLimited)}
+	if retryAfterSeconds > 0 {
+		e.Data = json.RawMessage(`{"retry_after_seconds":` + strconv.Itoa(retryAfterSeconds) + `}`)
+	}
+	return e
+}
+
+// retryAfter reads the wait from a rate-limited error's data, 0 when it
+// has none.
+func retryAfter(e *jsonrpc.Error) int {
+	var d struct {
+		RetryAfterSeconds int `json:"retry_after_seconds"`
+	}
+	if json.Unmarshal(e.Data, &d) != nil || d.RetryAfterSeconds < 0 {
+		return 0
+	}
+	return d.RetryAfterSeconds
 }
 
 // sanitize replaces the error of a response with its code's fixed text,
@@ -46,6 +77,11 @@ func sanitize(msg jsonrpc.Message, log *slog.Logger) jsonrpc.Message {
 		code = wire.Code
 		if strings.HasPrefix(wire.Message, keelUnknownTool) && wire.Data == nil {
 			return msg
+		}
+		if code == CodeRateLimited { // keel's: its fixed text, and of its data the wait alone
+			out := *resp
+			out.Error = rateLimited(retryAfter(wire))
+			return &out
 		}
 	}
 	log.LogAttrs(context.Background(), slog.LevelInfo, "keel: protocol error; the client gets the fixed text",

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"log/slog"
 	"net/http"
 	"strconv"
@@ -272,9 +273,32 @@ func (p *postWriter) finish() {
 	if status == http.StatusUnauthorized && p.w.Header().Get("WWW-Authenticate") == "" {
 		p.w.Header().Set("WWW-Authenticate", "Bearer")
 	}
+	if status == http.StatusOK && !p.mode.batch {
+		if wait, limited := rateLimitedAnswer(body); limited {
+			status = http.StatusTooManyRequests // the answer stays the JSON-RPC error, for clients that read it
+			if wait > 0 {
+				p.w.Header().Set("Retry-After", strconv.Itoa(wait))
+			}
+		}
+	}
 	p.w.Header().Set("Content-Length", strconv.Itoa(len(body)))
 	p.w.WriteHeader(status)
 	p.w.Write(body)
+}
+
+// rateLimitedAnswer reports whether body is one JSON-RPC error response of
+// CodeRateLimited, and the wait its data says (0 for none).
+func rateLimitedAnswer(body []byte) (int, bool) {
+	if !bytes.Contains(body, []byte(strconv.Itoa(CodeRateLimited))) {
+		return 0, false
+	}
+	msg, err := jsonrpc.DecodeMessage(body)
+	resp, ok := msg.(*jsonrpc.Response)
+	var wire *jsonrpc.Error
+	if err != nil || !ok || !errors.As(resp.Error, &wire) || wire.Code != CodeRateLimited {
+		return 0, false
+	}
+	return retryAfter(wire), true
 }
 
 func isEventStream(h http.Header) bool {

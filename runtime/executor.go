@@ -39,6 +39,7 @@ type Executor struct {
 	// Either makes what a caller sees depend on who it is (Varies).
 	filter ToolFilter
 	scoped bool
+	rates  *RateLimits
 	// verified holds the tools NewExecutor checked; Execute dispatches to no other.
 	verified map[*Tool]struct{}
 	// unknownMessage lists the valid names (bounded); built once.
@@ -218,6 +219,9 @@ func NewExecutor(set ToolSet, opts ...Option) (*Executor, error) {
 		names = append(names, t.info.Name)
 	}
 	sort.Strings(names)
+	if err := e.checkRateTools(); err != nil {
+		return nil, fmt.Errorf("keel: %w", err)
+	}
 	if err := e.verifyLock(set); err != nil {
 		return nil, fmt.Errorf("keel: %w", err)
 	}
@@ -352,6 +356,9 @@ func (e *Executor) execute(ctx context.Context, ec ExecutionContext, call ToolCa
 	}
 	c := newCallRun(e, ctx, call, tool, rec)
 	if len(c.info.Scopes) > 0 && !c.scoped(ec) { // the credentials first: nothing is read for a caller without them
+		return c.result
+	}
+	if e.rates != nil && c.limited(ec) { // then the caller's rate, before any work on its arguments
 		return c.result
 	}
 	args, ok := c.input() // 2. input schema

@@ -24,6 +24,10 @@ const (
 	// declares (scopes=); nothing ran. The message names the scopes to ask
 	// for.
 	CodeInsufficientScope Code = "insufficient_scope"
+	// CodeRateLimitExceeded: the caller is over a rate limit
+	// (WithRateLimits), or the limiter could not decide; nothing ran. The
+	// message says when to try again.
+	CodeRateLimitExceeded Code = "rate_limit_exceeded"
 )
 
 // ExecutorCodes lists the executor's own codes (a copy).
@@ -31,7 +35,7 @@ func ExecutorCodes() []Code { return slices.Clone(executorCodes) }
 
 var executorCodes = []Code{
 	CodeUnknownTool, CodeInvalidArguments, CodeApprovalRequired,
-	CodeToolInternalError, CodeInvalidToolOutput, CodeToolTimeout, CodeToolCancelled, CodeInsufficientScope,
+	CodeToolInternalError, CodeInvalidToolOutput, CodeToolTimeout, CodeToolCancelled, CodeInsufficientScope, CodeRateLimitExceeded,
 }
 
 func isExecutorCode(c Code) bool {
@@ -85,6 +89,9 @@ type ToolError struct {
 	// approval_required, by an executor made WithApprovals, when the policy
 	// sent the call for approval.
 	Approval *ApprovalRequest `json:"approval,omitempty"`
+	// RetryAfterSeconds is when a rate_limit_exceeded call may be tried
+	// again, rounded up; absent when the limiter could not say.
+	RetryAfterSeconds int `json:"retry_after_seconds,omitempty"`
 }
 
 // Detail locates one reason for invalid_arguments, in terms of the public

@@ -1,0 +1,223 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math"
+	"sync"
+	"time"
+
+	"golang.org/x/time/rate"
+)
+
+// RateLimit is a token bucket: Calls per Per on average, and up to Burst
+// at once (default Calls).
+type RateLimit struct {
+	Calls int
+	Per   time.Duration
+	Burst int
+}
+
+func (l RateLimit) check() error {
+	if l.Calls <= 0 || l.Per <= 0 || l.Burst < 0 {
+		return fmt.Errorf("the rate limit %d per %v (burst %d) needs a positive count and period", l.Calls, l.Per, l.Burst)
+	}
+	return nil
+}
+
+func (l RateLimit) burst() int {
+	if l.Burst == 0 {
+		return l.Calls
+	}
+	return l.Burst
+}
+
+// RateLimiter takes one call from the bucket of key under limit: true, or
+// false and how long until the bucket has one again. A limiter that cannot
+// decide (its store is down, full, or slow) returns an error, and the call
+// is refused. NewMemoryRateLimiter is one process's; redisrate's is shared
+// by replicas.
+type RateLimiter interface {
+	Take(ctx context.Context, key string, limit RateLimit) (ok bool, retryAfter time.Duration, err error)
+}
+
+// RateLimits are the executor's limits on how often one caller (tenant and
+// principal) may call: every call of a registered tool counts against
+// PerCaller, and a call of a tool named in PerTool against that limit too.
+type RateLimits struct {
+	Limiter   RateLimiter
+	PerCaller RateLimit
+	PerTool   map[string]RateLimit
+}
+
+// WithRateLimits refuses a call over a caller's limits as
+// rate_limit_exceeded, after its tool and scopes are checked and before
+// its arguments are read, with the time to wait in the message; the audit
+// records it. A nil limiter, a limit of zero calls or period, or a PerTool
+// name the set lacks fails NewExecutor.
+func WithRateLimits(l RateLimits) Option {
+	return func(e *Executor) {
+		if l.Limiter == nil {
+			e.refuse("WithRateLimits", "the limiter is nil")
+			return
+		}
+		if err := l.PerCaller.check(); err != nil {
+			e.refuse("WithRateLimits", "PerCaller: %v", err)
+			return
+		}
+		for name, lim := range l.PerTool {
+			if err := lim.check(); err != nil {
+				e.refuse("WithRateLimits", "PerTool[%q]: %v", name, err)
+				return
+			}
+		}
+		e.rates = &l
+	}
+}
+
+// checkRateTools refuses PerTool names the set lacks: a typo would leave a
+// tool unlimited.
+func (e *Executor) checkRateTools() error {
+	if e.rates == nil {
+		return nil
+	}
+	for name := range e.rates.PerTool {
+		if e.set.Lookup(name) == nil {
+			return fmt.Errorf("WithRateLimits: PerTool names %q, which the tool set lacks", name)
+		}
+	}
+	return nil
+}
+
+// rateKey is the bucket of one caller, or of one caller's calls of a tool;
+// lengths keep two callers' parts from running together alike.
+func rateKey(ec ExecutionContext, tool string) string {
+	return fmt.Sprintf("%d:%s|%d:%s|%s", len(ec.Tenant), ec.Tenant, len(ec.Principal), ec.Principal, tool)
+}
+
+// limited takes the call from its caller's buckets; false when it is over
+// one, or a limiter cannot decide.
+func (c *callRun) limited(ec ExecutionContext) bool {
+	r := c.e.rates
+	wait, err := take(c.ctx, r.Limiter, rateKey(ec, ""), r.PerCaller)
+	if lim, ok := r.PerTool[c.info.Name]; ok && err == nil && wait == 0 {
+		wait, err = take(c.ctx, r.Limiter, rateKey(ec, c.info.Name), lim)
+	}
+	switch {
+	case err != nil:
+		c.log(slog.LevelWarn, "keel: the rate limiter could not decide; the call is refused", slog.Any("error", err))
+		c.fail(CodeRateLimitExceeded, msgRateUnknown)
+		return true
+	case wait > 0:
+		c.log(slog.LevelInfo, "keel: over the rate limit", slog.Duration("retry_after", wait))
+		secs := int(math.Ceil(wait.Seconds()))
+		c.fail(CodeRateLimitExceeded, fmt.Sprintf("Too many calls; try again in %d s.", secs)).Error.RetryAfterSeconds = secs
+		return true
+	}
+	return false
+}
+
+const msgRateUnknown = "Too many calls; try again later."
+
+// take asks the limiter, which may not panic the call through: a panic is
+// an error.
+func take(ctx context.Context, l RateLimiter, key string, lim RateLimit) (wait time.Duration, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("the rate limiter panicked: %v", p)
+		}
+	}()
+	ok, retry, err := l.Take(ctx, key, lim)
+	switch {
+	case err != nil:
+		return 0, err
+	case ok:
+		return 0, nil
+	default:
+		return max(retry, time.Millisecond), nil
+	}
+}
+
+// DefaultRateKeys is how many buckets a MemoryRateLimiter made by
+// NewMemoryRateLimiter holds.
+const DefaultRateKeys = 1 << 20
+
+// ErrRateLimiterFull is a MemoryRateLimiter's answer when it holds its
+// bound of buckets that are not yet full again: it refuses a new caller
+// rather than forget one that is over its limit.
+var ErrRateLimiterFull = errors.New("rate limiter is full of buckets in use")
+
+// MemoryRateLimiter is the RateLimiter of one process: a token bucket
+// (golang.org/x/time/rate) per key. A bucket that has refilled is the same
+// as a new one, so it is dropped when the limiter sweeps, which it does
+// each time it has doubled; its bound counts the buckets still in use.
+type MemoryRateLimiter struct {
+	mu      sync.Mutex
+	max     int
+	buckets map[string]*bucket
+	sweepAt int
+}
+
+type bucket struct {
+	lim   *rate.Limiter
+	limit RateLimit
+	full  time.Time // when it will hold its whole burst again
+}
+
+// NewMemoryRateLimiter returns a limiter bounded by DefaultRateKeys.
+func NewMemoryRateLimiter() *MemoryRateLimiter { return NewMemoryRateLimiterSize(DefaultRateKeys) }
+
+// NewMemoryRateLimiterSize returns a limiter of at most size buckets (at
+// least 1).
+func NewMemoryRateLimiterSize(size int) *MemoryRateLimiter {
+	return &MemoryRateLimiter{max: max(size, 1), buckets: map[string]*bucket{}, sweepAt: 1024}
+}
+
+// Take takes a call from key's bucket.
+func (m *MemoryRateLimiter) Take(_ context.Context, key string, limit RateLimit) (bool, time.Duration, error) {
+	if err := limit.check(); err != nil {
+		return false, 0, err
+	}
+	now := time.Now()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	b, ok := m.buckets[key]
+	if !ok || b.limit != limit {
+		if !ok && len(m.buckets) >= min(m.sweepAt, m.max) {
+			m.sweep(now)
+		}
+		if !ok && len(m.buckets) >= m.max {
+			return false, 0, ErrRateLimiterFull
+		}
+		every := limit.Per / time.Duration(limit.Calls)
+		b = &bucket{lim: rate.NewLimiter(rate.Every(every), limit.burst()), limit: limit}
+		m.buckets[key] = b
+	}
+	r := b.lim.ReserveN(now, 1)
+	if d := r.DelayFrom(now); d > 0 {
+		r.CancelAt(now)
+		return false, d, nil
+	}
+	b.full = now.Add(time.Duration(float64(limit.burst()-int(b.lim.TokensAt(now))) * float64(limit.Per) / float64(limit.Calls)))
+	return true, 0, nil
+}
+
+// sweep drops the buckets that are full again, and sets the next sweep at
+// twice what remains: amortized O(1) a call.
+func (m *MemoryRateLimiter) sweep(now time.Time) {
+	for k, b := range m.buckets {
+		if !now.Before(b.full) {
+			delete(m.buckets, k)
+		}
+	}
+	m.sweepAt = max(2*len(m.buckets), 1024)
+}
+
+// Len is how many buckets the limiter holds.
+func (m *MemoryRateLimiter) Len() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return len(m.buckets)
+}

@@ -1,0 +1,126 @@
+package runtime_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/keelgen/keel/runtime"
+	"github.com/keelgen/keel/runtime/keeltest"
+)
+
+// brokenLimiter cannot decide.
+type brokenLimiter struct{}
+
+func (brokenLimiter) Take(context.Context, string, runtime.RateLimit) (bool, time.Duration, error) {
+	return false, 0, errors.New("store down")
+}
+
+// A caller over its limit is refused as rate_limit_exceeded, with when to
+// try again, before its arguments are read; another caller is not; a
+// tool's own limit holds beside the caller's; a limiter that cannot decide
+// refuses; nothing refused runs, and the audit records each.
+func TestRateLimitsPerCallerAndTool(t *testing.T) {
+	var ran atomic.Int32
+	tool := func(name string) *runtime.Tool {
+		return runtime.NewTool(runtime.ToolInfo{Name: name, Version: "1", Effect: runtime.EffectRead, Description: name,
+			InputSchema: json.RawMessage(`{"type":"object","additionalProperties":false}`), OutputSchema: json.RawMessage(`{"type":"object"}`)},
+			runtime.Handle(func(context.Context, struct{}) (struct{}, error) { ran.Add(1); return struct{}{}, nil }))
+	}
+	set := keeltest.Of(tool("lookup"), tool("export"))
+	var audit strings.Builder
+	exec, err := runtime.NewExecutor(set, runtime.WithLogger(slog.New(slog.DiscardHandler)),
+		runtime.WithObserver(runtime.AuditLog(slog.New(slog.NewJSONHandler(&audit, nil)))),
+		runtime.WithRateLimits(runtime.RateLimits{Limiter: runtime.NewMemoryRateLimiter(),
+			PerCaller: runtime.RateLimit{Calls: 3, Per: time.Hour},
+			PerTool:   map[string]runtime.RateLimit{"export": {Calls: 1, Per: time.Hour}}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	call := func(ec runtime.ExecutionContext, name, args string) runtime.ToolResult {
+		return exec.Execute(ctx, ec, runtime.ToolCall{ID: "c", Name: name, Arguments: json.RawMessage(args)})
+	}
+	ann := runtime.ExecutionContext{Tenant: "acme", Principal: "ann"}
+	bob := runtime.ExecutionContext{Tenant: "acme", Principal: "bob"}
+	if r := call(ann, "export", `{}`); !r.OK {
+		t.Fatalf("ann's first export: %+v", r.Error)
+	}
+	if r := call(ann, "export", `{}`); r.Code() != runtime.CodeRateLimitExceeded || !strings.Contains(r.Error.Message, "try again in 3600 s") {
+		t.Errorf("ann's second export, over the tool's limit: %+v", r.Error)
+	}
+	if r := call(ann, "lookup", `{}`); !r.OK { // the refused export took its token from ann's 3 too
+		t.Errorf("ann's third call, the last of the caller's 3: %+v", r.Error)
+	}
+	if r := call(ann, "lookup", `not json`); r.Code() != runtime.CodeRateLimitExceeded {
+		t.Errorf("over the caller's limit, the arguments were read: %+v", r.Error)
+	}
+	if r := call(bob, "lookup", `{}`); !r.OK {
+		t.Errorf("bob is limited by ann's calls: %+v", r.Error)
+	}
+	if r := call(ann, "no_such_tool", `{}`); r.Code() != runtime.CodeUnknownTool {
+		t.Errorf("an unknown name: %+v", r.Error)
+	}
+	if ran.Load() != 3 {
+		t.Errorf("the handlers ran %d times, want 3", ran.Load())
+	}
+	if n := strings.Count(audit.String(), `"code":"rate_limit_exceeded"`); n != 2 {
+		t.Errorf("%d audit records of rate_limit_exceeded, want 2:\n%s", n, audit.String())
+	}
+
+	broken, err := runtime.NewExecutor(set, runtime.WithLogger(slog.New(slog.DiscardHandler)),
+		runtime.WithRateLimits(runtime.RateLimits{Limiter: brokenLimiter{}, PerCaller: runtime.RateLimit{Calls: 100, Per: time.Second}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := broken.Execute(ctx, ann, runtime.ToolCall{ID: "c", Name: "lookup", Arguments: json.RawMessage(`{}`)}); r.Code() != runtime.CodeRateLimitExceeded || strings.Contains(r.Error.Message, "store down") {
+		t.Errorf("a limiter that cannot decide: %+v", r.Error)
+	}
+
+	for _, bad := range []runtime.RateLimits{
+		{PerCaller: runtime.RateLimit{Calls: 1, Per: time.Second}},
+		{Limiter: runtime.NewMemoryRateLimiter()},
+		{Limiter: runtime.NewMemoryRateLimiter(), PerCaller: runtime.RateLimit{Calls: 1, Per: time.Second}, PerTool: map[string]runtime.RateLimit{"lookup": {}}},
+		{Limiter: runtime.NewMemoryRateLimiter(), PerCaller: runtime.RateLimit{Calls: 1, Per: time.Second}, PerTool: map[string]runtime.RateLimit{"lookpu": {Calls: 1, Per: time.Second}}},
+	} {
+		if _, err := runtime.NewExecutor(set, runtime.WithRateLimits(bad)); err == nil || !strings.Contains(err.Error(), "WithRateLimits") {
+			t.Errorf("%+v: %v", bad, err)
+		}
+	}
+}
+
+// A bucket refills at its rate; buckets that are full again are swept, so
+// the limiter's size follows the callers over their limits, and once it
+// holds its bound of those it refuses a new caller rather than forget one.
+func TestMemoryRateLimiterRefillsAndIsBounded(t *testing.T) {
+	ctx := context.Background()
+	m := runtime.NewMemoryRateLimiterSize(2)
+	fast := runtime.RateLimit{Calls: 1, Per: 50 * time.Millisecond}
+	if ok, _, _ := m.Take(ctx, "a", fast); !ok {
+		t.Fatal("a's first call")
+	}
+	if ok, wait, _ := m.Take(ctx, "a", fast); ok || wait <= 0 || wait > 50*time.Millisecond {
+		t.Fatalf("a's second call: %v, wait %v", ok, wait)
+	}
+	time.Sleep(60 * time.Millisecond)
+	if ok, _, _ := m.Take(ctx, "a", fast); !ok {
+		t.Fatal("a's bucket did not refill")
+	}
+	slow := runtime.RateLimit{Calls: 1, Per: time.Hour}
+	m.Take(ctx, "b", slow)
+	if _, _, err := m.Take(ctx, "c", slow); !errors.Is(err, runtime.ErrRateLimiterFull) {
+		t.Fatalf("a third caller in a limiter of 2 in use: %v", err)
+	}
+	time.Sleep(60 * time.Millisecond) // a is full again: swept for c
+	if ok, _, err := m.Take(ctx, "c", slow); !ok || err != nil {
+		t.Fatalf("c, once a's bucket refilled: %v %v", ok, err)
+	}
+	if m.Len() != 2 {
+		t.Errorf("%d buckets, want 2", m.Len())
+	}
+}
