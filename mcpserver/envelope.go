@@ -91,6 +91,7 @@ type envelopeCheck struct {
 	max      int64
 	log      *slog.Logger
 	inflight *inflight // Stateless only: calls a POST of their own may cancel
+	stepUp   *stepUp   // with a Verifier, for a set with scoped tools
 }
 
 func (c envelopeCheck) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -106,6 +107,9 @@ func (c envelopeCheck) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if int64(len(body)) <= c.max && envelopeDuplicate(body) {
 		c.log.LogAttrs(r.Context(), slog.LevelWarn, "keel: a JSON-RPC envelope names a member twice; refused")
 		http.Error(w, "Bad Request", http.StatusBadRequest)
+		return
+	}
+	if int64(len(body)) <= c.max && c.stepUp != nil && c.stepUp.refused(w, r, body) {
 		return
 	}
 	if int64(len(body)) <= c.max {

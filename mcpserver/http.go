@@ -172,7 +172,11 @@ func HTTPHandler(s *mcp.Server, opts HTTPOptions) (http.Handler, error) {
 	if opts.Stateless && opts.Verifier != nil {
 		calls = &inflight{calls: map[inflightKey][]*context.CancelFunc{}}
 	}
-	h = envelopeCheck{next: h, max: opts.MaxBodyBytes, log: opts.Logger, inflight: calls} // after auth: no body is read for a stranger
+	var up *stepUp
+	if sh, ok := handlerOf(s); ok && opts.Verifier != nil && sh.exec.Varies() {
+		up = &stepUp{h: sh, log: opts.Logger}
+	}
+	h = envelopeCheck{next: h, max: opts.MaxBodyBytes, log: opts.Logger, inflight: calls, stepUp: up} // after auth: no body is read for a stranger
 	if opts.Verifier != nil {
 		h = auth.RequireBearerToken(opaqueVerifier(opts.Verifier, opts.Bearer, opts.Logger), opts.Bearer)(h)
 		h = challenges{next: h, metadataURL: metadataURL}

@@ -80,6 +80,7 @@ func New(exec *runtime.Executor, opts Options) *mcp.Server {
 	}
 	s := mcp.NewServer(&mcp.Implementation{Name: opts.Name, Version: opts.Version}, nil)
 	h := &handler{exec: exec, context: opts.Context, progressEvery: opts.ProgressInterval}
+	register(s, h)
 	for _, t := range exec.ToolSet().Tools() {
 		s.AddTool(Tool(t.Info()), h.call)
 	}

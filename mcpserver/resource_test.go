@@ -178,8 +178,58 @@ func TestToolScopesComeFromTheToken(t *testing.T) {
 		}
 		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "scale"})
 		cs.Close()
-		if err != nil || res.IsError != wantErr || (wantErr && !strings.Contains(res.Content[0].(*mcp.TextContent).Text, `"code":"insufficient_scope"`)) {
+		switch {
+		case wantErr && (err == nil || !strings.Contains(err.Error(), "Forbidden")): // over HTTP, the scope is a 403 to step up by
+			t.Errorf("%s: %v %+v", token, err, res)
+		case !wantErr && (err != nil || res.IsError):
 			t.Errorf("%s: %v %+v", token, err, res)
 		}
+	}
+	// The 403 names the scope to ask for, as RFC 6750 and the MCP spec ask.
+	r := post(t, srv.URL, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"scale","arguments":{}}}`,
+		map[string]string{"Authorization": "Bearer reader", "Mcp-Protocol-Version": "2025-06-18"})
+	if r.status != http.StatusForbidden || r.header.Get("WWW-Authenticate") != `Bearer error="insufficient_scope", scope="ops:write"` {
+		t.Errorf("a call without the tool's scope: %d %q %s", r.status, r.header.Get("WWW-Authenticate"), r.body)
+	}
+}
+
+// The 403 that lets a client step up is only for a tool the caller is
+// offered: one the executor's ToolFilter hides from it answers as an
+// unknown name does, so no status tells hidden from absent; and the refusal
+// is in the audit.
+func TestStepUpOnlyForOfferedTools(t *testing.T) {
+	tool := runtime.NewTool(runtime.ToolInfo{Name: "purge", Version: "1", Effect: runtime.EffectRead, Description: "Purges.", Scopes: []string{"ops:admin"},
+		InputSchema: json.RawMessage(`{"type":"object","additionalProperties":false}`), OutputSchema: json.RawMessage(`{"type":"object"}`)},
+		runtime.Handle(func(context.Context, struct{}) (struct{}, error) { return struct{}{}, nil }))
+	var audit strings.Builder
+	exec, err := runtime.NewExecutor(keeltest.Of(tool), runtime.WithLogger(slog.New(slog.DiscardHandler)),
+		runtime.WithObserver(runtime.AuditLog(slog.New(slog.NewJSONHandler(&audit, nil)))),
+		runtime.WithToolFilter(func(_ context.Context, ec runtime.ExecutionContext, _ runtime.ToolInfo) bool {
+			return ec.Tenant == "paid"
+		}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := mcpserver.New(exec, mcpserver.Options{Context: mcpserver.TokenContext(func(_ context.Context, tok *auth.TokenInfo) runtime.ExecutionContext {
+		return runtime.ExecutionContext{Principal: tok.UserID, Tenant: tok.Extra["tenant"].(string)}
+	})})
+	verifier := func(_ context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
+		return &auth.TokenInfo{UserID: token, Extra: map[string]any{"tenant": token}, Expiration: time.Now().Add(time.Hour)}, nil
+	}
+	srv := serve(t, s, mcpserver.HTTPOptions{Stateless: true, Verifier: verifier})
+	call := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"%s","arguments":{}}}`
+	headers := func(tok string) map[string]string {
+		return map[string]string{"Authorization": "Bearer " + tok, "Mcp-Protocol-Version": "2025-06-18"}
+	}
+	hidden := post(t, srv.URL, strings.ReplaceAll(call, "%s", "purge"), headers("free"))
+	absent := post(t, srv.URL, strings.ReplaceAll(call, "%s", "no_such_tool"), headers("free"))
+	if hidden.status != http.StatusOK || hidden.status != absent.status || hidden.body != absent.body {
+		t.Errorf("a hidden tool %d %s; an absent one %d %s", hidden.status, hidden.body, absent.status, absent.body)
+	}
+	if r := post(t, srv.URL, strings.ReplaceAll(call, "%s", "purge"), headers("paid")); r.status != http.StatusForbidden {
+		t.Errorf("an offered tool without its scope: %d %s", r.status, r.body)
+	}
+	if !strings.Contains(audit.String(), `"tenant":"paid","principal":"paid","arguments_digest":"","decision":"","policy_reason":"","code":"insufficient_scope"`) {
+		t.Errorf("the step-up refusal is not in the audit:\n%s", audit.String())
 	}
 }

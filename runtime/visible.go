@@ -37,13 +37,23 @@ func (e *Executor) Visible(ctx context.Context, ec ExecutionContext, tool *Tool)
 	if tool == nil {
 		return false
 	}
-	if _, ok := e.verified[tool]; !ok {
-		return false
-	}
 	for _, s := range tool.info.Scopes {
 		if !slices.Contains(ec.Scopes, s) {
 			return false
 		}
+	}
+	return e.Offers(ctx, ec, tool)
+}
+
+// Offers reports whether the executor offers tool to ec at all, scopes
+// aside: it verified the tool and the ToolFilter (if any) keeps it. A tool
+// it offers but whose scopes ec lacks is the one a client may step up for.
+func (e *Executor) Offers(ctx context.Context, ec ExecutionContext, tool *Tool) bool {
+	if tool == nil {
+		return false
+	}
+	if _, ok := e.verified[tool]; !ok {
+		return false
 	}
 	return e.filter == nil || e.kept(ctx, ec, tool)
 }

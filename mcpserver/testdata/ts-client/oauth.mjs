@@ -2,7 +2,9 @@
 // server behind an OpenID provider: a 401 names the server's Protected
 // Resource Metadata, which names the provider; the client reads the
 // provider's metadata, gets a token for the server's resource by the client
-// credentials grant (RFC 8707 resource), and calls. One JSON line per step.
+// credentials grant (RFC 8707 resource), and calls; on a 403 naming a scope
+// it lacks, it asks for that scope too and tries again. One JSON line per
+// step.
 //
 //   node oauth.mjs URL CLIENT_ID CLIENT_SECRET ISSUER SCOPE TOOL...
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -16,7 +18,12 @@ await client.connect(new StreamableHTTPClientTransport(new URL(url), { authProvi
 const listed = await client.listTools();
 console.log(JSON.stringify({ step: 'list', tools: listed.tools.map((t) => t.name) }));
 for (const name of tools) {
-  const r = await client.callTool({ name, arguments: {} });
-  console.log(JSON.stringify({ step: 'call', tool: name, isError: r.isError === true, text: r.content[0]?.text ?? '' }));
+  try {
+    const r = await client.callTool({ name, arguments: {} });
+    console.log(JSON.stringify({ step: 'call', tool: name, isError: r.isError === true, text: r.content[0]?.text ?? '' }));
+  } catch (e) {
+    // A 403 the client could not step up past (its provider did not grant the scope).
+    console.log(JSON.stringify({ step: 'call', tool: name, isError: true, error: String(e.message) }));
+  }
 }
 await client.close();
