@@ -217,15 +217,7 @@ func TestListsAreByWhoAsks(t *testing.T) {
 	}})
 	for tenant, want := range map[string]string{"free": "lookup", "paid": "forecast,lookup"} {
 		for transport, cs := range transports(t, s, tenant) {
-			list, err := cs.ListTools(context.Background(), nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var names []string
-			for _, tl := range list.Tools {
-				names = append(names, tl.Name)
-			}
-			if got := strings.Join(names, ","); got != want {
+			if got := listed(t, cs); got != want {
 				t.Errorf("%s over %s lists %s, want %s", tenant, transport, got, want)
 			}
 			_, hiddenErr := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "forecast"})

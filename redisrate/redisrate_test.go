@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
-	"net"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -101,23 +100,8 @@ func TestLimiterThatCannotDecideRefuses(t *testing.T) {
 	if ran.Load() != 1 {
 		t.Errorf("the handler ran %d times, want 1", ran.Load())
 	}
-	// A listener that answers garbage (not Redis) is refused too, not a crash.
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	go func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			c.Write([]byte("*4\r\n:1\r\n:0\r\n$1\r\nx\r\n$1\r\ny\r\n"))
-			c.Close()
-		}
-	}()
-	garbage := replica(t, l.Addr().String(), 500*time.Millisecond, &ran)
+	// A server that answers garbage (not Redis) is refused too, not a crash.
+	garbage := replica(t, redistest.Impostor(t, []byte("*4\r\n:1\r\n:0\r\n$1\r\nx\r\n$1\r\ny\r\n")), 500*time.Millisecond, &ran)
 	if r := garbage.Execute(context.Background(), ann, lookup); r.Code() != runtime.CodeRateLimitExceeded {
 		t.Errorf("a server that answers garbage: %+v", r.Error)
 	}

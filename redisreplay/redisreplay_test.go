@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
-	"net"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -154,21 +153,7 @@ func TestStoreThatCannotDecideDenies(t *testing.T) {
 	}
 
 	// A listener that accepts and never answers.
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	go func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			defer c.Close()
-		}
-	}()
-	silent := replica(t, l.Addr().String(), 200*time.Millisecond)
+	silent := replica(t, redistest.Impostor(t, nil), 200*time.Millisecond)
 	start := time.Now()
 	if r := silent.Execute(context.Background(), ec, write); r.Code() != runtime.CodeApprovalRequired {
 		t.Fatalf("Redis silent: %+v", r)

@@ -104,3 +104,37 @@ func (s *Server) Client() *redis.Client {
 }
 
 func (s *Server) String() string { return fmt.Sprintf("redis-server at %s", s.Addr) }
+
+// Impostor listens on a loopback port as a Redis that is not one: it
+// accepts every connection and writes reply to it, then closes it, or,
+// for a nil reply, holds it open and says nothing. It returns the address;
+// it stops when the test ends.
+func Impostor(t testing.TB, reply []byte) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	go func() {
+		var held []net.Conn
+		defer func() {
+			for _, c := range held {
+				c.Close()
+			}
+		}()
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			if reply == nil {
+				held = append(held, c)
+				continue
+			}
+			c.Write(reply)
+			c.Close()
+		}
+	}()
+	return l.Addr().String()
+}
