@@ -10,11 +10,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/keelgen/keel/generated"
+	"github.com/keelgen/keel/internal/redistest"
 	"github.com/keelgen/keel/mcpserver"
+	"github.com/keelgen/keel/redisrate"
 	"github.com/keelgen/keel/runtime"
 )
 
@@ -69,5 +72,65 @@ func TestRateLimitedCallsAre429(t *testing.T) {
 	if r.status != http.StatusTooManyRequests || r.header.Get("Retry-After") != "3600" || json.Unmarshal([]byte(r.body), &body) != nil ||
 		body.Error.Code != mcpserver.CodeRateLimited || strings.Contains(r.body, "bucket") {
 		t.Errorf("over the limit: %d %v %s", r.status, r.header, r.body)
+	}
+}
+
+// Two HTTP replicas behind one limit: each its own executor and its own
+// client of one real Redis (redisrate). One caller's clients, one on each
+// replica, make 12 calls in turn under a limit of 5 a minute: 5 run, on
+// whichever replica, and the other 7 are 429; another caller is not held.
+func TestReplicasShareARateLimit(t *testing.T) {
+	srv := redistest.Start(t)
+	verifier := func(_ context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
+		return &auth.TokenInfo{UserID: token, Expiration: time.Now().Add(time.Hour)}, nil
+	}
+	replica := func() string {
+		lim, err := redisrate.New(srv.Client(), redisrate.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		exec, err := generated.NewExecutor(runtime.WithLogger(slog.New(slog.DiscardHandler)),
+			runtime.WithRateLimits(runtime.RateLimits{Limiter: lim, PerCaller: runtime.RateLimit{Calls: 5, Per: time.Minute}}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := mcpserver.New(exec, mcpserver.Options{Context: mcpserver.TokenContext(func(_ context.Context, tok *auth.TokenInfo) runtime.ExecutionContext {
+			return runtime.ExecutionContext{Principal: tok.UserID}
+		})})
+		return serve(t, s, mcpserver.HTTPOptions{Stateless: true, Verifier: verifier}).URL
+	}
+	urls := []string{replica(), replica()}
+	connect := func(url, token string) *mcp.ClientSession {
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, nil).Connect(context.Background(),
+			&mcp.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: bearer{token}}}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cs.Close() })
+		return cs
+	}
+	clients := []*mcp.ClientSession{connect(urls[0], "ann"), connect(urls[1], "ann")}
+	args := map[string]any{"incident_id": "INC-001"}
+	ran, limited := 0, 0
+	for i := range 12 {
+		_, err := clients[i%2].CallTool(context.Background(), &mcp.CallToolParams{Name: generated.ToolLookupIncident, Arguments: args})
+		switch {
+		case err == nil:
+			ran++
+		case strings.Contains(err.Error(), "Too Many Requests"):
+			limited++
+		default:
+			t.Fatalf("call %d: %v", i, err)
+		}
+	}
+	if ran != 5 || limited != 7 {
+		t.Errorf("%d ran and %d were limited across the replicas; want 5 and 7", ran, limited)
+	}
+	r := post(t, urls[1], lookupCall, map[string]string{"Authorization": "Bearer ann", "Mcp-Protocol-Version": "2025-06-18"})
+	if r.status != http.StatusTooManyRequests || r.header.Get("Retry-After") == "" {
+		t.Errorf("the 13th call: %d %v", r.status, r.header)
+	}
+	if _, err := connect(urls[1], "bob").CallTool(context.Background(), &mcp.CallToolParams{Name: generated.ToolLookupIncident, Arguments: args}); err != nil {
+		t.Errorf("bob is held by ann's limit: %v", err)
 	}
 }
