@@ -2,16 +2,25 @@ package mcpserver_test
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"html"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/cookiejar"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/auth/extauth"
@@ -230,4 +239,90 @@ func TestListsAreByWhoAsks(t *testing.T) {
 			}
 		}
 	}
+}
+
+// The Go SDK's AuthorizationCodeHandler, as a desktop MCP host uses it,
+// finds its way in by discovery alone: a 401 → the server's metadata → the
+// provider's → the provider's login and consent pages (which the fetcher
+// fills in as a person would: any login, then Continue) → a code on the
+// loopback redirect → a token (PKCE, RFC 8707 resource) → the call runs as
+// the person who logged in; a call of the tool that needs notes:write steps
+// up the same way, through consent again.
+func TestGoAuthorizationCodeClientLogsIn(t *testing.T) {
+	resource, _ := notesServer(t)
+	const redirect = "http://127.0.0.1/callback"
+	logins := 0
+	person := func(ctx context.Context, args *auth.AuthorizationArgs) (*auth.AuthorizationResult, error) {
+		logins++
+		return personAt(ctx, args.URL, redirect, "ann")
+	}
+	h, err := auth.NewAuthorizationCodeHandler(&auth.AuthorizationCodeHandlerConfig{
+		PreregisteredClient:      &oauthex.ClientCredentials{ClientID: "keel-desktop"},
+		RedirectURL:              redirect,
+		AuthorizationCodeFetcher: person,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "desktop", Version: "1"}, nil).Connect(context.Background(),
+		&mcp.StreamableClientTransport{Endpoint: resource, OAuthHandler: h}, nil)
+	if err != nil {
+		t.Fatalf("connect: %v", err)
+	}
+	defer cs.Close()
+	if got := listed(t, cs); got != "read_notes" {
+		t.Errorf("listed %s", got)
+	}
+	read, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "read_notes"})
+	if err != nil || read.IsError || !strings.Contains(textOf(read), `"by":"ann"`) {
+		t.Fatalf("read_notes: %v %s", err, textOf(read))
+	}
+	write, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "write_notes"})
+	if err != nil || write.IsError || !strings.Contains(textOf(write), `"by":"ann"`) {
+		t.Errorf("write_notes after step-up: %v %s", err, textOf(write))
+	}
+	if logins != 2 {
+		t.Errorf("%d trips to the provider's pages, want 2 (the first token, the step-up)", logins)
+	}
+}
+
+// personAt plays the person at the provider's pages: it opens the
+// authorization URL, submits each page's form (the login as login, then
+// the consent) and returns the code the provider redirects to redirect.
+func personAt(ctx context.Context, authURL, redirect, login string) (*auth.AuthorizationResult, error) {
+	jar, _ := cookiejar.New(nil)
+	browser := &http.Client{Jar: jar, Timeout: 10 * time.Second, CheckRedirect: func(req *http.Request, _ []*http.Request) error {
+		if strings.HasPrefix(req.URL.String(), redirect) {
+			return http.ErrUseLastResponse
+		}
+		return nil
+	}}
+	form := regexp.MustCompile(`<form[^>]*action="([^"]+)"`)
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, authURL, nil)
+	resp, err := browser.Do(req)
+	for range 4 { // the login page, the consent page, then the redirect
+		if err != nil {
+			return nil, err
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if loc, err := resp.Location(); err == nil && strings.HasPrefix(loc.String(), redirect) {
+			q := loc.Query()
+			if q.Get("code") == "" {
+				return nil, fmt.Errorf("the provider refused: %s", loc.RawQuery)
+			}
+			return &auth.AuthorizationResult{Code: q.Get("code"), State: q.Get("state"), Iss: q.Get("iss")}, nil
+		}
+		m := form.FindSubmatch(body)
+		if m == nil {
+			return nil, fmt.Errorf("a page without a form (%s): %.300s", resp.Status, body)
+		}
+		action, _ := resp.Request.URL.Parse(html.UnescapeString(string(m[1])))
+		fields := url.Values{"prompt": {"consent"}}
+		if bytes.Contains(body, []byte(`name="login"`)) {
+			fields = url.Values{"prompt": {"login"}, "login": {login}, "password": {"any"}}
+		}
+		resp, err = browser.PostForm(action.String(), fields)
+	}
+	return nil, errors.New("no code after the login and consent pages")
 }

@@ -1,7 +1,7 @@
 // A real OpenID Connect provider on loopback for keel's tests: panva's
 // oidc-provider (OpenID certified), issuing JWT access tokens (RFC 9068)
-// by the client credentials grant, for a resource named by RFC 8707's
-// resource parameter. Its signing key is made at start under the key id
+// by the client credentials grant and the authorization code flow, for a
+// resource named by RFC 8707's resource parameter. Its signing key is made at start under the key id
 // KID, so a restart with another KID on the same PORT is a key rotation.
 //
 //   PORT=0 KID=k1 RESOURCE=http://127.0.0.1:9/mcp node provider.mjs
@@ -30,7 +30,9 @@ const issuer = `http://127.0.0.1:${server.address().port}`;
 // What each client may be granted for a resource, as an identity
 // provider's per-client API permissions: a request for more is granted
 // only these (the Go SDK's handler asks for every scope the server lists).
-const granted = { 'keel-agent': 'notes:read notes:write', 'keel-reader': 'notes:read', 'keel-short': 'notes:read' };
+const granted = {
+  'keel-agent': 'notes:read notes:write', 'keel-reader': 'notes:read', 'keel-short': 'notes:read', 'keel-desktop': 'notes:read notes:write',
+};
 
 const client = (id) => ({
   client_id: id,
@@ -48,11 +50,24 @@ const provider = new Provider(issuer, {
     client('keel-agent'),
     client('keel-reader'),
     client('keel-short'), // its tokens live one second
+    // A public client of the authorization code flow with PKCE, on a
+    // loopback redirect (RFC 8252), as a desktop MCP host is.
+    {
+      client_id: 'keel-desktop',
+      grant_types: ['authorization_code'],
+      response_types: ['code'],
+      redirect_uris: ['http://127.0.0.1/callback'],
+      token_endpoint_auth_method: 'none',
+      id_token_signed_response_alg: 'ES256',
+      scope: 'notes:read notes:write',
+    },
   ],
   jwks: { keys: [jwk] },
   scopes: ['notes:read', 'notes:write'],
   features: {
-    devInteractions: { enabled: false },
+    // The development login and consent pages: any login, any password; a
+    // test fills them in as a person would.
+    devInteractions: { enabled: true },
     clientCredentials: { enabled: true },
     resourceIndicators: {
       enabled: true,
