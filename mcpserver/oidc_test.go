@@ -326,3 +326,30 @@ func personAt(ctx context.Context, authURL, redirect, login string) (*auth.Autho
 	}
 	return nil, errors.New("no code after the login and consent pages")
 }
+
+// The official TypeScript client as a desktop host: the authorization code
+// flow (PKCE, a pre-registered public client, a loopback redirect) through
+// the provider's login and consent pages, by discovery alone; the token
+// carries the person's login, and its list and calls are its scope's.
+func TestTypeScriptAuthorizationCodeClientLogsIn(t *testing.T) {
+	dir := filepath.Join(testmod.Root(t), "mcpserver", "testdata", "ts-client")
+	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@modelcontextprotocol", "sdk")); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("the TypeScript client is not installed (.ci/run runs npm ci in %s): %v", dir, err)
+		}
+		t.Skipf("the TypeScript client is not installed: run npm ci in %s", dir)
+	}
+	resource, _ := notesServer(t)
+	cmd := exec.Command("node", "oauth-code.mjs", resource, "ann", "read_notes")
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("the TypeScript client: %v\n%s", err, out)
+	}
+	want := `{"step":"login"}
+{"step":"list","tools":["read_notes"]}
+{"step":"call","tool":"read_notes","isError":false,"text":"{\"by\":\"ann\"}"}`
+	if strings.TrimSpace(string(out)) != want {
+		t.Errorf("the TypeScript client's steps:\n%s\nwant\n%s", out, want)
+	}
+}
