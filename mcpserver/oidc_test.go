@@ -146,13 +146,7 @@ func listed(t *testing.T, cs *mcp.ClientSession) string {
 // its configured scope on every token request, so the agent is configured
 // with both scopes from the start.
 func TestTypeScriptClientDiscoversTheProvider(t *testing.T) {
-	dir := filepath.Join(testmod.Root(t), "mcpserver", "testdata", "ts-client")
-	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@modelcontextprotocol", "sdk")); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("the TypeScript client is not installed (.ci/run runs npm ci in %s): %v", dir, err)
-		}
-		t.Skipf("the TypeScript client is not installed: run npm ci in %s", dir)
-	}
+	dir := tsClientDir(t)
 	resource, p := notesServer(t)
 	for client, writes := range map[string]bool{oidctest.Reader: false, oidctest.Agent: true} {
 		scope, want := "notes:read", "read_notes"
@@ -332,13 +326,7 @@ func personAt(ctx context.Context, authURL, redirect, login string) (*auth.Autho
 // the provider's login and consent pages, by discovery alone; the token
 // carries the person's login, and its list and calls are its scope's.
 func TestTypeScriptAuthorizationCodeClientLogsIn(t *testing.T) {
-	dir := filepath.Join(testmod.Root(t), "mcpserver", "testdata", "ts-client")
-	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@modelcontextprotocol", "sdk")); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("the TypeScript client is not installed (.ci/run runs npm ci in %s): %v", dir, err)
-		}
-		t.Skipf("the TypeScript client is not installed: run npm ci in %s", dir)
-	}
+	dir := tsClientDir(t)
 	resource, _ := notesServer(t)
 	cmd := exec.Command("node", "oauth-code.mjs", resource, "ann", "read_notes")
 	cmd.Dir = dir
@@ -352,4 +340,18 @@ func TestTypeScriptAuthorizationCodeClientLogsIn(t *testing.T) {
 	if strings.TrimSpace(string(out)) != want {
 		t.Errorf("the TypeScript client's steps:\n%s\nwant\n%s", out, want)
 	}
+}
+
+// tsClientDir is where the official TypeScript client is installed; a test
+// without it is skipped, except in CI, where .ci/run installs it.
+func tsClientDir(t *testing.T) string {
+	t.Helper()
+	dir := filepath.Join(testmod.Root(t), "mcpserver", "testdata", "ts-client")
+	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@modelcontextprotocol", "sdk")); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("the TypeScript client is not installed (.ci/run runs npm ci in %s): %v", dir, err)
+		}
+		t.Skipf("the TypeScript client is not installed: run npm ci in %s", dir)
+	}
+	return dir
 }
