@@ -3,13 +3,14 @@ package mcpserver
 import (
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"net/url"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
+
+	"github.com/keelgen/keel/internal/weburl"
 )
 
 // wellKnownPath is where RFC 9728 puts a protected resource's metadata,
@@ -24,7 +25,7 @@ func resourceMetadata(md *oauthex.ProtectedResourceMetadata) (metadataURL string
 	if err != nil || !u.IsAbs() || u.Host == "" || u.Fragment != "" || u.RawQuery != "" {
 		return "", fmt.Errorf("ResourceMetadata.Resource %q is not an absolute URL without a query or fragment (RFC 9728, 2)", md.Resource)
 	}
-	if u.Scheme != "https" && !(u.Scheme == "http" && loopback(u.Hostname())) {
+	if !weburl.Secure(u) {
 		return "", fmt.Errorf("ResourceMetadata.Resource %q is not https (http only on loopback, for tests)", md.Resource)
 	}
 	if len(md.AuthorizationServers) == 0 {
@@ -32,17 +33,12 @@ func resourceMetadata(md *oauthex.ProtectedResourceMetadata) (metadataURL string
 	}
 	for _, as := range md.AuthorizationServers {
 		a, err := url.Parse(as)
-		if err != nil || !a.IsAbs() || (a.Scheme != "https" && !(a.Scheme == "http" && loopback(a.Hostname()))) {
+		if err != nil || !a.IsAbs() || !weburl.Secure(a) {
 			return "", fmt.Errorf("ResourceMetadata.AuthorizationServers: %q is not an https URL (http only on loopback)", as)
 		}
 	}
 	path := strings.TrimSuffix(u.EscapedPath(), "/")
 	return (&url.URL{Scheme: u.Scheme, Host: u.Host, Path: wellKnownPath + path}).String(), nil
-}
-
-func loopback(host string) bool {
-	ip := net.ParseIP(host)
-	return host == "localhost" || ip != nil && ip.IsLoopback()
 }
 
 // metadataRoute answers GET of the metadata's path (and, for a resource

@@ -1,6 +1,7 @@
 package mcpserver
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -51,6 +52,9 @@ type stepUp struct {
 
 // refused reports whether it answered the POST of body.
 func (s stepUp) refused(w http.ResponseWriter, r *http.Request, body []byte) bool {
+	if !bytes.Contains(body, []byte(`"tools/call"`)) { // most POSTs are not calls: no parse
+		return false
+	}
 	var msg struct {
 		Method string `json:"method"`
 		Params struct {

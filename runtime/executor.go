@@ -225,15 +225,7 @@ func NewExecutor(set ToolSet, opts ...Option) (*Executor, error) {
 	if err := e.verifyLock(set); err != nil {
 		return nil, fmt.Errorf("keel: %w", err)
 	}
-	e.unknownMessage = msgUnknownTool
-	if len(names) > 0 {
-		more := ""
-		if len(names) > maxListedTools {
-			more = fmt.Sprintf(" and %d more", len(names)-maxListedTools)
-			names = names[:maxListedTools]
-		}
-		e.unknownMessage += " Available tools: " + strings.Join(names, ", ") + more + "."
-	}
+	e.unknownMessage = unknownMessage(names)
 	return e, nil
 }
 

@@ -97,23 +97,24 @@ func (e *Executor) unknownMessageFor(ctx context.Context, ec ExecutionContext) s
 		return e.unknownMessage
 	}
 	var names []string
-	more := 0
 	for _, t := range e.set.Tools() {
 		if e.Visible(ctx, ec, t) {
-			if len(names) < maxListedTools {
-				names = append(names, t.info.Name)
-			} else {
-				more++
-			}
+			names = append(names, t.info.Name)
 		}
 	}
-	msg := msgUnknownTool
-	if len(names) > 0 {
-		msg += " Available tools: " + strings.Join(names, ", ")
-		if more > 0 {
-			msg += fmt.Sprintf(" and %d more", more)
-		}
-		msg += "."
+	return unknownMessage(names)
+}
+
+// unknownMessage is the unknown_tool message naming the sorted names a
+// caller may call: the first maxListedTools of them, and how many more.
+func unknownMessage(names []string) string {
+	if len(names) == 0 {
+		return msgUnknownTool
 	}
-	return msg
+	more := ""
+	if len(names) > maxListedTools {
+		more = fmt.Sprintf(" and %d more", len(names)-maxListedTools)
+		names = names[:maxListedTools]
+	}
+	return msgUnknownTool + " Available tools: " + strings.Join(names, ", ") + more + "."
 }

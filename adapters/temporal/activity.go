@@ -61,7 +61,8 @@ func (a *executorActivity) execute(ctx context.Context, req Request) (runtime.To
 	ec.Attempt = &runtime.Attempt{Engine: Engine, WorkflowID: info.WorkflowExecution.ID, RunID: info.WorkflowExecution.RunID,
 		ActivityID: info.ActivityID, Number: int(info.Attempt)}
 
-	beat := newHeartbeater(ctx, a.version(req.Call.Name), info.HeartbeatTimeout)
+	version := a.version(req.Call.Name)
+	beat := newHeartbeater(ctx, version, info.HeartbeatTimeout)
 	defer beat.stop()
 	ctx, stopProgress := runtime.WithProgress(ctx, beat.progress)
 	r := a.exec.Execute(ctx, ec, req.Call)
@@ -77,7 +78,7 @@ func (a *executorActivity) execute(ctx context.Context, req Request) (runtime.To
 	if size := resultSize(r); size > a.maxResult {
 		activity.GetLogger(ctx).Error("keel: the result is too large for a Temporal payload; refused",
 			"call_id", req.Call.ID, "tool", r.ToolName, "bytes", size, "limit", a.maxResult)
-		return runtime.Ended(req.Call, a.version(req.Call.Name), runtime.CodeInvalidToolOutput), nil
+		return runtime.Ended(req.Call, version, runtime.CodeInvalidToolOutput), nil
 	}
 	return r, nil
 }
@@ -85,8 +86,12 @@ func (a *executorActivity) execute(ctx context.Context, req Request) (runtime.To
 // version is the version of the tool a name selects, "" for none: what
 // Temporal can tell of the call if its worker is lost.
 func (a *executorActivity) version(name string) string {
-	if t := a.exec.ToolSet().Lookup(name); t != nil && t.Info().Name == name {
-		return t.Info().Version
+	t := a.exec.ToolSet().Lookup(name)
+	if t == nil {
+		return ""
+	}
+	if info := t.Info(); info.Name == name {
+		return info.Version
 	}
 	return ""
 }

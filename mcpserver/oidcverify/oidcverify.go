@@ -13,7 +13,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"net/url"
 	"slices"
@@ -22,6 +21,8 @@ import (
 
 	"github.com/coreos/go-oidc/v3/oidc"
 	"github.com/modelcontextprotocol/go-sdk/auth"
+
+	"github.com/keelgen/keel/internal/weburl"
 )
 
 // Options configure a verifier. Issuer and Resource are required.
@@ -166,15 +167,10 @@ func checkURL(what, s string) error {
 	if err != nil || !u.IsAbs() || u.Host == "" {
 		return fmt.Errorf("%s %q is not an absolute URL", what, s)
 	}
-	if u.Scheme != "https" && !(u.Scheme == "http" && loopback(u.Hostname())) {
+	if !weburl.Secure(u) {
 		return fmt.Errorf("%s %q is not https (http only on loopback, for tests)", what, s)
 	}
 	return nil
-}
-
-func loopback(host string) bool {
-	ip := net.ParseIP(host)
-	return host == "localhost" || ip != nil && ip.IsLoopback()
 }
 
 // verify checks one token and reads its principal and scopes.
