@@ -326,3 +326,31 @@ func Weekday(ctx context.Context, at time.Time) (Booking, error) { return Bookin
 		t.Errorf("lint warnings:\n%s\nwant:\n%s", strings.Join(warnings, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// A module that builds a reflector older than v0.14 (a replace, as a
+// Genkit module needs) is refused, with why and what to do: v0.13 would
+// make omitzero fields required, schemas unlike the reviewed ones.
+func TestOldReflectorRefused(t *testing.T) {
+	t.Parallel()
+	dir := testmod.New(t, map[string]string{"h/h.go": `package h
+
+import "context"
+
+// Args are optional.
+type Args struct {
+	Limit int ` + "`json:\"limit,omitzero\"`" + `
+}
+
+// List lists.
+//
+//keel:tool name=list version=1.0 effect=read
+func List(ctx context.Context, args Args) (struct{}, error) { return struct{}{}, nil }
+`})
+	testmod.MustGo(t, dir, "mod", "edit", "-replace=github.com/invopop/jsonschema=github.com/invopop/jsonschema@v0.13.0")
+	testmod.MustGo(t, dir, "mod", "tidy")
+	_, err := gen.Generate(gen.Config{Dir: dir, Patterns: []string{"./h"}, OutDir: "out"})
+	if err == nil || !strings.Contains(err.Error(), "keelgen needs github.com/invopop/jsonschema v0.14.0 or later") ||
+		strings.Contains(err.Error(), "go get") {
+		t.Fatalf("Generate under a v0.13 replace: %v", err)
+	}
+}

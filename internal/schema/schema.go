@@ -165,6 +165,13 @@ func program(pkg *model.Package) ([]byte, error) {
 	f.Comment("comments are the doc comments of the handler package's types and fields.")
 	f.Var().Id("comments").Op("=").Map(jen.String()).String().Values(comments)
 	f.Func().Id("main").Params().Block(
+		// A reflector older than v0.14 requires omitzero fields: the
+		// schemas would silently differ from the reviewed ones.
+		jen.If(jen.Len(jen.Parens(jen.Op("&").Qual(reflectorPkg, "Reflector").Values()).Dot("Reflect").Call(
+			jen.Op("&").Struct(jen.Id("A").Int().Tag(map[string]string{"json": "a,omitzero"})).Values()).Dot("Required")).Op(">").Lit(0)).Block(
+			jen.Qual("fmt", "Fprintln").Call(jen.Qual("os", "Stderr"), jen.Lit(reflectorTooOld)),
+			jen.Qual("os", "Exit").Call(jen.Lit(1)),
+		),
 		jen.Id("r").Op(":=").Op("&").Qual(reflectorPkg, "Reflector").Values(jen.Dict{
 			jen.Id("DoNotReference"): jen.True(), // inline every type
 			jen.Id("Anonymous"):      jen.True(), // no $id derived from the package path
@@ -325,8 +332,10 @@ func enumHelpers(f *jen.File, declared model.TextTypes) {
 			jen.If(jen.Len(jen.Id("s").Dot("Extras")).Op("==").Lit(0)).Block(jen.Id("s").Dot("Extras").Op("=").Nil()),
 			jen.If(jen.Len(jen.Id("s").Dot("Enum")).Op("==").Lit(0)).Block(jen.Id("s").Dot("Enum").Op("=").Id("v").Assert(jen.Index().Any())),
 		),
+		// Oldest and Next, not FromOldest: invopop v0.13's ordered map
+		// (wk8) has only these, and Genkit's dependencies need v0.13.
 		jen.If(jen.Id("s").Dot("Properties").Op("!=").Nil()).Block(
-			jen.For(jen.List(jen.Id("_"), jen.Id("p")).Op(":=").Range().Id("s").Dot("Properties").Dot("FromOldest").Call()).Block(jen.Id("applyEnums").Call(jen.Id("p"))),
+			jen.For(jen.Id("p").Op(":=").Id("s").Dot("Properties").Dot("Oldest").Call(), jen.Id("p").Op("!=").Nil(), jen.Id("p").Op("=").Id("p").Dot("Next").Call()).Block(jen.Id("applyEnums").Call(jen.Id("p").Dot("Value"))),
 		),
 		jen.For(jen.List(jen.Id("_"), jen.Id("sub")).Op(":=").Range().Add(jen.Index().Add(schema)).Values(jen.Id("s").Dot("Items"), jen.Id("s").Dot("AdditionalProperties"), jen.Id("s").Dot("Not"))).Block(jen.Id("applyEnums").Call(jen.Id("sub"))),
 		jen.For(jen.List(jen.Id("_"), jen.Id("list")).Op(":=").Range().Index().Index().Add(schema).Values(jen.Id("s").Dot("AllOf"), jen.Id("s").Dot("AnyOf"), jen.Id("s").Dot("OneOf"), jen.Id("s").Dot("PrefixItems"))).Block(
@@ -384,11 +393,19 @@ func run(dir string, src []byte) ([]byte, error) {
 // advice in that case ("go mod tidy") changes nothing when nothing the
 // module builds imports the reflector.
 func moduleHint(msg string) string {
+	if strings.Contains(msg, reflectorTooOld) {
+		return ""
+	}
 	if !strings.Contains(msg, reflectorPkg) && !strings.Contains(msg, "updates to go.mod needed") {
 		return ""
 	}
 	return fmt.Sprintf("\nkeelgen: the module must require %s (and its go.sum lines); run:\n\tgo get %s@%s", reflectorPkg, reflectorPkg, reflectorVersion())
 }
+
+// reflectorTooOld is what the program says when the module builds a
+// reflector that makes omitzero fields required.
+const reflectorTooOld = "keelgen needs " + reflectorPkg + " v0.14.0 or later, which leaves omitzero fields optional; " +
+	"this module builds an older one (is there a replace in go.mod?). Run keelgen in a module that selects v0.14.0 or later."
 
 // reflectorVersion is the version of the reflector keelgen was built with.
 func reflectorVersion() string {
