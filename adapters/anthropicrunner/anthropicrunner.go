@@ -17,9 +17,10 @@
 // The runner answers a tool it does not know itself ("Error: Tool 'x' not
 // found"), before keel sees the call, and hands a tool no tool_use id: keel
 // gives each call its own id (runner-...), which its result and the audit
-// log carry. A write the policy sends for approval comes back as
-// approval_required with the request to approve; the runner cannot present
-// a grant, so run writes through your own loop when they need one.
+// log carry. The runner cannot stop for a person, so a write the policy
+// sends for approval waits while Options.Approve asks one, and runs with the
+// grant it returns; without Approve it comes back as approval_required with
+// the request to approve.
 package anthropicrunner
 
 import (
@@ -32,6 +33,7 @@ import (
 
 	sdk "github.com/anthropics/anthropic-sdk-go/v2"
 
+	"github.com/keelgen/keel/internal/approvecall"
 	"github.com/keelgen/keel/provider/anthropic"
 	"github.com/keelgen/keel/runtime"
 )
@@ -45,6 +47,10 @@ type Options struct {
 	Context func(context.Context) runtime.ExecutionContext
 	// Anthropic choose the definitions' form (strict, and which tools first).
 	Anthropic anthropic.Options
+	// Approve asks a person, while the call waits, to approve a call the
+	// policy sent for approval, and returns the grant (runtime.IssueGrant)
+	// that runs it once; "" or an error leaves it refused. Nil never asks.
+	Approve func(ctx context.Context, req runtime.ApprovalRequest) (grant string, err error)
 }
 
 // Tools returns exec's tools as the runner's tools, in the set's order.
@@ -68,7 +74,7 @@ func Tools(exec *runtime.Executor, opts Options) ([]sdk.BetaTool, error) {
 		if err := json.Unmarshal(d.InputSchema, &schema); err != nil {
 			return nil, fmt.Errorf("anthropicrunner: tool %s: %w", d.Name, err)
 		}
-		out = append(out, &tool{def: d, schema: schema, exec: exec, context: opts.Context})
+		out = append(out, &tool{def: d, schema: schema, exec: exec, context: opts.Context, approve: opts.Approve})
 	}
 	return out, nil
 }
@@ -79,6 +85,7 @@ type tool struct {
 	schema  sdk.BetaToolInputSchemaParam
 	exec    *runtime.Executor
 	context func(context.Context) runtime.ExecutionContext
+	approve approvecall.Approver
 }
 
 func (t *tool) Name() string                              { return t.def.Name }
@@ -90,7 +97,7 @@ func (t *tool) InputSchema() sdk.BetaToolInputSchemaParam { return t.schema }
 // them; a failed one is an error whose text is keel's result JSON, stable
 // code included, which the runner sends as an is_error tool_result.
 func (t *tool) Execute(ctx context.Context, input json.RawMessage) ([]sdk.BetaToolResultBlockParamContentUnion, error) {
-	r := t.exec.Execute(ctx, t.context(ctx), runtime.ToolCall{ID: callID(), Name: t.def.Name, Arguments: input})
+	r := approvecall.Run(ctx, t.exec, t.context(ctx), runtime.ToolCall{ID: callID(), Name: t.def.Name, Arguments: input}, t.approve)
 	block := anthropic.Result(r)
 	if !r.OK {
 		return nil, resultError{block.Content[0].Text}

@@ -10,6 +10,11 @@
 // code, returned as the tool's output and never as an error: an eino graph
 // stops on a tool's error. The call id is the tool call's (compose's
 // GetToolCallID), so a grant and the audit log name the call the model made.
+//
+// A write the policy sends for approval is an eino interrupt whose info is
+// the runtime.ApprovalRequest: a graph compiled with a checkpoint store
+// stops there, Approvals reads what to approve from its error, and Resume
+// runs it again with the grants.
 package eino
 
 import (
@@ -50,7 +55,7 @@ func Tools(exec *runtime.Executor, opts Options) ([]tool.BaseTool, error) {
 			return nil, fmt.Errorf("eino: tool %s: %w", m.Name, err)
 		}
 		info := &schema.ToolInfo{Name: m.Name, Desc: m.DescriptionForModel(), ParamsOneOf: schema.NewParamsOneOfByJSONSchema(&s)}
-		out = append(out, &invokable{info: info, run: runner(exec, opts)})
+		out = append(out, &invokable{info: info, exec: exec, opts: opts})
 	}
 	return out, nil
 }
@@ -80,26 +85,99 @@ func withDefaults(opts Options) Options {
 // runner runs one call and returns keel's result JSON.
 func runner(exec *runtime.Executor, opts Options) func(ctx context.Context, name, arguments string) string {
 	return func(ctx context.Context, name, arguments string) string {
-		id := compose.GetToolCallID(ctx)
-		if id == "" {
-			id = newCallID()
-		}
-		r := exec.Execute(ctx, opts.Context(ctx), runtime.ToolCall{ID: id, Name: name, Arguments: json.RawMessage(arguments)})
-		return resultjson.Text(r, func(runtime.Content) string { return "an eino tool message carries text only" })
+		return text(run(ctx, exec, opts, "", name, arguments, ""))
 	}
+}
+
+// run runs one call, by id (the tool call's when ""), presenting grant
+// when it is not "".
+func run(ctx context.Context, exec *runtime.Executor, opts Options, id, name, arguments, grant string) runtime.ToolResult {
+	if id == "" {
+		id = compose.GetToolCallID(ctx)
+	}
+	if id == "" {
+		id = newCallID()
+	}
+	ec := opts.Context(ctx)
+	if grant != "" {
+		ec.Grant = grant
+	}
+	return exec.Execute(ctx, ec, runtime.ToolCall{ID: id, Name: name, Arguments: json.RawMessage(arguments)})
+}
+
+func text(r runtime.ToolResult) string {
+	return resultjson.Text(r, func(runtime.Content) string { return "an eino tool message carries text only" })
+}
+
+// interrupted is what a tool keeps across its approval interrupt.
+type interrupted struct {
+	Approval runtime.ApprovalRequest
+}
+
+func init() {
+	schema.RegisterName[*interrupted]("keel_eino_interrupted")
+	schema.RegisterName[runtime.ApprovalRequest]("keel_approval_request")
+}
+
+// Approval is one call an interrupted graph waits on: the interrupt to
+// resume, and the call a person must approve.
+type Approval struct {
+	InterruptID string
+	Request     runtime.ApprovalRequest
+}
+
+// Approvals are the approvals an eino run's error waits on; none when err
+// is not an interrupt of keel's.
+func Approvals(err error) []Approval {
+	info, ok := compose.ExtractInterruptInfo(err)
+	if !ok {
+		return nil
+	}
+	var out []Approval
+	for _, c := range info.InterruptContexts {
+		if req, ok := c.Info.(runtime.ApprovalRequest); ok && c.IsRootCause {
+			out = append(out, Approval{InterruptID: c.ID, Request: req})
+		}
+	}
+	return out
+}
+
+// Resume is ctx for running an interrupted graph again (with the same
+// checkpoint id): each interrupt in grants runs its call once more, by the
+// same call id, presenting the grant (from runtime.IssueGrant). An
+// interrupt given "" is refused: the model reads approval_required.
+func Resume(ctx context.Context, grants map[string]string) context.Context {
+	data := make(map[string]any, len(grants))
+	for id, g := range grants {
+		data[id] = g
+	}
+	return compose.BatchResumeWithData(ctx, data)
 }
 
 type invokable struct {
 	info *schema.ToolInfo
-	run  func(ctx context.Context, name, arguments string) string
+	exec *runtime.Executor
+	opts Options
 }
 
 func (t *invokable) Info(context.Context) (*schema.ToolInfo, error) { return t.info, nil }
 
 // InvokableRun runs the call; its output is keel's result JSON, whatever
-// the outcome.
+// the outcome, but for a call that waits on approval, which interrupts.
 func (t *invokable) InvokableRun(ctx context.Context, arguments string, _ ...tool.Option) (string, error) {
-	return t.run(ctx, t.info.Name, arguments), nil
+	was, _, state := tool.GetInterruptState[*interrupted](ctx)
+	if !was || state == nil {
+		r := run(ctx, t.exec, t.opts, "", t.info.Name, arguments, "")
+		if r.Code() == runtime.CodeApprovalRequired && r.Error.Approval != nil {
+			return "", tool.StatefulInterrupt(ctx, *r.Error.Approval, &interrupted{Approval: *r.Error.Approval})
+		}
+		return text(r), nil
+	}
+	target, _, grant := tool.GetResumeContext[string](ctx)
+	if !target { // another interrupt is being resumed; this one keeps waiting
+		return "", tool.StatefulInterrupt(ctx, state.Approval, state)
+	}
+	return text(run(ctx, t.exec, t.opts, state.Approval.CallID, t.info.Name, arguments, grant)), nil
 }
 
 func newCallID() string {

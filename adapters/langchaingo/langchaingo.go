@@ -10,7 +10,9 @@
 // observation, never as an error: an agent executor stops the whole run on
 // a tool's error. langchaingo's agent executor matches a tool's name without
 // regard to case before keel sees the call; keel runs the tool it matched,
-// under its registered name.
+// under its registered name. An agent cannot stop for a person, so a write
+// the policy sends for approval waits while Options.Approve asks one, and
+// runs with the grant it returns.
 package langchaingo
 
 import (
@@ -23,6 +25,7 @@ import (
 	"github.com/tmc/langchaingo/llms"
 	"github.com/tmc/langchaingo/tools"
 
+	"github.com/keelgen/keel/internal/approvecall"
 	"github.com/keelgen/keel/internal/resultjson"
 	"github.com/keelgen/keel/runtime"
 )
@@ -33,6 +36,10 @@ type Options struct {
 	// context, never from the model; nil gives the zero ExecutionContext,
 	// under which the default policy refuses every write.
 	Context func(context.Context) runtime.ExecutionContext
+	// Approve asks a person, while the call waits, to approve a call the
+	// policy sent for approval, and returns the grant (runtime.IssueGrant)
+	// that runs it once; "" or an error leaves it refused. Nil never asks.
+	Approve func(ctx context.Context, req runtime.ApprovalRequest) (grant string, err error)
 }
 
 // Tools returns exec's tools as agent tools, in the set's order. Each
@@ -47,7 +54,7 @@ func Tools(exec *runtime.Executor, opts Options) ([]tools.Tool, error) {
 	}
 	var out []tools.Tool
 	for _, m := range runtime.ModelTools(exec.ToolSet()) {
-		out = append(out, &tool{model: m, exec: exec, context: opts.Context})
+		out = append(out, &tool{model: m, exec: exec, context: opts.Context, approve: opts.Approve})
 	}
 	return out, nil
 }
@@ -56,6 +63,7 @@ type tool struct {
 	model   runtime.ModelTool
 	exec    *runtime.Executor
 	context func(context.Context) runtime.ExecutionContext
+	approve approvecall.Approver
 }
 
 func (t *tool) Name() string { return t.model.Name }
@@ -67,7 +75,7 @@ func (t *tool) Description() string {
 // Call runs input, the model's JSON arguments, through the executor and
 // returns keel's result JSON, whatever the outcome.
 func (t *tool) Call(ctx context.Context, input string) (string, error) {
-	r := t.exec.Execute(ctx, t.context(ctx), runtime.ToolCall{ID: callID(), Name: t.model.Name, Arguments: json.RawMessage(input)})
+	r := approvecall.Run(ctx, t.exec, t.context(ctx), runtime.ToolCall{ID: callID(), Name: t.model.Name, Arguments: json.RawMessage(input)}, t.approve)
 	return text(r), nil
 }
 

@@ -1,0 +1,141 @@
+package eino_test
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+
+	"github.com/cloudwego/eino/components/model"
+	"github.com/cloudwego/eino/compose"
+	"github.com/cloudwego/eino/flow/agent/react"
+	"github.com/cloudwego/eino/schema"
+
+	keeleino "github.com/keelgen/keel/adapters/eino"
+	"github.com/keelgen/keel/internal/frameworktest"
+	"github.com/keelgen/keel/runtime"
+)
+
+// scripted is a tool-calling chat model that asks for the steps' calls in
+// its first turn and records, in its second, the tool messages it reads.
+type scripted struct {
+	steps []frameworktest.Step
+
+	mu   sync.Mutex
+	read map[string]string // tool call id → the tool message's content
+}
+
+func (s *scripted) Generate(_ context.Context, in []*schema.Message, _ ...model.Option) (*schema.Message, error) {
+	if in[len(in)-1].Role != schema.Tool {
+		var calls []schema.ToolCall
+		for i, st := range s.steps {
+			calls = append(calls, schema.ToolCall{ID: fmt.Sprint("call_", i), Type: "function",
+				Function: schema.FunctionCall{Name: st.Tool, Arguments: st.Arguments}})
+		}
+		return &schema.Message{Role: schema.Assistant, ToolCalls: calls}, nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, m := range in {
+		if m.Role == schema.Tool {
+			s.read[m.ToolCallID] = m.Content
+		}
+	}
+	return &schema.Message{Role: schema.Assistant, Content: "done"}, nil
+}
+
+func (s *scripted) Stream(ctx context.Context, in []*schema.Message, opts ...model.Option) (*schema.StreamReader[*schema.Message], error) {
+	m, err := s.Generate(ctx, in, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return schema.StreamReaderFromArray([]*schema.Message{m}), nil
+}
+
+func (s *scripted) WithTools([]*schema.ToolInfo) (model.ToolCallingChatModel, error) { return s, nil }
+
+type checkpoints struct {
+	mu sync.Mutex
+	m  map[string][]byte
+}
+
+func (c *checkpoints) Get(_ context.Context, id string) ([]byte, bool, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	b, ok := c.m[id]
+	return b, ok, nil
+}
+
+func (c *checkpoints) Set(_ context.Context, id string, b []byte) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.m[id] = b
+	return nil
+}
+
+// An eino ReAct agent, in a graph compiled with a checkpoint store, runs
+// the model's six calls through keel: each tool message is keel's result
+// with its stable code, an unknown name included; the write the policy
+// sends for approval interrupts the graph, and resuming it with a person's
+// grant runs the write once; no handler runs that must not.
+func TestReActAgentRunsKeelTools(t *testing.T) {
+	ctx := context.Background()
+	fx, err := frameworktest.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := keeleino.NodeConfig(fx.Exec, keeleino.Options{Context: fx.Context})
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps := frameworktest.Steps()
+	chat := &scripted{steps: steps, read: map[string]string{}}
+	agent, err := react.NewAgent(ctx, &react.AgentConfig{ToolCallingModel: chat, ToolsConfig: *cfg, MaxStep: 6})
+	if err != nil {
+		t.Fatal(err)
+	}
+	inner, opts := agent.ExportGraph()
+	g := compose.NewGraph[[]*schema.Message, *schema.Message]()
+	if err := g.AddGraphNode("agent", inner, opts...); err != nil {
+		t.Fatal(err)
+	}
+	if err := g.AddEdge(compose.START, "agent"); err != nil {
+		t.Fatal(err)
+	}
+	if err := g.AddEdge("agent", compose.END); err != nil {
+		t.Fatal(err)
+	}
+	run, err := g.Compile(ctx, compose.WithCheckPointStore(&checkpoints{m: map[string][]byte{}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	input := []*schema.Message{schema.UserMessage("What broke in INC-1? Open a ticket.")}
+
+	_, err = run.Invoke(ctx, input, compose.WithCheckPointID("conversation-1"))
+	approvals := keeleino.Approvals(err)
+	if len(approvals) != 1 || approvals[0].Request.Tool != frameworktest.Ticket || approvals[0].Request.CallID != "call_4" {
+		t.Fatalf("the run's error %v waits on %+v, want the ticket's approval", err, approvals)
+	}
+	if fx.Runs(frameworktest.Ticket) != 0 {
+		t.Fatal("the write ran before its approval")
+	}
+	grant, err := fx.Approve(ctx, approvals[0].Request)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := run.Invoke(keeleino.Resume(ctx, map[string]string{approvals[0].InterruptID: grant}), input, compose.WithCheckPointID("conversation-1"))
+	if err != nil || out.Content != "done" {
+		t.Fatalf("resumed: %+v, %v", out, err)
+	}
+	for i, st := range steps {
+		if st.Code == runtime.CodeApprovalRequired {
+			st.Code, st.Runs = "", frameworktest.Ticket // the grant ran it
+		}
+		if msg := frameworktest.Check(st, chat.read[fmt.Sprint("call_", i)]); msg != "" {
+			t.Error(msg)
+		}
+	}
+	if fx.Runs(frameworktest.Lookup) != 2 || fx.Runs(frameworktest.Crash) != 1 || fx.Runs(frameworktest.Ticket) != 1 {
+		t.Fatalf("handler runs: lookup %d, crash %d, ticket %d", fx.Runs(frameworktest.Lookup), fx.Runs(frameworktest.Crash), fx.Runs(frameworktest.Ticket))
+	}
+}

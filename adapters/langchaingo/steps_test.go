@@ -1,0 +1,73 @@
+package langchaingo_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/tmc/langchaingo/agents"
+	"github.com/tmc/langchaingo/chains"
+	"github.com/tmc/langchaingo/llms/fake"
+	"github.com/tmc/langchaingo/schema"
+
+	"github.com/keelgen/keel/adapters/langchaingo"
+	"github.com/keelgen/keel/internal/frameworktest"
+	"github.com/keelgen/keel/runtime"
+)
+
+// langchaingo's agent executor plays the six steps: each observation is
+// keel's result with its stable code, but for the unknown name, which the
+// executor answers itself; the write waits while Options.Approve asks a
+// person, and runs once with the grant; no handler runs that must not.
+func TestAgentPlaysTheSteps(t *testing.T) {
+	fx, err := frameworktest.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var asked []runtime.ApprovalRequest
+	tools, err := langchaingo.Tools(fx.Exec, langchaingo.Options{Context: fx.Context,
+		Approve: func(ctx context.Context, req runtime.ApprovalRequest) (string, error) {
+			asked = append(asked, req)
+			return fx.Approve(ctx, req)
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps := frameworktest.Steps()
+	var turns []string
+	for _, st := range steps {
+		turns = append(turns, fmt.Sprintf("Thought: the %s step\nAction: %s\nAction Input: %s", st.Name, st.Tool, st.Arguments))
+	}
+	turns = append(turns, "Thought: done\nFinal Answer: done")
+	executor := agents.NewExecutor(agents.NewOneShotAgent(fake.NewFakeLLM(turns), tools),
+		agents.WithReturnIntermediateSteps(), agents.WithMaxIterations(len(turns)))
+	out, err := chains.Call(context.Background(), executor, map[string]any{"input": "What broke in INC-1? Open a ticket."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen, _ := out["intermediateSteps"].([]schema.AgentStep)
+	if out["output"] != "done" || len(seen) != len(steps) {
+		t.Fatalf("output %v after %d steps", out["output"], len(seen))
+	}
+	for i, st := range steps {
+		if st.Code == runtime.CodeApprovalRequired {
+			st.Code, st.Runs = "", frameworktest.Ticket // Approve's grant ran it
+		}
+		if st.Code == runtime.CodeUnknownTool {
+			if !strings.Contains(seen[i].Observation, "is not a valid tool") {
+				t.Errorf("unknown: the executor answered %q", seen[i].Observation)
+			}
+			continue
+		}
+		if msg := frameworktest.Check(st, seen[i].Observation); msg != "" {
+			t.Error(msg)
+		}
+	}
+	if len(asked) != 1 || asked[0].Tool != frameworktest.Ticket {
+		t.Fatalf("asked to approve %+v", asked)
+	}
+	if fx.Runs(frameworktest.Lookup) != 2 || fx.Runs(frameworktest.Crash) != 1 || fx.Runs(frameworktest.Ticket) != 1 {
+		t.Fatalf("handler runs: lookup %d, crash %d, ticket %d", fx.Runs(frameworktest.Lookup), fx.Runs(frameworktest.Crash), fx.Runs(frameworktest.Ticket))
+	}
+}
