@@ -375,8 +375,12 @@ func run(dir string, src []byte) ([]byte, error) {
 	// -trimpath: the program's identity does not depend on where the
 	// module lives, so the same program elsewhere is a cache hit too.
 	// -ldflags="-s -w": no symbol table or debug information to link for a
-	// program run once.
-	cmd := exec.Command("go", "run", "-ldflags=-s -w", "-overlay", filepath.Join(tmp, "overlay.json"), "./"+programDir)
+	// program run once. -gcflags="-N -l" (for the program's own package
+	// only): no optimization or inlining of a main that lists every tool,
+	// which the compiler otherwise spends most of keelgen's time on at
+	// scale (2.8 s against 0.7 s at 1,000 tools), for a run that does the
+	// same work either way.
+	cmd := exec.Command("go", "run", "-gcflags=-N -l", "-ldflags=-s -w", "-overlay", filepath.Join(tmp, "overlay.json"), "./"+programDir)
 	cmd.Dir = dir
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
