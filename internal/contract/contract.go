@@ -89,7 +89,7 @@ func Infos(pkg *model.Package, schemas map[string]model.Schemas) []runtime.ToolI
 // files whose digests match it.
 type Previous struct {
 	Lock    lockfile.Lock
-	schemas map[string]*schemamodel.Schema // digest → schema
+	schemas map[string][]byte // digest → schema file, parsed only for a schema that changed
 }
 
 // ReadPrevious reads the lock at lockPath and the schema files in
@@ -107,7 +107,7 @@ func ReadPrevious(lockPath string, schemaDirs ...string) (*Previous, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", lockPath, err)
 	}
-	p := &Previous{Lock: l, schemas: map[string]*schemamodel.Schema{}}
+	p := &Previous{Lock: l, schemas: map[string][]byte{}}
 	var files []string
 	for _, dir := range schemaDirs {
 		found, _ := filepath.Glob(filepath.Join(dir, "*.json"))
@@ -122,9 +122,7 @@ func ReadPrevious(lockPath string, schemaDirs ...string) (*Previous, error) {
 		if err != nil {
 			continue // not JSON: it explains nothing
 		}
-		if doc, err := schemamodel.Parse(b); err == nil {
-			p.schemas[d] = doc
-		}
+		p.schemas[d] = b
 	}
 	return p, nil
 }
@@ -246,8 +244,8 @@ func compareTool(prev *Previous, ot, nt *lockfile.Entry, info runtime.ToolInfo) 
 			items = append(items, Item{side.part, side.part + " schema changed", Major})
 			continue
 		}
-		oldDoc := prev.schemas[side.old]
-		if oldDoc == nil {
+		oldDoc, err := schemamodel.Parse(prev.schemas[side.old])
+		if prev.schemas[side.old] == nil || err != nil {
 			items = append(items, Item{side.part, side.part + " schema changed (the committed schema file that would say how is missing or differs from the lock)", Major})
 			continue
 		}
