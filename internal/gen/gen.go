@@ -16,8 +16,11 @@ import (
 	"io"
 	"maps"
 	"path/filepath"
+	goruntime "runtime"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 	"unicode"
 
@@ -367,6 +370,32 @@ func deferTools(pkg *model.Package, deferred, upfront []string) error {
 // compileSchemas compiles every schema as the executor will: an executor
 // of a locked set compiles them on first use, trusting that keelgen did.
 func compileSchemas(pkg *model.Package, schemas map[string]model.Schemas) []model.Diagnostic {
+	// Each distinct document is compiled once, on every core: a set's
+	// tools often share a type, and compiling is most of this stage.
+	errs := map[string]error{}
+	var docs []string
+	for _, t := range pkg.Tools {
+		for _, doc := range [][]byte{schemas[t.Name].Input, schemas[t.Name].Output} {
+			if _, ok := errs[string(doc)]; !ok {
+				errs[string(doc)] = nil
+				docs = append(docs, string(doc))
+			}
+		}
+	}
+	found := make([]error, len(docs))
+	var wg sync.WaitGroup
+	next := atomic.Int64{}
+	for range min(goruntime.GOMAXPROCS(0), len(docs)) {
+		wg.Go(func() {
+			for i := int(next.Add(1) - 1); i < len(docs); i = int(next.Add(1) - 1) {
+				found[i] = runtime.CheckSchema([]byte(docs[i]))
+			}
+		})
+	}
+	wg.Wait()
+	for i, doc := range docs {
+		errs[doc] = found[i]
+	}
 	var diags []model.Diagnostic
 	for _, t := range pkg.Tools {
 		s := schemas[t.Name]
@@ -374,7 +403,7 @@ func compileSchemas(pkg *model.Package, schemas map[string]model.Schemas) []mode
 			name string
 			doc  []byte
 		}{{"input", s.Input}, {"output", s.Output}} {
-			if err := runtime.CheckSchema(side.doc); err != nil {
+			if err := errs[string(side.doc)]; err != nil {
 				diags = append(diags, model.Diagnostic{Pos: t.Pos, Message: fmt.Sprintf("%s: %s schema does not compile: %v", t.Name, side.name, err)})
 			}
 		}
