@@ -57,30 +57,6 @@ var checked = map[string]bool{
 	"minimum": true, "maximum": true, "exclusiveMinimum": true, "exclusiveMaximum": true, "multipleOf": true,
 }
 
-// codecFile renders keel_codecs.go, or the diagnostics that stop it. It
-// returns, per tool, the handler type keel_tools.go binds its handler with.
-// The file is planned first, with every diagnostic; printing the plan
-// cannot fail.
-func codecFile(pkg *model.Package, outPkg string, schemas map[string]model.Schemas) (*codecOutput, []model.Diagnostic, error) {
-	plan, diags, err := planCodecs(pkg, schemas)
-	if err != nil || len(diags) > 0 {
-		return nil, diags, err
-	}
-	src, err := emitCodecs(plan, pkg, outPkg)
-	if err != nil {
-		return nil, nil, err
-	}
-	return &codecOutput{src: src, binders: plan.binders, warnings: plan.warnings}, nil, nil
-}
-
-// codecOutput is keel_codecs.go, the handler type each tool is bound with,
-// and the warnings about what the file's checks will likely refuse.
-type codecOutput struct {
-	src      []byte
-	binders  map[string]string
-	warnings []model.Diagnostic
-}
-
 func lowerFirst(s string) string { return strings.ToLower(s[:1]) + s[1:] }
 
 // argsType is the type the reader fills: the argument struct, or the one

@@ -7,14 +7,13 @@ import (
 	"github.com/dave/jennifer/jen"
 
 	"github.com/keelgen/keel/internal/files"
-	"github.com/keelgen/keel/internal/model"
 )
 
 // emitCodecs prints keel_codecs.go from its plan, section by section: the
 // shape checks, the call types, the readers and writers, the patterns.
-func emitCodecs(p *codecPlan, pkg *model.Package, outPkg string) ([]byte, error) {
+func emitCodecs(p *codecPlan, imports []importName, outPkg string) ([]byte, error) {
 	f := jen.NewFile(outPkg)
-	importNames(f, pkg)
+	useImports(f, imports)
 	f.HeaderComment(files.Header)
 	emitShapes(f, p.shapes)
 	for _, c := range p.calls {

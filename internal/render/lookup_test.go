@@ -8,16 +8,16 @@ import (
 	"github.com/keelgen/keel/internal/model"
 )
 
-// find follows a plan as the generated Lookup does.
+// find follows a lookup plan as the generated Lookup does.
 func find(n *lookupNode, name string) *model.Tool {
 	for n.pos >= 0 {
 		if n = n.next[name[n.pos]]; n == nil {
 			return nil
 		}
 	}
-	for _, t := range n.tools {
-		if t.Name == name {
-			return t
+	for _, r := range n.rows {
+		if r.tool.Name == name {
+			return r.tool
 		}
 	}
 	return nil
@@ -35,9 +35,13 @@ func TestNarrowedLookupFindsExactNamesOnly(t *testing.T) {
 		}
 		tools = append(tools, &model.Tool{Name: name, Pos: token.Position{Line: i}})
 	}
+	var rows []toolRow
+	for i, tool := range tools {
+		rows = append(rows, toolRow{tool: tool, index: i})
+	}
 	plans := map[int]*lookupNode{}
-	for _, group := range byLength(tools) {
-		plans[len(group[0].Name)] = plan(group, nil)
+	for _, group := range byLength(rows) {
+		plans[len(group[0].tool.Name)] = splitLookup(group, nil)
 	}
 	lookup := func(name string) *model.Tool {
 		if p := plans[len(name)]; p != nil {
@@ -49,7 +53,7 @@ func TestNarrowedLookupFindsExactNamesOnly(t *testing.T) {
 	var leaves func(*lookupNode)
 	leaves = func(n *lookupNode) {
 		if n.pos < 0 {
-			maxLeaf = max(maxLeaf, len(n.tools))
+			maxLeaf = max(maxLeaf, len(n.rows))
 			return
 		}
 		for _, c := range n.next {
