@@ -36,7 +36,7 @@ func emitIntChecks(cs []check, x jen.Code) []jen.Code {
 		case c.keyword == "enum" || c.keyword == "const":
 			out = append(out, emitEnum(c, x))
 		case c.always:
-			out = append(out, fail(c.keyword))
+			out = append(out, returnWireFail(c.keyword))
 		case c.nonZero:
 			out = append(out, failIf(jen.Add(x).Op("!=").Lit(0), c.keyword))
 		case c.keyword == "multipleOf":
@@ -66,7 +66,7 @@ func emitFloatChecks(cs []check, x, lit jen.Code) []jen.Code {
 			out = append(out, ifErr(jen.Qual(wirePkg, "MultipleOf").Call(jen.Lit(c.text), lit)))
 		case "enum", "const":
 			if c.always {
-				out = append(out, fail(c.keyword))
+				out = append(out, returnWireFail(c.keyword))
 				continue
 			}
 			var anyOf *jen.Statement
@@ -114,7 +114,7 @@ func emitUnique(cs []check, list jen.Code) []jen.Code {
 // emitEnum switches over an enum's literals; with none, the value fails.
 func emitEnum(c check, v jen.Code) jen.Code {
 	if c.always {
-		return fail(c.keyword)
+		return returnWireFail(c.keyword)
 	}
 	var lits []jen.Code
 	for _, x := range c.values {
@@ -127,10 +127,11 @@ func emitEnum(c check, v jen.Code) jen.Code {
 	}
 	return jen.Switch(v).Block(
 		jen.Case(lits...),
-		jen.Default().Block(fail(c.keyword)),
+		jen.Default().Block(returnWireFail(c.keyword)),
 	)
 }
 
-func fail(keyword string) jen.Code {
+// returnWireFail prints the failed check of keyword: return wire.Fail("keyword").
+func returnWireFail(keyword string) jen.Code {
 	return jen.Return(jen.Qual(wirePkg, "Fail").Call(jen.Lit(keyword)))
 }

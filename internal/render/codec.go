@@ -105,6 +105,7 @@ func asNode(s *schemamodel.Schema) node {
 	return s
 }
 
+// fail reports what generated code cannot check: a diagnostic, and no files.
 func (g *codecs) fail(ptr, format string, args ...any) {
 	g.diags = append(g.diags, g.diagnostic("", ptr, format, args...))
 }

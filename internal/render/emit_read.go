@@ -77,7 +77,7 @@ func emitReadLeaf(f *codecFunc) []jen.Code {
 		body = append(body, emitStringChecks(f.checks, jen.Id("s"))...)
 		body = append(body,
 			jen.List(jen.Id("x"), jen.Err()).Op(":=").Qual("time", "ParseDuration").Call(jen.Id("s")),
-			jen.If(jen.Err().Op("!=").Nil()).Block(fail("range")), // the syntax passed: out of range
+			jen.If(jen.Err().Op("!=").Nil()).Block(returnWireFail("range")), // the syntax passed: out of range
 			jen.Op("*").Id("v").Op("=").Id("x"))
 	case kBytes:
 		// Base64 text (RFC 4648, padded), as json v2 writes it; length
@@ -102,7 +102,7 @@ func emitReadLeaf(f *codecFunc) []jen.Code {
 			break
 		}
 		body = append(body, jen.If(jen.Err().Op(":=").Id("v").Dot("UnmarshalText").Call(jen.Index().Byte().Parens(jen.Id("s"))), jen.Err().Op("!=").Nil()).Block(
-			fail("format")))
+			returnWireFail("format")))
 	case kTime:
 		body = append(body, jen.List(jen.Id("t"), jen.Err()).Op(":=").Add(jen.Id("d")).Dot("Time").Call(), errReturn(),
 			jen.Op("*").Id("v").Op("=").Id("t"))

@@ -62,7 +62,7 @@ func emitWriteLeaf(f *codecFunc) []jen.Code {
 		// The type's own text, then the schema's string keywords on it.
 		return writeString(
 			jen.List(jen.Id("b"), jen.Err()).Op(":=").Id("v").Dot("MarshalText").Call(),
-			jen.If(jen.Err().Op("!=").Nil()).Block(fail("format")),
+			jen.If(jen.Err().Op("!=").Nil()).Block(returnWireFail("format")),
 			jen.Id("s").Op(":=").String().Parens(jen.Id("b")))
 	case kTime:
 		return []jen.Code{jen.Return(jen.Id("e").Dot("Time").Call(jen.Op("*").Id("v")))}
