@@ -9,7 +9,13 @@ import (
 	"testing"
 
 	"github.com/keelgen/keel/internal/gen"
+	"github.com/keelgen/keel/internal/testmod"
 )
+
+func TestMain(m *testing.M) {
+	testmod.TrimPaths()
+	os.Exit(m.Run())
+}
 
 func keelgen(t *testing.T, args ...string) (int, string) {
 	t.Helper()

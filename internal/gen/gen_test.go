@@ -21,6 +21,11 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata (output and diagnostics)")
 
+func TestMain(m *testing.M) {
+	testmod.TrimPaths()
+	os.Exit(m.Run())
+}
+
 func generate(t *testing.T, cfg gen.Config) *gen.Result {
 	t.Helper()
 	res, err := gen.Generate(cfg)

@@ -139,6 +139,15 @@ func command(dir string, args ...string) *exec.Cmd {
 	return cmd
 }
 
+// TrimPaths adds -trimpath to GOFLAGS for the go commands keelgen itself
+// runs in a test process (go list, the schema program), so that a schema
+// program made for one throwaway module is the cached executable in the
+// next run's, whose directory differs. A test's TestMain calls it; the
+// README walkthrough runs keelgen as a user does, without it.
+func TrimPaths() {
+	os.Setenv("GOFLAGS", strings.TrimSpace(os.Getenv("GOFLAGS")+" -trimpath"))
+}
+
 // Git runs git in dir with a fixed identity and returns its trimmed
 // combined output.
 func Git(dir string, args ...string) (string, error) {
