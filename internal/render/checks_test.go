@@ -10,8 +10,8 @@ import (
 )
 
 func planner() *codecs {
-	return &codecs{pkg: &model.Package{}, tool: &model.Tool{Name: "t"}, side: "input",
-		funcs: map[string]string{}, taken: map[string]bool{}, patVars: map[string]string{}}
+	return &codecs{codecState: &codecState{pkg: &model.Package{}, funcs: map[string]string{}, taken: map[string]bool{}, patVars: map[string]string{}},
+		tool: &model.Tool{Name: "t"}, side: "input"}
 }
 
 func mustNode(t *testing.T, doc string) node {

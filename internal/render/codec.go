@@ -22,18 +22,27 @@ import (
 
 const wirePkg = "github.com/keelgen/keel/runtime/wire"
 
-// codecs is the planner of keel_codecs.go (plan.go): per tool, a call type
-// whose reader fills the handler's argument value from the model's JSON in
-// one pass, and whose writer checks and encodes the result; then one reader
-// or writer function per distinct (type, schema) pair. A keyword it cannot
-// check is a diagnostic, never skipped. The helpers below are the planner's:
-// kinds, names, fields.
+// codecs is the planner of keel_codecs.go (plan.go) for one side of one
+// tool: the reader that fills the handler's argument value from the model's
+// JSON in one pass, or the writer that checks and encodes the result, and
+// one reader or writer function per distinct (type, schema) pair, gathered
+// in the shared codecState. It is made for its side and not changed after;
+// a field's value is planned by a copy whose diagnostics point at the field
+// (atField). A keyword it cannot check is a diagnostic, never skipped. The
+// helpers below are the planner's: kinds, names, fields.
 type codecs struct {
+	*codecState
+	tool *model.Tool
+	side string           // "input" or "output", for diagnostics
+	defs schemamodel.Defs // the side's $defs, which its $refs resolve to
+	at   token.Pos        // the field being read or written, for diagnostics
+}
+
+// codecState is what planning keel_codecs.go gathers across every tool and
+// side: the functions and the names they took, the patterns, and the
+// diagnostics.
+type codecState struct {
 	pkg   *model.Package
-	tool  *model.Tool
-	side  string           // "input" or "output", for diagnostics
-	defs  schemamodel.Defs // the side's $defs, which its $refs resolve to
-	at    token.Pos        // the field being read or written, for diagnostics
 	diags []model.Diagnostic
 	warns []model.Diagnostic
 
@@ -402,7 +411,7 @@ func (g *codecs) name(prefix, hint, place string) string {
 }
 
 // unique reserves base, or base2, base3, ... when it is taken.
-func (g *codecs) unique(base string) string {
+func (g *codecState) unique(base string) string {
 	name := base
 	for i := 2; g.taken[name]; i++ {
 		name = fmt.Sprintf("%s%d", base, i)
@@ -673,12 +682,12 @@ func isFloatish(t types.Type) bool {
 	return false
 }
 
-// atField makes diagnostics point at f while fn runs.
-func (g *codecs) atField(f field, fn func()) {
-	saved := g.at
+// atField is the planner for f's value: the same side, its diagnostics
+// pointing at f.
+func (g *codecs) atField(f field) *codecs {
+	h := *g
 	if f.pos.IsValid() {
-		g.at = f.pos
+		h.at = f.pos
 	}
-	fn()
-	g.at = saved
+	return &h
 }

@@ -126,11 +126,10 @@ const (
 // and the writer of its result (and all they use), the call types, and the
 // shape checks. It returns the diagnostics that stop it instead.
 func planCodecs(pkg *model.Package, schemas map[string]model.Schemas) (*codecPlan, []model.Diagnostic, error) {
-	g := &codecs{pkg: pkg, funcs: map[string]string{}, taken: map[string]bool{}, patVars: map[string]string{}}
+	g := &codecState{pkg: pkg, funcs: map[string]string{}, taken: map[string]bool{}, patVars: map[string]string{}}
 	p := &codecPlan{binders: map[string]string{}}
 	bindersByKey := map[string]string{}
 	for _, t := range pkg.Tools {
-		g.tool = t
 		in, err := parseNode(schemas[t.Name].Input)
 		if err != nil {
 			return nil, nil, fmt.Errorf("%s: input schema: %w", t.Name, err)
@@ -139,10 +138,10 @@ func planCodecs(pkg *model.Package, schemas map[string]model.Schemas) (*codecPla
 		if err != nil {
 			return nil, nil, fmt.Errorf("%s: output schema: %w", t.Name, err)
 		}
-		g.side, g.defs = "input", schemamodel.DefsOf(in)
-		read := g.reader(argsType(t), in, "", t.ArgsTypeName())
-		g.side, g.defs = "output", schemamodel.DefsOf(out)
-		write := g.writer(t.Result, out, "", t.Ident()+"Result")
+		input := &codecs{codecState: g, tool: t, side: "input", defs: schemamodel.DefsOf(in)}
+		read := input.reader(argsType(t), in, "", t.ArgsTypeName())
+		output := &codecs{codecState: g, tool: t, side: "output", defs: schemamodel.DefsOf(out)}
+		write := output.writer(t.Result, out, "", t.Ident()+"Result")
 		k := read + "|" + write + "|" + fmt.Sprint(t.Returned != nil)
 		if b, ok := bindersByKey[k]; ok {
 			p.binders[t.Name] = b
@@ -219,7 +218,7 @@ func (g *codecs) codec(write bool, t types.Type, n node, ptr, hint string) strin
 }
 
 // planCall names the call type of the tools bound with handler.
-func (g *codecs) planCall(t *model.Tool, handler, read, write string) callPlan {
+func (g *codecState) planCall(t *model.Tool, handler, read, write string) callPlan {
 	ct := strings.TrimSuffix(handler, "Handler") + "Call"
 	g.taken[ct] = true
 	return callPlan{handler: handler, call: ct, read: read, write: write,

@@ -103,8 +103,7 @@ func (g *codecs) readStruct(f *codecFunc, t types.Type, n node, ptr, hint string
 	// or removed changes its own lines only.
 	flags := seenFlags(fields)
 	for i, fd := range fields {
-		var read string
-		g.atField(fd, func() { read = g.reader(fd.typ, nodes[i], ptrTo(ptr, fd.json), hint+fieldHint(fd)) })
+		read := g.atField(fd).reader(fd.typ, nodes[i], ptrTo(ptr, fd.json), hint+fieldHint(fd))
 		f.members = append(f.members, memberPlan{json: fd.json, access: fd.access, fn: read, required: required[fd.json], flag: flags[i],
 			// Models send null for "unset"; for an optional member it means
 			// absent (documented in docs/executor.md).

@@ -62,15 +62,14 @@ func (g *codecs) writeStruct(f *codecFunc, t types.Type, n node, ptr, hint strin
 	for i, fd := range fields {
 		sub := ptrTo(ptr, fd.json)
 		m := memberPlan{json: fd.json, access: fd.access, required: required[fd.json], omitEmpty: fd.omitEmpty, omitZero: fd.omitZero}
-		g.atField(fd, func() {
-			m.fn = g.writer(fd.typ, nodes[i], sub, hint+fieldHint(fd))
-			if k, _ := classify(fd.typ, g.pkg.TextTypes); fd.omitEmpty && !fd.omitZero && (k == kInt || k == kUint || k == kFloat || k == kBool) {
-				if kw := zeroBreaks(nodes[i], k); kw != "" {
-					g.warn(sub, "omitempty does not omit a zero %s under json v2, and a zero breaks its %s: a zero result is invalid_tool_output; use omitzero",
-						jsonTypeOf[k], kw)
-				}
+		at := g.atField(fd)
+		m.fn = at.writer(fd.typ, nodes[i], sub, hint+fieldHint(fd))
+		if k, _ := classify(fd.typ, g.pkg.TextTypes); fd.omitEmpty && !fd.omitZero && (k == kInt || k == kUint || k == kFloat || k == kBool) {
+			if kw := zeroBreaks(nodes[i], k); kw != "" {
+				at.warn(sub, "omitempty does not omit a zero %s under json v2, and a zero breaks its %s: a zero result is invalid_tool_output; use omitzero",
+					jsonTypeOf[k], kw)
 			}
-		})
+		}
 		if fd.omitZero {
 			m.zero, m.zeroType = g.zeroTest(fd.typ, sub)
 		}
