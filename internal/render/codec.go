@@ -69,13 +69,22 @@ var checked = map[string]bool{
 func lowerFirst(s string) string { return strings.ToLower(s[:1]) + s[1:] }
 
 // argsType is the type the reader fills: the argument struct, or the one
-// keelgen emits for plain parameters (a named type of the output package).
+// keelgen emits for plain parameters.
 func argsType(t *model.Tool) types.Type {
 	if t.Form == model.StructArgs {
 		return t.Args
 	}
-	return nil
+	return emittedArgs{t}
 }
+
+// emittedArgs is the argument struct keelgen emits for a tool with plain
+// parameters, a type of the output package that keel_tools.go declares:
+// its fields are the parameters. It is a types.Type of its own, so no nil
+// stands for it; the planner asks go/types nothing about it.
+type emittedArgs struct{ tool *model.Tool }
+
+func (e emittedArgs) Underlying() types.Type { return e }
+func (e emittedArgs) String() string         { return e.tool.ArgsTypeName() }
 
 // handlerType is the handler as its binder takes it: with the argument
 // struct, whichever form the tool has (keel_tools.go adapts plain
@@ -173,11 +182,11 @@ func zeroBreaks(n node, k kind) string {
 	return ""
 }
 
-// kindOf classifies t (nil: an emitted argument struct) and reports every
-// way n does not describe it; false when no reader or writer can be made.
+// kindOf classifies t and reports every way n does not describe it; false
+// when no reader or writer can be made.
 func (g *codecs) kindOf(t types.Type, n node, ptr string) (kind, bool) {
 	k := kStruct
-	if t != nil {
+	if _, emitted := t.(emittedArgs); !emitted {
 		var why string
 		if k, why = classify(t, g.pkg.TextTypes); k == kUnsupported {
 			g.fail(ptr, "%s", why)
@@ -337,7 +346,7 @@ func qualifier(p *types.Package) string { return p.Name() }
 // annotations) shares one.
 func key(dir string, t types.Type, n node) string {
 	ts := "args"
-	if t != nil {
+	if _, emitted := t.(emittedArgs); !emitted {
 		ts = types.TypeString(t, nil)
 	}
 	if n.Has("$defs") || n.Has("$schema") { // a root: the same schema as its type's in $defs
@@ -360,7 +369,7 @@ func assertions(n node) []string {
 // So a type given other constraints in one place gets a name of that place,
 // and another place's use never renames it.
 func hintFor(t types.Type, n node) string {
-	if t == nil {
+	if _, emitted := t.(emittedArgs); emitted {
 		return ""
 	}
 	switch u := types.Unalias(t).(type) {
@@ -434,9 +443,9 @@ func (g *codecs) fn(k, prefix, hint, place string, build func(name string) *code
 	return name
 }
 
-func typeCode(t types.Type, tool *model.Tool) jen.Code {
-	if t == nil {
-		return jen.Id(tool.ArgsTypeName())
+func typeCode(t types.Type) jen.Code {
+	if e, emitted := t.(emittedArgs); emitted {
+		return jen.Id(e.tool.ArgsTypeName())
 	}
 	return gocode.TypeCode(t)
 }
@@ -501,10 +510,10 @@ func (g *codecs) structFields(s *types.Struct, access []string, ptr string) []fi
 // members pairs the fields of a struct type with its schema's properties.
 func (g *codecs) members(t types.Type, n node, ptr string) ([]field, []node, map[string]bool) {
 	var st *types.Struct
-	if t == nil { // the argument struct keelgen emits
+	if e, emitted := t.(emittedArgs); emitted {
 		var fields []field
 		var nodes []node
-		for _, p := range g.tool.Params {
+		for _, p := range e.tool.Params {
 			fields = append(fields, field{json: p.JSONName, access: []string{p.Field}, typ: p.Type})
 			nodes = append(nodes, g.node(n.Property(p.JSONName)))
 		}

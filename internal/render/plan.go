@@ -165,8 +165,8 @@ func planCodecs(pkg *model.Package, schemas map[string]model.Schemas) (*codecPla
 	return p, nil, nil
 }
 
-// reader plans the function that reads a value of type t (nil: the tool's
-// emitted argument struct) checked against n, and returns its name.
+// reader plans the function that reads a value of type t checked against
+// n, and returns its name.
 func (g *codecs) reader(t types.Type, n node, ptr, hint string) string {
 	return g.codec(false, t, n, ptr, hint)
 }
@@ -211,7 +211,7 @@ func (g *codecs) codec(write bool, t types.Type, n node, ptr, hint string) strin
 		return dir + "Unsupported"
 	}
 	return g.fn(id, dir, hintFor(t, n), hint, func(name string) *codecFunc {
-		f := &codecFunc{name: name, write: write, typ: typeCode(t, g.tool), kind: k}
+		f := &codecFunc{name: name, write: write, typ: typeCode(t), kind: k}
 		step(write, k)(g, f, t, n, ptr, strings.TrimPrefix(name, dir)) // what it holds is named after this function
 		return f
 	})
@@ -256,5 +256,5 @@ func (g *codecs) convType(t types.Type) jen.Code {
 			return nil
 		}
 	}
-	return typeCode(t, g.tool)
+	return typeCode(t)
 }

@@ -12,8 +12,8 @@ import (
 // argsKey tells emitted argument structs apart; two that are one type (an
 // alias) share a reader.
 func (g *codecs) argsKey(t types.Type) string {
-	if t == nil {
-		return gocode.ArgsKey(g.tool)
+	if e, emitted := t.(emittedArgs); emitted {
+		return gocode.ArgsKey(e.tool)
 	}
 	return ""
 }
@@ -132,7 +132,7 @@ func seenFlags(fields []field) []string {
 func (g *codecs) readPointer(f *codecFunc, t types.Type, n node, ptr, hint string) {
 	elem := types.Unalias(t).Underlying().(*types.Pointer).Elem()
 	f.elem = g.reader(elem, withoutNull(n), ptr, hint)
-	f.elemType, f.null = typeCode(elem, g.tool), nullable(n)
+	f.elemType, f.null = typeCode(elem), nullable(n)
 }
 
 // withoutNull is n for the value behind a pointer: null is the pointer's.
@@ -155,7 +155,7 @@ func (g *codecs) readSlice(f *codecFunc, t types.Type, n node, ptr, hint string)
 	g.checkContainer(n, kSlice, t, ptr)
 	elem := types.Unalias(t).Underlying().(*types.Slice).Elem()
 	f.elem = g.reader(elem, g.itemsNode(n, ptr), ptr+"/0", hint+"Item")
-	f.elemType, f.null = typeCode(elem, g.tool), nullable(n)
+	f.elemType, f.null = typeCode(elem), nullable(n)
 	f.counts = countChecks(n, "minItems", "maxItems")
 	f.unique = g.uniqueCheck(n, elem, ptr)
 }
@@ -169,6 +169,6 @@ func (g *codecs) readMap(f *codecFunc, t types.Type, n node, ptr, hint string) {
 	}
 	m := types.Unalias(t).Underlying().(*types.Map)
 	f.elem = g.reader(m.Elem(), g.valuesNode(n, ptr), ptr+"/*", hint+"Value")
-	f.elemType, f.keyConv, f.null = typeCode(m.Elem(), g.tool), g.convType(m.Key()), nullable(n)
+	f.elemType, f.keyConv, f.null = typeCode(m.Elem()), g.convType(m.Key()), nullable(n)
 	f.counts = countChecks(n, "minProperties", "maxProperties")
 }

@@ -57,7 +57,7 @@ func (g *codecs) writeMap(f *codecFunc, t types.Type, n node, ptr, hint string) 
 // omitempty and omitzero: a value it would omit is not checked, since the
 // schema never sees it.
 func (g *codecs) writeStruct(f *codecFunc, t types.Type, n node, ptr, hint string) {
-	f.nested = t != nil && gocode.ContainsItself(t)
+	f.nested = gocode.ContainsItself(t)
 	fields, nodes, required := g.members(t, n, ptr)
 	for i, fd := range fields {
 		sub := ptrTo(ptr, fd.json)
@@ -126,5 +126,5 @@ func (g *codecs) zeroTest(t types.Type, ptr string) (zeroTest, jen.Code) {
 	if !types.Comparable(t) {
 		g.fail(ptr, "omitzero on a value that is neither comparable nor has an IsZero method cannot be written by generated code")
 	}
-	return zeroComposite, typeCode(t, g.tool)
+	return zeroComposite, typeCode(t)
 }
