@@ -1,9 +1,6 @@
 package render
 
 import (
-	"bytes"
-	"fmt"
-
 	"github.com/dave/jennifer/jen"
 
 	"github.com/keelgen/keel/internal/files"
@@ -30,15 +27,7 @@ func emitCodecs(p *codecPlan, imports []importName, outPkg string) ([]byte, erro
 		f.Comment("Patterns of the schemas, compiled once (Go's RE2 syntax, as the validator has it).")
 		f.Var().Defs(defs...)
 	}
-	var buf bytes.Buffer
-	if err := f.Render(&buf); err != nil {
-		return nil, fmt.Errorf("render %s: %w", files.CodecFileName, err)
-	}
-	src, err := groupImports(buf.Bytes())
-	if err != nil {
-		return nil, fmt.Errorf("render %s: %w", files.CodecFileName, err)
-	}
-	return src, nil
+	return printFile(f, files.CodecFileName)
 }
 
 // emitShapes prints one compile-time check per struct type the readers and

@@ -79,6 +79,20 @@ func lineText(text string) string {
 
 func lineComment(text string) jen.Code { return jen.Comment(lineText(text)) }
 
+// printFile prints f, gofmt'ed by jennifer, its imports grouped; name is
+// the file's, for an error.
+func printFile(f *jen.File, name string) ([]byte, error) {
+	var buf bytes.Buffer
+	if err := f.Render(&buf); err != nil {
+		return nil, fmt.Errorf("render %s: %w", name, err)
+	}
+	src, err := groupImports(buf.Bytes())
+	if err != nil {
+		return nil, fmt.Errorf("render %s: %w", name, err)
+	}
+	return src, nil
+}
+
 // groupImports groups the import block jennifer writes as goimports does
 // (the standard library first, then the rest), by running
 // golang.org/x/tools/imports over that block alone: jennifer's output

@@ -1,7 +1,6 @@
 package render
 
 import (
-	"bytes"
 	"fmt"
 	"maps"
 	"slices"
@@ -29,16 +28,7 @@ func emitTools(p *toolsPlan) ([]byte, error) {
 	emitToolSpecs(f, p)
 	emitToolSet(f, p)
 	emitEntryPoints(f)
-
-	var buf bytes.Buffer
-	if err := f.Render(&buf); err != nil {
-		return nil, fmt.Errorf("render %s: %w", files.GoFileName, err)
-	}
-	src, err := groupImports(buf.Bytes())
-	if err != nil {
-		return nil, fmt.Errorf("render %s: %w", files.GoFileName, err)
-	}
-	return src, nil
+	return printFile(f, files.GoFileName)
 }
 
 // useImports gives jennifer the planned name of every imported package.
