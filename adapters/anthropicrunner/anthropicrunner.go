@@ -25,8 +25,6 @@ package anthropicrunner
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -34,6 +32,7 @@ import (
 	sdk "github.com/anthropics/anthropic-sdk-go/v2"
 
 	"github.com/keelgen/keel/internal/approvecall"
+	"github.com/keelgen/keel/internal/callid"
 	"github.com/keelgen/keel/provider/anthropic"
 	"github.com/keelgen/keel/runtime"
 )
@@ -97,7 +96,7 @@ func (t *tool) InputSchema() sdk.BetaToolInputSchemaParam { return t.schema }
 // them; a failed one is an error whose text is keel's result JSON, stable
 // code included, which the runner sends as an is_error tool_result.
 func (t *tool) Execute(ctx context.Context, input json.RawMessage) ([]sdk.BetaToolResultBlockParamContentUnion, error) {
-	r := approvecall.Run(ctx, t.exec, t.context(ctx), runtime.ToolCall{ID: callID(), Name: t.def.Name, Arguments: input}, t.approve)
+	r := approvecall.Run(ctx, t.exec, t.context(ctx), runtime.ToolCall{ID: callid.New("runner"), Name: t.def.Name, Arguments: input}, t.approve)
 	block := anthropic.Result(r)
 	if !r.OK {
 		return nil, resultError{block.Content[0].Text}
@@ -117,11 +116,3 @@ func (t *tool) Execute(ctx context.Context, input json.RawMessage) ([]sdk.BetaTo
 type resultError struct{ json string }
 
 func (e resultError) Error() string { return e.json }
-
-// callID is a call id unique across processes: the runner does not hand a
-// tool the tool_use id.
-func callID() string {
-	var b [12]byte
-	rand.Read(b[:])
-	return "runner-" + hex.EncodeToString(b[:])
-}

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -36,22 +37,7 @@ const finalTurn = `{"id":"msg_2","type":"message","role":"assistant","model":"cl
 // business error come back as is_error tool_results carrying keel's stable
 // codes, and nothing internal.
 func TestToolRunnerRunsKeelTools(t *testing.T) {
-	var mu sync.Mutex
-	var bodies []string
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		b, _ := io.ReadAll(r.Body)
-		mu.Lock()
-		bodies = append(bodies, string(b))
-		n := len(bodies)
-		mu.Unlock()
-		w.Header().Set("Content-Type", "application/json")
-		if n == 1 {
-			io.WriteString(w, toolTurn)
-			return
-		}
-		io.WriteString(w, finalTurn)
-	}))
-	defer srv.Close()
+	srv, bodies := messagesAPI(t, toolTurn)
 	exec, err := generated.NewExecutor(runtime.WithLogger(slog.New(slog.DiscardHandler)))
 	if err != nil {
 		t.Fatal(err)
@@ -71,8 +57,8 @@ func TestToolRunnerRunsKeelTools(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if final.Content[0].Text != "INC-001 is the auth-api timeout." || len(bodies) != 2 {
-		t.Fatalf("final %+v after %d requests", final, len(bodies))
+	if final.Content[0].Text != "INC-001 is the auth-api timeout." || len(bodies()) != 2 {
+		t.Fatalf("final %+v after %d requests", final, len(bodies()))
 	}
 	var first struct {
 		Tools []struct {
@@ -80,30 +66,13 @@ func TestToolRunnerRunsKeelTools(t *testing.T) {
 			InputSchema json.RawMessage `json:"input_schema"`
 		} `json:"tools"`
 	}
-	if err := json.Unmarshal([]byte(bodies[0]), &first); err != nil || len(first.Tools) != 2 || first.Tools[1].Name != "lookup_incident" ||
+	if err := json.Unmarshal([]byte(bodies()[0]), &first); err != nil || len(first.Tools) != 2 || first.Tools[1].Name != "lookup_incident" ||
 		!strings.Contains(string(first.Tools[1].InputSchema), `"pattern":"^INC-[0-9]{3,}$"`) {
-		t.Fatalf("the first request's tools: %v\n%s", err, bodies[0])
-	}
-	var second struct {
-		Messages []struct {
-			Content []struct {
-				Type      string `json:"type"`
-				ToolUseID string `json:"tool_use_id"`
-				IsError   bool   `json:"is_error"`
-				Content   []struct {
-					Text string `json:"text"`
-				} `json:"content"`
-			} `json:"content"`
-		} `json:"messages"`
-	}
-	if err := json.Unmarshal([]byte(bodies[1]), &second); err != nil {
-		t.Fatal(err)
+		t.Fatalf("the first request's tools: %v\n%s", err, bodies()[0])
 	}
 	results := map[string]string{}
-	for _, c := range second.Messages[len(second.Messages)-1].Content {
-		if c.Type == "tool_result" {
-			results[c.ToolUseID] = strings.Join([]string{map[bool]string{true: "error", false: "ok"}[c.IsError], c.Content[0].Text}, " ")
-		}
+	for id, r := range toolResults(t, bodies()[1]) {
+		results[id] = map[bool]string{true: "error", false: "ok"}[r.isError] + " " + r.text
 	}
 	for id, want := range map[string]string{
 		"toolu_1": `ok {"call_id":"runner-`,
@@ -120,7 +89,7 @@ func TestToolRunnerRunsKeelTools(t *testing.T) {
 			t.Errorf("%s: %q lacks code %s", id, results[id], code)
 		}
 	}
-	if !strings.Contains(results["toolu_1"], `"service":"auth-api"`) || strings.Contains(bodies[1], "/work/") {
+	if !strings.Contains(results["toolu_1"], `"service":"auth-api"`) || strings.Contains(bodies()[1], "/work/") {
 		t.Errorf("results %v", results)
 	}
 }
@@ -163,4 +132,62 @@ func (r *recorder) InputSchema() sdk.BetaToolInputSchemaParam {
 func (r *recorder) Execute(_ context.Context, in json.RawMessage) ([]sdk.BetaToolResultBlockParamContentUnion, error) {
 	*r.got = append(json.RawMessage(nil), in...)
 	return []sdk.BetaToolResultBlockParamContentUnion{{OfText: &sdk.BetaTextBlockParam{Text: "ok"}}}, nil
+}
+
+// messagesAPI plays Anthropic's Messages API on loopback: its first reply
+// is first, every later one finalTurn. bodies are the requests it got.
+func messagesAPI(t *testing.T, first string) (srv *httptest.Server, bodies func() []string) {
+	var mu sync.Mutex
+	var got []string
+	srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		got = append(got, string(b))
+		n := len(got)
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		if n == 1 {
+			io.WriteString(w, first)
+			return
+		}
+		io.WriteString(w, finalTurn)
+	}))
+	t.Cleanup(srv.Close)
+	return srv, func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(got)
+	}
+}
+
+type toolResult struct {
+	text    string
+	isError bool
+}
+
+// toolResults are the tool_result blocks of a request's last message, by
+// tool_use id.
+func toolResults(t *testing.T, body string) map[string]toolResult {
+	var req struct {
+		Messages []struct {
+			Content []struct {
+				Type      string `json:"type"`
+				ToolUseID string `json:"tool_use_id"`
+				IsError   bool   `json:"is_error"`
+				Content   []struct {
+					Text string `json:"text"`
+				} `json:"content"`
+			} `json:"content"`
+		} `json:"messages"`
+	}
+	if err := json.Unmarshal([]byte(body), &req); err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]toolResult{}
+	for _, c := range req.Messages[len(req.Messages)-1].Content {
+		if c.Type == "tool_result" && len(c.Content) > 0 {
+			out[c.ToolUseID] = toolResult{text: c.Content[0].Text, isError: c.IsError}
+		}
+	}
+	return out
 }

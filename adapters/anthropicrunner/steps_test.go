@@ -2,11 +2,7 @@ package anthropicrunner_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -36,22 +32,8 @@ func TestRunnerPlaysTheSteps(t *testing.T) {
 	}
 	toolTurn := `{"id":"msg_1","type":"message","role":"assistant","model":"claude-test","stop_reason":"tool_use","usage":{"input_tokens":1,"output_tokens":1},"content":[` +
 		strings.Join(uses, ",") + `]}`
+	srv, bodies := messagesAPI(t, toolTurn)
 	var mu sync.Mutex
-	var bodies []string
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		b, _ := io.ReadAll(r.Body)
-		mu.Lock()
-		bodies = append(bodies, string(b))
-		n := len(bodies)
-		mu.Unlock()
-		w.Header().Set("Content-Type", "application/json")
-		if n == 1 {
-			io.WriteString(w, toolTurn)
-			return
-		}
-		io.WriteString(w, finalTurn)
-	}))
-	defer srv.Close()
 	var asked []runtime.ApprovalRequest
 	tools, err := anthropicrunner.Tools(fx.Exec, anthropicrunner.Options{Context: fx.Context,
 		Approve: func(ctx context.Context, req runtime.ApprovalRequest) (string, error) {
@@ -71,53 +53,31 @@ func TestRunnerPlaysTheSteps(t *testing.T) {
 	if _, err := runner.RunToCompletion(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	var second struct {
-		Messages []struct {
-			Content []struct {
-				Type      string `json:"type"`
-				ToolUseID string `json:"tool_use_id"`
-				IsError   bool   `json:"is_error"`
-				Content   []struct {
-					Text string `json:"text"`
-				} `json:"content"`
-			} `json:"content"`
-		} `json:"messages"`
+	if len(bodies()) != 2 {
+		t.Fatalf("%d requests", len(bodies()))
 	}
-	if len(bodies) != 2 {
-		t.Fatalf("%d requests", len(bodies))
-	}
-	if err := json.Unmarshal([]byte(bodies[1]), &second); err != nil {
-		t.Fatal(err)
-	}
-	read := map[string]string{}
-	failed := map[string]bool{}
-	for _, c := range second.Messages[len(second.Messages)-1].Content {
-		if c.Type == "tool_result" && len(c.Content) > 0 {
-			read[c.ToolUseID], failed[c.ToolUseID] = strings.TrimPrefix(c.Content[0].Text, "Error: "), c.IsError
-		}
-	}
+	results := toolResults(t, bodies()[1])
 	for i, st := range steps {
 		id := fmt.Sprint("toolu_", i)
-		if st.Code == runtime.CodeApprovalRequired {
-			st.Code, st.Runs = "", frameworktest.Ticket // Approve's grant ran it
-		}
+		st = frameworktest.Approved(st) // Approve's grant ran it
+		r := results[id]
 		if st.Code == runtime.CodeUnknownTool {
-			if !failed[id] || !strings.Contains(read[id], "not found") {
-				t.Errorf("unknown: the runner answered %q (is_error %v)", read[id], failed[id])
+			if !r.isError || !strings.Contains(r.text, "not found") {
+				t.Errorf("unknown: the runner answered %+v", r)
 			}
 			continue
 		}
-		if msg := frameworktest.Check(st, read[id]); msg != "" {
+		if msg := frameworktest.Check(st, strings.TrimPrefix(r.text, "Error: ")); msg != "" {
 			t.Error(msg)
 		}
-		if failed[id] != (st.Code != "") {
-			t.Errorf("%s: is_error %v", st.Name, failed[id])
+		if r.isError != (st.Code != "") {
+			t.Errorf("%s: is_error %v", st.Name, r.isError)
 		}
 	}
 	if len(asked) != 1 || asked[0].Tool != frameworktest.Ticket {
 		t.Fatalf("asked to approve %+v", asked)
 	}
-	if fx.Runs(frameworktest.Lookup) != 2 || fx.Runs(frameworktest.Crash) != 1 || fx.Runs(frameworktest.Ticket) != 1 {
-		t.Fatalf("handler runs: lookup %d, crash %d, ticket %d", fx.Runs(frameworktest.Lookup), fx.Runs(frameworktest.Crash), fx.Runs(frameworktest.Ticket))
+	if msg := fx.CheckRuns(1); msg != "" {
+		t.Fatal(msg)
 	}
 }

@@ -19,8 +19,6 @@ package eino
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -30,6 +28,7 @@ import (
 	"github.com/cloudwego/eino/schema"
 	"github.com/eino-contrib/jsonschema"
 
+	"github.com/keelgen/keel/internal/callid"
 	"github.com/keelgen/keel/internal/resultjson"
 	"github.com/keelgen/keel/runtime"
 )
@@ -96,7 +95,7 @@ func run(ctx context.Context, exec *runtime.Executor, opts Options, id, name, ar
 		id = compose.GetToolCallID(ctx)
 	}
 	if id == "" {
-		id = newCallID()
+		id = callid.New("eino")
 	}
 	ec := opts.Context(ctx)
 	if grant != "" {
@@ -178,10 +177,4 @@ func (t *invokable) InvokableRun(ctx context.Context, arguments string, _ ...too
 		return "", tool.StatefulInterrupt(ctx, state.Approval, state)
 	}
 	return text(run(ctx, t.exec, t.opts, state.Approval.CallID, t.info.Name, arguments, grant)), nil
-}
-
-func newCallID() string {
-	var b [12]byte
-	rand.Read(b[:])
-	return "eino-" + hex.EncodeToString(b[:])
 }

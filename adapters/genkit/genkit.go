@@ -15,8 +15,6 @@ package keelgenkit
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -25,6 +23,7 @@ import (
 	"github.com/firebase/genkit/go/ai"
 	"github.com/firebase/genkit/go/core/api"
 
+	"github.com/keelgen/keel/internal/callid"
 	"github.com/keelgen/keel/internal/resultjson"
 	"github.com/keelgen/keel/runtime"
 )
@@ -119,7 +118,7 @@ func (t *tool) run(exec *runtime.Executor, opts Options) ai.ToolFunc[any, any] {
 		if resumed {
 			ec.Grant, _ = tc.Resumed[grantKey].(string)
 		} else {
-			id = newCallID()
+			id = callid.New("genkit")
 		}
 		r := exec.Execute(tc, ec, runtime.ToolCall{ID: id, Name: t.def.Name, Arguments: raw})
 		if r.Code() == runtime.CodeApprovalRequired && r.Error.Approval != nil && !resumed {
@@ -203,10 +202,4 @@ func (a *action) RunJSONWithTelemetry(ctx context.Context, input json.RawMessage
 		return nil, err
 	}
 	return &api.ActionRunResult[json.RawMessage]{Result: b}, nil
-}
-
-func newCallID() string {
-	var b [12]byte
-	rand.Read(b[:])
-	return "genkit-" + hex.EncodeToString(b[:])
 }

@@ -17,8 +17,6 @@ package langchaingo
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 
@@ -26,6 +24,7 @@ import (
 	"github.com/tmc/langchaingo/tools"
 
 	"github.com/keelgen/keel/internal/approvecall"
+	"github.com/keelgen/keel/internal/callid"
 	"github.com/keelgen/keel/internal/resultjson"
 	"github.com/keelgen/keel/runtime"
 )
@@ -75,7 +74,7 @@ func (t *tool) Description() string {
 // Call runs input, the model's JSON arguments, through the executor and
 // returns keel's result JSON, whatever the outcome.
 func (t *tool) Call(ctx context.Context, input string) (string, error) {
-	r := approvecall.Run(ctx, t.exec, t.context(ctx), runtime.ToolCall{ID: callID(), Name: t.model.Name, Arguments: json.RawMessage(input)}, t.approve)
+	r := approvecall.Run(ctx, t.exec, t.context(ctx), runtime.ToolCall{ID: callid.New("agent"), Name: t.model.Name, Arguments: json.RawMessage(input)}, t.approve)
 	return text(r), nil
 }
 
@@ -118,12 +117,4 @@ func compact(schema json.RawMessage) []byte {
 		b = v
 	}
 	return b
-}
-
-// callID is a call id unique across processes: an agent tool is not told
-// one.
-func callID() string {
-	var b [12]byte
-	rand.Read(b[:])
-	return "agent-" + hex.EncodeToString(b[:])
 }

@@ -198,3 +198,21 @@ func (f *Fixture) tools() []*runtime.Tool {
 			})),
 	}
 }
+
+// Approved is step as the model reads it once a person's grant ran it.
+func Approved(step Step) Step {
+	if step.Code == runtime.CodeApprovalRequired {
+		step.Code, step.Runs = "", Ticket
+	}
+	return step
+}
+
+// CheckRuns says what is wrong with how often the handlers ran after the
+// steps, "" when right: lookup twice (the valid call and the business
+// error), crash once, and the ticket tickets times (once a grant ran it).
+func (f *Fixture) CheckRuns(tickets int) string {
+	if f.Runs(Lookup) == 2 && f.Runs(Crash) == 1 && f.Runs(Ticket) == tickets {
+		return ""
+	}
+	return fmt.Sprintf("handler runs: lookup %d, crash %d, ticket %d; want 2, 1, %d", f.Runs(Lookup), f.Runs(Crash), f.Runs(Ticket), tickets)
+}
