@@ -372,8 +372,9 @@ func run(dir string, src []byte) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("schema program: %w", err)
 	}
-	// -trimpath: the program's identity does not depend on where the
-	// module lives, so the same program elsewhere is a cache hit too.
+	// No -trimpath: the program's dependencies are then compiled as the
+	// user's own builds compile them, and shared with them in the build
+	// cache (keel's tests add it, for their throwaway modules).
 	// -ldflags="-s -w": no symbol table or debug information to link for a
 	// program run once. -gcflags="-N -l" (for the program's own package
 	// only): no optimization or inlining of a main that lists every tool,
