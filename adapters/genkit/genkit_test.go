@@ -178,3 +178,22 @@ func TestUnknownNameEndsGenerate(t *testing.T) {
 		}
 	}
 }
+
+// ApprovalRequest and Restart take only keel's interrupts: another part,
+// or another tool's interrupt, gives nothing to approve and no restart;
+// Tools refuses a nil executor.
+func TestOnlyKeelInterrupts(t *testing.T) {
+	if _, err := keelgenkit.Tools(nil, keelgenkit.Options{}); err == nil {
+		t.Fatal("Tools accepted a nil executor")
+	}
+	other := ai.NewToolRequestPart(&ai.ToolRequest{Name: "theirs", Ref: "1", Input: map[string]any{}})
+	other.Metadata = map[string]any{"interrupt": map[string]any{"reason": "confirm"}}
+	for _, p := range []*ai.Part{nil, ai.NewTextPart("hi"), other} {
+		if req, ok := keelgenkit.ApprovalRequest(p); ok {
+			t.Errorf("%+v: approval request %+v", p, req)
+		}
+		if r := keelgenkit.Restart(p, "grant"); r != nil {
+			t.Errorf("%+v: restart %+v", p, r)
+		}
+	}
+}
