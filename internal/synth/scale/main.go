@@ -35,6 +35,7 @@ func main() {
 	sizes := flag.String("n", "10,100,1000", "comma-separated numbers of tools")
 	runs := flag.Int("runs", 3, "measured runs per size (medians are printed)")
 	packages := flag.Int("packages", 1, "spread the tools over this many handler packages, generated as one set")
+	exports := flag.Int("exports", 0, "also declare this many exported constants in the (first) handler package, as a real package exports many names the lint checks descriptions against")
 	bench := flag.Bool("bench", false, "also run the executor benchmarks of each module (-count 6)")
 	keep := flag.Bool("keep", false, "keep the synthetic modules (their directories are printed)")
 	guard := flag.Bool("guard", false, "exit 1 when go generate grows faster than the tools (the largest N over the smallest) "+
@@ -57,7 +58,7 @@ func main() {
 		if err != nil {
 			fail(err)
 		}
-		m, err := measure(root, dir, n, *packages, *runs)
+		m, err := measure(root, dir, n, *packages, *exports, *runs)
 		if err != nil {
 			fail(fmt.Errorf("N=%d: %w", n, err))
 		}
@@ -129,8 +130,19 @@ type measurement struct {
 
 // measure writes the module, warms the caches, and returns the medians of
 // runs measured edits.
-func measure(root, dir string, n, packages, runs int) (measurement, error) {
-	if err := testmod.Make(root, dir, "example.com/synth", synth.FilesIn(n, 0, packages)); err != nil {
+func measure(root, dir string, n, packages, exports, runs int) (measurement, error) {
+	files := synth.FilesIn(n, 0, packages)
+	if exports > 0 {
+		path := filepath.ToSlash(filepath.Join(filepath.Dir(synth.HandlersFile(packages)), "exports.go"))
+		var b strings.Builder
+		b.WriteString("package " + filepath.Base(filepath.Dir(path)) + "\n\n// Exported names a real handler package would have.\nconst (\n")
+		for i := range exports {
+			fmt.Fprintf(&b, "\tExportedName%d = %d\n", i, i)
+		}
+		b.WriteString(")\n")
+		files[path] = b.String()
+	}
+	if err := testmod.Make(root, dir, "example.com/synth", files); err != nil {
 		return measurement{}, err
 	}
 	for _, args := range [][]string{{"generate", "./" + synth.Handlers}, {"build", "./..."}} {
