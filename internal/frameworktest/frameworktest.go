@@ -41,19 +41,18 @@ type Step struct {
 	Tool      string
 	Arguments string
 	Code      runtime.Code // "" for a success
-	Runs      string       // the handler this call runs, "" for none
 }
 
 // Steps are the six cases, in order. The invalid arguments are a wrong type,
 // which survives a framework that decodes and re-encodes the model's input.
 func Steps() []Step {
 	return []Step{
-		{Name: "valid", Tool: Lookup, Arguments: `{"id":"INC-1"}`, Runs: Lookup},
+		{Name: "valid", Tool: Lookup, Arguments: `{"id":"INC-1"}`},
 		{Name: "invalid", Tool: Lookup, Arguments: `{"id":7}`, Code: runtime.CodeInvalidArguments},
 		{Name: "unknown", Tool: "delete_everything", Arguments: `{}`, Code: runtime.CodeUnknownTool},
-		{Name: "business", Tool: Lookup, Arguments: `{"id":"missing"}`, Code: "not_found", Runs: Lookup},
+		{Name: "business", Tool: Lookup, Arguments: `{"id":"missing"}`, Code: "not_found"},
 		{Name: "approval", Tool: Ticket, Arguments: `{"id":"INC-1","summary":"restart the pool"}`, Code: runtime.CodeApprovalRequired},
-		{Name: "panic", Tool: Crash, Arguments: `{}`, Code: runtime.CodeToolInternalError, Runs: Crash},
+		{Name: "panic", Tool: Crash, Arguments: `{}`, Code: runtime.CodeToolInternalError},
 	}
 }
 
@@ -202,7 +201,7 @@ func (f *Fixture) tools() []*runtime.Tool {
 // Approved is step as the model reads it once a person's grant ran it.
 func Approved(step Step) Step {
 	if step.Code == runtime.CodeApprovalRequired {
-		step.Code, step.Runs = "", Ticket
+		step.Code = ""
 	}
 	return step
 }

@@ -19,12 +19,11 @@ import (
 	goruntime "runtime"
 	"slices"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
 	"unicode"
 
 	"github.com/go-json-experiment/json/jsontext"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/keelgen/keel/internal/contract"
 	"github.com/keelgen/keel/internal/files"
@@ -372,30 +371,23 @@ func deferTools(pkg *model.Package, deferred, upfront []string) error {
 func compileSchemas(pkg *model.Package, schemas map[string]model.Schemas) []model.Diagnostic {
 	// Each distinct document is compiled once, on every core: a set's
 	// tools often share a type, and compiling is most of this stage.
-	errs := map[string]error{}
-	var docs []string
+	index := map[string]int{} // document → its place in docs
+	var docs [][]byte
 	for _, t := range pkg.Tools {
 		for _, doc := range [][]byte{schemas[t.Name].Input, schemas[t.Name].Output} {
-			if _, ok := errs[string(doc)]; !ok {
-				errs[string(doc)] = nil
-				docs = append(docs, string(doc))
+			if _, ok := index[string(doc)]; !ok {
+				index[string(doc)] = len(docs)
+				docs = append(docs, doc)
 			}
 		}
 	}
 	found := make([]error, len(docs))
-	var wg sync.WaitGroup
-	next := atomic.Int64{}
-	for range min(goruntime.GOMAXPROCS(0), len(docs)) {
-		wg.Go(func() {
-			for i := int(next.Add(1) - 1); i < len(docs); i = int(next.Add(1) - 1) {
-				found[i] = runtime.CheckSchema([]byte(docs[i]))
-			}
-		})
-	}
-	wg.Wait()
+	var g errgroup.Group
+	g.SetLimit(goruntime.GOMAXPROCS(0))
 	for i, doc := range docs {
-		errs[doc] = found[i]
+		g.Go(func() error { found[i] = runtime.CheckSchema(doc); return nil })
 	}
+	g.Wait()
 	var diags []model.Diagnostic
 	for _, t := range pkg.Tools {
 		s := schemas[t.Name]
@@ -403,7 +395,7 @@ func compileSchemas(pkg *model.Package, schemas map[string]model.Schemas) []mode
 			name string
 			doc  []byte
 		}{{"input", s.Input}, {"output", s.Output}} {
-			if err := errs[string(side.doc)]; err != nil {
+			if err := found[index[string(side.doc)]]; err != nil {
 				diags = append(diags, model.Diagnostic{Pos: t.Pos, Message: fmt.Sprintf("%s: %s schema does not compile: %v", t.Name, side.name, err)})
 			}
 		}
