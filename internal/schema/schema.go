@@ -124,6 +124,7 @@ func format(doc []byte) ([]byte, error) {
 // and a reflector configured for the design's schema shape.
 func program(pkg *model.Package) ([]byte, error) {
 	f := jen.NewFile("main")
+	f.NoFormat = true // a throwaway no one reads: gofmt would be a tenth of the stage at scale
 	f.HeaderComment(files.Header)
 	f.Comment("keelgen's throwaway schema program: it prints the schemas of every tool's input and output.")
 	for _, c := range gocode.ArgsStructs(pkg.Tools) {
@@ -133,37 +134,29 @@ func program(pkg *model.Package) ([]byte, error) {
 	for _, k := range slices.Sorted(maps.Keys(pkg.Comments)) {
 		comments[jen.Lit(k)] = jen.Lit(pkg.Comments[k])
 	}
-	typeOf := func(c jen.Code) jen.Code { return jen.Qual("reflect", "TypeFor").Types(c).Call() }
-	// add(name, input type, output type, input by reference, output by reference)
-	addType := jen.Func().Params(jen.String(), jen.Qual("reflect", "Type"), jen.Qual("reflect", "Type"), jen.Bool(), jen.Bool())
-	f.Comment("addRecursive adds a tool with a recursive type.")
-	f.Func().Id("addRecursive").Params(jen.Id("add").Add(addType), jen.Id("name").String(), jen.List(jen.Id("in"), jen.Id("out")).Qual("reflect", "Type"), jen.List(jen.Id("refIn"), jen.Id("refOut")).Bool()).Block(
-		jen.Id("add").Call(jen.Id("name"), jen.Id("in"), jen.Id("out"), jen.Id("refIn"), jen.Id("refOut")),
+	// The tools are a table of static data, not calls: a nil pointer to
+	// each type costs the compiler nothing to initialize, where a call of
+	// reflect.TypeFor per type made compiling the program most of its time
+	// at scale.
+	nilOf := func(c jen.Code) jen.Code { return jen.Parens(jen.Op("*").Add(c)).Parens(jen.Nil()) }
+	// Every package-level name of the program has a capital letter, so no
+	// import can take it: jennifer names imports in lower case.
+	f.Comment("toolRow is one tool: its name, nil pointers to its input and output types, and whether each")
+	f.Comment("is reflected with $defs and $ref (a recursive type, which has no inline form).")
+	f.Type().Id("toolRow").Struct(
+		jen.Id("name").String(),
+		jen.List(jen.Id("in"), jen.Id("out")).Any(),
+		jen.List(jen.Id("refIn"), jen.Id("refOut")).Bool(),
 	)
-	// The tools are listed in functions of chunkSize tools each, not in one
-	// literal in main: the compiler's cost grows faster than linearly with
-	// the size of one function.
-	var chunks []jen.Code
-	for start := 0; start < len(pkg.Tools); start += chunkSize {
-		name := fmt.Sprintf("tools%d", len(chunks))
-		chunks = append(chunks, jen.Id(name))
-		f.Func().Id(name).Params(jen.Id("add").Add(addType)).BlockFunc(func(g *jen.Group) {
-			for _, t := range pkg.Tools[start:min(start+chunkSize, len(pkg.Tools))] {
-				args := []jen.Code{jen.Lit(t.Name), typeOf(gocode.ArgsType(t)), typeOf(gocode.TypeCode(t.Result))}
-				if t.RecursiveInput || t.RecursiveOutput {
-					// A recursive type has no inline form: reflected with
-					// $defs, which keelgen then inlines but for the cycles.
-					args = append(args, jen.Lit(t.RecursiveInput), jen.Lit(t.RecursiveOutput))
-					g.Id("addRecursive").Call(append([]jen.Code{jen.Id("add")}, args...)...)
-					continue
-				}
-				g.Id("add").Call(append(args, jen.False(), jen.False())...)
-			}
-		})
-	}
+	f.Var().Id("toolRows").Op("=").Index().Id("toolRow").ValuesFunc(func(g *jen.Group) {
+		for _, t := range pkg.Tools {
+			g.Line().Values(jen.Lit(t.Name), nilOf(gocode.ArgsType(t)), nilOf(gocode.TypeCode(t.Result)), jen.Lit(t.RecursiveInput), jen.Lit(t.RecursiveOutput))
+		}
+		g.Line()
+	})
 	enumValues(f, pkg.Enums)
-	f.Comment("comments are the doc comments of the handler package's types and fields.")
-	f.Var().Id("comments").Op("=").Map(jen.String()).String().Values(comments)
+	f.Comment("docComments are the doc comments of the handler package's types and fields.")
+	f.Var().Id("docComments").Op("=").Map(jen.String()).String().Values(comments)
 	f.Func().Id("main").Params().Block(
 		// A reflector older than v0.14 requires omitzero fields: the
 		// schemas would silently differ from the reviewed ones.
@@ -175,7 +168,7 @@ func program(pkg *model.Package) ([]byte, error) {
 		jen.Id("r").Op(":=").Op("&").Qual(reflectorPkg, "Reflector").Values(jen.Dict{
 			jen.Id("DoNotReference"): jen.True(), // inline every type
 			jen.Id("Anonymous"):      jen.True(), // no $id derived from the package path
-			jen.Id("CommentMap"):     jen.Id("comments"),
+			jen.Id("CommentMap"):     jen.Id("docComments"),
 			jen.Id("LookupComment"):  jen.Id("typeDescription"),
 			jen.Id("Mapper"):         jen.Id("enumSchema"),
 		}),
@@ -186,15 +179,12 @@ func program(pkg *model.Package) ([]byte, error) {
 			jen.If(jen.Id("ref")).Block(jen.Return(jen.Op("&").Id("byRef"))),
 			jen.Return(jen.Id("r")),
 		),
-		jen.Id("out").Op(":=").Map(jen.String()).Index(jen.Lit(2)).Op("*").Qual(reflectorPkg, "Schema").Values(),
-		jen.Id("add").Op(":=").Func().Params(jen.Id("name").String(), jen.List(jen.Id("in"), jen.Id("out_")).Qual("reflect", "Type"), jen.List(jen.Id("refIn"), jen.Id("refOut")).Bool()).Block(
-			jen.Id("input").Op(":=").Id("reflectType").Call(jen.Id("reflector").Call(jen.Id("refIn")), jen.Id("in")),
+		jen.Id("out").Op(":=").Make(jen.Map(jen.String()).Index(jen.Lit(2)).Op("*").Qual(reflectorPkg, "Schema"), jen.Len(jen.Id("toolRows"))),
+		jen.For(jen.List(jen.Id("_"), jen.Id("t")).Op(":=").Range().Id("toolRows")).Block(
+			jen.Id("input").Op(":=").Id("reflectType").Call(jen.Id("reflector").Call(jen.Id("t").Dot("refIn")), jen.Qual("reflect", "TypeOf").Call(jen.Id("t").Dot("in")).Dot("Elem").Call()),
 			jen.Id("input").Dot("Description").Op("=").Lit(""), // the tool's description says it
-			jen.Id("out").Index(jen.Id("name")).Op("=").Index(jen.Lit(2)).Op("*").Qual(reflectorPkg, "Schema").Values(
-				jen.Id("input"), jen.Id("reflectType").Call(jen.Id("reflector").Call(jen.Id("refOut")), jen.Id("out_"))),
-		),
-		jen.For(jen.List(jen.Id("_"), jen.Id("tools")).Op(":=").Range().Index().Func().Params(jen.Id("add").Add(addType)).Values(chunks...)).Block(
-			jen.Id("tools").Call(jen.Id("add")),
+			jen.Id("out").Index(jen.Id("t").Dot("name")).Op("=").Index(jen.Lit(2)).Op("*").Qual(reflectorPkg, "Schema").Values(
+				jen.Id("input"), jen.Id("reflectType").Call(jen.Id("reflector").Call(jen.Id("t").Dot("refOut")), jen.Qual("reflect", "TypeOf").Call(jen.Id("t").Dot("out")).Dot("Elem").Call())),
 		),
 		jen.If(jen.Err().Op(":=").Qual("encoding/json", "NewEncoder").Call(jen.Qual("os", "Stdout")).Dot("Encode").Call(jen.Id("out")), jen.Err().Op("!=").Nil()).Block(
 			jen.Qual("fmt", "Fprintln").Call(jen.Qual("os", "Stderr"), jen.Err()),
@@ -206,7 +196,7 @@ func program(pkg *model.Package) ([]byte, error) {
 	f.Comment("typeDescription is a field's description from its type's JSONSchema method, when the field has no doc comment of its own.")
 	f.Func().Id("typeDescription").Params(jen.Id("t").Qual("reflect", "Type"), jen.Id("field").String()).String().Block(
 		jen.If(jen.Id("field").Op("==").Lit("").Op("||").Id("t").Dot("Kind").Call().Op("!=").Qual("reflect", "Struct")).Block(jen.Return(jen.Lit(""))),
-		jen.If(jen.List(jen.Id("_"), jen.Id("ok")).Op(":=").Id("comments").Index(jen.Id("t").Dot("PkgPath").Call().Op("+").Lit(".").Op("+").Id("t").Dot("Name").Call().Op("+").Lit(".").Op("+").Id("field")), jen.Id("ok")).Block(jen.Return(jen.Lit(""))),
+		jen.If(jen.List(jen.Id("_"), jen.Id("ok")).Op(":=").Id("docComments").Index(jen.Id("t").Dot("PkgPath").Call().Op("+").Lit(".").Op("+").Id("t").Dot("Name").Call().Op("+").Lit(".").Op("+").Id("field")), jen.Id("ok")).Block(jen.Return(jen.Lit(""))),
 		jen.List(jen.Id("f"), jen.Id("ok")).Op(":=").Id("t").Dot("FieldByName").Call(jen.Id("field")),
 		jen.If(jen.Op("!").Id("ok")).Block(jen.Return(jen.Lit(""))),
 		jen.If(jen.List(jen.Id("s"), jen.Id("ok")).Op(":=").Qual("reflect", "New").Call(jen.Id("f").Dot("Type")).Dot("Interface").Call().Assert(jen.Interface(jen.Id("JSONSchema").Params().Op("*").Qual(reflectorPkg, "Schema"))), jen.Id("ok")).Block(
@@ -267,8 +257,8 @@ func enumValues(f *jen.File, enums []model.Enum) {
 		}
 		values[jen.Qual("reflect", "TypeFor").Types(gocode.TypeCode(e.Type)).Call()] = jen.Values(lits...)
 	}
-	f.Comment("enums are the module's named types whose package declares constants of that type, with their values.")
-	f.Var().Id("enums").Op("=").Map(jen.Qual("reflect", "Type")).Index().Any().Values(values)
+	f.Comment("enumConstants are the module's named types whose package declares constants of that type, with their values.")
+	f.Var().Id("enumConstants").Op("=").Map(jen.Qual("reflect", "Type")).Index().Any().Values(values)
 }
 
 // enumHelpers writes the reflector's Mapper for enum types and the pass
@@ -315,7 +305,7 @@ func enumHelpers(f *jen.File, declared model.TextTypes) {
 				})),
 			),
 		),
-		jen.List(jen.Id("values"), jen.Id("ok")).Op(":=").Id("enums").Index(jen.Id("t")),
+		jen.List(jen.Id("values"), jen.Id("ok")).Op(":=").Id("enumConstants").Index(jen.Id("t")),
 		jen.If(jen.Op("!").Id("ok")).Block(jen.Return(jen.Nil())),
 		jen.Id("typ").Op(":=").Lit("integer"),
 		jen.If(jen.Id("t").Dot("Kind").Call().Op("==").Qual("reflect", "String")).Block(jen.Id("typ").Op("=").Lit("string")),
@@ -343,9 +333,6 @@ func enumHelpers(f *jen.File, declared model.TextTypes) {
 		),
 	)
 }
-
-// chunkSize is how many tools one function of the program lists.
-const chunkSize = 64
 
 // programDir is where the program seems to live, inside the handler
 // package's directory; the go command ignores names starting with a dot

@@ -1,8 +1,13 @@
 package schema
 
 import (
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"strings"
 	"testing"
+
+	"github.com/keelgen/keel/internal/model"
 )
 
 // The design's schema shape: an object at the root, every type inlined.
@@ -31,5 +36,46 @@ func TestFormat(t *testing.T) {
 	}
 	if want := "{\n  \"type\": \"string\",\n  \"pattern\": \"<a&b>\"\n}\n"; string(got) != want {
 		t.Fatalf("format gave\n%s\nwant\n%s", got, want)
+	}
+}
+
+// No import of the program can take one of its own package-level names:
+// jennifer names every import in lower case, and each of the program's
+// names has a capital letter (a handler package named tools, enums or
+// comments once collided with the program's variables).
+func TestProgramNamesCannotClashWithImports(t *testing.T) {
+	src, err := program(&model.Package{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := parser.ParseFile(token.NewFileSet(), "main.go", src, parser.SkipObjectResolution)
+	if err != nil {
+		t.Fatalf("the program does not parse: %v\n%s", err, src)
+	}
+	var names []string
+	for _, d := range f.Decls {
+		switch d := d.(type) {
+		case *ast.FuncDecl:
+			names = append(names, d.Name.Name)
+		case *ast.GenDecl:
+			for _, s := range d.Specs {
+				switch s := s.(type) {
+				case *ast.TypeSpec:
+					names = append(names, s.Name.Name)
+				case *ast.ValueSpec:
+					for _, n := range s.Names {
+						names = append(names, n.Name)
+					}
+				}
+			}
+		}
+	}
+	if len(names) < 5 {
+		t.Fatalf("found only %v in the program", names)
+	}
+	for _, name := range names {
+		if name != "main" && strings.ToLower(name) == name {
+			t.Errorf("the program declares %q, which an import of a package of that name would clash with", name)
+		}
 	}
 }

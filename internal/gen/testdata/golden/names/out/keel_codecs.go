@@ -8,6 +8,7 @@ import (
 
 	incontext "github.com/keelgen/keel/internal/gen/testdata/golden/names/in/context"
 	inembed "github.com/keelgen/keel/internal/gen/testdata/golden/names/in/embed"
+	"github.com/keelgen/keel/internal/gen/testdata/golden/names/in/enums"
 	"github.com/keelgen/keel/internal/gen/testdata/golden/names/in/errors"
 	"github.com/keelgen/keel/internal/gen/testdata/golden/names/in/json"
 	inresult "github.com/keelgen/keel/internal/gen/testdata/golden/names/in/result"
@@ -30,6 +31,10 @@ var (
 		Name string
 		Tags []string
 	}(inembed.Item{})
+	_ = struct {
+		Name string
+		Tags []string
+	}(enums.Item{})
 	_ = struct {
 		Name string
 		Tags []string
@@ -190,6 +195,72 @@ func (c *embedPutCall) Run(ctx context.Context) (err error) {
 
 func (c *embedPutCall) Result(e *wire.Encoder) error {
 	return writeEmbedFindResult(e, &c.result)
+}
+
+// enumsFindArgsHandler is a handler with the reader of its arguments and the writer of its result.
+type enumsFindArgsHandler func(context.Context, enums.Item) (enums.Item, error)
+
+// Read reads and checks a call's arguments.
+func (h enumsFindArgsHandler) Read(d *wire.Decoder) (runtime.Call, error) {
+	c := &enumsFindArgsCall{handler: h}
+	if err := readEnumsFindArgs(d, &c.args); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// enumsFindArgsCall is one call: the handler, its arguments, then its result.
+type enumsFindArgsCall struct {
+	handler enumsFindArgsHandler
+	args    enums.Item
+	result  enums.Item
+}
+
+// Arguments is the checked argument value, as the policy judges it.
+func (c *enumsFindArgsCall) Arguments() any {
+	return &c.args
+}
+
+func (c *enumsFindArgsCall) Run(ctx context.Context) (err error) {
+	c.result, err = c.handler(ctx, c.args)
+	return err
+}
+
+func (c *enumsFindArgsCall) Result(e *wire.Encoder) error {
+	return writeEnumsFindResult(e, &c.result)
+}
+
+// enumsPutHandler is a handler with the reader of its arguments and the writer of its result.
+type enumsPutHandler func(context.Context, EnumsPutArgs) (enums.Item, error)
+
+// Read reads and checks a call's arguments.
+func (h enumsPutHandler) Read(d *wire.Decoder) (runtime.Call, error) {
+	c := &enumsPutCall{handler: h}
+	if err := readContextPutArgs(d, &c.args); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// enumsPutCall is one call: the handler, its arguments, then its result.
+type enumsPutCall struct {
+	handler enumsPutHandler
+	args    EnumsPutArgs
+	result  enums.Item
+}
+
+// Arguments is the checked argument value, as the policy judges it.
+func (c *enumsPutCall) Arguments() any {
+	return &c.args
+}
+
+func (c *enumsPutCall) Run(ctx context.Context) (err error) {
+	c.result, err = c.handler(ctx, c.args)
+	return err
+}
+
+func (c *enumsPutCall) Result(e *wire.Encoder) error {
+	return writeEnumsFindResult(e, &c.result)
 }
 
 // errorsFindArgsHandler is a handler with the reader of its arguments and the writer of its result.
@@ -868,6 +939,69 @@ func readEmbedFindArgs(d *wire.Decoder, v *inembed.Item) error {
 }
 
 func writeEmbedFindResult(e *wire.Encoder, v *inembed.Item) error {
+	e.ObjectStart()
+	e.Member(`"name":`)
+	if err := writeString(e, &v.Name); err != nil {
+		return wire.At(err, "name")
+	}
+	if len(v.Tags) > 0 {
+		m := e.Member("\"tags\":")
+		if err := writeItemTags(e, &v.Tags); err != nil {
+			return wire.At(err, "tags")
+		}
+		e.OmitEmpty(m)
+	}
+	e.ObjectEnd()
+	return nil
+}
+
+func readEnumsFindArgs(d *wire.Decoder, v *enums.Item) error {
+	if err := d.ObjectStart(); err != nil {
+		return err
+	}
+	var seen struct {
+		Name bool
+		Tags bool
+	}
+	for d.More() {
+		name, err := d.Name()
+		if err != nil {
+			return err
+		}
+		switch string(name) {
+		case "name":
+			if seen.Name {
+				return wire.Duplicate()
+			}
+			seen.Name = true
+			if err := readString(d, &v.Name); err != nil {
+				return wire.At(err, "name")
+			}
+		case "tags":
+			if seen.Tags {
+				return wire.Duplicate()
+			}
+			seen.Tags = true
+			if d.Null() {
+				continue
+			}
+			if err := readItemTags(d, &v.Tags); err != nil {
+				return wire.At(err, "tags")
+			}
+		default:
+			return wire.Unknown()
+		}
+	}
+	if err := d.End(); err != nil {
+		return err
+	}
+	if !seen.Name {
+		return wire.Missing("name")
+	}
+	return nil
+}
+
+func writeEnumsFindResult(e *wire.Encoder, v *enums.Item) error {
 	e.ObjectStart()
 	e.Member(`"name":`)
 	if err := writeString(e, &v.Name); err != nil {
