@@ -30,6 +30,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 
 	"github.com/keelgen/keel/internal/contract"
@@ -47,6 +48,12 @@ const (
 )
 
 func main() {
+	// keelgen runs for a second and exits: collecting garbage a quarter as
+	// often costs about 40 MiB more at 1,000 tools and a tenth of the run.
+	// GOGC, when set, decides.
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(400)
+	}
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 

@@ -122,3 +122,37 @@ func writeFile(t *testing.T, path string, data []byte) {
 		t.Fatal(err)
 	}
 }
+
+// The committed schema files are read only when a locked schema changed:
+// an unreadable one (here a directory named like a schema) stops a run
+// that needs it, and is never touched by one that does not.
+func TestSchemaFilesAreReadOnlyForAChange(t *testing.T) {
+	dir := t.TempDir()
+	tl := tool{Name: "t", Version: "1.0", Effect: "read", Description: "T.",
+		Input:  json.RawMessage(`{"type":"object","properties":{"a":{"type":"string"}}}`),
+		Output: json.RawMessage(`{"type":"object"}`)}
+	lock, err := runtimelock.New([]runtime.ToolInfo{tl.info()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lockFile, err := lock.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(dir, lockfile.FileName), lockFile)
+	if err := os.MkdirAll(filepath.Join(dir, "schemas", "t.input.json"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	prev, err := contract.ReadPrevious(filepath.Join(dir, lockfile.FileName), filepath.Join(dir, "schemas"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if changes, _, err := contract.Compare(prev, []runtime.ToolInfo{tl.info()}); err != nil || changes[0].Kind != contract.Unchanged {
+		t.Fatalf("unchanged set: %v %+v", err, changes)
+	}
+	changed := tl
+	changed.Input = json.RawMessage(`{"type":"object","properties":{"a":{"type":"integer"}}}`)
+	if _, _, err := contract.Compare(prev, []runtime.ToolInfo{changed.info()}); err == nil || !strings.Contains(err.Error(), "t.input.json") {
+		t.Fatalf("a changed schema with an unreadable committed file: err %v, want the file named", err)
+	}
+}
