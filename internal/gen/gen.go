@@ -19,6 +19,7 @@ import (
 	goruntime "runtime"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 
@@ -277,7 +278,13 @@ func Generate(cfg Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The lint only reads the model and the schemas: it runs while the
+	// files print.
+	var findings []model.Diagnostic
+	var linted sync.WaitGroup
+	linted.Go(func() { findings = lint(pkg, schemas) })
 	files, diags, err := render.Files(pkg, outPkg, schemas, lockFile, res.Lock.SetDigest)
+	linted.Wait()
 	if err != nil {
 		return nil, err
 	}
@@ -287,7 +294,6 @@ func Generate(cfg Config) (*Result, error) {
 	}
 	res.Files, res.Warnings = files, append(res.Warnings, diags...)
 	res.Warnings = append(res.Warnings, targetWarnings(targets, pkg, schemas)...)
-	findings := lint(pkg, schemas)
 	res.LintFindings = len(findings)
 	if cfg.Lint {
 		res.Warnings = append(res.Warnings, findings...)
