@@ -9,12 +9,15 @@
 package gen
 
 import (
+	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"go/parser"
 	"go/token"
 	"io"
 	"maps"
+	"os"
 	"path/filepath"
 	goruntime "runtime"
 	"slices"
@@ -261,17 +264,60 @@ func Generate(cfg Config) (*Result, error) {
 	if filepath.Clean(pkg.Dir) == filepath.Clean(outDir) {
 		return nil, errors.New("the output directory is the handler package's own directory; the whitelist must be a separate package")
 	}
+	// While the schema program runs (a subprocess, most of a run's wait),
+	// the rest of the run goes ahead on the committed schema files. The
+	// rest is a function of the model and the schemas alone, so when the
+	// program gives those same bytes (an edit of handler code, a check in
+	// CI) the guess is this run's result; otherwise the rest runs again
+	// on the program's schemas.
+	type guessed struct {
+		res *Result
+		err error
+	}
+	committed, guess := make(chan map[string]model.Schemas, 1), make(chan guessed, 1)
+	stop, abandon := context.WithCancel(context.Background())
+	defer abandon()
+	go func() {
+		c := committedSchemas(outDir, pkg)
+		committed <- c
+		if c != nil {
+			res, err := finish(stop, cfg, dir, outDir, outPkg, targets, pkg, c)
+			guess <- guessed{res, err}
+		}
+	}()
 	done = slowStage(cfg.Progress, "keelgen: building and running the schema program (a first run compiles the schema reflector; later runs are cached)...")
 	schemas, diags, err := cfg.Schemas.Schemas(pkg)
 	done()
-	if err == nil && len(diags) == 0 {
-		diags = compileSchemas(pkg, schemas)
+	if c := <-committed; err == nil && len(diags) == 0 && c != nil && sameSchemas(c, schemas) {
+		g := <-guess
+		return g.res, g.err
 	}
+	// A wrong guess stops at its next stage; it only reads what this run
+	// reads.
+	abandon()
 	if err != nil || len(diags) > 0 {
 		res.Diagnostics = diags
 		return res, err
 	}
+	return finish(context.Background(), cfg, dir, outDir, outPkg, targets, pkg, schemas)
+}
+
+// finish is every stage after the schemas: compiling them, the contract,
+// the files and the warnings.
+// A guess abandoned (ctx done) returns at the next stage with ctx's error.
+func finish(ctx context.Context, cfg Config, dir, outDir, outPkg string, targets []Target, pkg *model.Package, schemas map[string]model.Schemas) (*Result, error) {
+	res := &Result{OutDir: outDir}
+	if diags := compileSchemas(pkg, schemas); len(diags) > 0 {
+		res.Diagnostics = diags
+		return res, nil
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	if err := res.compareContract(cfg, dir, pkg, schemas); err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	lockFile, err := res.Lock.Marshal()
@@ -299,6 +345,38 @@ func Generate(cfg Config) (*Result, error) {
 		res.Warnings = append(res.Warnings, findings...)
 	}
 	return res, nil
+}
+
+// committedSchemas reads the schema files of every tool from the output
+// directory, or returns nil when one is missing (a new tool, a first run).
+func committedSchemas(outDir string, pkg *model.Package) map[string]model.Schemas {
+	out := make(map[string]model.Schemas, len(pkg.Tools))
+	for _, t := range pkg.Tools {
+		in, err := os.ReadFile(filepath.Join(outDir, filepath.FromSlash(files.InputSchemaFile(t.Name))))
+		if err != nil {
+			return nil
+		}
+		o, err := os.ReadFile(filepath.Join(outDir, filepath.FromSlash(files.OutputSchemaFile(t.Name))))
+		if err != nil {
+			return nil
+		}
+		out[t.Name] = model.Schemas{Input: in, Output: o}
+	}
+	return out
+}
+
+// sameSchemas reports whether a and b hold the same bytes for the same tools.
+func sameSchemas(a, b map[string]model.Schemas) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for name, s := range a {
+		t, ok := b[name]
+		if !ok || !bytes.Equal(s.Input, t.Input) || !bytes.Equal(s.Output, t.Output) {
+			return false
+		}
+	}
+	return true
 }
 
 // slowAfter is how long a stage runs before keelgen says what it is doing.

@@ -111,6 +111,59 @@ func TestDeterministic(t *testing.T) {
 	sameFiles(t, x.Files, y.Files)
 }
 
+// A run goes ahead on the committed schema files while the schema program
+// runs, and keeps that work only when the program gives the same bytes: a
+// schema file edited by hand is replaced by the program's, and nothing
+// derived from the edit survives.
+func TestCommittedSchemasAreOnlyAGuess(t *testing.T) {
+	t.Parallel()
+	search, err := os.ReadFile("testdata/golden/mixed/in/search.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := testmod.New(t, map[string]string{"in/search.go": string(search)})
+	cfg := gen.Config{Dir: dir, Patterns: []string{"./in"}, OutDir: "out"}
+	first := generate(t, cfg)
+	var schemaFile string
+	for _, f := range first.Files {
+		p := filepath.Join(dir, "out", filepath.FromSlash(f.Path))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		content := f.Content
+		if schemaFile == "" && strings.HasSuffix(f.Path, ".input.json") {
+			schemaFile, content = f.Path, bytes.Replace(content, []byte(`"type": "object"`), []byte(`"type": "object", "minProperties": 0`), 1)
+			if bytes.Equal(content, f.Content) {
+				t.Fatalf("%s has no root type to edit:\n%s", f.Path, f.Content)
+			}
+		}
+		if err := os.WriteFile(p, content, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if schemaFile == "" {
+		t.Fatal("the set has no input schema")
+	}
+	// The edited file is what the guess reads; the program's bytes win.
+	sameFiles(t, first.Files, generate(t, cfg).Files)
+	if err := os.WriteFile(filepath.Join(dir, "out", filepath.FromSlash(schemaFile)), contentOf(t, first.Files, schemaFile), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// Every committed file as the program makes it: the guess is the run.
+	sameFiles(t, first.Files, generate(t, cfg).Files)
+}
+
+func contentOf(t *testing.T, files []render.File, path string) []byte {
+	t.Helper()
+	for _, f := range files {
+		if f.Path == path {
+			return f.Content
+		}
+	}
+	t.Fatalf("no file %s", path)
+	return nil
+}
+
 func sameFiles(t *testing.T, a, b []render.File) {
 	t.Helper()
 	if len(a) != len(b) {

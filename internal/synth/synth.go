@@ -41,14 +41,14 @@ func FilesIn(n, rev, packages int) map[string]string {
 	}
 	if packages <= 1 {
 		files[Handlers+"/shapes.go"] = shapes("handlers")
-		files[HandlersFile(1)] = HandlersSource(n, rev, 1)
+		files[HandlersFile(1)] = HandlersSource(n, rev, 0, 1)
 		return files
 	}
 	files[Handlers+"/generate.go"] = "// Package handlers generates the tool set of its subpackages.\npackage handlers\n\n" + generateLine + " ./...\n"
 	for k := range packages {
 		name := fmt.Sprintf("p%d", k)
 		files[Handlers+"/"+name+"/shapes.go"] = shapes(name)
-		files[Handlers+"/"+name+"/handlers.go"] = handlers(name, n, rev, k, packages, false)
+		files[Handlers+"/"+name+"/handlers.go"] = handlers(name, n, rev, 0, k, packages, false)
 	}
 	return files
 }
@@ -62,12 +62,15 @@ func HandlersFile(packages int) string {
 	return Handlers + "/p0/handlers.go"
 }
 
-// HandlersSource is that file's content at rev.
-func HandlersSource(n, rev, packages int) string {
+// HandlersSource is that file's content at rev. schemaRev, when above 0,
+// is an edit of the tools too: it is in the description of every
+// plain-parameter tool's first parameter, whose input schema so changes,
+// and in the tool's version (1.schemaRev), bumped as the change requires.
+func HandlersSource(n, rev, schemaRev, packages int) string {
 	if packages <= 1 {
-		return handlers("handlers", n, rev, 0, 1, true)
+		return handlers("handlers", n, rev, schemaRev, 0, 1, true)
 	}
-	return handlers("p0", n, rev, 0, packages, false)
+	return handlers("p0", n, rev, schemaRev, 0, packages, false)
 }
 
 func shapes(pkg string) string {
@@ -126,7 +129,7 @@ type Result%[1]d struct {
 const generateLine = "//go" + ":generate go tool keelgen -out ../tools"
 
 // handlers is the file of the tools i with i % packages == k.
-func handlers(pkg string, n, rev, k, packages int, generate bool) string {
+func handlers(pkg string, n, rev, schemaRev, k, packages int, generate bool) string {
 	var b strings.Builder
 	line := ""
 	if generate {
@@ -143,7 +146,10 @@ const Rev = %d
 `, pkg, pkg, line, rev)
 	for i := k; i < n; i += packages {
 		s := i % Shapes
-		fmt.Fprintf(&b, "\n// Lookup%[1]d looks up incident records of kind %[1]d.\n//\n//keel:tool name=%[2]s version=1.0 effect=read\n", i, ToolName(i))
+		fmt.Fprintf(&b, "\n// Lookup%[1]d looks up incident records of kind %[1]d.\n//\n//keel:tool name=%[2]s version=1.%[3]d effect=read\n", i, ToolName(i), schemaRev)
+		if i%2 == 1 && schemaRev > 0 {
+			fmt.Fprintf(&b, "//keel:param query The text to search for (edit %d).\n", schemaRev)
+		}
 		if i%2 == 0 {
 			fmt.Fprintf(&b, "func Lookup%[1]d(ctx context.Context, args Args%[2]d) (Result%[2]d, error) {\n\treturn Result%[2]d{ID: args.Query%[2]d, Count: args.Limit%[2]d, Level: \"low\", Items: args.Tags%[2]d}, nil\n}\n", i, s)
 		} else {
