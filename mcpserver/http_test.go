@@ -323,6 +323,7 @@ func TestRefusedTokenInfoIsLogged(t *testing.T) {
 // lifetime is closed however busy it is kept, so slots cannot be held for
 // ever.
 func TestSessionsPerPrincipal(t *testing.T) {
+	t.Parallel()
 	s := exampleServer(t)
 	verifier := func(_ context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
 		return &auth.TokenInfo{UserID: strings.TrimSuffix(token, "-token"), Expiration: time.Now().Add(time.Hour)}, nil

@@ -309,6 +309,7 @@ func (l lockedWriter) Write(p []byte) (int, error) {
 // token, as notifications/progress with that token, rate-limited; the call
 // then completes.
 func TestProgressReachesTheClient(t *testing.T) {
+	t.Parallel()
 	tool := runtime.NewTool(runtime.ToolInfo{Name: "deploy", Version: "1", Effect: runtime.EffectRead, Description: "Deploys.", Timeout: 10 * time.Second,
 		InputSchema: json.RawMessage(`{"type":"object","additionalProperties":false}`), OutputSchema: json.RawMessage(`{"type":"object"}`)},
 		runtime.Handle(func(ctx context.Context, _ struct{}) (struct{}, error) {
@@ -376,6 +377,7 @@ func TestProgressReachesTheClient(t *testing.T) {
 // notifications/message at or above it, named by the tool, before the
 // result; a client that asked for none hears nothing.
 func TestLogsReachTheClient(t *testing.T) {
+	t.Parallel()
 	tool := runtime.NewTool(runtime.ToolInfo{Name: "migrate", Version: "1", Effect: runtime.EffectRead, Description: "Migrates.", Timeout: 10 * time.Second,
 		InputSchema: json.RawMessage(`{"type":"object","additionalProperties":false}`), OutputSchema: json.RawMessage(`{"type":"object"}`)},
 		runtime.Handle(func(ctx context.Context, _ struct{}) (struct{}, error) {

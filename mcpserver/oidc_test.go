@@ -85,6 +85,7 @@ func notesServer(t *testing.T) (resource string, p *oidctest.Provider) {
 // reader, whose provider does not, is refused. A token the provider issued
 // for another resource is refused.
 func TestGoClientDiscoversTheProvider(t *testing.T) {
+	t.Parallel()
 	resource, p := notesServer(t)
 	for client, writes := range map[string]bool{oidctest.Reader: false, oidctest.Agent: true} {
 		h, err := extauth.NewClientCredentialsHandler(&extauth.ClientCredentialsHandlerConfig{Credentials: &oauthex.ClientCredentials{
@@ -146,6 +147,7 @@ func listed(t *testing.T, cs *mcp.ClientSession) string {
 // its configured scope on every token request, so the agent is configured
 // with both scopes from the start.
 func TestTypeScriptClientDiscoversTheProvider(t *testing.T) {
+	t.Parallel()
 	dir := tsClientDir(t)
 	resource, p := notesServer(t)
 	for client, writes := range map[string]bool{oidctest.Reader: false, oidctest.Agent: true} {
@@ -243,6 +245,7 @@ func TestListsAreByWhoAsks(t *testing.T) {
 // the person who logged in; a call of the tool that needs notes:write steps
 // up the same way, through consent again.
 func TestGoAuthorizationCodeClientLogsIn(t *testing.T) {
+	t.Parallel()
 	resource, _ := notesServer(t)
 	const redirect = "http://127.0.0.1/callback"
 	logins := 0
@@ -326,6 +329,7 @@ func personAt(ctx context.Context, authURL, redirect, login string) (*auth.Autho
 // the provider's login and consent pages, by discovery alone; the token
 // carries the person's login, and its list and calls are its scope's.
 func TestTypeScriptAuthorizationCodeClientLogsIn(t *testing.T) {
+	t.Parallel()
 	dir := tsClientDir(t)
 	resource, _ := notesServer(t)
 	cmd := exec.Command("node", "oauth-code.mjs", resource, "ann", "read_notes")
