@@ -45,6 +45,7 @@ var lookup = runtime.ToolCall{ID: "c", Name: "lookup", Arguments: json.RawMessag
 // 40 concurrent calls, half on each, exactly 10 run; another caller has a
 // bucket of its own, and the refused are told when to try again.
 func TestTwoReplicasShareALimit(t *testing.T) {
+	t.Parallel()
 	srv := redistest.Start(t)
 	var ran atomic.Int32
 	a, b := replica(t, srv.Addr, time.Second, &ran), replica(t, srv.Addr, time.Second, &ran)
@@ -79,6 +80,7 @@ func TestTwoReplicasShareALimit(t *testing.T) {
 // A Redis that is down, or that never answers, refuses the call within the
 // limiter's timeout: nothing runs.
 func TestLimiterThatCannotDecideRefuses(t *testing.T) {
+	t.Parallel()
 	srv := redistest.Start(t)
 	var ran atomic.Int32
 	exec := replica(t, srv.Addr, 200*time.Millisecond, &ran)

@@ -59,6 +59,7 @@ func grant(t testing.TB, exec *runtime.Executor) string {
 // Two replicas sharing one Redis run a grant exactly once under 64
 // concurrent presentations, half on each.
 func TestTwoReplicasRunAGrantOnce(t *testing.T) {
+	t.Parallel()
 	srv := redistest.Start(t)
 	a, b := replica(t, srv.Addr, time.Second), replica(t, srv.Addr, time.Second)
 	for round := range 3 {
@@ -95,6 +96,7 @@ func TestTwoReplicasRunAGrantOnce(t *testing.T) {
 // the first try redeemed; a replay of the first try, another call claiming
 // a retry, and a retry of a grant redeemed without a call are refused.
 func TestRetryOnAnotherReplicaRedeemsAgain(t *testing.T) {
+	t.Parallel()
 	srv := redistest.Start(t)
 	a, b := replica(t, srv.Addr, time.Second), replica(t, srv.Addr, time.Second)
 	ec := alice
@@ -141,6 +143,7 @@ func TestRetryOnAnotherReplicaRedeemsAgain(t *testing.T) {
 // A store that is down, or that never answers, refuses the grant: the call
 // stays approval_required, within the store's timeout.
 func TestStoreThatCannotDecideDenies(t *testing.T) {
+	t.Parallel()
 	srv := redistest.Start(t)
 	issuer := replica(t, srv.Addr, time.Second)
 
@@ -166,6 +169,7 @@ func TestStoreThatCannotDecideDenies(t *testing.T) {
 // With persistence on (append-only, fsync always), a killed and restarted
 // Redis still knows every unexpired grant it recorded.
 func TestRestartKeepsUnexpiredMarkers(t *testing.T) {
+	t.Parallel()
 	srv := redistest.Start(t)
 	store, err := redisreplay.New(srv.Client(), redisreplay.Options{})
 	if err != nil {
@@ -245,6 +249,7 @@ func BenchmarkRedeem(b *testing.B) {
 // lagging replica believes the grant has 10 s left after it expired by the
 // writer's clock.
 func TestMarkersOutliveClockSkew(t *testing.T) {
+	t.Parallel()
 	srv := redistest.Start(t)
 	store, err := redisreplay.New(srv.Client(), redisreplay.Options{})
 	if err != nil {
@@ -270,6 +275,7 @@ func TestMarkersOutliveClockSkew(t *testing.T) {
 // answer says the marker was recorded, the store removes it, and the grant
 // can still be used, once.
 func TestLateAnswerDoesNotSpendTheGrant(t *testing.T) {
+	t.Parallel()
 	srv := redistest.Start(t)
 	store, err := redisreplay.New(redis.NewClient(&redis.Options{Addr: srv.Addr, MaxRetries: -1}), redisreplay.Options{Timeout: 200 * time.Millisecond})
 	if err != nil {
