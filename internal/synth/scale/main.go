@@ -94,14 +94,17 @@ type sized struct {
 }
 
 // The guard's bounds, well above today's figures on a shared 2-core
-// machine (N=100 to 1,000: go generate grew about 1.5×, and cost 1.7× to
-// 1.8× go build of the handlers after a code edit, 2.6× to 3.3× after a
-// schema edit), so noise does not trip them, and a pass that grows with
-// tools × tools (it made 1,000 tools cost 15× a build) does.
+// machine, so noise does not trip them, and a pass that grows with tools ×
+// tools (it made 1,000 tools cost 15× a build) does. N=100 to 1,000: after
+// a code edit, go generate grew 1.4× to 1.6× and cost 0.9× to 1.8× go
+// build of the handlers; after a schema edit, which writes every changed
+// schema and explains each change, it grew 1.8× to 4.0× (the higher while
+// other builds shared the machine) and cost 2.4× to 3.3×.
 const (
-	maxGrowthPerTool   = 0.5 // go generate's growth over the tools' growth
-	maxOverBuild       = 3.0 // go generate over go build of the handlers at the largest N, after a code edit
-	maxOverBuildSchema = 5.0 // the same after an edit that changes schemas
+	maxGrowthPerTool       = 0.5 // go generate's growth over the tools' growth, after a code edit
+	maxGrowthPerToolSchema = 0.8 // the same after an edit that changes schemas
+	maxOverBuild           = 3.0 // go generate over go build of the handlers at the largest N, after a code edit
+	maxOverBuildSchema     = 5.0 // the same after an edit that changes schemas
 )
 
 // guarded checks the bounds on the smallest and the largest N measured,
@@ -115,21 +118,21 @@ func guarded(measured []sized) bool {
 	tools := float64(large.n) / float64(small.n)
 	ok := true
 	for _, edit := range []struct {
-		name         string
-		small, large time.Duration
-		maxOverBuild float64
+		name                    string
+		small, large            time.Duration
+		maxGrowth, maxOverBuild float64
 	}{
-		{"a code edit", small.m.gen, large.m.gen, maxOverBuild},
-		{"a schema edit", small.m.genSchema, large.m.genSchema, maxOverBuildSchema},
+		{"a code edit", small.m.gen, large.m.gen, maxGrowthPerTool * tools, maxOverBuild},
+		{"a schema edit", small.m.genSchema, large.m.genSchema, maxGrowthPerToolSchema * tools, maxOverBuildSchema},
 	} {
 		growth, over := ratio(edit.large, edit.small), ratio(edit.large, large.m.handlers)
-		passed := growth <= maxGrowthPerTool*tools && over <= edit.maxOverBuild
+		passed := growth <= edit.maxGrowth && over <= edit.maxOverBuild
 		verdict := "ok"
 		if !passed {
 			verdict, ok = "FAILED", false
 		}
 		fmt.Printf("\nguard %s: after %s, go generate grew %.1f× for %.0f× the tools (bound %.1f×); at N=%d it costs %.1f× go build of the handlers (bound %.1f×)\n",
-			verdict, edit.name, growth, tools, maxGrowthPerTool*tools, large.n, over, edit.maxOverBuild)
+			verdict, edit.name, growth, tools, edit.maxGrowth, large.n, over, edit.maxOverBuild)
 	}
 	return ok
 }
