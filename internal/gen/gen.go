@@ -270,30 +270,32 @@ func Generate(cfg Config) (*Result, error) {
 	// program gives those same bytes (an edit of handler code, a check in
 	// CI) the guess is this run's result; otherwise the rest runs again
 	// on the program's schemas.
-	type guessed struct {
+	var guess struct {
 		res *Result
 		err error
 	}
-	committed, guess := make(chan map[string]model.Schemas, 1), make(chan guessed, 1)
+	committed := make(chan map[string]model.Schemas, 1)
 	stop, abandon := context.WithCancel(context.Background())
+	var guessing sync.WaitGroup
+	// No guess outlives Generate: an abandoned one is waited for, after
+	// the run it gave way to.
+	defer guessing.Wait()
 	defer abandon()
-	go func() {
+	guessing.Go(func() {
 		c := committedSchemas(outDir, pkg)
 		committed <- c
 		if c != nil {
-			res, err := finish(stop, cfg, dir, outDir, outPkg, targets, pkg, c)
-			guess <- guessed{res, err}
+			guess.res, guess.err = finish(stop, cfg, dir, outDir, outPkg, targets, pkg, c)
 		}
-	}()
+	})
 	done = slowStage(cfg.Progress, "keelgen: building and running the schema program (a first run compiles the schema reflector; later runs are cached)...")
 	schemas, diags, err := cfg.Schemas.Schemas(pkg)
 	done()
 	if c := <-committed; err == nil && len(diags) == 0 && c != nil && sameSchemas(c, schemas) {
-		g := <-guess
-		return g.res, g.err
+		guessing.Wait()
+		return guess.res, guess.err
 	}
-	// A wrong guess stops at its next stage; it only reads what this run
-	// reads.
+	// A wrong guess stops at its next stage.
 	abandon()
 	if err != nil || len(diags) > 0 {
 		res.Diagnostics = diags
@@ -303,8 +305,8 @@ func Generate(cfg Config) (*Result, error) {
 }
 
 // finish is every stage after the schemas: compiling them, the contract,
-// the files and the warnings.
-// A guess abandoned (ctx done) returns at the next stage with ctx's error.
+// the files and the warnings. A guess abandoned (ctx done) returns at its
+// next stage with ctx's error.
 func finish(ctx context.Context, cfg Config, dir, outDir, outPkg string, targets []Target, pkg *model.Package, schemas map[string]model.Schemas) (*Result, error) {
 	res := &Result{OutDir: outDir}
 	if diags := compileSchemas(pkg, schemas); len(diags) > 0 {
