@@ -6,6 +6,8 @@
 // and returns the files and every diagnostic. It reads the handler package,
 // the committed lock and schemas, and runs the schema program (go run); it
 // writes nothing: the command writes, and only a Result that may be written.
+// While the schema program runs, the stages after it go ahead on the
+// committed schemas, a guess kept only when the program gives those bytes.
 package gen
 
 import (
