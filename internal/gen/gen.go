@@ -272,6 +272,7 @@ func Generate(cfg Config) (*Result, error) {
 	// program gives those same bytes (an edit of handler code, a check in
 	// CI) the guess is this run's result; otherwise the rest runs again
 	// on the program's schemas.
+	rest := stages{cfg, dir, outDir, outPkg, targets, pkg}
 	var guess struct {
 		res *Result
 		err error
@@ -287,7 +288,7 @@ func Generate(cfg Config) (*Result, error) {
 		c := committedSchemas(outDir, pkg)
 		committed <- c
 		if c != nil {
-			guess.res, guess.err = finish(stop, cfg, dir, outDir, outPkg, targets, pkg, c)
+			guess.res, guess.err = rest.finish(stop, c)
 		}
 	})
 	done = slowStage(cfg.Progress, "keelgen: building and running the schema program (a first run compiles the schema reflector; later runs are cached)...")
@@ -303,14 +304,24 @@ func Generate(cfg Config) (*Result, error) {
 		res.Diagnostics = diags
 		return res, err
 	}
-	return finish(context.Background(), cfg, dir, outDir, outPkg, targets, pkg, schemas)
+	return rest.finish(context.Background(), schemas)
+}
+
+// stages is what the stages after the schema program, the rest of a run,
+// work from.
+type stages struct {
+	cfg                 Config
+	dir, outDir, outPkg string
+	targets             []Target
+	pkg                 *model.Package
 }
 
 // finish is every stage after the schemas: compiling them, the contract,
 // the files and the warnings. A guess abandoned (ctx done) returns at its
 // next stage with ctx's error.
-func finish(ctx context.Context, cfg Config, dir, outDir, outPkg string, targets []Target, pkg *model.Package, schemas map[string]model.Schemas) (*Result, error) {
-	res := &Result{OutDir: outDir}
+func (s stages) finish(ctx context.Context, schemas map[string]model.Schemas) (*Result, error) {
+	cfg, pkg := s.cfg, s.pkg
+	res := &Result{OutDir: s.outDir}
 	if diags := compileSchemas(pkg, schemas); len(diags) > 0 {
 		res.Diagnostics = diags
 		return res, nil
@@ -318,7 +329,7 @@ func finish(ctx context.Context, cfg Config, dir, outDir, outPkg string, targets
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if err := res.compareContract(cfg, dir, pkg, schemas); err != nil {
+	if err := res.compareContract(cfg, s.dir, pkg, schemas); err != nil {
 		return nil, err
 	}
 	if err := ctx.Err(); err != nil {
@@ -333,7 +344,7 @@ func finish(ctx context.Context, cfg Config, dir, outDir, outPkg string, targets
 	var findings []model.Diagnostic
 	var linted sync.WaitGroup
 	linted.Go(func() { findings = lint(pkg, schemas) })
-	files, diags, err := render.Files(pkg, outPkg, schemas, lockFile, res.Lock.SetDigest)
+	files, diags, err := render.Files(pkg, s.outPkg, schemas, lockFile, res.Lock.SetDigest)
 	linted.Wait()
 	if err != nil {
 		return nil, err
@@ -343,7 +354,7 @@ func finish(ctx context.Context, cfg Config, dir, outDir, outPkg string, targets
 		return res, nil
 	}
 	res.Files, res.Warnings = files, append(res.Warnings, diags...)
-	res.Warnings = append(res.Warnings, targetWarnings(targets, pkg, schemas)...)
+	res.Warnings = append(res.Warnings, targetWarnings(s.targets, pkg, schemas)...)
 	res.LintFindings = len(findings)
 	if cfg.Lint {
 		res.Warnings = append(res.Warnings, findings...)
