@@ -364,10 +364,9 @@ func run(dir string, src []byte) ([]byte, error) {
 	// cache (keel's tests add it, for their throwaway modules).
 	// -ldflags="-s -w": no symbol table or debug information to link for a
 	// program run once. -gcflags="-N -l" (for the program's own package
-	// only): no optimization or inlining of a main that lists every tool,
-	// which the compiler otherwise spends most of keelgen's time on at
-	// scale (2.8 s against 0.7 s at 1,000 tools), for a run that does the
-	// same work either way.
+	// only): no optimization or inlining of code run once, which still
+	// compiles in 0.16 s against 0.2 s at 1,000 tools (when main called
+	// reflect.TypeFor per tool, 0.7 s against 2.8 s).
 	cmd := exec.Command("go", "run", "-gcflags=-N -l", "-ldflags=-s -w", "-overlay", filepath.Join(tmp, "overlay.json"), "./"+programDir)
 	cmd.Dir = dir
 	var stdout, stderr bytes.Buffer
