@@ -435,13 +435,8 @@ func (c *callRun) digest() string {
 // scoped reports whether ec grants every scope the tool declares; else the
 // call is insufficient_scope, naming them, so a client can ask for more.
 func (c *callRun) scoped(ec ExecutionContext) bool {
-	var missing []string
-	for _, s := range c.info.Scopes {
-		if !slices.Contains(ec.Scopes, s) {
-			missing = append(missing, s)
-		}
-	}
-	if len(missing) == 0 {
+	missing := missingScopes(c.info.Scopes, ec.Scopes)
+	if missing == nil {
 		return true
 	}
 	c.log(slog.LevelInfo, "keel: insufficient scope", slog.Any("missing", missing))

@@ -37,12 +37,18 @@ func (e *Executor) Visible(ctx context.Context, ec ExecutionContext, tool *Tool)
 	if tool == nil {
 		return false
 	}
-	for _, s := range tool.info.Scopes {
-		if !slices.Contains(ec.Scopes, s) {
-			return false
+	return missingScopes(tool.info.Scopes, ec.Scopes) == nil && e.Offers(ctx, ec, tool)
+}
+
+// missingScopes lists the scopes of need that have lacks, nil when none.
+func missingScopes(need, have []string) []string {
+	var missing []string
+	for _, s := range need {
+		if !slices.Contains(have, s) {
+			missing = append(missing, s)
 		}
 	}
-	return e.Offers(ctx, ec, tool)
+	return missing
 }
 
 // Offers reports whether the executor offers tool to ec at all, scopes

@@ -72,15 +72,7 @@ func run(t *testing.T, old, now []tool) string {
 			writeFile(t, filepath.Join(dir, "schemas", o.Name+suffix), doc)
 		}
 	}
-	lock, err := runtimelock.New(sorted(infos))
-	if err != nil {
-		t.Fatal(err)
-	}
-	lockFile, err := lock.Marshal()
-	if err != nil {
-		t.Fatal(err)
-	}
-	writeFile(t, filepath.Join(dir, lockfile.FileName), lockFile)
+	writeLock(t, dir, sorted(infos))
 	prev, err := contract.ReadPrevious(filepath.Join(dir, lockfile.FileName), filepath.Join(dir, "schemas"))
 	if err != nil {
 		t.Fatal(err)
@@ -108,6 +100,20 @@ func run(t *testing.T, old, now []tool) string {
 	return b.String()
 }
 
+// writeLock commits the lock of infos in dir, as keelgen writes it.
+func writeLock(t *testing.T, dir string, infos []runtime.ToolInfo) {
+	t.Helper()
+	lock, err := runtimelock.New(infos)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lockFile, err := lock.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(dir, lockfile.FileName), lockFile)
+}
+
 func sorted(infos []runtime.ToolInfo) []runtime.ToolInfo {
 	slices.SortFunc(infos, func(a, b runtime.ToolInfo) int { return strings.Compare(a.Name, b.Name) })
 	return infos
@@ -131,15 +137,7 @@ func TestSchemaFilesAreReadOnlyForAChange(t *testing.T) {
 	tl := tool{Name: "t", Version: "1.0", Effect: "read", Description: "T.",
 		Input:  json.RawMessage(`{"type":"object","properties":{"a":{"type":"string"}}}`),
 		Output: json.RawMessage(`{"type":"object"}`)}
-	lock, err := runtimelock.New([]runtime.ToolInfo{tl.info()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	lockFile, err := lock.Marshal()
-	if err != nil {
-		t.Fatal(err)
-	}
-	writeFile(t, filepath.Join(dir, lockfile.FileName), lockFile)
+	writeLock(t, dir, []runtime.ToolInfo{tl.info()})
 	if err := os.MkdirAll(filepath.Join(dir, "schemas", "t.input.json"), 0o755); err != nil {
 		t.Fatal(err)
 	}

@@ -124,44 +124,39 @@ func TestCommittedSchemasAreOnlyAGuess(t *testing.T) {
 	dir := testmod.New(t, map[string]string{"in/search.go": string(search)})
 	cfg := gen.Config{Dir: dir, Patterns: []string{"./in"}, OutDir: "out"}
 	first := generate(t, cfg)
-	var schemaFile string
-	for _, f := range first.Files {
-		p := filepath.Join(dir, "out", filepath.FromSlash(f.Path))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		content := f.Content
-		if schemaFile == "" && strings.HasSuffix(f.Path, ".input.json") {
-			schemaFile, content = f.Path, bytes.Replace(content, []byte(`"type": "object"`), []byte(`"type": "object", "minProperties": 0`), 1)
-			if bytes.Equal(content, f.Content) {
-				t.Fatalf("%s has no root type to edit:\n%s", f.Path, f.Content)
-			}
-		}
-		if err := os.WriteFile(p, content, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if schemaFile == "" {
+	writeResult(t, first)
+	i := slices.IndexFunc(first.Files, func(f render.File) bool { return strings.HasSuffix(f.Path, ".input.json") })
+	if i < 0 {
 		t.Fatal("the set has no input schema")
+	}
+	schema := first.Files[i]
+	edited := bytes.Replace(schema.Content, []byte(`"type": "object"`), []byte(`"type": "object", "minProperties": 0`), 1)
+	if bytes.Equal(edited, schema.Content) {
+		t.Fatalf("%s has no root type to edit:\n%s", schema.Path, schema.Content)
+	}
+	path := filepath.Join(first.OutDir, filepath.FromSlash(schema.Path))
+	if err := os.WriteFile(path, edited, 0o644); err != nil {
+		t.Fatal(err)
 	}
 	// The edited file is what the guess reads; the program's bytes win.
 	sameFiles(t, first.Files, generate(t, cfg).Files)
-	if err := os.WriteFile(filepath.Join(dir, "out", filepath.FromSlash(schemaFile)), contentOf(t, first.Files, schemaFile), 0o644); err != nil {
+	if err := os.WriteFile(path, schema.Content, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	// Every committed file as the program makes it: the guess is the run.
 	sameFiles(t, first.Files, generate(t, cfg).Files)
 }
 
-func contentOf(t *testing.T, files []render.File, path string) []byte {
+// writeResult writes a run's files as the command does.
+func writeResult(t *testing.T, res *gen.Result) {
 	t.Helper()
-	for _, f := range files {
-		if f.Path == path {
-			return f.Content
-		}
+	changes, err := output.Compare(res.OutDir, res.Files)
+	if err == nil {
+		err = output.Write(res.OutDir, res.Files, changes)
 	}
-	t.Fatalf("no file %s", path)
-	return nil
+	if err != nil {
+		t.Fatal(err)
+	}
 }
 
 func sameFiles(t *testing.T, a, b []render.File) {
@@ -214,14 +209,7 @@ func TestContractChanges(t *testing.T) {
 	txtartest.Run(t, "testdata/contract/*.txtar", *update, func(t *testing.T, sections map[string]string) string {
 		dir := testmod.New(t, map[string]string{"h/h.go": sections["old.go"]})
 		cfg := gen.Config{Dir: dir, Patterns: []string{"./h"}, OutDir: "out"}
-		first := generate(t, cfg)
-		changes, err := output.Compare(first.OutDir, first.Files)
-		if err == nil {
-			err = output.Write(first.OutDir, first.Files, changes)
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
+		writeResult(t, generate(t, cfg))
 		testmod.Write(t, dir, map[string]string{"h/h.go": sections["new.go"]})
 		res, err := gen.Generate(cfg)
 		if err != nil {

@@ -24,15 +24,13 @@ const (
 // ToolName is the name of tool i.
 func ToolName(i int) string { return fmt.Sprintf("incident_lookup_%d", i) }
 
-// Files returns the module's files (slash paths → content) for n tools; the
-// caller adds go.mod (testmod.Make). rev is written into the handlers as a
-// constant, so a new rev changes the package's export data and forces every
-// dependent package to recompile.
-func Files(n, rev int) map[string]string { return FilesIn(n, rev, 1) }
-
-// FilesIn is Files with the tools spread over packages handler packages
-// (handlers/p0, handlers/p1, …; tool i in package i % packages), generated
-// into one set by one go:generate line over ./... .
+// FilesIn returns the module's files (slash paths → content) for n tools;
+// the caller adds go.mod (testmod.Make). rev is written into the handlers
+// as a constant, so a new rev changes the package's export data and forces
+// every dependent package to recompile. With packages above 1, the tools
+// are spread over handler packages (handlers/p0, handlers/p1, …; tool i in
+// package i % packages), generated into one set by one go:generate line
+// over ./... .
 func FilesIn(n, rev, packages int) map[string]string {
 	files := map[string]string{
 		Bench + "/bench_test.go": benchmarks(n),

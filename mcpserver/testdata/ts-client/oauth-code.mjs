@@ -10,6 +10,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 
+import { listAndCall } from './calls.mjs';
+
 const [url, login, ...tools] = process.argv.slice(2);
 const redirect = 'http://127.0.0.1/callback';
 
@@ -85,14 +87,5 @@ try {
   console.log(JSON.stringify({ step: 'login' }));
   client = await connect();
 }
-const listed = await client.listTools();
-console.log(JSON.stringify({ step: 'list', tools: listed.tools.map((t) => t.name) }));
-for (const name of tools) {
-  try {
-    const r = await client.callTool({ name, arguments: {} });
-    console.log(JSON.stringify({ step: 'call', tool: name, isError: r.isError === true, text: r.content[0]?.text ?? '' }));
-  } catch (e) {
-    console.log(JSON.stringify({ step: 'call', tool: name, isError: true, error: String(e.message) }));
-  }
-}
+await listAndCall(client, tools);
 await client.close();

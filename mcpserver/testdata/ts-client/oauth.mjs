@@ -11,19 +11,11 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ClientCredentialsProvider } from '@modelcontextprotocol/sdk/client/auth-extensions.js';
 
+import { listAndCall } from './calls.mjs';
+
 const [url, clientId, clientSecret, issuer, scope, ...tools] = process.argv.slice(2);
 const authProvider = new ClientCredentialsProvider({ clientId, clientSecret, scope, expectedIssuer: issuer });
 const client = new Client({ name: 'keel-oauth-test', version: '1.0.0' });
 await client.connect(new StreamableHTTPClientTransport(new URL(url), { authProvider }));
-const listed = await client.listTools();
-console.log(JSON.stringify({ step: 'list', tools: listed.tools.map((t) => t.name) }));
-for (const name of tools) {
-  try {
-    const r = await client.callTool({ name, arguments: {} });
-    console.log(JSON.stringify({ step: 'call', tool: name, isError: r.isError === true, text: r.content[0]?.text ?? '' }));
-  } catch (e) {
-    // A 403 the client could not step up past (its provider did not grant the scope).
-    console.log(JSON.stringify({ step: 'call', tool: name, isError: true, error: String(e.message) }));
-  }
-}
+await listAndCall(client, tools);
 await client.close();
