@@ -4,12 +4,12 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/keelgen/keel/internal/conformance/generated"
+	"github.com/keelgen/keel/internal/cputime"
 	"github.com/keelgen/keel/runtime"
 )
 
@@ -17,9 +17,10 @@ import (
 // a parser keel does not own (UnmarshalText, time.ParseDuration) is bounded
 // before the parser sees it, and base64 keel reads itself. Before the bound,
 // a decimal of 1 MiB cost 2.1-2.5 s and one a sixteenth of that 15-25 ms
-// (×146). Same-run medians, so a slow machine does not trip it; linear is
-// ~16, and the check fails above 64 (memory effects alone reach ~35 here;
-// measured one size after the other, a loaded machine once gave ×68).
+// (×146). The ratio is of the fastest CPU times of the two sizes in one
+// run, so neither a slow machine nor other processes on it trip the check
+// (wall-clock medians once read ×80 while a build shared the machine);
+// linear is ~16, and the check fails above 64.
 func TestTextKindsCostLinearTime(t *testing.T) {
 	if testing.Short() {
 		t.Skip("measures; run without -short")
@@ -40,28 +41,18 @@ func TestTextKindsCostLinearTime(t *testing.T) {
 		{"blob", "A", `"blob":"%s"`},                // base64, under maxLength
 		{"owners", "1", `"owners":{"a":"%s"}`},      // uuid.UUID in a map
 	} {
-		// The two sizes alternate, so a burst of load on a shared machine
-		// falls on both rather than on one.
 		args := func(size int) []byte {
 			return []byte("{" + id + "," + fmt.Sprintf(c.wrap, strings.Repeat(c.fill, size)) + "}")
 		}
-		sizes := [2][]byte{args(64 << 10), args(1 << 20)}
-		var runs [2][]time.Duration
-		for range 15 {
-			for i, a := range sizes {
-				start := time.Now()
+		cost := func(a []byte) time.Duration {
+			return cputime.Fastest(15, func() {
 				r := exec.Execute(context.Background(), runtime.ExecutionContext{}, runtime.ToolCall{ID: "t", Name: generated.ToolTexts, Arguments: a})
-				runs[i] = append(runs[i], time.Since(start))
 				if r.Code() != runtime.CodeInvalidArguments || len(r.Error.Details) != 1 || r.Error.Details[0].Keyword != "maxLength" {
 					t.Fatalf("%s of %d bytes: %s %+v, want invalid_arguments for its length", c.member, len(a), r.Code(), r.Error)
 				}
-			}
+			})
 		}
-		median := func(d []time.Duration) time.Duration {
-			slices.Sort(d)
-			return d[len(d)/2]
-		}
-		small, large := median(runs[0]), median(runs[1])
+		small, large := cost(args(64<<10)), cost(args(1<<20))
 		ratio := float64(large) / float64(small)
 		t.Logf("%s: %v at 64 KiB, %v at 1 MiB: ×%.1f", c.member, small, large, ratio)
 		if ratio > 64 {
