@@ -346,10 +346,12 @@ func TestTypeScriptAuthorizationCodeClientLogsIn(t *testing.T) {
 	}
 }
 
-// tsClientDir is where the official TypeScript client is installed; a test
-// without it is skipped, except in CI, where .ci/run installs it.
+// tsClientDir is where the official TypeScript client is installed. A test
+// that drives it is end-to-end (KEEL_E2E=1), and skipped without it, except
+// in CI, where .ci/run installs it.
 func tsClientDir(t *testing.T) string {
 	t.Helper()
+	testmod.EndToEnd(t)
 	dir := filepath.Join(testmod.Root(t), "mcpserver", "testdata", "ts-client")
 	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@modelcontextprotocol", "sdk")); err != nil {
 		if os.Getenv("CI") == "true" {

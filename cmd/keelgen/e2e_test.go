@@ -137,9 +137,7 @@ func main() {
 `
 
 func TestUserModuleEndToEnd(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds a module")
-	}
+	testmod.EndToEnd(t)
 	t.Parallel()
 	dir := testmod.New(t, map[string]string{
 		"notes/notes.go":      withGenerate(userHandlers),
@@ -253,9 +251,7 @@ func TestFailedRunWritesNothing(t *testing.T) {
 // change drops the signature that no longer verifies. A contract change
 // without a version bump is refused, also against a base branch's lock.
 func TestLockSignatureAndTamper(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds a module")
-	}
+	testmod.EndToEnd(t)
 	t.Parallel()
 	dir := testmod.New(t, map[string]string{"notes/notes.go": withGenerate(userHandlers), "cmd/harness/main.go": userHarness})
 	keelgen := func(args ...string) (string, error) {

@@ -71,9 +71,7 @@ func userEnv() []string {
 // what the block before it printed. Then every Go snippet of the docs is
 // compiled in that module, and every excerpt is found in the file it quotes.
 func TestREADMEWalkthrough(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds a module from the README")
-	}
+	testmod.EndToEnd(t)
 	t.Parallel()
 	root := testmod.Root(t)
 	dir := t.TempDir()
@@ -174,9 +172,7 @@ func goAsUser(dir string, args ...string) (string, error) {
 // The other order: the README's setup, its handler package, and go mod tidy
 // before the first go generate; then generate, tidy again, build.
 func TestTidyBeforeGenerate(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds a module from the README")
-	}
+	testmod.EndToEnd(t)
 	t.Parallel()
 	root := testmod.Root(t)
 	dir := t.TempDir()

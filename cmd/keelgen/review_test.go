@@ -12,9 +12,7 @@ import (
 // git, so -diff names the added field, not a digest; and one line checks
 // every set of the module with its own go:generate flags.
 func TestReviewAgainstBaseRevision(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds a module")
-	}
+	testmod.EndToEnd(t)
 	t.Parallel()
 	dir := testmod.New(t, map[string]string{"notes/notes.go": withGenerate(userHandlers)})
 	testmod.MustGo(t, dir, "generate", "./...")

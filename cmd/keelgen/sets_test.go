@@ -120,9 +120,7 @@ func main() {
 // joins only the set that does not select by name; -check names the stale
 // files of that set only.
 func TestTwoPackagesTwoSets(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds a module")
-	}
+	testmod.EndToEnd(t)
 	t.Parallel()
 	dir := testmod.New(t, setsModule)
 	testmod.MustGo(t, dir, "generate", "./...")

@@ -119,9 +119,7 @@ const thingCalls = `{"id":"1b4e28ba-2fa1-11d2-883f-0016d3cca427","addr":"192.0.2
 // result are uuid.UUID, netip.Addr, []byte, time.Duration, a team's own text
 // type and shopspring's decimal, with no conversion by hand.
 func TestTextTypesInAUserModule(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds a module")
-	}
+	testmod.EndToEnd(t)
 	t.Parallel()
 	dir := testmod.New(t, map[string]string{
 		"things/things.go":    strings.Replace(withGenerate(thingHandlers), "../notetools", "../thingtools", 1),

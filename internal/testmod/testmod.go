@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -85,6 +86,29 @@ func Make(root, dir, path string, files map[string]string) error {
 		}
 	}
 	return nil
+}
+
+// EndToEndVar names the environment variable that runs the end-to-end
+// tests: those that build a user's module and run go generate, go build and
+// the built programs in it, as a user does. They cost most of the suite's
+// time, so a plain go test ./... leaves them out; .ci/run sets it.
+const EndToEndVar = "KEEL_E2E"
+
+// EndToEnd skips t unless KEEL_E2E is true (1, true), and under -short. A
+// value that is not a boolean fails the test rather than being read as no.
+func EndToEnd(t testing.TB) {
+	t.Helper()
+	v := os.Getenv(EndToEndVar)
+	if v == "" {
+		t.Skip("an end-to-end test: KEEL_E2E=1 go test ./... runs it (CI does)")
+	}
+	on, err := strconv.ParseBool(v)
+	if err != nil {
+		t.Fatalf("%s=%q: want 1 or 0", EndToEndVar, v)
+	}
+	if !on || testing.Short() {
+		t.Skip("an end-to-end test: runs with KEEL_E2E=1, without -short")
+	}
 }
 
 // Write writes files below dir.
