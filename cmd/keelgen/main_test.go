@@ -13,7 +13,7 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	testmod.TrimPaths()
+	testmod.Setup()
 	os.Exit(m.Run())
 }
 

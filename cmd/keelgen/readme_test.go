@@ -52,18 +52,6 @@ func blocks(t *testing.T, path string) []block {
 	return out
 }
 
-// userEnv is the environment a user types commands in: no GOFLAGS (keel's
-// own tests set -mod=mod for their modules; a user has nothing of the kind).
-func userEnv() []string {
-	var env []string
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "GOFLAGS=") {
-			env = append(env, kv)
-		}
-	}
-	return env
-}
-
 // TestREADMEWalkthrough types the README's walkthrough as a new user would:
 // in an empty directory outside keel's tree, with an empty go.sum and no
 // GOFLAGS, each shell block run as written (the checkout's path put in for
@@ -153,7 +141,7 @@ func snippets(t *testing.T, root, dir string) {
 func typeIn(t *testing.T, dir, root, at, script string) string {
 	t.Helper()
 	cmd := exec.Command("bash", "-euo", "pipefail", "-c", strings.ReplaceAll(script, "/path/to/keel", root))
-	cmd.Dir, cmd.Env = dir, userEnv()
+	cmd.Dir, cmd.Env = dir, testmod.UserEnv()
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
@@ -164,7 +152,7 @@ func typeIn(t *testing.T, dir, root, at, script string) string {
 
 func goAsUser(dir string, args ...string) (string, error) {
 	cmd := exec.Command("go", args...)
-	cmd.Dir, cmd.Env = dir, userEnv()
+	cmd.Dir, cmd.Env = dir, testmod.UserEnv()
 	out, err := cmd.CombinedOutput()
 	return string(out), err
 }

@@ -22,7 +22,7 @@ import (
 var update = flag.Bool("update", false, "rewrite the golden files under testdata (output and diagnostics)")
 
 func TestMain(m *testing.M) {
-	testmod.TrimPaths()
+	testmod.Setup()
 	os.Exit(m.Run())
 }
 

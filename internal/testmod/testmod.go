@@ -163,13 +163,38 @@ func command(dir string, args ...string) *exec.Cmd {
 	return cmd
 }
 
-// TrimPaths adds -trimpath to GOFLAGS for the go commands keelgen itself
-// runs in a test process (go list, the schema program), so that a schema
-// program made for one throwaway module is the cached executable in the
-// next run's, whose directory differs. A test's TestMain calls it; the
-// README walkthrough runs keelgen as a user does, without it.
-func TrimPaths() {
-	os.Setenv("GOFLAGS", strings.TrimSpace(os.Getenv("GOFLAGS")+" -trimpath"))
+// Setup sets the environment of the go commands a test process starts,
+// keelgen's own among them (go list, the schema program); a test's TestMain
+// calls it. -trimpath in GOFLAGS makes a schema program made for one
+// throwaway module the cached executable in the next run's, whose
+// directory differs. GOGC=off, bounded by GOMEMLIMIT, spares the go
+// commands the collections that were a fifth of their CPU time in
+// internal/gen's tests. The README walkthrough types its commands as a user
+// does, without any of it (UserEnv).
+func Setup() {
+	for k, v := range harnessEnv {
+		if k == "GOFLAGS" {
+			v = strings.TrimSpace(os.Getenv("GOFLAGS") + " " + v)
+		}
+		os.Setenv(k, v)
+	}
+}
+
+// harnessEnv is what Setup adds to the environment.
+var harnessEnv = map[string]string{"GOFLAGS": "-trimpath", "GOGC": "off", "GOMEMLIMIT": "1GiB"}
+
+// UserEnv is the environment a user types commands in: the process's own,
+// less GOFLAGS (keel's tests set -mod=mod and -trimpath for their modules; a
+// user has nothing of the kind) and what else Setup set.
+func UserEnv() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		if _, set := harnessEnv[k]; !set {
+			env = append(env, kv)
+		}
+	}
+	return env
 }
 
 // Git runs git in dir with a fixed identity and returns its trimmed
