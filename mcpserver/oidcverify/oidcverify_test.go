@@ -90,12 +90,21 @@ func TestTokensOfARealProvider(t *testing.T) {
 	refused("garbage", "not.a.token", "malformed")
 
 	// Expiry: a token that lived one second is refused once the skew is past.
+	// exp has one-second resolution and iat is rounded down, so a token
+	// issued late in a second has almost none of its second left: a skew of
+	// one second gives the fresh check a whole second wherever in a second
+	// the token was issued (with a millisecond, a check under -race on a
+	// loaded machine once came too late). The strict verifier has its keys
+	// before the token is issued.
+	strict := newVerifier(t, oidcverify.Options{Issuer: p.Issuer, Resource: resource, ClockSkew: time.Second})
+	if _, err := strict(ctx, agent, nil); err != nil {
+		t.Fatal(err)
+	}
 	short := token(t, p, oidctest.Short, resource, "notes:read")
-	strict := newVerifier(t, oidcverify.Options{Issuer: p.Issuer, Resource: resource, ClockSkew: time.Millisecond})
 	if _, err := strict(ctx, short, nil); err != nil {
 		t.Fatalf("a fresh short token: %v", err)
 	}
-	time.Sleep(2100 * time.Millisecond) // exp has one-second resolution
+	time.Sleep(2100 * time.Millisecond) // past exp (at most a second after issue) and the skew
 	if _, err := strict(ctx, short, nil); !errors.Is(err, auth.ErrInvalidToken) || !strings.Contains(err.Error(), "expired") {
 		t.Errorf("an expired token: %v", err)
 	}
