@@ -168,7 +168,7 @@ func command(dir string, args ...string) *exec.Cmd {
 // calls it. -trimpath in GOFLAGS makes a schema program made for one
 // throwaway module the cached executable in the next run's, whose
 // directory differs. GOGC=off, bounded by GOMEMLIMIT, spares the go
-// commands the collections that were a fifth of their CPU time in
+// commands the collections that were a sixth of their CPU time in
 // internal/gen's tests. The README walkthrough types its commands as a user
 // does, without any of it (UserEnv).
 func Setup() {
