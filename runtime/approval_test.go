@@ -211,6 +211,7 @@ func TestAuditLogRecordsEveryCall(t *testing.T) {
 
 // Every code the executor can return appears in the audit record of its call.
 func TestAuditRecordForEachCode(t *testing.T) {
+	t.Parallel() // waits on timers
 	behaviours := map[runtime.Code]func(context.Context, echoArgs) (echoResult, error){
 		"": okEcho,
 		"text_not_found": func(context.Context, echoArgs) (echoResult, error) {

@@ -17,6 +17,7 @@ import (
 // panics, business errors and timeouts: each gets exactly one result, its
 // own, with the code its kind calls for. Run under -race in .ci/run.
 func TestConcurrentCalls(t *testing.T) {
+	t.Parallel() // waits on timers
 	info := func(name string, timeout time.Duration) runtime.ToolInfo {
 		return runtime.ToolInfo{Name: name, Version: "1", Effect: runtime.EffectRead, Description: name,
 			InputSchema: json.RawMessage(echoIn), OutputSchema: json.RawMessage(echoOut),

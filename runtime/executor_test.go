@@ -381,6 +381,7 @@ func TestOutputSizeCap(t *testing.T) {
 }
 
 func TestHandlerIgnoringItsContextTimesOut(t *testing.T) {
+	t.Parallel() // waits on timers
 	release := make(chan struct{})
 	defer close(release)
 	f := newFixture(t, runtime.EffectRead, func(context.Context, echoArgs) (echoResult, error) {
@@ -400,6 +401,7 @@ func TestHandlerIgnoringItsContextTimesOut(t *testing.T) {
 }
 
 func TestHandlerHonouringItsContextTimesOut(t *testing.T) {
+	t.Parallel() // waits on timers
 	f := newFixture(t, runtime.EffectRead, func(ctx context.Context, _ echoArgs) (echoResult, error) {
 		<-ctx.Done()
 		return echoResult{}, fmt.Errorf("query aborted: %w", ctx.Err())

@@ -50,6 +50,7 @@ func TestReportProgress(t *testing.T) {
 // interval ends), and a report still waiting when the call ends is
 // delivered by stop, before the result.
 func TestProgressIsCoalescedNotDropped(t *testing.T) {
+	t.Parallel() // waits on timers
 	var mu sync.Mutex
 	var got []float64
 	ctx, stop := runtime.WithProgress(context.Background(), func(p runtime.Progress) {
