@@ -217,9 +217,7 @@ func TestUserModuleEndToEnd(t *testing.T) {
 // A generator that fails writes nothing: a broken handler package leaves the
 // previous output byte for byte.
 func TestFailedRunWritesNothing(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds a module")
-	}
+	testmod.EndToEnd(t)
 	t.Parallel()
 	dir := testmod.New(t, map[string]string{"notes/notes.go": withGenerate(userHandlers)})
 	mustKeelgenIn(t, dir, "-out", "notetools", "./notes")
@@ -377,9 +375,7 @@ func mustKeelgenIn(t *testing.T, dir string, args ...string) string {
 // hand) gets keelgen's error naming the one command that fixes it, and that
 // command works.
 func TestMissingReflectorNamesTheFix(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds a module")
-	}
+	testmod.EndToEnd(t)
 	t.Parallel()
 	dir := testmod.New(t, map[string]string{"notes/notes.go": withGenerate(userHandlers)})
 	if out, err := testmod.Go(dir, "mod", "edit", "-droprequire=github.com/invopop/jsonschema"); err != nil {
@@ -407,9 +403,7 @@ func TestMissingReflectorNamesTheFix(t *testing.T) {
 // README's setup, then a decimal amount) gets a diagnostic at the import
 // that names the go get command, and that command fixes it.
 func TestMissingModuleNamesGoGet(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds a module")
-	}
+	testmod.EndToEnd(t)
 	t.Parallel()
 	dir := testmod.New(t, map[string]string{"pay/pay.go": `package pay
 

@@ -211,9 +211,7 @@ func Dup(ctx context.Context, args NoArgs) (Note, error) { return Note{}, nil }
 // the set its go:generate line writes (the issue's -defer left out), and
 // names the line; the same flags pass; -lint writes nothing at all.
 func TestHandRunKeepsTheSetsFlags(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds a module")
-	}
+	testmod.EndToEnd(t)
 	t.Parallel()
 	dir := testmod.New(t, map[string]string{
 		"notes/notes.go":  strings.Replace(userHandlers, "GENERATE\n", "", 1),

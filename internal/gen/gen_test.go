@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"flag"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -81,17 +82,31 @@ func TestGolden(t *testing.T) {
 					t.Errorf("%s lacks the header", f.Path)
 				}
 			}
-			// The golden output compiles and passes vet.
-			if out, err := testmod.Go(".", "vet", "./"+filepath.ToSlash(dir)+"/out"); err != nil {
-				t.Errorf("go vet of the golden output: %v\n%s", err, out)
-			}
 		})
+	}
+}
+
+// The golden output compiles and passes vet: one go vet for every case.
+func TestGoldenOutputPassesVet(t *testing.T) {
+	testmod.EndToEnd(t) // go vet compiles the output and its dependencies
+	t.Parallel()
+	outs, err := filepath.Glob("testdata/golden/*/out")
+	if err != nil || len(outs) == 0 {
+		t.Fatalf("no golden output: %v", err)
+	}
+	args := []string{"vet"}
+	for _, dir := range outs {
+		args = append(args, "./"+filepath.ToSlash(dir))
+	}
+	if out, err := testmod.Go(".", args...); err != nil {
+		t.Errorf("go vet of the golden output: %v\n%s", err, out)
 	}
 }
 
 // Two runs give the same bytes, and so does the same package with its files
 // in the other order.
 func TestDeterministic(t *testing.T) {
+	testmod.EndToEnd(t) // two modules, a run in each
 	t.Parallel()
 	// Two runs on one package give the same bytes: TestGolden compares
 	// every run with the committed output. Here, the order of the files.
@@ -116,6 +131,7 @@ func TestDeterministic(t *testing.T) {
 // schema file edited by hand is replaced by the program's, and nothing
 // derived from the edit survives.
 func TestCommittedSchemasAreOnlyAGuess(t *testing.T) {
+	testmod.EndToEnd(t) // three runs on one module
 	t.Parallel()
 	search, err := os.ReadFile("testdata/golden/mixed/in/search.go")
 	if err != nil {
@@ -204,9 +220,18 @@ func TestDiagnostics(t *testing.T) {
 // compares the warnings, the version gate's refusals and the review diff
 // with the "want" section: the whole path from Go types to the gate, on a
 // few cases. internal/contract's cases cover the gate on schema pairs.
+// Each case runs keelgen twice on a module, so the fast group runs one
+// (fastContractCase, a refusal and its diff) and the end-to-end group, or
+// -update, runs them all.
 func TestContractChanges(t *testing.T) {
 	t.Parallel()
+	if _, err := os.Stat("testdata/contract/" + fastContractCase + ".txtar"); err != nil {
+		t.Fatalf("the fast group's contract case: %v", err)
+	}
 	txtartest.Run(t, "testdata/contract/*.txtar", *update, func(t *testing.T, sections map[string]string) string {
+		if path.Base(t.Name()) != fastContractCase && !*update {
+			testmod.EndToEnd(t)
+		}
 		dir := testmod.New(t, map[string]string{"h/h.go": sections["old.go"]})
 		cfg := gen.Config{Dir: dir, Patterns: []string{"./h"}, OutDir: "out"}
 		writeResult(t, generate(t, cfg))
@@ -225,6 +250,11 @@ func TestContractChanges(t *testing.T) {
 		return got.String()
 	})
 }
+
+// fastContractCase is the contract case that go test ./... runs: a
+// required field added without a version bump, refused, with the review
+// diff of the change.
+const fastContractCase = "required_field_without_bump"
 
 func targetWarnings(t *testing.T, dir string, res *gen.Result) {
 	t.Helper()
@@ -377,6 +407,7 @@ func Weekday(ctx context.Context, at time.Time) (Booking, error) { return Bookin
 // Genkit module needs) is refused, with why and what to do: v0.13 would
 // make omitzero fields required, schemas unlike the reviewed ones.
 func TestOldReflectorRefused(t *testing.T) {
+	testmod.EndToEnd(t) // go mod edit and go mod tidy, then a run
 	t.Parallel()
 	dir := testmod.New(t, map[string]string{"h/h.go": `package h
 

@@ -7,6 +7,7 @@ import (
 
 	"github.com/keelgen/keel/internal/files"
 	"github.com/keelgen/keel/internal/gen"
+	"github.com/keelgen/keel/internal/testmod"
 )
 
 // A field inserted in the middle of one tool's arguments, and a field
@@ -15,6 +16,7 @@ import (
 // renumbered and no function of another member or tool is renamed (the
 // shared type Text has a schema per place, named after the place).
 func TestGeneratedDiffTouchesOnlyWhatChanged(t *testing.T) {
+	testmod.EndToEnd(t) // two runs
 	codecs := func(dir string) []string {
 		t.Helper()
 		res, err := gen.Generate(gen.Config{Dir: dir, OutDir: t.TempDir(), OutPkg: "out"})

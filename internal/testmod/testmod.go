@@ -89,9 +89,11 @@ func Make(root, dir, path string, files map[string]string) error {
 }
 
 // EndToEndVar names the environment variable that runs the end-to-end
-// tests: those that build a user's module and run go generate, go build and
-// the built programs in it, as a user does. They cost most of the suite's
-// time, so a plain go test ./... leaves them out; .ci/run sets it.
+// tests: those that run keelgen several times over a module (generate,
+// edit, generate again), or run other go commands in it (go vet, go mod,
+// go build, the built programs, git), as a user does. They cost most of
+// the suite's time, so a plain go test ./... leaves them out; .ci/run
+// sets it. A test that runs keelgen once per case is not one of them.
 const EndToEndVar = "KEEL_E2E"
 
 // EndToEnd skips t unless KEEL_E2E is true (1, true), and under -short. A
