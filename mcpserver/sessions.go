@@ -73,13 +73,14 @@ func (c *sessionCap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // live and pending sessions, all of them and principal's (when known), are
 // under their caps: checked and taken under one lock.
 func (c *sessionCap) reserve(principal string, known bool) (live, mine int, ok bool) {
+	since := time.Now()
 	held := map[string]*mcp.ServerSession{}
 	for ss := range c.server.Sessions() {
 		held[ss.ID()] = ss
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	recorded, mine := c.count(held, principal)
+	recorded, mine := c.count(held, since, principal)
 	// A session the server holds but keel has not recorded is one a
 	// pending request is opening: counted once, with the pending.
 	live = max(len(held), recorded+c.pending)
@@ -104,16 +105,21 @@ func (c *sessionCap) unreserve(principal string) {
 }
 
 // count drops what the server no longer holds and closes sessions past
-// their lifetime, then counts the recorded sessions the server holds, and
-// those of principal; c.mu is held.
-func (c *sessionCap) count(held map[string]*mcp.ServerSession, principal string) (recorded, mine int) {
+// their lifetime, then counts the recorded sessions, and those of
+// principal; c.mu is held. held is the server's sessions as listed from
+// since on, before c.mu was taken: a session recorded after since may be
+// missing from it, and is counted, not dropped (dropping it let a burst
+// past the caps, and the session past its lifetime). A session is in the
+// server's list before its response is written, so one recorded before
+// since and missing from held has closed.
+func (c *sessionCap) count(held map[string]*mcp.ServerSession, since time.Time, principal string) (recorded, mine int) {
 	now := time.Now()
 	for id, s := range c.sessions {
 		ss, ok := held[id]
 		switch {
-		case !ok:
+		case !ok && s.opened.Before(since):
 			delete(c.sessions, id)
-		case now.Sub(s.opened) >= c.lifetime:
+		case ok && now.Sub(s.opened) >= c.lifetime:
 			delete(c.sessions, id)
 			delete(held, id)
 			go ss.Close()
