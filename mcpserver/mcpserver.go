@@ -19,6 +19,7 @@ package mcpserver
 import (
 	"context"
 	"crypto/rand"
+	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"log/slog"
@@ -160,7 +161,8 @@ func (h *handler) call(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Call
 	if callID == "" || len(callID) > maxCallIDBytes {
 		callID = newCallID()
 	}
-	call := runtime.ToolCall{ID: callID, Name: req.Params.Name, Arguments: req.Params.Arguments}
+	name, args := carried(req.Params)
+	call := runtime.ToolCall{ID: callID, Name: name, Arguments: args}
 	ctx, release := withScope(ctx, req)
 	defer release()
 	ec := h.context(ctx, req)
@@ -196,6 +198,23 @@ func (h *handler) call(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Call
 			Content:           append([]mcp.Content{&mcp.TextContent{Text: string(r.Data)}}, contentBlocks(r.Content)...),
 		}, nil
 	}
+}
+
+// carried is the call's name and arguments: as the front read them past
+// the SDK when it marked the call (front.go), else as the SDK read them.
+func carried(p *mcp.CallToolParamsRaw) (string, json.RawMessage) {
+	if mark, _ := p.Meta[metaFront].(string); mark != frontNonce {
+		return p.Name, p.Arguments
+	}
+	name := p.Name
+	if n, ok := p.Meta[metaName].(string); ok {
+		name = n
+	}
+	var args json.RawMessage
+	if a, ok := p.Meta[metaArguments].(string); ok {
+		args, _ = base64.StdEncoding.AppendDecode(nil, []byte(a)) // the front's own encoding
+	}
+	return name, args
 }
 
 // contentBlocks writes a result's checked content blocks as MCP's, in order

@@ -491,9 +491,8 @@ func TestEveryHintOnTheWire(t *testing.T) {
 // Over stdio's real framing, a message that names a member of its own, of
 // its params or of their _meta twice runs nothing: the SDK's decoder would
 // run the last "method" (ping, then tools/call), the last "params" and
-// the last "id". A request is answered "Invalid params." under its id; a
-// message whose id is named twice is answered by nothing, and the stream
-// goes on.
+// the last "id". It is answered "Invalid request." under its id, or under
+// null when it names none or names it twice, and the stream goes on.
 func TestEnvelopeDuplicatesOverStdioFraming(t *testing.T) {
 	var ran atomic.Int32
 	set := counted(t, &ran)
@@ -532,18 +531,25 @@ func TestEnvelopeDuplicatesOverStdioFraming(t *testing.T) {
 		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"x"},` + call + `}`,
 		`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"lookup_incident","arguments":{"incident_id":"INC-001"},` +
 			`"_meta":{"keel/call_id":"a","keel/call_id":"b"}}}`,
-		"{\"jsonrpc\":\"2.0\",\n\"id\":5,\"method\":\"tools/call\",\n" + call + ",\"method\":\"tools/call\"}", // across lines
+		`{"jsonrpc":"2.0","id":5,"method":"tools/call",` + call + `,"method":"tools/call"}`,
 		`{"jsonrpc":"2.0","method":"notifications/cancelled","method":"tools/call","id":6,` + call + `}`,
 	} {
 		send(msg)
 		r := reply()
 		e, _ := r["error"].(map[string]any)
-		if r["id"] != float64(i+2) || e == nil || e["code"] != float64(-32602) || e["message"] != "Invalid params." {
+		if r["id"] != float64(i+2) || e == nil || e["code"] != float64(-32600) || e["message"] != "Invalid request." {
 			t.Errorf("%s: %v", msg, r)
 		}
 	}
-	send(`{"jsonrpc":"2.0","id":7,"id":8,"method":"tools/call",` + call + `}`) // no id to answer: nothing
-	send(`{"jsonrpc":"2.0","method":"notifications/initialized","params":{},"params":{}}`)
+	for _, msg := range []string{
+		`{"jsonrpc":"2.0","id":7,"id":8,"method":"tools/call",` + call + `}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized","params":{},"params":{}}`,
+	} {
+		send(msg)
+		if r := reply(); r["id"] != nil || r["error"] == nil {
+			t.Errorf("%s: %v", msg, r)
+		}
+	}
 	send(`{"jsonrpc":"2.0","id":9,"method":"ping"}`)
 	if r := reply(); r["id"] != float64(9) || r["error"] != nil {
 		t.Fatalf("the stream after refused messages: %v", r)

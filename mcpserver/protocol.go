@@ -102,7 +102,7 @@ func Transport(t mcp.Transport, log *slog.Logger) mcp.Transport {
 	if log == nil {
 		log = slog.Default()
 	}
-	return sanitizingTransport{t: stdioFiltered(t, log), log: log}
+	return sanitizingTransport{t: t, log: log}
 }
 
 type sanitizingTransport struct {
@@ -111,6 +111,9 @@ type sanitizingTransport struct {
 }
 
 func (s sanitizingTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+	if c, ok := stdioConnection(s.t, s.log); ok {
+		return sanitizingConnection{Connection: c, log: s.log, fronted: true}, nil
+	}
 	c, err := s.t.Connect(ctx)
 	if err != nil {
 		return nil, err
@@ -120,15 +123,16 @@ func (s sanitizingTransport) Connect(ctx context.Context) (mcp.Connection, error
 
 type sanitizingConnection struct {
 	mcp.Connection
-	log *slog.Logger
+	log     *slog.Logger
+	fronted bool // keel's stdio framing read every frame already
 }
 
 func (c sanitizingConnection) Read(ctx context.Context) (jsonrpc.Message, error) {
 	msg, err := c.Connection.Read(ctx)
-	if err != nil {
+	if err != nil || c.fronted {
 		return msg, err
 	}
-	return refuseDuplicateParams(ctx, msg, c.log), nil
+	return frontDecoded(ctx, msg, c.log), nil
 }
 
 func (c sanitizingConnection) Write(ctx context.Context, msg jsonrpc.Message) error {

@@ -1,144 +1,244 @@
 package mcpserver
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
 	"io"
 	"log/slog"
 	"os"
+	"sync"
 
-	"github.com/go-json-experiment/json/jsontext"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// On stdio the SDK's decoder merges a message's members before keel sees
-// it: of {"method":"ping","method":"tools/call"} it runs the last. So the
-// bytes are read here first, one JSON value (one message or batch) at a
-// time, and each that names a member twice (of the message, its params or
-// their _meta) is replaced before the SDK reads it: a request whose id is
-// named once by one the SDK answers "Invalid params." under that id;
-// anything else (a notification, a batch, a twice-named id) by nothing.
-// Nothing it named runs either way.
+// On stdio keel frames the stream itself: one message per line, as the MCP
+// spec says (messages are delimited by newlines and contain none). The
+// SDK's reader ends the session on the first frame it cannot decode, and
+// with it every call in flight and, under log.Fatal(ServeStdio(...)), the
+// process. keel's answers every bad frame with a JSON-RPC error and reads
+// on; it ends only at the end of input, a closed pipe or the context:
+//
+//   - a line that is not one JSON value (a stray byte, a truncated object,
+//     nesting past the decoder's 10,000 levels): -32700, id null;
+//   - a line over the frame limit: discarded up to its newline, never held
+//     whole; -32600, id null;
+//   - a batch (the protocol has none since 2025-06-18), a value that is no
+//     object, a member named twice, or an object that is no JSON-RPC
+//     message: -32600, under the request's id when it names one once, else
+//     null.
+//
+// A tools/call's arguments go to keel past the SDK (front.go).
 
-// stdioFiltered returns t with its input read through an envelopeReader,
-// for the SDK's two stream transports over an io.Reader; any other
-// transport is returned as it is (Transport's connection still refuses
-// duplicate params on it).
-func stdioFiltered(t mcp.Transport, log *slog.Logger) mcp.Transport {
+// stdioConn is an mcp.Connection over a byte stream in keel's framing.
+type stdioConn struct {
+	rc  io.ReadCloser
+	log *slog.Logger
+
+	writeMu sync.Mutex
+	w       io.Writer
+
+	incoming  chan jsonrpc.Message
+	readErr   error // set before incoming closes
+	closeOnce sync.Once
+	closed    chan struct{}
+	closeErr  error
+}
+
+// stdioConnection returns keel's connection for the SDK's two stream
+// transports; ok is false for any other.
+func stdioConnection(t mcp.Transport, log *slog.Logger) (mcp.Connection, bool) {
 	switch t := t.(type) {
 	case *mcp.StdioTransport:
-		return &mcp.IOTransport{Reader: newEnvelopeReader(os.Stdin, t.MaxLineLength, log), Writer: nopCloser{os.Stdout}, MaxLineLength: t.MaxLineLength}
+		return newStdioConn(os.Stdin, os.Stdout, t.MaxLineLength, log), true
 	case *mcp.IOTransport:
-		return &mcp.IOTransport{Reader: newEnvelopeReader(t.Reader, t.MaxLineLength, log), Writer: t.Writer, MaxLineLength: t.MaxLineLength}
+		return newStdioConn(t.Reader, t.Writer, t.MaxLineLength, log), true
 	}
-	return t
+	return nil, false
 }
 
-type nopCloser struct{ io.Writer }
-
-func (nopCloser) Close() error { return nil }
-
-// errFrameTooLarge ends a stream whose message outgrows the frame limit
-// before it is whole, as the SDK's own reader would.
-var errFrameTooLarge = errors.New("mcpserver: a JSON-RPC message over the maximum line length")
-
-// envelopeReader hands the SDK's reader the stream's messages, one per
-// line, each checked for duplicate members first. It keeps at most one
-// message (bounded by the frame limit) in memory.
-type envelopeReader struct {
-	src   io.ReadCloser
-	dec   *jsontext.Decoder
-	log   *slog.Logger
-	limit int64 // bytes one message may take; <= 0: none
-
-	read, start int64  // bytes read from src; where the current message starts
-	buf         []byte // the message handed on, reused
-	out         []byte // what is left of it to hand on
-	err         error
-}
-
-func newEnvelopeReader(src io.ReadCloser, maxLine int, log *slog.Logger) *envelopeReader {
-	r := &envelopeReader{src: src, log: log, limit: int64(maxLine)}
-	if maxLine == 0 {
-		r.limit = mcp.DefaultMaxLineLength
+// newStdioConn reads frames of at most maxLine bytes from r (0: the SDK's
+// default, negative: none) and writes to w.
+func newStdioConn(r io.ReadCloser, w io.Writer, maxLine int, log *slog.Logger) *stdioConn {
+	limit := maxLine
+	if limit == 0 {
+		limit = mcp.DefaultMaxLineLength
 	}
-	// What the SDK's decoder accepts, this one does: the SDK, not keel,
-	// answers malformed input.
-	r.dec = jsontext.NewDecoder(sourceCounter{r}, jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
-	return r
+	c := &stdioConn{rc: r, w: w, log: log, incoming: make(chan jsonrpc.Message), closed: make(chan struct{})}
+	go c.readLoop(bufio.NewReaderSize(r, 64<<10), limit)
+	return c
 }
 
-func (r *envelopeReader) Read(p []byte) (int, error) {
-	for len(r.out) == 0 {
-		if r.err != nil {
-			return 0, r.err
+// Fixed answers to frames that are no message, for id null.
+var (
+	answerParseError     = []byte(`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error."}}` + "\n")
+	answerInvalidRequest = []byte(`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid request."}}` + "\n")
+)
+
+// readLoop reads lines until the input ends, handing each message on and
+// answering each bad frame. A goroutine, so that Read can select on Close;
+// like the SDK's, it leaks if r.Read never returns after Close.
+func (c *stdioConn) readLoop(br *bufio.Reader, limit int) {
+	defer close(c.incoming)
+	var line []byte
+	for {
+		var over bool
+		var err error
+		line, over, err = readLine(br, line[:0], limit)
+		if len(line) > 0 || over {
+			msg, answer := c.frame(line, over)
+			if answer != nil {
+				if werr := c.writeRaw(answer); werr != nil {
+					c.readErr = werr
+					return
+				}
+			} else if msg != nil {
+				select {
+				case c.incoming <- msg:
+				case <-c.closed:
+					return
+				}
+			}
 		}
-		msg, err := r.dec.ReadValue()
-		r.start = r.dec.InputOffset()
+		if cap(line) > 1<<20 {
+			line = nil // a large frame's buffer is not kept
+		}
 		if err != nil {
-			r.err = err // io.EOF, a syntax error, or the frame limit: the SDK ends the session
+			c.readErr = err
+			return
+		}
+	}
+}
+
+// readLine appends the next line of br to buf, without its line end. over
+// reports a line longer than limit (when limit > 0), whose bytes were read
+// and dropped; err is io.EOF at the end (a last line without a newline is
+// still returned).
+func readLine(br *bufio.Reader, buf []byte, limit int) (line []byte, over bool, err error) {
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if !over {
+			if limit > 0 && len(buf)+len(chunk) > limit+2 { // +2: the line end is not counted
+				over, buf = true, buf[:0]
+			} else {
+				buf = append(buf, chunk...)
+			}
+		}
+		if err == bufio.ErrBufferFull {
 			continue
 		}
-		// A copy: msg is the decoder's buffer, voided by its next read.
-		r.buf = append(append(r.buf[:0], r.checked(msg)...), '\n')
-		r.out = r.buf
-	}
-	n := copy(p, r.out)
-	r.out = r.out[n:]
-	return n, nil
-}
-
-func (r *envelopeReader) Close() error { return r.src.Close() }
-
-// checked is msg, or what stands in for it when it names a member twice.
-func (r *envelopeReader) checked(msg jsontext.Value) []byte {
-	if !envelopeDuplicate(msg) {
-		return msg
-	}
-	id, ok := singleID(msg)
-	r.log.LogAttrs(context.Background(), slog.LevelWarn, "keel: a JSON-RPC message names a member twice; refused", slog.Bool("answered", ok))
-	if !ok {
-		return nil
-	}
-	// A ping whose params are no object: the SDK answers Invalid params.
-	return append(append([]byte(`{"jsonrpc":"2.0","id":`), id...), `,"method":"ping","params":"a member named twice"}`...)
-}
-
-// singleID returns the id of a request object that names "id" once.
-func singleID(msg jsontext.Value) (jsontext.Value, bool) {
-	dec := jsontext.NewDecoder(bytes.NewReader(msg), jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
-	if dec.PeekKind() != '{' {
-		return nil, false
-	}
-	dec.ReadToken()
-	var id jsontext.Value
-	ids := 0
-	for dec.PeekKind() == '"' {
-		name, _ := dec.ReadToken()
-		isID := name.String() == "id" // before ReadValue voids the token
-		v, err := dec.ReadValue()
-		if err != nil {
-			return nil, false
+		buf = bytes.TrimRight(buf, "\r\n")
+		if over {
+			buf = buf[:0]
 		}
-		if isID {
-			ids++
-			id = bytes.Clone(v)
+		return buf, over, err
+	}
+}
+
+// frame decides one line: a message to hand the SDK, an answer to write,
+// or neither (a blank line).
+func (c *stdioConn) frame(line []byte, over bool) (jsonrpc.Message, []byte) {
+	if over {
+		c.log.LogAttrs(context.Background(), slog.LevelWarn, "keel: a stdio frame over the maximum line length; discarded")
+		return nil, answerInvalidRequest
+	}
+	if len(bytes.TrimSpace(line)) == 0 {
+		return nil, nil
+	}
+	m, err := readMessage(line)
+	if err != nil {
+		c.log.LogAttrs(context.Background(), slog.LevelWarn, "keel: a stdio frame that is not JSON; answered -32700", slog.Int("bytes", len(line)))
+		return nil, answerParseError
+	}
+	msg, reason := m.decode()
+	if msg == nil {
+		c.log.LogAttrs(context.Background(), slog.LevelWarn, "keel: a stdio frame that is no JSON-RPC message; answered -32600", slog.String("reason", reason))
+		return nil, m.invalidRequest()
+	}
+	return msg, nil
+}
+
+// decode is the message the SDK gets for m, with a tools/call rewritten by
+// the front; nil and why when m is no message keel serves.
+func (m *message) decode() (jsonrpc.Message, string) {
+	switch {
+	case m.kind == '[':
+		return nil, "a batch"
+	case m.kind != '{':
+		return nil, "not an object"
+	case m.duplicate:
+		return nil, "a member named twice"
+	}
+	raw := m.raw
+	if m.isCall() {
+		raw = m.rewriteCall()
+	}
+	msg, err := jsonrpc.DecodeMessage(raw)
+	if err != nil {
+		return nil, err.Error()
+	}
+	return msg, ""
+}
+
+// invalidRequest is -32600 under m's id when it names one once (a string
+// or a number), else under null.
+func (m *message) invalidRequest() []byte {
+	id := m.id.bytesOf(m.raw)
+	if m.kind != '{' || m.ids != 1 || len(id) == 0 || (id[0] != '"' && id[0] != '-' && (id[0] < '0' || id[0] > '9')) {
+		return answerInvalidRequest
+	}
+	out := append([]byte(`{"jsonrpc":"2.0","id":`), id...)
+	return append(out, `,"error":{"code":-32600,"message":"Invalid request."}}`+"\n"...)
+}
+
+func (c *stdioConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	select {
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case msg, ok := <-c.incoming:
+		if !ok {
+			return nil, c.readErr
 		}
+		return msg, nil
+	case <-c.closed:
+		return nil, io.EOF
 	}
-	return id, ids == 1 && (id.Kind() == '"' || id.Kind() == '0')
 }
 
-// sourceCounter reads src for the decoder, refusing to read more once the
-// message being read is over the limit.
-type sourceCounter struct{ r *envelopeReader }
-
-func (s sourceCounter) Read(p []byte) (int, error) {
-	r := s.r
-	if r.limit > 0 && r.read-r.start > r.limit {
-		return 0, errFrameTooLarge
+func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	if err := ctx.Err(); err != nil {
+		return err
 	}
-	n, err := r.src.Read(p)
-	r.read += int64(n)
-	return n, err
+	data, err := jsonrpc.EncodeMessage(msg)
+	if err != nil {
+		return err
+	}
+	return c.writeRaw(append(data, '\n'))
 }
+
+func (c *stdioConn) writeRaw(data []byte) error {
+	c.writeMu.Lock()
+	defer c.writeMu.Unlock()
+	select {
+	case <-c.closed:
+		return errors.New("mcpserver: write on a closed connection")
+	default:
+	}
+	_, err := c.w.Write(data)
+	return err
+}
+
+func (c *stdioConn) Close() error {
+	c.closeOnce.Do(func() {
+		close(c.closed)
+		c.closeErr = c.rc.Close()
+		if wc, ok := c.w.(io.Closer); ok && c.w != os.Stdout {
+			wc.Close()
+		}
+	})
+	return c.closeErr
+}
+
+func (c *stdioConn) SessionID() string { return "" }

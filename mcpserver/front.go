@@ -1,0 +1,346 @@
+package mcpserver
+
+import (
+	"bytes"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"io"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/go-json-experiment/json/jsontext"
+)
+
+// The front reads every JSON-RPC message's bytes before the SDK does: on
+// stdio (keel's own framing, stdioConn) and over HTTP (envelopeCheck).
+//
+//   - A message that names a member twice (of its own, of its params or of
+//     their _meta) is refused: the SDK's decoder takes the last of the two,
+//     while a proxy, an audit or a person reading it may take the first.
+//   - A tools/call's arguments go past the SDK to keel. The SDK's decoder
+//     refuses numbers past a float64, nesting past 1,000 levels and more,
+//     each before keel is called, so no keel code and no audit record. The
+//     front moves the arguments, as their exact bytes, into the call's
+//     _meta (metaArguments, base64), marked with this process's nonce
+//     (metaFront), and handler.call reads them from there: every argument
+//     reaches the executor's one strict reader, and its answer.
+//
+//   - A tools/call's name that no HTTP header carries as it is (empty,
+//     white space at an end, a control or non-ASCII byte) goes past the SDK
+//     the same way (metaName), the SDK reading carriedName: a hop trims or
+//     refuses such a header value, and the SDK would refuse the call's
+//     Mcp-Name as a mismatch (-32020) before keel answers it. No keel tool
+//     has such a name, so the call is unknown_tool whatever a proxy routed
+//     on.
+//
+// A client cannot forge the mark: the nonce is random per process and
+// never leaves it, and the front replaces any value a client sent under
+// either member.
+
+// Members of a tools/call's _meta that the front writes.
+const (
+	metaFront     = "keel/front"
+	metaArguments = "keel/arguments"
+	metaName      = "keel/name"
+)
+
+// carriedName is the name the SDK reads for a call whose name the front
+// carried: header-safe, and no keel tool's (the rule has no '/').
+const carriedName = "keel/unrepresentable-name"
+
+// frontNonce marks the calls this process's front rewrote.
+var frontNonce = func() string {
+	var b [16]byte
+	rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}()
+
+// maxFrontMembers is how many members of one envelope object are compared
+// pairwise for duplicates; past it, a map.
+const maxFrontMembers = 16
+
+// errNotJSON is a frame that is not one JSON value.
+var errNotJSON = errors.New("mcpserver: a frame that is not one JSON value")
+
+// span is a value's bytes within the message: raw[start:end].
+type span struct{ start, end int64 }
+
+type member struct {
+	name  string
+	value span
+}
+
+// message is what the front read of one JSON-RPC frame.
+type message struct {
+	kind      jsontext.Kind // '{' a message, '[' a batch, else neither
+	duplicate bool          // a member of the message, its params or their _meta named twice
+	method    string        // "" when absent or not a string
+	ids       int           // how many times "id" is named
+	id        span          // the last "id"
+	params    span          // the params' bytes; zero when absent
+	hasParams bool
+	// Of params, when an object:
+	paramMembers []member
+	name         span // the "name" member's value; zero when absent
+	hasName      bool
+	arguments    span
+	hasArguments bool
+	metaMembers  []member // of _meta, when an object
+	hasMeta      bool     // _meta is present
+	metaObject   bool     // and an object
+	paramsObject bool
+	carryName    bool // carry the name past the SDK even when a header could hold it
+
+	raw []byte // the frame
+}
+
+// readMessage reads one frame. It fails only when raw is not exactly one
+// JSON value (a parse error); every other flaw is in the message it
+// returns. Invalid UTF-8 passes: inside arguments it is the executor's to
+// refuse.
+func readMessage(raw []byte) (message, error) {
+	dec := jsontext.NewDecoder(bytes.NewReader(raw), jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
+	m := message{raw: raw}
+	m.kind = dec.PeekKind()
+	var err error
+	if m.kind == '{' {
+		err = m.readEnvelope(dec)
+	} else {
+		err = dec.SkipValue()
+	}
+	if err != nil {
+		return message{}, errNotJSON
+	}
+	if _, err := dec.ReadToken(); err != io.EOF {
+		return message{}, errNotJSON // trailing data
+	}
+	return m, nil
+}
+
+func (m *message) readEnvelope(dec *jsontext.Decoder) error {
+	return readObject(dec, &m.duplicate, func(name string) error {
+		switch name {
+		case "id":
+			m.ids++
+			v, err := valueSpan(dec)
+			m.id = v
+			return err
+		case "method":
+			v, err := valueSpan(dec)
+			m.method, _ = unquote(v.bytesOf(m.raw))
+			return err
+		case "params":
+			m.hasParams = true
+			m.paramsObject = dec.PeekKind() == '{'
+			if !m.paramsObject {
+				v, err := valueSpan(dec)
+				m.params = v
+				return err
+			}
+			start := dec.InputOffset()
+			m.paramMembers, m.metaMembers = m.paramMembers[:0], m.metaMembers[:0]
+			m.hasName, m.hasArguments, m.hasMeta, m.metaObject = false, false, false, false
+			err := readObject(dec, &m.duplicate, func(name string) error {
+				if name == "_meta" && dec.PeekKind() == '{' {
+					m.hasMeta, m.metaObject = true, true
+					return readObject(dec, &m.duplicate, func(name string) error {
+						v, err := valueSpan(dec)
+						m.metaMembers = append(m.metaMembers, member{name, v})
+						return err
+					})
+				}
+				v, err := valueSpan(dec)
+				switch name {
+				case "arguments":
+					m.arguments, m.hasArguments = v, true
+					return err
+				case "name":
+					m.name, m.hasName = v, true
+				case "_meta":
+					m.hasMeta = true
+				}
+				m.paramMembers = append(m.paramMembers, member{name, v})
+				return err
+			})
+			// The object began at the first byte that is not white space.
+			m.params = span{start + int64(len(m.raw[start:])-len(bytes.TrimLeft(m.raw[start:], " \t\r\n:"))), dec.InputOffset()}
+			return err
+		}
+		return dec.SkipValue()
+	})
+}
+
+// readObject reads an object, calling each for every member after its
+// name, and sets *dup when a name comes twice.
+func readObject(dec *jsontext.Decoder, dup *bool, each func(name string) error) error {
+	if _, err := dec.ReadToken(); err != nil { // {
+		return err
+	}
+	var few [maxFrontMembers]string
+	seen, many := few[:0], map[string]bool(nil)
+	for dec.PeekKind() != '}' {
+		tok, err := dec.ReadToken()
+		if err != nil {
+			return err
+		}
+		name := tok.String()
+		switch {
+		case many != nil:
+			*dup = *dup || many[name]
+			many[name] = true
+		case len(seen) < maxFrontMembers:
+			for _, s := range seen {
+				*dup = *dup || s == name
+			}
+			seen = append(seen, name)
+		default:
+			many = make(map[string]bool, 2*maxFrontMembers)
+			for _, s := range seen {
+				many[s] = true
+			}
+			*dup = *dup || many[name]
+			many[name] = true
+		}
+		if err := each(name); err != nil {
+			return err
+		}
+	}
+	_, err := dec.ReadToken() // }
+	return err
+}
+
+// valueSpan reads the next value and returns where it stands.
+func valueSpan(dec *jsontext.Decoder) (span, error) {
+	v, err := dec.ReadValue()
+	if err != nil {
+		return span{}, err
+	}
+	end := dec.InputOffset()
+	return span{end - int64(len(v)), end}, nil
+}
+
+// bytesOf is s's bytes in raw.
+func (s span) bytesOf(raw []byte) []byte { return raw[s.start:s.end] }
+
+// isCall reports whether m is a tools/call request whose params and
+// _meta are objects: the frame the front rewrites. Any other tools/call
+// is the SDK's to refuse (Invalid params).
+func (m *message) isCall() bool {
+	return m.kind == '{' && m.method == "tools/call" && m.ids == 1 && m.paramsObject && (!m.hasMeta || m.metaObject)
+}
+
+// callName is the tools/call's name as sent, and whether it is a string.
+func (m *message) callName() (string, bool) {
+	if !m.hasName {
+		return "", false
+	}
+	return unquote(m.name.bytesOf(m.raw))
+}
+
+// nameCarried reports whether the front carries the call's name past
+// the SDK: a string that no HTTP header carries as it is.
+func (m *message) nameCarried() bool {
+	name, ok := m.callName()
+	return ok && (m.carryName || !headerSafe(name))
+}
+
+// sdkMaxDepth is the nesting the SDK's JSON decoder reads at most.
+const sdkMaxDepth = 1000
+
+// sdkReadable reports whether the SDK's decoder reads args into Go values
+// (as a client SDK does to write the call's headers): no number past a
+// float64 and no nesting past sdkMaxDepth.
+func sdkReadable(args []byte) bool {
+	if len(args) == 0 {
+		return true
+	}
+	dec := jsontext.NewDecoder(bytes.NewReader(args), jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
+	for {
+		tok, err := dec.ReadToken()
+		if err == io.EOF {
+			return true
+		}
+		if err != nil || dec.StackDepth() > sdkMaxDepth {
+			return false
+		}
+		if tok.Kind() == '0' {
+			if _, err := strconv.ParseFloat(tok.String(), 64); err != nil {
+				return false
+			}
+		}
+	}
+}
+
+// headerSafe reports whether an HTTP header value carries s unchanged.
+func headerSafe(s string) bool {
+	if s == "" || strings.Trim(s, " \t") != s {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x20 || s[i] > 0x7e {
+			return false
+		}
+	}
+	return true
+}
+
+// unquote is the string a JSON string value stands for; invalid UTF-8
+// becomes U+FFFD, as the SDK's decoder reads it.
+func unquote(v []byte) (string, bool) {
+	if len(v) == 0 || v[0] != '"' {
+		return "", false
+	}
+	s, err := jsontext.AppendUnquote(nil, v)
+	if err != nil && utf8.Valid(v) { // v was read as a value: only its UTF-8 may be wrong
+		return "", false
+	}
+	return string(s), true
+}
+
+// rewriteCall returns raw with the tools/call's arguments moved into its
+// _meta, for handler.call: the SDK reads the rest of the message as sent.
+func (m *message) rewriteCall() []byte {
+	raw := m.raw
+	out := make([]byte, 0, len(raw)+len(raw)/3+len(frontNonce)+64)
+	out = append(out, raw[:m.params.start]...)
+	out = append(out, '{')
+	carried := m.nameCarried()
+	for _, p := range m.paramMembers {
+		if carried && p.name == "name" {
+			out = append(out, `"name":"`+carriedName+`",`...)
+			continue
+		}
+		out = appendMember(out, p.name, p.value.bytesOf(raw))
+	}
+	out = append(out, `"_meta":{`...)
+	for _, p := range m.metaMembers {
+		if p.name == metaFront || p.name == metaArguments || p.name == metaName {
+			continue // the front's alone
+		}
+		out = appendMember(out, p.name, p.value.bytesOf(raw))
+	}
+	out = append(out, `"`+metaFront+`":"`...)
+	out = append(out, frontNonce...)
+	out = append(out, '"')
+	if carried {
+		out = append(out, `,"`+metaName+`":`...)
+		out = append(out, m.name.bytesOf(raw)...)
+	}
+	if m.hasArguments {
+		out = append(out, `,"`+metaArguments+`":"`...)
+		out = base64.StdEncoding.AppendEncode(out, m.arguments.bytesOf(raw))
+		out = append(out, '"')
+	}
+	out = append(out, "}}"...)
+	return append(out, raw[m.params.end:]...)
+}
+
+func appendMember(out []byte, name string, value []byte) []byte {
+	out, _ = jsontext.AppendQuote(out, name) // a name that is not UTF-8 is written with U+FFFD: the SDK reads no such member
+	out = append(out, ':')
+	out = append(out, value...)
+	return append(out, ',')
+}
