@@ -359,3 +359,57 @@ func Query(ctx context.Context, args QueryArgs) (QueryArgs, error) {
 	}
 	return args, nil
 }
+
+// Graph is each node's links: a map of itself.
+type Graph map[string]Graph
+
+// Nesting is a list of lists: a slice of itself.
+type Nesting []Nesting
+
+// Edge links two nodes.
+type Edge struct {
+	// From is the node the edge leaves.
+	From string `json:"from" jsonschema:"maxLength=16"`
+	// To is the node it reaches.
+	To string `json:"to" jsonschema:"maxLength=16"`
+}
+
+// LinkArgs are the edges to link.
+type LinkArgs struct {
+	// Edges are the links, in order.
+	Edges []Edge `json:"edges" jsonschema:"maxItems=16"`
+	// Nest makes the nesting a list that holds itself.
+	Nest bool `json:"nest,omitzero"`
+}
+
+// Links are the graph the edges make and a nesting.
+type Links struct {
+	// Graph maps each node to the nodes it links to, and theirs.
+	Graph Graph `json:"graph"`
+	// Nesting is a list of lists.
+	Nesting Nesting `json:"nesting"`
+}
+
+// LinkNodes builds a graph from edges, as a handler that links what the
+// model sends does: an edge back to a node makes a cycle.
+//
+//keel:tool name=link_nodes version=1.0 effect=read
+func LinkNodes(ctx context.Context, args LinkArgs) (Links, error) {
+	Calls.Add(1)
+	g := Graph{}
+	for _, e := range args.Edges {
+		if g[e.From] == nil {
+			g[e.From] = Graph{}
+		}
+		if g[e.To] == nil {
+			g[e.To] = Graph{}
+		}
+		g[e.From][e.To] = g[e.To]
+	}
+	n := Nesting{}
+	if args.Nest {
+		n = make(Nesting, 1)
+		n[0] = n
+	}
+	return Links{Graph: g, Nesting: n}, nil
+}

@@ -74,6 +74,7 @@ func oracleTools(t testing.TB) map[string]*oracleTool {
 		generated.ToolTexts:           {exec: conf, goValue: echo[conformance.TextArgs]},
 		generated.ToolInventory:       {exec: conf, goValue: decodeOnly[conformance.InventoryArgs]},
 		generated.ToolQuery:           {exec: conf, goValue: echo[conformance.QueryArgs]},
+		generated.ToolLinkNodes:       {exec: conf, goValue: decodeOnly[conformance.LinkArgs]},
 		examplegen.ToolLookupIncident: {exec: ex, goValue: decodeOnly[example.LookupIncidentArgs]},
 		examplegen.ToolCreateTicket:   {exec: ex, goValue: decodeOnly[examplegen.CreateTicketArgs]},
 	}

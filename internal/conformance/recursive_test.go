@@ -36,3 +36,29 @@ func TestRecursiveTypesAreBounded(t *testing.T) {
 		t.Fatalf("a cycle: %+v", r)
 	}
 }
+
+// A result of a map or a slice type that contains itself is written to a
+// bounded depth too: a graph with a cycle from the model's edges, and a
+// list that holds itself, are invalid_tool_output, never a stack overflow
+// (which no recover stops). The same types without a cycle are written.
+func TestRecursiveMapsAndSlicesAreBounded(t *testing.T) {
+	exec, err := generated.NewExecutor()
+	if err != nil {
+		t.Fatal(err)
+	}
+	call := func(args string) runtime.ToolResult {
+		return exec.Execute(context.Background(), runtime.ExecutionContext{}, runtime.ToolCall{ID: "l", Name: generated.ToolLinkNodes, Arguments: json.RawMessage(args)})
+	}
+	if r := call(`{"edges":[{"from":"a","to":"b"},{"from":"b","to":"c"}]}`); !r.OK || string(r.Data) != `{"graph":{"a":{"b":{"c":{}}},"b":{"c":{}},"c":{}},"nesting":[]}` {
+		t.Fatalf("a graph without a cycle: %s %s", r.Code(), r.Data)
+	}
+	for _, args := range []string{
+		`{"edges":[{"from":"a","to":"a"}]}`,
+		`{"edges":[{"from":"a","to":"b"},{"from":"b","to":"a"}]}`,
+		`{"edges":[],"nest":true}`,
+	} {
+		if r := call(args); r.Code() != runtime.CodeInvalidToolOutput || r.Data != nil {
+			t.Errorf("%s: %+v", args, r)
+		}
+	}
+}

@@ -214,14 +214,5 @@ func ContainsItself(t types.Type) bool {
 		}
 		return false
 	}
-	st, ok := target.Underlying().(*types.Struct)
-	if !ok {
-		return false
-	}
-	for i := 0; i < st.NumFields(); i++ {
-		if reaches(st.Field(i).Type()) {
-			return true
-		}
-	}
-	return false
+	return reaches(target.Underlying()) // a struct, or a map or slice of itself
 }

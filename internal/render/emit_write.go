@@ -84,7 +84,7 @@ func nilCheck(null bool, what string) jen.Code {
 }
 
 func emitWriteSlice(f *codecFunc) []jen.Code {
-	var body []jen.Code
+	body := emitEnter(f)
 	body = append(body, emitCountChecks(f.counts, jen.Len(jen.Op("*").Id("v")))...)
 	body = append(body, emitUnique(f.unique, jen.Op("*").Id("v"))...)
 	return append(body,
@@ -102,7 +102,7 @@ func emitWriteSlice(f *codecFunc) []jen.Code {
 }
 
 func emitWriteMap(f *codecFunc) []jen.Code {
-	var body []jen.Code
+	body := emitEnter(f)
 	body = append(body, emitCountChecks(f.counts, jen.Len(jen.Op("*").Id("v")))...)
 	return append(body,
 		jen.Id("e").Dot("ObjectStart").Call(),
@@ -120,11 +120,18 @@ func emitWriteMap(f *codecFunc) []jen.Code {
 	)
 }
 
-func emitWriteStruct(f *codecFunc) []jen.Code {
-	var body []jen.Code
-	if f.nested {
-		body = append(body, ifErr(jen.Id("e").Dot("Enter").Call()), jen.Defer().Id("e").Dot("Leave").Call())
+// emitEnter counts a level of a type that contains itself, so that a
+// cycle (a map holding itself, a list of itself, a struct through a
+// pointer) ends in invalid_tool_output, not in a stack overflow.
+func emitEnter(f *codecFunc) []jen.Code {
+	if !f.nested {
+		return nil
 	}
+	return []jen.Code{ifErr(jen.Id("e").Dot("Enter").Call()), jen.Defer().Id("e").Dot("Leave").Call()}
+}
+
+func emitWriteStruct(f *codecFunc) []jen.Code {
+	body := emitEnter(f)
 	body = append(body, jen.Id("e").Dot("ObjectStart").Call())
 	for _, m := range f.members {
 		quoted, _ := jsontext.AppendQuote(nil, m.json)

@@ -79,7 +79,7 @@ type codecFunc struct {
 
 	// structs
 	members []memberPlan
-	nested  bool // writing a type that contains itself: a level counted, so a cycle of pointers stops
+	nested  bool // writing a type that contains itself: a level counted, so a cycle stops
 }
 
 // memberPlan is one JSON member of a struct.

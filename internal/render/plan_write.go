@@ -41,6 +41,7 @@ func (g *codecs) writePointer(f *codecFunc, t types.Type, n node, ptr, hint stri
 func (g *codecs) writeSlice(f *codecFunc, t types.Type, n node, ptr, hint string) {
 	g.checkContainer(n, kSlice, t, ptr)
 	elem := types.Unalias(t).Underlying().(*types.Slice).Elem()
+	f.nested = gocode.ContainsItself(t)
 	f.elem = g.writer(elem, g.itemsNode(n, ptr), ptr+"/0", hint+"Item")
 	f.counts = countChecks(n, "minItems", "maxItems")
 	f.unique = g.uniqueCheck(n, elem, ptr)
@@ -49,6 +50,7 @@ func (g *codecs) writeSlice(f *codecFunc, t types.Type, n node, ptr, hint string
 func (g *codecs) writeMap(f *codecFunc, t types.Type, n node, ptr, hint string) {
 	g.checkContainer(n, kMap, t, ptr)
 	m := types.Unalias(t).Underlying().(*types.Map)
+	f.nested = gocode.ContainsItself(t)
 	f.elem = g.writer(m.Elem(), g.valuesNode(n, ptr), ptr+"/*", hint+"Value")
 	f.counts = countChecks(n, "minProperties", "maxProperties")
 }

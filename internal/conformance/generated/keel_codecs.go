@@ -67,6 +67,18 @@ var (
 		Ports  []int
 	}(conformance.Pod{})
 	_ = struct {
+		Edges []conformance.Edge
+		Nest  bool
+	}(conformance.LinkArgs{})
+	_ = struct {
+		From string
+		To   string
+	}(conformance.Edge{})
+	_ = struct {
+		Graph   conformance.Graph
+		Nesting conformance.Nesting
+	}(conformance.Links{})
+	_ = struct {
 		Ratio  float64
 		Amount float64
 		Price  float64
@@ -224,6 +236,39 @@ func (c *inventoryArgsCall) Run(ctx context.Context) (err error) {
 
 func (c *inventoryArgsCall) Result(e *wire.Encoder) error {
 	return writeInventory(e, &c.result)
+}
+
+// linkArgsHandler is a handler with the reader of its arguments and the writer of its result.
+type linkArgsHandler func(context.Context, conformance.LinkArgs) (conformance.Links, error)
+
+// Read reads and checks a call's arguments.
+func (h linkArgsHandler) Read(d *wire.Decoder) (runtime.Call, error) {
+	c := &linkArgsCall{handler: h}
+	if err := readLinkArgs(d, &c.args); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// linkArgsCall is one call: the handler, its arguments, then its result.
+type linkArgsCall struct {
+	handler linkArgsHandler
+	args    conformance.LinkArgs
+	result  conformance.Links
+}
+
+// Arguments is the checked argument value, as the policy judges it.
+func (c *linkArgsCall) Arguments() any {
+	return &c.args
+}
+
+func (c *linkArgsCall) Run(ctx context.Context) (err error) {
+	c.result, err = c.handler(ctx, c.args)
+	return err
+}
+
+func (c *linkArgsCall) Result(e *wire.Encoder) error {
+	return writeLinks(e, &c.result)
 }
 
 // numberArgsHandler is a handler with the reader of its arguments and the writer of its result.
@@ -1355,6 +1400,197 @@ func writeInventoryOwners(e *wire.Encoder, v *map[string][]string) error {
 	return nil
 }
 
+func readLinkArgs(d *wire.Decoder, v *conformance.LinkArgs) error {
+	if err := d.ObjectStart(); err != nil {
+		return err
+	}
+	var seen struct {
+		Edges bool
+		Nest  bool
+	}
+	for d.More() {
+		name, err := d.Name()
+		if err != nil {
+			return err
+		}
+		switch string(name) {
+		case "edges":
+			if seen.Edges {
+				return wire.Duplicate()
+			}
+			seen.Edges = true
+			if err := readLinkArgsEdges(d, &v.Edges); err != nil {
+				return wire.At(err, "edges")
+			}
+		case "nest":
+			if seen.Nest {
+				return wire.Duplicate()
+			}
+			seen.Nest = true
+			if d.Null() {
+				continue
+			}
+			if err := readBool(d, &v.Nest); err != nil {
+				return wire.At(err, "nest")
+			}
+		default:
+			return wire.Unknown()
+		}
+	}
+	if err := d.End(); err != nil {
+		return err
+	}
+	if !seen.Edges {
+		return wire.Missing("edges")
+	}
+	return nil
+}
+
+func readLinkArgsEdges(d *wire.Decoder, v *[]conformance.Edge) error {
+	if err := d.ArrayStart(); err != nil {
+		return err
+	}
+	s := make([]conformance.Edge, 0)
+	for i := 0; d.More(); i++ {
+		var x conformance.Edge
+		if err := readEdge(d, &x); err != nil {
+			return wire.AtIndex(err, i)
+		}
+		s = append(s, x)
+	}
+	if err := d.End(); err != nil {
+		return err
+	}
+	if len(s) > 16 {
+		return wire.Fail("maxItems")
+	}
+	*v = s
+	return nil
+}
+
+func readEdge(d *wire.Decoder, v *conformance.Edge) error {
+	if err := d.ObjectStart(); err != nil {
+		return err
+	}
+	var seen struct {
+		From bool
+		To   bool
+	}
+	for d.More() {
+		name, err := d.Name()
+		if err != nil {
+			return err
+		}
+		switch string(name) {
+		case "from":
+			if seen.From {
+				return wire.Duplicate()
+			}
+			seen.From = true
+			if err := readEdgeFrom(d, &v.From); err != nil {
+				return wire.At(err, "from")
+			}
+		case "to":
+			if seen.To {
+				return wire.Duplicate()
+			}
+			seen.To = true
+			if err := readEdgeFrom(d, &v.To); err != nil {
+				return wire.At(err, "to")
+			}
+		default:
+			return wire.Unknown()
+		}
+	}
+	if err := d.End(); err != nil {
+		return err
+	}
+	if !seen.From {
+		return wire.Missing("from")
+	}
+	if !seen.To {
+		return wire.Missing("to")
+	}
+	return nil
+}
+
+func readEdgeFrom(d *wire.Decoder, v *string) error {
+	s, err := d.String()
+	if err != nil {
+		return err
+	}
+	if wire.Length(s) > 16 {
+		return wire.Fail("maxLength")
+	}
+	*v = s
+	return nil
+}
+
+func readBool(d *wire.Decoder, v *bool) error {
+	b, err := d.Bool()
+	if err != nil {
+		return err
+	}
+	*v = b
+	return nil
+}
+
+func writeLinks(e *wire.Encoder, v *conformance.Links) error {
+	e.ObjectStart()
+	e.Member(`"graph":`)
+	if err := writeGraph(e, &v.Graph); err != nil {
+		return wire.At(err, "graph")
+	}
+	e.Member(`"nesting":`)
+	if err := writeNesting(e, &v.Nesting); err != nil {
+		return wire.At(err, "nesting")
+	}
+	e.ObjectEnd()
+	return nil
+}
+
+func writeGraph(e *wire.Encoder, v *conformance.Graph) error {
+	if err := e.Enter(); err != nil {
+		return err
+	}
+	defer e.Leave()
+	e.ObjectStart()
+	// Sorted keys: the same result is the same bytes.
+	for _, k := range slices.Sorted(maps.Keys(*v)) {
+		if err := e.Key(string(k)); err != nil {
+			return err
+		}
+		x := (*v)[k]
+		if err := writeGraph(e, &x); err != nil {
+			return wire.AtKey(err)
+		}
+		if err := e.Cap(); err != nil {
+			return err
+		}
+	}
+	e.ObjectEnd()
+	return nil
+}
+
+func writeNesting(e *wire.Encoder, v *conformance.Nesting) error {
+	if err := e.Enter(); err != nil {
+		return err
+	}
+	defer e.Leave()
+	e.ArrayStart()
+	for i := range *v {
+		e.Elem()
+		if err := writeNesting(e, &(*v)[i]); err != nil {
+			return wire.AtIndex(err, i)
+		}
+		if err := e.Cap(); err != nil {
+			return err
+		}
+	}
+	e.ArrayEnd()
+	return nil
+}
+
 func readNumberArgs(d *wire.Decoder, v *conformance.NumberArgs) error {
 	if err := d.ObjectStart(); err != nil {
 		return err
@@ -1663,15 +1899,6 @@ func readNumberArgsHalf(d *wire.Decoder, v *float64) error {
 		return wire.Fail("enum")
 	}
 	*v = f
-	return nil
-}
-
-func readBool(d *wire.Decoder, v *bool) error {
-	b, err := d.Bool()
-	if err != nil {
-		return err
-	}
-	*v = b
 	return nil
 }
 

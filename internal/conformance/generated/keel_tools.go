@@ -18,7 +18,7 @@ const _ = runtime.IsAtLeastVersion0_4_0
 
 // SetDigest identifies this exact tool set: the set_digest of keel.lock.json.
 // The executor recomputes it from the embedded contracts before it accepts a call.
-const SetDigest = "sha256:a9b689ad375bbce99abcce1c993d8d9abad0c70603bad9127fcc8adf1afd9e69"
+const SetDigest = "sha256:b903ea6f32864cf8563610539296cb8e33ff3e320b108c5c20d021adb32696bb"
 
 // Tool names. Harness code that names a tool by its constant stops compiling
 // when the tool is removed.
@@ -26,6 +26,7 @@ const (
 	ToolBatch       = "batch"
 	ToolCollections = "collections"
 	ToolInventory   = "inventory"
+	ToolLinkNodes   = "link_nodes"
 	ToolNumbers     = "numbers"
 	ToolProbe       = "probe"
 	ToolQuery       = "query"
@@ -39,6 +40,7 @@ var (
 	_ func(context.Context, conformance.BatchArgs) (conformance.Count, error)               = conformance.Batch
 	_ func(context.Context, conformance.CollectionArgs) (conformance.CollectionArgs, error) = conformance.Collections
 	_ func(context.Context, conformance.InventoryArgs) (conformance.Inventory, error)       = conformance.ListInventory
+	_ func(context.Context, conformance.LinkArgs) (conformance.Links, error)                = conformance.LinkNodes
 	_ func(context.Context, conformance.NumberArgs) (conformance.NumberArgs, error)         = conformance.Numbers
 	_ func(context.Context, conformance.ProbeArgs) (conformance.ProbeArgs, error)           = conformance.Probe
 	_ func(context.Context, conformance.QueryArgs) (conformance.QueryArgs, error)           = conformance.Query
@@ -54,6 +56,8 @@ var (
 //go:embed schemas/collections.output.json
 //go:embed schemas/inventory.input.json
 //go:embed schemas/inventory.output.json
+//go:embed schemas/link_nodes.input.json
+//go:embed schemas/link_nodes.output.json
 //go:embed schemas/numbers.input.json
 //go:embed schemas/numbers.output.json
 //go:embed schemas/probe.input.json
@@ -95,6 +99,15 @@ var toolSpecs = [...]runtime.ToolSpec{
 			Description: "Lists pods whose collections were never filled.",
 		},
 		Handler: inventoryArgsHandler(conformance.ListInventory),
+	},
+	{
+		Info: runtime.ToolInfo{
+			Name:        ToolLinkNodes,
+			Version:     "1.0",
+			Effect:      runtime.EffectRead,
+			Description: "Builds a graph from edges, as a handler that links what the model sends does: an edge back to a node makes a cycle.",
+		},
+		Handler: linkArgsHandler(conformance.LinkNodes),
 	},
 	{
 		Info: runtime.ToolInfo{
@@ -164,16 +177,18 @@ func (toolSet) Lookup(name string) *runtime.Tool {
 		return tools[1]
 	case ToolInventory:
 		return tools[2]
-	case ToolNumbers:
+	case ToolLinkNodes:
 		return tools[3]
-	case ToolProbe:
+	case ToolNumbers:
 		return tools[4]
-	case ToolQuery:
+	case ToolProbe:
 		return tools[5]
-	case ToolStrings:
+	case ToolQuery:
 		return tools[6]
-	case ToolTexts:
+	case ToolStrings:
 		return tools[7]
+	case ToolTexts:
+		return tools[8]
 	default:
 		return nil
 	}
