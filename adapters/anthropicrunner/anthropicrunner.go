@@ -52,15 +52,17 @@ type Options struct {
 	Approve func(ctx context.Context, req runtime.ApprovalRequest) (grant string, err error)
 }
 
-// Tools returns exec's tools as the runner's tools, in the set's order.
-func Tools(exec *runtime.Executor, opts Options) ([]sdk.BetaTool, error) {
+// Tools returns, as the runner's tools in the set's order, the tools the
+// caller of ctx (opts.Context) may call: exec.ModelTools, so a tool the
+// ToolFilter hides or whose scopes the caller lacks never reaches the model.
+func Tools(ctx context.Context, exec *runtime.Executor, opts Options) ([]sdk.BetaTool, error) {
 	if exec == nil {
 		return nil, errors.New("anthropicrunner: the executor is nil")
 	}
 	if opts.Context == nil {
 		opts.Context = func(context.Context) runtime.ExecutionContext { return runtime.ExecutionContext{} }
 	}
-	defs, err := anthropic.Tools(runtime.ModelTools(exec.ToolSet()), opts.Anthropic)
+	defs, err := anthropic.Tools(exec.ModelTools(ctx, opts.Context(ctx)), opts.Anthropic)
 	if err != nil {
 		return nil, err
 	}

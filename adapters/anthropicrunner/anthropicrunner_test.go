@@ -42,7 +42,7 @@ func TestToolRunnerRunsKeelTools(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tools, err := anthropicrunner.Tools(exec, anthropicrunner.Options{
+	tools, err := anthropicrunner.Tools(context.Background(), exec, anthropicrunner.Options{
 		Context: func(context.Context) runtime.ExecutionContext { return runtime.ExecutionContext{Principal: "alice"} },
 	})
 	if err != nil {

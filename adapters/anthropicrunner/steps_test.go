@@ -35,7 +35,7 @@ func TestRunnerPlaysTheSteps(t *testing.T) {
 	srv, bodies := messagesAPI(t, toolTurn)
 	var mu sync.Mutex
 	var asked []runtime.ApprovalRequest
-	tools, err := anthropicrunner.Tools(fx.Exec, anthropicrunner.Options{Context: fx.Context,
+	tools, err := anthropicrunner.Tools(context.Background(), fx.Exec, anthropicrunner.Options{Context: fx.Context,
 		Approve: func(ctx context.Context, req runtime.ApprovalRequest) (string, error) {
 			mu.Lock()
 			asked = append(asked, req)

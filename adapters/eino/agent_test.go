@@ -83,7 +83,7 @@ func TestReActAgentRunsKeelTools(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := keeleino.NodeConfig(fx.Exec, keeleino.Options{Context: fx.Context})
+	cfg, err := keeleino.NodeConfig(context.Background(), fx.Exec, keeleino.Options{Context: fx.Context})
 	if err != nil {
 		t.Fatal(err)
 	}

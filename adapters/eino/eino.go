@@ -41,14 +41,16 @@ type Options struct {
 	Context func(context.Context) runtime.ExecutionContext
 }
 
-// Tools returns exec's tools as eino tools, in the set's order.
-func Tools(exec *runtime.Executor, opts Options) ([]tool.BaseTool, error) {
+// Tools returns, as eino tools in the set's order, the tools the caller of
+// ctx (opts.Context) may call: exec.ModelTools, so a tool the ToolFilter
+// hides or whose scopes the caller lacks never reaches the model.
+func Tools(ctx context.Context, exec *runtime.Executor, opts Options) ([]tool.BaseTool, error) {
 	if exec == nil {
 		return nil, errors.New("eino: the executor is nil")
 	}
 	opts = withDefaults(opts)
 	var out []tool.BaseTool
-	for _, m := range runtime.ModelTools(exec.ToolSet()) {
+	for _, m := range exec.ModelTools(ctx, opts.Context(ctx)) {
 		var s jsonschema.Schema
 		if err := json.Unmarshal(m.Parameters, &s); err != nil {
 			return nil, fmt.Errorf("eino: tool %s: %w", m.Name, err)
@@ -59,12 +61,13 @@ func Tools(exec *runtime.Executor, opts Options) ([]tool.BaseTool, error) {
 	return out, nil
 }
 
-// NodeConfig is a ToolsNode configuration of exec's tools whose handler of
+// NodeConfig is a ToolsNode configuration of the tools the caller of ctx
+// may call (Tools) whose handler of
 // unknown tools runs the name through the executor too: the model reads
 // keel's unknown_tool result (with the names it may call), and the audit
 // log records the call.
-func NodeConfig(exec *runtime.Executor, opts Options) (*compose.ToolsNodeConfig, error) {
-	tools, err := Tools(exec, opts)
+func NodeConfig(ctx context.Context, exec *runtime.Executor, opts Options) (*compose.ToolsNodeConfig, error) {
+	tools, err := Tools(ctx, exec, opts)
 	if err != nil {
 		return nil, err
 	}

@@ -24,7 +24,7 @@ func TestToolsNodeRunsKeelTools(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := keeleino.NodeConfig(exec, keeleino.Options{})
+	cfg, err := keeleino.NodeConfig(context.Background(), exec, keeleino.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -43,9 +43,11 @@ const (
 	grantKey    = "keel_grant"
 )
 
-// Tools returns exec's tools as Genkit tools, in the set's order, for
-// ai.WithTools.
-func Tools(exec *runtime.Executor, opts Options) ([]ai.ToolRef, error) {
+// Tools returns, as Genkit tools in the set's order for ai.WithTools, the
+// tools the caller of ctx (opts.Context) may call: exec.ModelTools, so a
+// tool the ToolFilter hides or whose scopes the caller lacks never reaches
+// the model.
+func Tools(ctx context.Context, exec *runtime.Executor, opts Options) ([]ai.ToolRef, error) {
 	if exec == nil {
 		return nil, errors.New("keelgenkit: the executor is nil")
 	}
@@ -53,7 +55,7 @@ func Tools(exec *runtime.Executor, opts Options) ([]ai.ToolRef, error) {
 		opts.Context = func(context.Context) runtime.ExecutionContext { return runtime.ExecutionContext{} }
 	}
 	var out []ai.ToolRef
-	for _, m := range runtime.ModelTools(exec.ToolSet()) {
+	for _, m := range exec.ModelTools(ctx, opts.Context(ctx)) {
 		var input map[string]any
 		if err := json.Unmarshal(m.Parameters, &input); err != nil {
 			return nil, fmt.Errorf("keelgenkit: tool %s: %w", m.Name, err)

@@ -74,7 +74,7 @@ func TestFlowRunsKeelTools(t *testing.T) {
 	model := &scripted{steps: steps, read: map[string]string{}}
 	g := genkit.Init(ctx)
 	m := genkit.DefineModel(g, "scripted/model", &ai.ModelOptions{Supports: &ai.ModelSupports{Tools: true, Multiturn: true}}, model.generate)
-	tools, err := keelgenkit.Tools(fx.Exec, keelgenkit.Options{Context: fx.Context})
+	tools, err := keelgenkit.Tools(context.Background(), fx.Exec, keelgenkit.Options{Context: fx.Context})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,7 +145,7 @@ func TestUnknownNameEndsGenerate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tools, err := keelgenkit.Tools(fx.Exec, keelgenkit.Options{Context: fx.Context})
+	tools, err := keelgenkit.Tools(context.Background(), fx.Exec, keelgenkit.Options{Context: fx.Context})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -183,7 +183,7 @@ func TestUnknownNameEndsGenerate(t *testing.T) {
 // or another tool's interrupt, gives nothing to approve and no restart;
 // Tools refuses a nil executor.
 func TestOnlyKeelInterrupts(t *testing.T) {
-	if _, err := keelgenkit.Tools(nil, keelgenkit.Options{}); err == nil {
+	if _, err := keelgenkit.Tools(context.Background(), nil, keelgenkit.Options{}); err == nil {
 		t.Fatal("Tools accepted a nil executor")
 	}
 	other := ai.NewToolRequestPart(&ai.ToolRequest{Name: "theirs", Ref: "1", Input: map[string]any{}})

@@ -19,6 +19,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"strings"
 
 	"github.com/tmc/langchaingo/llms"
 	"github.com/tmc/langchaingo/tools"
@@ -41,21 +43,43 @@ type Options struct {
 	Approve func(ctx context.Context, req runtime.ApprovalRequest) (grant string, err error)
 }
 
-// Tools returns exec's tools as agent tools, in the set's order. Each
-// description ends with the JSON Schema the input must match, since an
-// agent's prompt is all the model reads of a tool.
-func Tools(exec *runtime.Executor, opts Options) ([]tools.Tool, error) {
+// Tools returns, as agent tools in the set's order, the tools the caller
+// of ctx (opts.Context) may call: exec.ModelTools, so a tool the
+// ToolFilter hides or whose scopes the caller lacks never reaches the
+// model. Each description ends with the JSON Schema the input must match,
+// since an agent's prompt is all the model reads of a tool. langchaingo's
+// agent matches a name without regard to case, so a set in which two such
+// tools differ only in case is refused, the pair named: under the agent
+// one would shadow the other.
+func Tools(ctx context.Context, exec *runtime.Executor, opts Options) ([]tools.Tool, error) {
 	if exec == nil {
 		return nil, errors.New("langchaingo: the executor is nil")
 	}
 	if opts.Context == nil {
 		opts.Context = func(context.Context) runtime.ExecutionContext { return runtime.ExecutionContext{} }
 	}
+	listed := exec.ModelTools(ctx, opts.Context(ctx))
+	if err := caseCollision(listed); err != nil {
+		return nil, err
+	}
 	var out []tools.Tool
-	for _, m := range runtime.ModelTools(exec.ToolSet()) {
+	for _, m := range listed {
 		out = append(out, &tool{model: m, exec: exec, context: opts.Context, approve: opts.Approve})
 	}
 	return out, nil
+}
+
+// caseCollision names two tools whose names differ only in case.
+func caseCollision(listed []runtime.ModelTool) error {
+	seen := map[string]string{}
+	for _, m := range listed {
+		folded := strings.ToUpper(m.Name) // keel's names are ASCII
+		if other, ok := seen[folded]; ok {
+			return fmt.Errorf("langchaingo: tools %q and %q differ only in case, and langchaingo's agent matches names without regard to case: rename one", other, m.Name)
+		}
+		seen[folded] = m.Name
+	}
+	return nil
 }
 
 type tool struct {
@@ -84,11 +108,11 @@ func text(r runtime.ToolResult) string {
 	return resultjson.Text(r, func(runtime.Content) string { return "a langchaingo observation or tool message carries text only" })
 }
 
-// Definitions returns the set's tools for native function calling
-// (llms.WithTools), keel's schemas as their parameters.
-func Definitions(exec *runtime.Executor) []llms.Tool {
+// Definitions returns, for native function calling (llms.WithTools), the
+// tools ec may call (exec.ModelTools), keel's schemas as their parameters.
+func Definitions(ctx context.Context, exec *runtime.Executor, ec runtime.ExecutionContext) []llms.Tool {
 	var out []llms.Tool
-	for _, m := range runtime.ModelTools(exec.ToolSet()) {
+	for _, m := range exec.ModelTools(ctx, ec) {
 		out = append(out, llms.Tool{Type: "function", Function: &llms.FunctionDefinition{
 			Name: m.Name, Description: m.DescriptionForModel(), Parameters: json.RawMessage(m.Parameters)}})
 	}

@@ -27,7 +27,7 @@ func TestAgentRunsKeelTools(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tools, err := langchaingo.Tools(exec, langchaingo.Options{})
+	tools, err := langchaingo.Tools(context.Background(), exec, langchaingo.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +62,7 @@ func TestFunctionCalling(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defs := langchaingo.Definitions(exec)
+	defs := langchaingo.Definitions(context.Background(), exec, runtime.ExecutionContext{})
 	if len(defs) != 2 || defs[1].Function.Name != generated.ToolLookupIncident || !strings.Contains(string(defs[1].Function.Parameters.(json.RawMessage)), `"pattern"`) {
 		t.Fatalf("definitions %+v", defs)
 	}

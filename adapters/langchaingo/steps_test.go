@@ -26,7 +26,7 @@ func TestAgentPlaysTheSteps(t *testing.T) {
 		t.Fatal(err)
 	}
 	var asked []runtime.ApprovalRequest
-	tools, err := langchaingo.Tools(fx.Exec, langchaingo.Options{Context: fx.Context,
+	tools, err := langchaingo.Tools(context.Background(), fx.Exec, langchaingo.Options{Context: fx.Context,
 		Approve: func(ctx context.Context, req runtime.ApprovalRequest) (string, error) {
 			asked = append(asked, req)
 			return fx.Approve(ctx, req)

@@ -245,3 +245,42 @@ func Frames() []Frame {
 		{"trailing data", `{"jsonrpc":"2.0","id":12,"method":"ping"} x`},
 	}
 }
+
+// CheckResultJSON checks a door that hands the model keel's result JSON as
+// text: its code, and its message (the tool name in it is the model's own).
+func CheckResultJSON(c Case, text string) error {
+	var r struct {
+		Error *struct {
+			Code    runtime.Code `json:"code"`
+			Message string       `json:"message"`
+		} `json:"error"`
+	}
+	if err := json.Unmarshal([]byte(text), &r); err != nil {
+		return fmt.Errorf("%s: not keel's result JSON: %.200s", c.Name, text)
+	}
+	if r.Error == nil {
+		return CheckAnswer(c, "", "")
+	}
+	return CheckAnswer(c, r.Error.Code, r.Error.Message)
+}
+
+// CodeFor is the code the executor answers for tool and args as Caller:
+// what a door that changes the arguments on the way (a framework that
+// decodes and encodes them again) must answer for what it passes on.
+func CodeFor(f *Fixture, tool string, args []byte) runtime.Code {
+	before := f.Records()
+	r := f.Exec.Execute(context.Background(), Caller(), runtime.ToolCall{ID: "doortest-oracle", Name: tool, Arguments: args})
+	added := f.Records() - before
+	f.mu.Lock()
+	f.audited["doortest-oracle"] -= added // the oracle's own record does not count
+	f.mu.Unlock()
+	return r.Code()
+}
+
+// Decodable reports whether c's arguments decode into Go values (float64
+// numbers): the only arguments a door whose SDK holds the model's input
+// decoded (a model SDK, Genkit) can carry at all.
+func (c Case) Decodable() bool {
+	var v any
+	return c.JSONArguments() && json.Unmarshal([]byte(c.Arguments), &v) == nil
+}
