@@ -42,16 +42,20 @@ func newKeySet(url string, opts Options) *keySet {
 }
 
 // VerifySignature checks the token's one signature by the key its key id
-// names and returns its payload.
+// names and returns its payload. A JWT is compact JWS (RFC 7519), whose
+// header is all protected: the JSON serialization, whose unprotected
+// header go-jose merges into what it reports, could carry a typ and a kid
+// the issuer never signed, so it is refused, and typ and kid are read from
+// the protected header alone.
 func (k *keySet) VerifySignature(ctx context.Context, token string) ([]byte, error) {
-	jws, err := jose.ParseSigned(token, k.algs)
+	jws, err := jose.ParseSignedCompact(token, k.algs)
 	if err != nil {
-		return nil, fmt.Errorf("a malformed token: %w", err)
+		return nil, fmt.Errorf("a malformed token (a JWT is compact JWS): %w", err)
 	}
 	if len(jws.Signatures) != 1 {
 		return nil, errors.New("a token with other than one signature")
 	}
-	h := jws.Signatures[0].Header
+	h := jws.Signatures[0].Protected
 	if typ, _ := h.ExtraHeaders[jose.HeaderType].(string); !k.untyped && typ != "at+jwt" && typ != "application/at+jwt" {
 		return nil, fmt.Errorf("the token's typ is %q, not at+jwt: not an access token (RFC 9068)", typ)
 	}
@@ -124,7 +128,10 @@ func (k *keySet) refresh(ctx context.Context) ([]jose.JSONWebKey, error) {
 	keys, err := k.fetch(context.WithoutCancel(ctx))
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	if err == nil {
+	if err == nil || errors.Is(err, errNoUsableKey) {
+		// A set the provider published replaces the last, also one with no
+		// key keel can use: a removed key stops verifying (fail closed).
+		// A provider that did not answer leaves the keys it last published.
 		k.keys = keys
 	}
 	k.fetchErr = err
@@ -176,7 +183,11 @@ func (k *keySet) fetch(ctx context.Context) ([]jose.JSONWebKey, error) {
 		}
 	}
 	if len(keys) == 0 {
-		return nil, errors.New("the key set has no public signing key with a key id")
+		return nil, errNoUsableKey
 	}
 	return keys, nil
 }
+
+// errNoUsableKey is a key set that was published and read, with no public
+// signing key with a key id in it.
+var errNoUsableKey = errors.New("the key set has no public signing key with a key id")
