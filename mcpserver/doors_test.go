@@ -21,6 +21,7 @@ import (
 	"github.com/keelgen/keel/internal/doortest"
 	"github.com/keelgen/keel/mcpserver"
 	"github.com/keelgen/keel/runtime"
+	"github.com/keelgen/keel/runtime/keeltest"
 )
 
 // The doors of this package: the corpus through each, as a client sends it.
@@ -432,5 +433,43 @@ func TestDoorHTTPRaw(t *testing.T) {
 				t.Errorf("a mismatched Mcp-Name: %d %s", r.status, r.body)
 			}
 		})
+	}
+}
+
+// Past the SDK's page of 1,000 tools, tools/list is still what the caller
+// may call, in one page: no cursor names a hidden tool, and a cursor the
+// client makes up is refused.
+func TestListPagesAfterFiltering(t *testing.T) {
+	var tools []*runtime.Tool
+	for i := range 1500 {
+		tools = append(tools, runtime.NewTool(runtime.ToolInfo{Name: fmt.Sprintf("tool_%04d", i), Version: "1", Effect: runtime.EffectRead, Description: "x",
+			InputSchema: json.RawMessage(`{"type":"object","additionalProperties":false}`), OutputSchema: json.RawMessage(`{}`)},
+			runtime.Handle(func(context.Context, struct{}) (struct{}, error) { return struct{}{}, nil })))
+	}
+	hidden := func(name string) bool { return name[len(name)-1]%2 == 1 } // every odd one
+	exec, err := runtime.NewExecutor(keeltest.Of(tools...), runtime.WithLogger(slog.New(slog.DiscardHandler)),
+		runtime.WithToolFilter(func(_ context.Context, _ runtime.ExecutionContext, t runtime.ToolInfo) bool { return !hidden(t.Name) }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := mcpserver.New(exec, mcpserver.Options{})
+	ctx := context.Background()
+	for name, cs := range transports(t, s, "lister") {
+		res, err := cs.ListTools(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Tools) != 750 || res.NextCursor != "" {
+			t.Errorf("%s: %d tools, next cursor %q", name, len(res.Tools), res.NextCursor)
+		}
+		for _, tool := range res.Tools {
+			if hidden(tool.Name) {
+				t.Errorf("%s: lists hidden %s", name, tool.Name)
+			}
+		}
+		crafted := base64.StdEncoding.EncodeToString([]byte("tool_0999"))
+		if _, err := cs.ListTools(ctx, &mcp.ListToolsParams{Cursor: crafted}); err == nil {
+			t.Errorf("%s: a made-up cursor was answered", name)
+		}
 	}
 }

@@ -92,35 +92,59 @@ func New(exec *runtime.Executor, opts Options) *mcp.Server {
 			if call, ok := req.(*mcp.CallToolRequest); ok && method == "tools/call" {
 				return h.call(ctx, call)
 			}
-			res, err := next(ctx, method, req)
-			if list, ok := req.(*mcp.ListToolsRequest); ok && method == "tools/list" && err == nil && exec.Varies() {
-				res = h.visible(ctx, list, res)
+			if list, ok := req.(*mcp.ListToolsRequest); ok && method == "tools/list" && exec.Varies() {
+				return h.visible(ctx, list, next)
 			}
-			return res, err
+			return next(ctx, method, req)
 		}
 	})
 	return s
 }
 
-// visible leaves in a tools/list page only the tools the caller may call
+// visible answers tools/list with the tools the caller may call
 // (runtime.Executor.Visible: the token's scopes, the executor's
-// ToolFilter), in the set's order. The caller is who Options.Context says
+// ToolFilter), in one page: the SDK pages the whole set, and a cursor it
+// hands out names the last tool of a page, which may be hidden. So the
+// SDK's pages are read to the end here and filtered, and no cursor goes to
+// the client; one a client sends anyway is refused, as the spec says of a
+// cursor the server did not give. The caller is who Options.Context says
 // it is for a call, asked with a request that names no tool.
-func (h *handler) visible(ctx context.Context, req *mcp.ListToolsRequest, res mcp.Result) mcp.Result {
-	page, ok := res.(*mcp.ListToolsResult)
-	if !ok {
-		return res
+func (h *handler) visible(ctx context.Context, req *mcp.ListToolsRequest, next mcp.MethodHandler) (mcp.Result, error) {
+	if req.Params != nil && req.Params.Cursor != "" {
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fixedMessage(jsonrpc.CodeInvalidParams)}
 	}
 	ec := h.context(ctx, &mcp.CallToolRequest{Session: req.Session, Extra: req.Extra, Params: &mcp.CallToolParamsRaw{}})
-	kept := make([]*mcp.Tool, 0, len(page.Tools))
-	for _, t := range page.Tools {
-		if h.exec.Visible(ctx, ec, h.exec.ToolSet().Lookup(t.Name)) {
-			kept = append(kept, t)
+	var first *mcp.ListToolsResult
+	kept := []*mcp.Tool{}
+	for page := req; ; {
+		res, err := next(ctx, "tools/list", page)
+		if err != nil {
+			return nil, err
 		}
+		list, ok := res.(*mcp.ListToolsResult)
+		if !ok {
+			return res, nil
+		}
+		if first == nil {
+			first = list
+		}
+		for _, t := range list.Tools {
+			if h.exec.Visible(ctx, ec, h.exec.ToolSet().Lookup(t.Name)) {
+				kept = append(kept, t)
+			}
+		}
+		if list.NextCursor == "" {
+			break
+		}
+		params := mcp.ListToolsParams{Cursor: list.NextCursor}
+		if req.Params != nil {
+			params.Meta = req.Params.Meta
+		}
+		page = &mcp.ListToolsRequest{Session: req.Session, Extra: req.Extra, Params: &params}
 	}
-	out := *page
-	out.Tools = kept
-	return &out
+	out := *first
+	out.Tools, out.NextCursor = kept, ""
+	return &out, nil
 }
 
 // Tool is the MCP description of a keel tool: keel's own schemas, its
