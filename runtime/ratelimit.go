@@ -150,20 +150,26 @@ const DefaultRateKeys = 1 << 20
 var ErrRateLimiterFull = errors.New("rate limiter is full of buckets in use")
 
 // MemoryRateLimiter is the RateLimiter of one process: a token bucket
-// (golang.org/x/time/rate) per key. A bucket that has refilled is the same
-// as a new one, so it is dropped when the limiter sweeps, which it does
-// each time it has doubled; its bound counts the buckets still in use.
+// (golang.org/x/time/rate) per key and limit, so executors that share one
+// limiter under different limits keep apart buckets. A bucket that has
+// refilled is the same as a new one, so it is dropped when the limiter
+// sweeps, which it does each time it has doubled; its bound counts the
+// buckets still in use.
 type MemoryRateLimiter struct {
 	mu      sync.Mutex
 	max     int
-	buckets map[string]*bucket
+	buckets map[bucketKey]*bucket
 	sweepAt int
 }
 
-type bucket struct {
-	lim   *rate.Limiter
+type bucketKey struct {
+	key   string
 	limit RateLimit
-	full  time.Time // when it will hold its whole burst again
+}
+
+type bucket struct {
+	lim  *rate.Limiter
+	full time.Time // when it will hold its whole burst again
 }
 
 // NewMemoryRateLimiter returns a limiter bounded by DefaultRateKeys.
@@ -172,7 +178,7 @@ func NewMemoryRateLimiter() *MemoryRateLimiter { return NewMemoryRateLimiterSize
 // NewMemoryRateLimiterSize returns a limiter of at most size buckets (at
 // least 1).
 func NewMemoryRateLimiterSize(size int) *MemoryRateLimiter {
-	return &MemoryRateLimiter{max: max(size, 1), buckets: map[string]*bucket{}, sweepAt: 1024}
+	return &MemoryRateLimiter{max: max(size, 1), buckets: map[bucketKey]*bucket{}, sweepAt: 1024}
 }
 
 // Take takes a call from key's bucket.
@@ -183,17 +189,18 @@ func (m *MemoryRateLimiter) Take(_ context.Context, key string, limit RateLimit)
 	now := time.Now()
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	b, ok := m.buckets[key]
-	if !ok || b.limit != limit {
-		if !ok && len(m.buckets) >= min(m.sweepAt, m.max) {
+	k := bucketKey{key, limit}
+	b, ok := m.buckets[k]
+	if !ok {
+		if len(m.buckets) >= min(m.sweepAt, m.max) {
 			m.sweep(now)
 		}
-		if !ok && len(m.buckets) >= m.max {
+		if len(m.buckets) >= m.max {
 			return false, 0, ErrRateLimiterFull
 		}
 		every := limit.Per / time.Duration(limit.Calls)
-		b = &bucket{lim: rate.NewLimiter(rate.Every(every), limit.burst()), limit: limit}
-		m.buckets[key] = b
+		b = &bucket{lim: rate.NewLimiter(rate.Every(every), limit.burst())}
+		m.buckets[k] = b
 	}
 	r := b.lim.ReserveN(now, 1)
 	if d := r.DelayFrom(now); d > 0 {

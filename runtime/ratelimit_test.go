@@ -124,3 +124,30 @@ func TestMemoryRateLimiterRefillsAndIsBounded(t *testing.T) {
 		t.Errorf("%d buckets, want 2", m.Len())
 	}
 }
+
+// Two executors that share one MemoryRateLimiter under different limits
+// keep apart buckets: neither resets the other's, so 40 calls alternating
+// between them run 1 + 2 times in the hour, not 40.
+func TestSharedMemoryLimiterKeepsEachLimit(t *testing.T) {
+	var ran atomic.Int32
+	set := keeltest.Of(runtime.NewTool(runtime.ToolInfo{Name: "lookup", Version: "1", Effect: runtime.EffectRead, Description: "lookup",
+		InputSchema: json.RawMessage(`{"type":"object","additionalProperties":false}`), OutputSchema: json.RawMessage(`{"type":"object"}`)},
+		runtime.Handle(func(context.Context, struct{}) (struct{}, error) { ran.Add(1); return struct{}{}, nil })))
+	shared := runtime.NewMemoryRateLimiter()
+	var execs []*runtime.Executor
+	for _, calls := range []int{1, 2} {
+		exec, err := runtime.NewExecutor(set, runtime.WithLogger(slog.New(slog.DiscardHandler)),
+			runtime.WithRateLimits(runtime.RateLimits{Limiter: shared, PerCaller: runtime.RateLimit{Calls: calls, Per: time.Hour}}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		execs = append(execs, exec)
+	}
+	ec := runtime.ExecutionContext{Tenant: "acme", Principal: "ann"}
+	for i := range 40 {
+		execs[i%2].Execute(context.Background(), ec, runtime.ToolCall{ID: "c", Name: "lookup", Arguments: json.RawMessage(`{}`)})
+	}
+	if ran.Load() != 3 {
+		t.Fatalf("%d of 40 calls ran under limits of 1 and 2 an hour", ran.Load())
+	}
+}
