@@ -102,7 +102,7 @@ func checkContent(blocks []Content, declared []string, lim Limits) error {
 		if err := checkBlock(b, declared); err != nil {
 			return fmt.Errorf("content block %d (%s): %w", i, b.Kind, err)
 		}
-		total += len(b.Data) + len(b.Text) + len(b.URI) + len(b.Name) + len(b.Description)
+		total += len(b.Data) + len(b.Text) + len(b.URI) + len(b.Name) + len(b.Description) + len(b.MIMEType)
 		if total > lim.MaxContentBytes {
 			return fmt.Errorf("content blocks of more than %d bytes", lim.MaxContentBytes)
 		}
@@ -151,10 +151,12 @@ func checkBlock(b Content, declared []string) error {
 }
 
 // mimeDeclared reports whether mimeType is one of declared: exactly, or
-// under a declared "type/*".
+// under a declared "type/*". Both of its names are RFC 6838 restricted
+// names, so a type under a family carries no control byte, no parameter,
+// no byte outside ASCII, and at most 127 bytes a name.
 func mimeDeclared(mimeType string, declared []string) bool {
 	top, sub, ok := strings.Cut(mimeType, "/")
-	if !ok || top == "" || sub == "" || strings.ContainsAny(mimeType, " \t;,*") {
+	if !ok || !restrictedName(top) || !restrictedName(sub) {
 		return false
 	}
 	for _, d := range declared {
@@ -169,8 +171,23 @@ func mimeDeclared(mimeType string, declared []string) bool {
 // type/subtype, or type/* for every subtype of one type.
 func ValidContentType(t string) bool {
 	top, sub, ok := strings.Cut(t, "/")
-	if !ok || top == "" || sub == "" || top == "*" || strings.ContainsAny(t, " \t;,") {
+	return ok && restrictedName(top) && (sub == "*" || restrictedName(sub))
+}
+
+// restrictedName reports whether s is an RFC 6838 restricted-name: a
+// letter or digit, then at most 126 of letters, digits and !#$&-^_.+
+func restrictedName(s string) bool {
+	if len(s) == 0 || len(s) > 127 {
 		return false
 	}
-	return sub == "*" || !strings.Contains(sub, "*")
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+		case i > 0 && strings.IndexByte("!#$&-^_.+", c) >= 0:
+		default:
+			return false
+		}
+	}
+	return true
 }
