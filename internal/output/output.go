@@ -169,6 +169,12 @@ func readOwnership(dir string) (ownership, error) {
 	if o.files[files.SignatureFileName], err = regular(files.SignatureFileName); err != nil {
 		return o, err
 	}
+	// A linked schemas/ is refused lock or no lock: without a lock nothing
+	// in it is owned, but the schema files are written there.
+	schemas, err := o.lstat(dir, files.SchemaDir)
+	if err != nil {
+		return o, err
+	}
 	ok, err := regular(files.LockFileName)
 	if err != nil || !ok {
 		return o, err
@@ -182,8 +188,8 @@ func readOwnership(dir string) (ownership, error) {
 		return o, nil // not a lock keelgen wrote: it owns neither it nor the schemas
 	}
 	o.files[files.LockFileName], o.locked = true, true
-	if fi, err := o.lstat(dir, files.SchemaDir); err != nil || fi == nil || !fi.IsDir() {
-		return o, err
+	if schemas == nil || !schemas.IsDir() {
+		return o, nil
 	}
 	for _, t := range lock.Tools {
 		for _, rel := range []string{files.InputSchemaFile(t.Name), files.OutputSchemaFile(t.Name)} {

@@ -2,6 +2,7 @@ package output_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -140,9 +141,19 @@ func TestFilesInTheWayAreRefused(t *testing.T) {
 // schemas/ or a linked file is refused, and nothing behind it is written or
 // deleted.
 func TestSymlinksAreRefused(t *testing.T) {
+	for _, lock := range []bool{true, false} {
+		t.Run(fmt.Sprintf("lock=%v", lock), func(t *testing.T) { symlinksAreRefused(t, lock) })
+	}
+}
+
+// symlinksAreRefused is TestSymlinksAreRefused with a readable lock in the
+// output directory, or none (a first run, or a lock someone deleted).
+func symlinksAreRefused(t *testing.T, lock bool) {
 	dir, elsewhere := t.TempDir(), t.TempDir()
 	testmod.Write(t, elsewhere, map[string]string{"a.input.json": `{"theirs":1}`, "b.input.json": `{"theirs":2}`})
-	testmod.Write(t, dir, map[string]string{files.LockFileName: lockFor(t, "a", "b")})
+	if lock {
+		testmod.Write(t, dir, map[string]string{files.LockFileName: lockFor(t, "a", "b")})
+	}
 	if err := os.Symlink(elsewhere, filepath.Join(dir, files.SchemaDir)); err != nil {
 		t.Fatal(err)
 	}
@@ -167,6 +178,9 @@ func TestSymlinksAreRefused(t *testing.T) {
 	}
 	if read(t, filepath.Join(elsewhere, "a.input.json")) != `{"theirs":1}` || read(t, filepath.Join(elsewhere, "b.input.json")) != `{"theirs":2}` || read(t, target) != header {
 		t.Fatal("a file behind a link was changed")
+	}
+	if written, _ := filepath.Glob(filepath.Join(elsewhere, "*")); len(written) != 2 {
+		t.Fatalf("files were written behind the link: %v", written)
 	}
 }
 
