@@ -233,7 +233,7 @@ func TestDoorStdio(t *testing.T) {
 		t.Fatalf("the server stopped: %v", err)
 	default:
 	}
-	t.Logf("stdio: %d calls, %d frames", sent, len(doortest.Frames()))
+	t.Logf("stdio: %d calls and %d frames", sent, len(doortest.Frames()))
 }
 
 // Over the frame limit: the line is dropped to its newline, never held,
@@ -331,7 +331,7 @@ func TestDoorHTTP(t *testing.T) {
 			if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: doortest.Probe, Arguments: map[string]any{"incident_id": "INC-001"}}); err != nil {
 				t.Fatal("a valid call after the corpus:", err)
 			}
-			t.Logf("%d calls", sent)
+			t.Logf("http stateless=%v: %d calls", stateless, sent)
 		})
 	}
 }
@@ -407,6 +407,7 @@ func TestDoorHTTPRaw(t *testing.T) {
 				}
 				valid("after frame " + fr.Name)
 			}
+			t.Logf("http raw stateless=%v: %d frames", stateless, len(doortest.Frames()))
 			if !stateless {
 				return
 			}
