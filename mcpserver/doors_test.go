@@ -10,6 +10,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http/httptest"
+	goruntime "runtime"
 	"strings"
 	"testing"
 	"time"
@@ -393,6 +394,7 @@ func TestDoorHTTPRaw(t *testing.T) {
 				}
 			}
 			valid("first")
+			sessions := liveSessions(s)
 			for _, fr := range doortest.Frames() {
 				r := post(t, srv.URL, fr.Bytes, headers)
 				refused := (r.status >= 400 && r.status < 500) || strings.Contains(r.body, `"error":{"code":-32`)
@@ -406,6 +408,9 @@ func TestDoorHTTPRaw(t *testing.T) {
 					t.Errorf("frame %s: the answer leaks: %s", fr.Name, r.body)
 				}
 				valid("after frame " + fr.Name)
+			}
+			if n := liveSessions(s); n != sessions {
+				t.Errorf("%d sessions after the frames, %d before: a malformed frame left one open", n, sessions)
 			}
 			t.Logf("http raw stateless=%v: %d frames", stateless, len(doortest.Frames()))
 			if !stateless {
@@ -472,5 +477,30 @@ func TestListPagesAfterFiltering(t *testing.T) {
 		if _, err := cs.ListTools(ctx, &mcp.ListToolsParams{Cursor: crafted}); err == nil {
 			t.Errorf("%s: a made-up cursor was answered", name)
 		}
+	}
+}
+
+// A stream of malformed frames leaves nothing behind on stdio: no
+// goroutine per frame, and no frame's buffer (the server answers each, and
+// a thousand of them end where one did).
+func TestDoorStdioLeaksNothing(t *testing.T) {
+	_, s := doorServer(t)
+	c, _ := startStdio(t, s)
+	frames := doortest.Frames()
+	round := func() {
+		for _, fr := range frames {
+			c.send(fr.Bytes)
+		}
+		c.ping()
+	}
+	round()
+	goruntime.GC()
+	before := goruntime.NumGoroutine()
+	for range 60 {
+		round()
+	}
+	goruntime.GC()
+	if after := goruntime.NumGoroutine(); after > before+2 {
+		t.Fatalf("%d goroutines after %d malformed frames, %d before", after, 60*len(frames), before)
 	}
 }
