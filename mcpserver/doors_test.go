@@ -213,6 +213,11 @@ func TestDoorStdio(t *testing.T) {
 		if fr.Name == "response to nothing" {
 			continue // a response is answered by nothing
 		}
+		if len(answers) == 0 {
+			// A frame the front passed on (a request the SDK refuses) is
+			// answered by the SDK's own goroutine, perhaps after the pong.
+			answers = append(answers, c.reply())
+		}
 		if len(answers) != 1 {
 			t.Errorf("frame %s: answered %v, want one error", fr.Name, answers)
 			continue
