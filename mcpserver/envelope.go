@@ -80,28 +80,21 @@ func frontDecoded(ctx context.Context, msg jsonrpc.Message, log *slog.Logger) js
 	if !ok || len(req.Params) == 0 {
 		return msg
 	}
-	raw, err := jsonrpc.EncodeMessage(req)
+	m, err := readParams(req.Method, req.Params)
 	if err != nil {
 		return msg
 	}
-	m, err := readMessage(raw)
-	if err != nil {
-		return msg
-	}
-	if m.duplicate {
+	out := *req
+	switch {
+	case m.duplicate:
 		log.LogAttrs(ctx, slog.LevelWarn, "keel: a request's params name a member twice; refused", slog.String("method", req.Method))
-		out := *req
 		out.Params = json.RawMessage(`"params named a member twice"`)
-		return &out
-	}
-	if !m.isCall() {
+	case req.IsCall() && m.isCall():
+		out.Params = m.rewriteParams()
+	default:
 		return msg
 	}
-	rewritten, err := jsonrpc.DecodeMessage(m.rewriteCall())
-	if err != nil {
-		return msg
-	}
-	return rewritten
+	return &out
 }
 
 // nameHeaderFor is h with Mcp-Name set to the name the SDK will read

@@ -9,8 +9,10 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
+	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 )
 
@@ -77,7 +79,9 @@ type member struct {
 type message struct {
 	kind      jsontext.Kind // '{' a message, '[' a batch, else neither
 	duplicate bool          // a member of the message, its params or their _meta named twice
+	version   string        // "jsonrpc", when a string
 	method    string        // "" when absent or not a string
+	hasMethod bool          // "method" is a string
 	ids       int           // how many times "id" is named
 	id        span          // the last "id"
 	params    span          // the params' bytes; zero when absent
@@ -97,25 +101,65 @@ type message struct {
 	raw []byte // the frame
 }
 
+// frontOptions are what the front's decoder allows: what the SDK's
+// decoder accepts passes, for the SDK (or, in arguments, the executor) to
+// refuse.
+var frontOptions = json.JoinOptions(jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
+
+// frontDecoder is a decoder over a byte slice, pooled: one a message.
+type frontDecoder struct {
+	r   bytes.Reader
+	dec *jsontext.Decoder
+}
+
+var frontDecoders = sync.Pool{New: func() any {
+	d := &frontDecoder{}
+	d.dec = jsontext.NewDecoder(&d.r, frontOptions)
+	return d
+}}
+
+// decode runs read over a pooled decoder of raw. What read keeps of raw
+// are spans of it, never the decoder's buffer.
+func decode(raw []byte, read func(*jsontext.Decoder) error) error {
+	d := frontDecoders.Get().(*frontDecoder)
+	defer frontDecoders.Put(d)
+	d.r.Reset(raw)
+	d.dec.Reset(&d.r, frontOptions)
+	if err := read(d.dec); err != nil {
+		return err
+	}
+	if _, err := d.dec.ReadToken(); err != io.EOF {
+		return errNotJSON // trailing data
+	}
+	return nil
+}
+
 // readMessage reads one frame. It fails only when raw is not exactly one
 // JSON value (a parse error); every other flaw is in the message it
 // returns. Invalid UTF-8 passes: inside arguments it is the executor's to
 // refuse.
 func readMessage(raw []byte) (message, error) {
-	dec := jsontext.NewDecoder(bytes.NewReader(raw), jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
 	m := message{raw: raw}
-	m.kind = dec.PeekKind()
-	var err error
-	if m.kind == '{' {
-		err = m.readEnvelope(dec)
-	} else {
-		err = dec.SkipValue()
-	}
+	err := decode(raw, func(dec *jsontext.Decoder) error {
+		m.kind = dec.PeekKind()
+		if m.kind == '{' {
+			return m.readEnvelope(dec)
+		}
+		return dec.SkipValue()
+	})
 	if err != nil {
 		return message{}, errNotJSON
 	}
-	if _, err := dec.ReadToken(); err != io.EOF {
-		return message{}, errNotJSON // trailing data
+	return m, nil
+}
+
+// readParams reads a request's params alone, as a transport that decoded
+// the message hands them on: m.raw is the params.
+func readParams(method string, params []byte) (message, error) {
+	m := message{raw: params, kind: '{', method: method, ids: 1, hasParams: true}
+	err := decode(params, func(dec *jsontext.Decoder) error { return m.readParams(dec) })
+	if err != nil {
+		return message{}, errNotJSON
 	}
 	return m, nil
 }
@@ -123,6 +167,10 @@ func readMessage(raw []byte) (message, error) {
 func (m *message) readEnvelope(dec *jsontext.Decoder) error {
 	return readObject(dec, &m.duplicate, func(name string) error {
 		switch name {
+		case "jsonrpc":
+			v, err := valueSpan(dec)
+			m.version, _ = unquote(v.bytesOf(m.raw))
+			return err
 		case "id":
 			m.ids++
 			v, err := valueSpan(dec)
@@ -130,47 +178,53 @@ func (m *message) readEnvelope(dec *jsontext.Decoder) error {
 			return err
 		case "method":
 			v, err := valueSpan(dec)
-			m.method, _ = unquote(v.bytesOf(m.raw))
+			m.method, m.hasMethod = unquote(v.bytesOf(m.raw))
 			return err
 		case "params":
 			m.hasParams = true
-			m.paramsObject = dec.PeekKind() == '{'
-			if !m.paramsObject {
-				v, err := valueSpan(dec)
-				m.params = v
-				return err
-			}
-			start := dec.InputOffset()
-			m.paramMembers, m.metaMembers = m.paramMembers[:0], m.metaMembers[:0]
-			m.hasName, m.hasArguments, m.hasMeta, m.metaObject = false, false, false, false
-			err := readObject(dec, &m.duplicate, func(name string) error {
-				if name == "_meta" && dec.PeekKind() == '{' {
-					m.hasMeta, m.metaObject = true, true
-					return readObject(dec, &m.duplicate, func(name string) error {
-						v, err := valueSpan(dec)
-						m.metaMembers = append(m.metaMembers, member{name, v})
-						return err
-					})
-				}
-				v, err := valueSpan(dec)
-				switch name {
-				case "arguments":
-					m.arguments, m.hasArguments = v, true
-					return err
-				case "name":
-					m.name, m.hasName = v, true
-				case "_meta":
-					m.hasMeta = true
-				}
-				m.paramMembers = append(m.paramMembers, member{name, v})
-				return err
-			})
-			// The object began at the first byte that is not white space.
-			m.params = span{start + int64(len(m.raw[start:])-len(bytes.TrimLeft(m.raw[start:], " \t\r\n:"))), dec.InputOffset()}
-			return err
+			return m.readParams(dec)
 		}
 		return dec.SkipValue()
 	})
+}
+
+// readParams reads the params value, descending into an object and its
+// _meta.
+func (m *message) readParams(dec *jsontext.Decoder) error {
+	m.paramsObject = dec.PeekKind() == '{'
+	if !m.paramsObject {
+		v, err := valueSpan(dec)
+		m.params = v
+		return err
+	}
+	start := dec.InputOffset()
+	m.paramMembers, m.metaMembers = m.paramMembers[:0], m.metaMembers[:0]
+	m.hasName, m.hasArguments, m.hasMeta, m.metaObject = false, false, false, false
+	err := readObject(dec, &m.duplicate, func(name string) error {
+		if name == "_meta" && dec.PeekKind() == '{' {
+			m.hasMeta, m.metaObject = true, true
+			return readObject(dec, &m.duplicate, func(name string) error {
+				v, err := valueSpan(dec)
+				m.metaMembers = append(m.metaMembers, member{name, v})
+				return err
+			})
+		}
+		v, err := valueSpan(dec)
+		switch name {
+		case "arguments":
+			m.arguments, m.hasArguments = v, true
+			return err
+		case "name":
+			m.name, m.hasName = v, true
+		case "_meta":
+			m.hasMeta = true
+		}
+		m.paramMembers = append(m.paramMembers, member{name, v})
+		return err
+	})
+	// The object began at the first byte that is not white space.
+	m.params = span{start + int64(len(m.raw[start:])-len(bytes.TrimLeft(m.raw[start:], " \t\r\n:"))), dec.InputOffset()}
+	return err
 }
 
 // readObject reads an object, calling each for every member after its
@@ -303,9 +357,21 @@ func unquote(v []byte) (string, bool) {
 // rewriteCall returns raw with the tools/call's arguments moved into its
 // _meta, for handler.call: the SDK reads the rest of the message as sent.
 func (m *message) rewriteCall() []byte {
+	out := make([]byte, 0, len(m.raw)+len(m.raw)/3+len(frontNonce)+64)
+	out = append(out, m.raw[:m.params.start]...)
+	out = m.appendParams(out)
+	return append(out, m.raw[m.params.end:]...)
+}
+
+// rewriteParams is the call's params alone, rewritten as rewriteCall does.
+func (m *message) rewriteParams() []byte {
+	return m.appendParams(make([]byte, 0, int(m.params.end-m.params.start)*4/3+len(frontNonce)+64))
+}
+
+// appendParams appends the call's params with its arguments (and a name
+// no header carries) moved into _meta.
+func (m *message) appendParams(out []byte) []byte {
 	raw := m.raw
-	out := make([]byte, 0, len(raw)+len(raw)/3+len(frontNonce)+64)
-	out = append(out, raw[:m.params.start]...)
 	out = append(out, '{')
 	carried := m.nameCarried()
 	for _, p := range m.paramMembers {
@@ -334,8 +400,7 @@ func (m *message) rewriteCall() []byte {
 		out = base64.StdEncoding.AppendEncode(out, m.arguments.bytesOf(raw))
 		out = append(out, '"')
 	}
-	out = append(out, "}}"...)
-	return append(out, raw[m.params.end:]...)
+	return append(out, "}}"...)
 }
 
 func appendMember(out []byte, name string, value []byte) []byte {

@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"strconv"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -171,15 +172,51 @@ func (m *message) decode() (jsonrpc.Message, string) {
 	case m.duplicate:
 		return nil, "a member named twice"
 	}
-	raw := m.raw
-	if m.isCall() {
-		raw = m.rewriteCall()
+	if req, ok := m.request(); ok {
+		return req, ""
 	}
-	msg, err := jsonrpc.DecodeMessage(raw)
+	msg, err := jsonrpc.DecodeMessage(m.raw) // a response, or a request the SDK is to refuse
 	if err != nil {
 		return nil, err.Error()
 	}
 	return msg, ""
+}
+
+// request is m as the SDK's decoder would make it, built from what the
+// front read (one parse of the line, not two), with a tools/call's params
+// rewritten; false for anything but a well-formed request.
+func (m *message) request() (*jsonrpc.Request, bool) {
+	if m.version != "2.0" || !m.hasMethod || m.method == "" || m.ids > 1 {
+		return nil, false
+	}
+	req := &jsonrpc.Request{Method: m.method}
+	if m.ids == 1 {
+		raw := m.id.bytesOf(m.raw)
+		var v any
+		switch {
+		case raw[0] == '"':
+			v, _ = unquote(raw)
+		case string(raw) == "null":
+		default:
+			f, err := strconv.ParseFloat(string(raw), 64)
+			if err != nil {
+				return nil, false // not a number a decoder reads: the SDK's to refuse
+			}
+			v = f
+		}
+		id, err := jsonrpc.MakeID(v)
+		if err != nil {
+			return nil, false
+		}
+		req.ID = id
+	}
+	switch {
+	case m.isCall():
+		req.Params = m.rewriteParams()
+	case m.hasParams:
+		req.Params = bytes.Clone(m.params.bytesOf(m.raw)) // the line's buffer is read into again
+	}
+	return req, true
 }
 
 // invalidRequest is -32600 under m's id when it names one once (a string
