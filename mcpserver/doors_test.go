@@ -173,6 +173,21 @@ func answerOf(r map[string]any) (runtime.Code, string, error) {
 	return kr.Error.Code, string(raw), nil
 }
 
+// checkCall checks one call's answer as the client read it (err: it was
+// no keel answer at all) and its audit record.
+func checkCall(t *testing.T, f *doortest.Fixture, tc doortest.Case, callID string, code runtime.Code, text string, err error) {
+	t.Helper()
+	if err == nil {
+		err = doortest.CheckAnswer(tc, code, text)
+	}
+	if err != nil {
+		t.Error(err)
+	}
+	if !f.Audited(callID) {
+		t.Errorf("%s: no audit record for %s", tc.Name, callID)
+	}
+}
+
 // The corpus through stdio: every call answered with keel's code and
 // audited, every malformed frame answered, and the stream goes on.
 func TestDoorStdio(t *testing.T) {
@@ -196,15 +211,7 @@ func TestDoorStdio(t *testing.T) {
 		callID := fmt.Sprintf("stdio-%d", i)
 		c.send(callLine(10+i, callID, tc))
 		code, text, err := answerOf(c.reply())
-		if err == nil {
-			err = doortest.CheckAnswer(tc, code, text)
-		}
-		if err != nil {
-			t.Error(err)
-		}
-		if !f.Audited(callID) {
-			t.Errorf("%s: no audit record for %s", tc.Name, callID)
-		}
+		checkCall(t, f, tc, callID, code, text, err)
 		sent++
 	}
 	for _, fr := range doortest.Frames() {
@@ -323,15 +330,7 @@ func TestDoorHTTP(t *testing.T) {
 				}
 				res, err := cs.CallTool(ctx, p)
 				code, text, aerr := clientAnswer(res, err)
-				if aerr == nil {
-					aerr = doortest.CheckAnswer(tc, code, text)
-				}
-				if aerr != nil {
-					t.Error(aerr)
-				}
-				if !f.Audited(callID) {
-					t.Errorf("%s: no audit record for %s", tc.Name, callID)
-				}
+				checkCall(t, f, tc, callID, code, text, aerr)
 				sent++
 			}
 			if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: doortest.Probe, Arguments: map[string]any{"incident_id": "INC-001"}}); err != nil {
