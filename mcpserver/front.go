@@ -29,7 +29,6 @@ import (
 //     _meta (metaArguments, base64), marked with this process's nonce
 //     (metaFront), and handler.call reads them from there: every argument
 //     reaches the executor's one strict reader, and its answer.
-//
 //   - A tools/call's name that no HTTP header carries as it is (empty,
 //     white space at an end, a control or non-ASCII byte) goes past the SDK
 //     the same way (metaName), the SDK reading carriedName: a hop trims or
@@ -40,7 +39,7 @@ import (
 //
 // A client cannot forge the mark: the nonce is random per process and
 // never leaves it, and the front replaces any value a client sent under
-// either member.
+// any of these members.
 
 // Members of a tools/call's _meta that the front writes.
 const (
