@@ -19,7 +19,7 @@ import (
 // spec says (messages are delimited by newlines and contain none). The
 // SDK's reader ends the session on the first frame it cannot decode, and
 // with it every call in flight and, under log.Fatal(ServeStdio(...)), the
-// process. keel's answers every bad frame with a JSON-RPC error and reads
+// process. keel's framing answers every bad frame with a JSON-RPC error and reads
 // on; it ends only at the end of input, a closed pipe or the context:
 //
 //   - a line that is not one JSON value (a stray byte, a truncated object,
