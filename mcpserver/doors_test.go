@@ -2,6 +2,7 @@ package mcpserver_test
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -9,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
 	"net/http/httptest"
 	goruntime "runtime"
 	"strings"
@@ -284,16 +286,25 @@ func TestDoorStdioOverLongLine(t *testing.T) {
 	}
 }
 
-// The corpus through the official Go client over Streamable HTTP, with
-// sessions and stateless (the client speaks 2026-07-28 to the stateless
-// server): both answer every call with keel's code, audited.
+// The corpus through the official Go client over Streamable HTTP: a
+// server with sessions, to a client of the 2025-11-25 revision (which opens
+// one) and of 2026-07-28 (which opens none), and a stateless server. Each
+// answers every call with keel's code, audited.
 func TestDoorHTTP(t *testing.T) {
-	for _, stateless := range []bool{false, true} {
-		t.Run(fmt.Sprintf("stateless=%v", stateless), func(t *testing.T) {
+	for _, mode := range []struct {
+		name       string
+		stateless  bool
+		sessionful bool // the client speaks 2025-11-25 and opens a session
+	}{{"sessions/2025-11-25", false, true}, {"sessions/2026-07-28", false, false}, {"stateless", true, false}} {
+		t.Run(mode.name, func(t *testing.T) {
+			stateless := !mode.sessionful
 			f, s := doorServer(t)
-			h, err := mcpserver.HTTPHandler(s, mcpserver.HTTPOptions{Stateless: stateless, Logger: slog.New(slog.DiscardHandler)})
+			h, err := mcpserver.HTTPHandler(s, mcpserver.HTTPOptions{Stateless: mode.stateless, Logger: slog.New(slog.DiscardHandler)})
 			if err != nil {
 				t.Fatal(err)
+			}
+			if mode.sessionful {
+				h = noDiscover(h)
 			}
 			srv := httptest.NewServer(h)
 			defer srv.Close()
@@ -304,6 +315,9 @@ func TestDoorHTTP(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer cs.Close()
+			if got := cs.ID() != ""; got != mode.sessionful {
+				t.Fatalf("the client has a session: %v, want %v", got, mode.sessionful)
+			}
 			list, err := cs.ListTools(ctx, nil)
 			if err != nil {
 				t.Fatal(err)
@@ -336,9 +350,32 @@ func TestDoorHTTP(t *testing.T) {
 			if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: doortest.Probe, Arguments: map[string]any{"incident_id": "INC-001"}}); err != nil {
 				t.Fatal("a valid call after the corpus:", err)
 			}
-			t.Logf("http stateless=%v: %d calls", stateless, sent)
+			t.Logf("http %s: %d calls", mode.name, sent)
 		})
 	}
+}
+
+// noDiscover answers server/discover as a server of the 2025-11-25
+// revision does (-32601), so the Go client falls back to initialize and a
+// session.
+func noDiscover(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost {
+			body, _ := io.ReadAll(r.Body)
+			var msg struct {
+				ID     json.RawMessage `json:"id"`
+				Method string          `json:"method"`
+			}
+			if json.Unmarshal(body, &msg) == nil && msg.Method == "server/discover" {
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(http.StatusNotFound)
+				fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32601,"message":"Method not found."}}`, msg.ID)
+				return
+			}
+			r.Body = io.NopCloser(bytes.NewReader(body))
+		}
+		h.ServeHTTP(w, r)
+	})
 }
 
 // clientAnswer is the keel code and the client's text of what the Go

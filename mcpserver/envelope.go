@@ -18,8 +18,32 @@ type envelopeCheck struct {
 	next     http.Handler
 	max      int64
 	log      *slog.Logger
-	inflight *inflight // Stateless only: calls a POST of their own may cancel
+	inflight *inflight // with a Verifier: sessionless calls a POST of their own may cancel
 	stepUp   *stepUp   // with a Verifier, for a set with scoped tools
+	// sessionless, on a server with sessions, serves the requests of the
+	// 2026-07-28 revision, which have none (nil on a Stateless server,
+	// whose next serves every request so).
+	sessionless http.Handler
+}
+
+// Since the 2026-07-28 revision (SEP-2575) a request carries its protocol
+// version itself, in the Mcp-Protocol-Version header and in its _meta, and
+// opens no session. The SDK serves such requests only on a stateless
+// handler; a server with sessions routes them to one over the same
+// mcp.Server, so one endpoint serves clients of both revisions.
+const sessionlessRevision = "2026-07-28"
+
+// isSessionless reports whether r, whose body the front read as m, is a
+// request of the sessionless revision: it opens no session and names its
+// version (in its header or its _meta), and carries no session id.
+func isSessionless(r *http.Request, m *message) bool {
+	if r.Header.Get("Mcp-Session-Id") != "" {
+		return false
+	}
+	if v := r.Header.Get("Mcp-Protocol-Version"); v != "" {
+		return v >= sessionlessRevision
+	}
+	return m != nil && m.perRequestRevision()
 }
 
 func (c envelopeCheck) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -33,6 +57,7 @@ func (c envelopeCheck) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	toSDK := body
+	next, sessionless := c.next, c.sessionless == nil
 	if int64(len(body)) <= c.max {
 		m, err := readMessage(body)
 		if err != nil {
@@ -44,6 +69,9 @@ func (c envelopeCheck) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			c.log.LogAttrs(r.Context(), slog.LevelWarn, "keel: a JSON-RPC envelope names a member twice; refused")
 			http.Error(w, "Bad Request", http.StatusBadRequest)
 			return
+		}
+		if c.sessionless != nil && isSessionless(r, &m) {
+			next, sessionless = c.sessionless, true
 		}
 		if m.isCall() {
 			// A client's SDK that cannot read the arguments cannot write the
@@ -58,7 +86,7 @@ func (c envelopeCheck) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if int64(len(body)) <= c.max {
 		notePostMode(r.Context(), body)
-		if c.inflight != nil && !c.inflight.cancel(r, body) {
+		if c.inflight != nil && sessionless && !c.inflight.cancel(r, body) {
 			var forget func()
 			r, forget = c.inflight.track(r, body)
 			defer forget()
@@ -68,7 +96,7 @@ func (c envelopeCheck) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		io.Reader
 		io.Closer
 	}{io.MultiReader(bytes.NewReader(toSDK), r.Body), r.Body}
-	c.next.ServeHTTP(w, r)
+	next.ServeHTTP(w, r)
 }
 
 // frontDecoded is the front for a transport whose frames the SDK decoded

@@ -281,6 +281,20 @@ func (s span) bytesOf(raw []byte) []byte { return raw[s.start:s.end] }
 // isCall reports whether m is a tools/call request whose params and
 // _meta are objects: the frame the front rewrites. Any other tools/call
 // is the SDK's to refuse (Invalid params).
+// perRequestRevision reports whether the message's _meta names a protocol
+// version (SEP-2575's per-request metadata): a request of the 2026-07-28
+// revision, which has no session.
+func (m *message) perRequestRevision() bool {
+	for _, mm := range m.metaMembers {
+		if mm.name == metaProtocolVersion {
+			return true
+		}
+	}
+	return false
+}
+
+const metaProtocolVersion = "io.modelcontextprotocol/protocolVersion"
+
 func (m *message) isCall() bool {
 	return m.kind == '{' && m.method == "tools/call" && m.ids == 1 && m.paramsObject && (!m.hasMeta || m.metaObject)
 }

@@ -158,25 +158,30 @@ func HTTPHandler(s *mcp.Server, opts HTTPOptions) (http.Handler, error) {
 			return nil, fmt.Errorf("mcpserver: HTTPHandler: trusted origin: %w", err)
 		}
 	}
-	var h http.Handler = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{
-		Stateless:           opts.Stateless,
-		JSONResponse:        false, // every POST an event stream; the firewall keeps it only where progress was asked for
-		SessionTimeout:      opts.SessionTimeout,
-		MaxRequestBodyBytes: opts.MaxBodyBytes,
-		Logger:              opts.Logger,
-	})
+	sdk := func(stateless bool) http.Handler {
+		return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{
+			Stateless:           stateless,
+			JSONResponse:        false, // every POST an event stream; the firewall keeps it only where progress was asked for
+			SessionTimeout:      opts.SessionTimeout,
+			MaxRequestBodyBytes: opts.MaxBodyBytes,
+			Logger:              opts.Logger,
+		})
+	}
+	h := sdk(opts.Stateless)
+	var sessionless http.Handler
 	if !opts.Stateless {
 		h = &sessionCap{next: h, server: s, max: opts.MaxSessions, perUser: opts.MaxSessionsPerPrincipal, lifetime: opts.MaxSessionLifetime, log: opts.Logger}
+		sessionless = sdk(true)
 	}
 	var calls *inflight
-	if opts.Stateless && opts.Verifier != nil {
+	if opts.Verifier != nil {
 		calls = &inflight{calls: map[inflightKey][]*context.CancelFunc{}}
 	}
 	var up *stepUp
 	if sh, ok := handlerOf(s); ok && opts.Verifier != nil && sh.exec.Varies() {
 		up = &stepUp{h: sh, log: opts.Logger}
 	}
-	h = envelopeCheck{next: h, max: opts.MaxBodyBytes, log: opts.Logger, inflight: calls, stepUp: up} // after auth: no body is read for a stranger
+	h = envelopeCheck{next: h, sessionless: sessionless, max: opts.MaxBodyBytes, log: opts.Logger, inflight: calls, stepUp: up} // after auth: no body is read for a stranger
 	if opts.Verifier != nil {
 		h = auth.RequireBearerToken(opaqueVerifier(opts.Verifier, opts.Bearer, opts.Logger), opts.Bearer)(h)
 		h = challenges{next: h, metadataURL: metadataURL}

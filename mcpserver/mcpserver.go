@@ -79,7 +79,25 @@ func New(exec *runtime.Executor, opts Options) *mcp.Server {
 			return runtime.ExecutionContext{}
 		}
 	}
-	s := mcp.NewServer(&mcp.Implementation{Name: opts.Name, Version: opts.Version}, nil)
+	s := mcp.NewServer(&mcp.Implementation{Name: opts.Name, Version: opts.Version}, &mcp.ServerOptions{
+		// Tools, whose list never changes while the server runs (the set is
+		// compiled in: no listChanged to subscribe to), and logging. Prompts
+		// and resources are declared as the SDK serves them, empty lists, so
+		// a client asking for them reads "none" rather than an error.
+		Capabilities: &mcp.ServerCapabilities{
+			Logging:   &mcp.LoggingCapabilities{},
+			Tools:     &mcp.ToolCapabilities{},
+			Prompts:   &mcp.PromptCapabilities{},
+			Resources: &mcp.ResourceCapabilities{},
+		},
+		SetCacheable: func(_ context.Context, req mcp.Request, c *mcp.Cacheable) {
+			// A list that varies by caller is this caller's: no shared
+			// cache may serve it to another (SEP-2549's "private").
+			if _, ok := req.(*mcp.ListToolsRequest); ok && exec.Varies() {
+				c.CacheScope = "private"
+			}
+		},
+	})
 	h := &handler{exec: exec, context: opts.Context, progressEvery: opts.ProgressInterval}
 	register(s, h)
 	for _, t := range exec.ToolSet().Tools() {
@@ -95,10 +113,21 @@ func New(exec *runtime.Executor, opts Options) *mcp.Server {
 			if list, ok := req.(*mcp.ListToolsRequest); ok && method == "tools/list" && exec.Varies() {
 				return h.visible(ctx, list, next)
 			}
+			if notServed[method] {
+				return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: fixedMessage(jsonrpc.CodeMethodNotFound)}
+			}
 			return next(ctx, method, req)
 		}
 	})
 	return s
+}
+
+// notServed are the methods of features a keel server does not declare
+// (completion, resource subscriptions), which the SDK would answer as if it
+// did: a method the server does not serve is -32601 (SEP-2575).
+var notServed = map[string]bool{
+	"completion/complete": true,
+	"resources/subscribe": true, "resources/unsubscribe": true,
 }
 
 // visible answers tools/list with the tools the caller may call

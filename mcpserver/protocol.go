@@ -32,6 +32,12 @@ func fixedMessage(code int64) string {
 		return "Internal error."
 	case CodeRateLimited:
 		return "Too many calls."
+	case mcp.CodeUnsupportedProtocolVersion:
+		return "Unsupported protocol version."
+	case mcp.CodeMissingRequiredClientCapabilities:
+		return "A client capability this request needs was not declared."
+	case mcp.CodeHeaderMismatch:
+		return "A request header does not match the body."
 	default:
 		return "The request failed."
 	}
@@ -81,6 +87,11 @@ func sanitize(msg jsonrpc.Message, log *slog.Logger) jsonrpc.Message {
 		if code == CodeRateLimited { // keel's: its fixed text, and of its data the wait alone
 			out := *resp
 			out.Error = rateLimited(retryAfter(wire))
+			return &out
+		}
+		if data, ok := protocolData(code, wire.Data); ok {
+			out := *resp
+			out.Error = &jsonrpc.Error{Code: code, Message: fixedMessage(code), Data: data}
 			return &out
 		}
 	}
@@ -137,4 +148,52 @@ func (c sanitizingConnection) Read(ctx context.Context) (jsonrpc.Message, error)
 
 func (c sanitizingConnection) Write(ctx context.Context, msg jsonrpc.Message) error {
 	return c.Connection.Write(ctx, sanitize(msg, c.log))
+}
+
+// protocolData is the data of an error whose data the protocol defines
+// (SEP-2575), rebuilt from the values read: for -32022 the versions the
+// server supports and the one requested, for -32021 the capabilities the
+// request needs. A client reads these to recover; nothing else of the
+// SDK's data passes.
+func protocolData(code int64, data json.RawMessage) (json.RawMessage, bool) {
+	switch code {
+	case mcp.CodeUnsupportedProtocolVersion:
+		var d mcp.UnsupportedProtocolVersionData
+		if json.Unmarshal(data, &d) != nil || len(d.Supported) == 0 {
+			return nil, false
+		}
+		out := mcp.UnsupportedProtocolVersionData{Supported: []string{}, Requested: d.Requested}
+		for _, v := range d.Supported {
+			if protocolVersionLike(v) {
+				out.Supported = append(out.Supported, v)
+			}
+		}
+		if len(d.Requested) > 64 || strings.IndexFunc(d.Requested, func(r rune) bool { return r < 0x21 || r > 0x7e }) >= 0 {
+			out.Requested = "" // the client's own bytes, echoed only when short and printable
+		}
+		b, err := json.Marshal(out)
+		return b, err == nil
+	case mcp.CodeMissingRequiredClientCapabilities:
+		var d mcp.MissingRequiredClientCapabilityData
+		if json.Unmarshal(data, &d) != nil || d.RequiredCapabilities == nil {
+			return nil, false
+		}
+		b, err := json.Marshal(d)
+		return b, err == nil
+	}
+	return nil, false
+}
+
+// protocolVersionLike reports whether v reads as a protocol revision
+// (YYYY-MM-DD).
+func protocolVersionLike(v string) bool {
+	if len(v) != 10 || v[4] != '-' || v[7] != '-' {
+		return false
+	}
+	for i, c := range []byte(v) {
+		if i != 4 && i != 7 && (c < '0' || c > '9') {
+			return false
+		}
+	}
+	return true
 }

@@ -17,7 +17,8 @@ import (
 
 // The SDK answers every POST as an event stream. keel keeps that stream only
 // for a tools/call that asked for progress (its request carries a
-// progressToken) or whose handler logs to a client that listens (from the
+// progressToken), for subscriptions/listen (its acknowledgement is an event
+// before its result) or for a call whose handler logs to a client that listens (from the
 // first log message on), sanitizing each event as it passes and sending
 // heartbeats while the call runs; every other answer is buffered,
 // sanitized whole and sent as application/json, as before.
@@ -33,7 +34,7 @@ var heartbeat = []byte(": keepalive\n\n")
 // postMode is what envelopeCheck learned of a POST's body, for the firewall
 // that writes its answer.
 type postMode struct {
-	stream bool // a tools/call with a progress token: answer as events
+	stream bool // a tools/call with a progress token, subscriptions/listen: answer as events
 	batch  bool // a JSON array of messages: answer with an array
 }
 
@@ -51,6 +52,10 @@ func notePostMode(ctx context.Context, body []byte) {
 	}
 	trimmed := bytes.TrimLeft(body, " \t\r\n")
 	m.batch = len(trimmed) > 0 && trimmed[0] == '['
+	if !m.batch && bytes.Contains(body, []byte(`"subscriptions/listen"`)) && methodOf(body) == "subscriptions/listen" {
+		m.stream = true // its acknowledgement comes first, as an event
+		return
+	}
 	if m.batch || !bytes.Contains(body, []byte(`"progressToken"`)) { // most calls ask for none: no second parse
 		return
 	}
@@ -67,6 +72,17 @@ func notePostMode(ctx context.Context, body []byte) {
 	}
 	token := msg.Params.Meta.ProgressToken
 	m.stream = msg.Method == "tools/call" && len(token) > 0 && string(token) != "null"
+}
+
+// methodOf is the method a single message's body names, "" when none.
+func methodOf(body []byte) string {
+	var msg struct {
+		Method string `json:"method"`
+	}
+	if json.Unmarshal(body, &msg) != nil {
+		return ""
+	}
+	return msg.Method
 }
 
 // beat writes a heartbeat on an event stream whenever interval passes with

@@ -84,6 +84,15 @@ func WithLogging(ctx context.Context, _ None) (Text, error) {
 	return Text{Text: "Logging test completed."}, nil
 }
 
+// LoggingTool logs one message, which a client of the 2026-07-28 revision
+// hears only when its request set a log level (_meta's logLevel).
+//
+//keel:tool name=test_logging_tool version=1.0 effect=read
+func LoggingTool(ctx context.Context, _ None) (Text, error) {
+	runtime.Log(ctx, runtime.LogInfo, "Logging tool ran")
+	return Text{Text: "Logged."}, nil
+}
+
 // WithProgress reports 0, 50 and 100 of 100, 50 ms apart.
 //
 //keel:tool name=test_tool_with_progress version=1.0 effect=read

@@ -18,7 +18,7 @@ const _ = runtime.IsAtLeastVersion0_4_0
 
 // SetDigest identifies this exact tool set: the set_digest of keel.lock.json.
 // The executor recomputes it from the embedded contracts before it accepts a call.
-const SetDigest = "sha256:178a82d06ce61fc286cbd7440ebf04cd1f6b93022a736043206e38033371a7ab"
+const SetDigest = "sha256:930d273f86e4140b232f324f13a0427495ab7d7218322e732f06c85748dfd7bc"
 
 // Tool names. Harness code that names a tool by its constant stops compiling
 // when the tool is removed.
@@ -28,6 +28,7 @@ const (
 	ToolTestEmbeddedResource     = "test_embedded_resource"
 	ToolTestErrorHandling        = "test_error_handling"
 	ToolTestImageContent         = "test_image_content"
+	ToolTestLoggingTool          = "test_logging_tool"
 	ToolTestMultipleContentTypes = "test_multiple_content_types"
 	ToolTestSimpleText           = "test_simple_text"
 	ToolTestToolWithLogging      = "test_tool_with_logging"
@@ -42,6 +43,7 @@ var (
 	_ func(context.Context, mcpsuite.None) (runtime.WithContent[mcpsuite.None], error) = mcpsuite.EmbeddedResource
 	_ func(context.Context, mcpsuite.None) (mcpsuite.Text, error)                      = mcpsuite.ErrorHandling
 	_ func(context.Context, mcpsuite.None) (runtime.WithContent[mcpsuite.None], error) = mcpsuite.ImageContent
+	_ func(context.Context, mcpsuite.None) (mcpsuite.Text, error)                      = mcpsuite.LoggingTool
 	_ func(context.Context, mcpsuite.None) (runtime.WithContent[mcpsuite.Text], error) = mcpsuite.MultipleContentTypes
 	_ func(context.Context, mcpsuite.None) (mcpsuite.Text, error)                      = mcpsuite.SimpleText
 	_ func(context.Context, mcpsuite.None) (mcpsuite.Text, error)                      = mcpsuite.WithLogging
@@ -60,6 +62,8 @@ var (
 //go:embed schemas/test_error_handling.output.json
 //go:embed schemas/test_image_content.input.json
 //go:embed schemas/test_image_content.output.json
+//go:embed schemas/test_logging_tool.input.json
+//go:embed schemas/test_logging_tool.output.json
 //go:embed schemas/test_multiple_content_types.input.json
 //go:embed schemas/test_multiple_content_types.output.json
 //go:embed schemas/test_simple_text.input.json
@@ -121,6 +125,15 @@ var toolSpecs = [...]runtime.ToolSpec{
 			Content:     []string{"image/png"},
 		},
 		Handler: noneHandler(mcpsuite.ImageContent),
+	},
+	{
+		Info: runtime.ToolInfo{
+			Name:        ToolTestLoggingTool,
+			Version:     "1.0",
+			Effect:      runtime.EffectRead,
+			Description: "Logs one message, which a client of the 2026-07-28 revision hears only when its request set a log level (_meta's logLevel).",
+		},
+		Handler: testErrorHandlingHandler(mcpsuite.LoggingTool),
 	},
 	{
 		Info: runtime.ToolInfo{
@@ -186,14 +199,16 @@ func (toolSet) Lookup(name string) *runtime.Tool {
 		return tools[3]
 	case ToolTestImageContent:
 		return tools[4]
-	case ToolTestMultipleContentTypes:
+	case ToolTestLoggingTool:
 		return tools[5]
-	case ToolTestSimpleText:
+	case ToolTestMultipleContentTypes:
 		return tools[6]
-	case ToolTestToolWithLogging:
+	case ToolTestSimpleText:
 		return tools[7]
-	case ToolTestToolWithProgress:
+	case ToolTestToolWithLogging:
 		return tools[8]
+	case ToolTestToolWithProgress:
+		return tools[9]
 	default:
 		return nil
 	}
