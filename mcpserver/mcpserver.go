@@ -50,6 +50,11 @@ type Options struct {
 	// notifications of one call (default runtime.ProgressInterval); reports
 	// in between are coalesced, the latest delivered when it ends.
 	ProgressInterval time.Duration
+	// Approvals, when set, asks the person at a client that takes
+	// elicitation to approve a call the policy sent for approval, as an
+	// input request (see Approvals). The executor needs
+	// runtime.WithApprovals with the same grant key.
+	Approvals *Approvals
 }
 
 // Members of a tools/call request's _meta that keel reads. A client that
@@ -98,7 +103,7 @@ func New(exec *runtime.Executor, opts Options) *mcp.Server {
 			}
 		},
 	})
-	h := &handler{exec: exec, context: opts.Context, progressEvery: opts.ProgressInterval}
+	h := &handler{exec: exec, context: opts.Context, progressEvery: opts.ProgressInterval, approvals: opts.Approvals}
 	register(s, h)
 	for _, t := range exec.ToolSet().Tools() {
 		s.AddTool(Tool(t.Info()), h.call)
@@ -108,6 +113,12 @@ func New(exec *runtime.Executor, opts Options) *mcp.Server {
 	s.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 			if call, ok := req.(*mcp.CallToolRequest); ok && method == "tools/call" {
+				if h.approvals != nil && call.Params != nil && h.exec.ToolSet().Lookup(call.Params.Name) != nil {
+					// The SDK's path to h.call: it marks an input request
+					// as one (resultType), and asks a client of an older
+					// revision itself, over its session.
+					return next(ctx, method, req)
+				}
 				return h.call(ctx, call)
 			}
 			if list, ok := req.(*mcp.ListToolsRequest); ok && method == "tools/list" && exec.Varies() {
@@ -203,6 +214,7 @@ type handler struct {
 	exec          *runtime.Executor
 	context       ContextFunc
 	progressEvery time.Duration // 0: the runtime's default
+	approvals     *Approvals
 }
 
 // call runs one tools/call through the executor.
@@ -222,6 +234,20 @@ func (h *handler) call(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Call
 	if grant, ok := req.Params.Meta[MetaGrant].(string); ok {
 		ec.Grant = grant
 	}
+	answered := false
+	if h.approvals != nil {
+		id, grant, ok, err := h.approvals.answer(req, ec)
+		if err != nil {
+			return nil, invalidState()
+		}
+		if id != "" {
+			call.ID = id // the call the person was asked about
+		}
+		if grant != "" {
+			ec.Grant = grant
+		}
+		answered = ok
+	}
 	if token := req.Params.GetProgressToken(); token != nil {
 		// The client asked to hear: a handler's runtime.ReportProgress becomes
 		// notifications/progress, bounded and rate-limited by the runtime.
@@ -238,6 +264,11 @@ func (h *handler) call(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Call
 	})
 	defer stopLog()
 	r := h.exec.Execute(ctx, ec, call)
+	if h.approvals != nil && !answered {
+		if q := h.approvals.ask(ctx, req, ec, r, args); q != nil {
+			return q, nil
+		}
+	}
 	switch {
 	case r.Code() == runtime.CodeUnknownTool:
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: r.Error.Message}

@@ -209,15 +209,43 @@ func (p *postWriter) startStream() {
 // logNotification is what a handler's runtime.Log puts on its call's stream.
 var logNotification = []byte(`"notifications/message"`)
 
+// elicitRequest is in the SDK asking a client of the 2025-11-25 revision,
+// on its call's stream, to approve the call (Approvals): the client answers
+// it before the call can end. (An input request of 2026-07-28 names it too,
+// inside a result, which is held as any result.)
+var elicitRequest = []byte(`"elicitation/create"`)
+
+// asksClient reports whether events b carry a request to the client
+// (elicitation/create as a message's own method).
+func asksClient(b []byte) bool {
+	if !bytes.Contains(b, elicitRequest) {
+		return false
+	}
+	for line := range bytes.Lines(b) {
+		data, ok := bytes.CutPrefix(line, []byte("data: "))
+		if !ok {
+			continue
+		}
+		var msg struct {
+			Method string `json:"method"`
+		}
+		if json.Unmarshal(data, &msg) == nil && msg.Method == "elicitation/create" {
+			return true
+		}
+	}
+	return false
+}
+
 func (p *postWriter) Write(b []byte) (int, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.decide(http.StatusOK)
 	if !p.streaming {
-		// A call whose handler logs to a client that listens is answered as
-		// events from its first message on, held ones first; any other
-		// answer stays held, to be sent as JSON.
-		if !bytes.Contains(b, logNotification) || !p.canStream() {
+		// A call whose handler logs to a client that listens, or that asks
+		// the client's person, is answered as events from its first such
+		// message on, held ones first; any other answer stays held, to be
+		// sent as JSON.
+		if !(bytes.Contains(b, logNotification) || asksClient(b)) || !p.canStream() {
 			return p.body.Write(b)
 		}
 		p.startStream()

@@ -224,7 +224,15 @@ func (c countingBody) Read(p []byte) (int, error) {
 // BenchmarkHTTP: tools/call round trips over loopback Streamable HTTP, each
 // server with sessions (its default), one client.
 func BenchmarkHTTP(b *testing.B) {
-	for _, p := range peers(b) {
+	// The go-sdk's client speaks 2026-07-28 (no session) to a server that
+	// serves it, keel's and the go-sdk's stateless handler, and falls back
+	// to a 2025-11-25 session with the others: sdk-raw-stateless is the
+	// floor of the sessionless revision, sdk-raw that of a session.
+	stateless := peer{name: "sdk-raw-stateless", http: func() http.Handler {
+		srv := rawServer()
+		return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, &mcp.StreamableHTTPOptions{Stateless: true})
+	}}
+	for _, p := range append(peers(b), stateless) {
 		b.Run(p.name, func(b *testing.B) {
 			srv := httptest.NewServer(p.http())
 			defer srv.Close()

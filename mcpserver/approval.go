@@ -1,0 +1,225 @@
+package mcpserver
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/keelgen/keel/runtime"
+)
+
+// Approvals lets the person at an MCP client approve a call the policy sent
+// for approval, in the protocol's own way: the call's answer is an input
+// request (SEP-2322's InputRequiredResult) that asks, by elicitation, to
+// approve this exact call (tool, version, arguments); the client calls again
+// with the answer and the request state, and a yes becomes a grant bound to
+// that call, redeemed by the executor as any grant (single use, across
+// replicas with a shared replay store). A client that cannot take
+// elicitation, or a call Ask keeps from the client, gets approval_required
+// as before. Make one with NewApprovals.
+type Approvals struct {
+	key    runtime.GrantKey
+	secret []byte
+
+	// Ask decides whether the client's person may approve this call. Nil
+	// asks for every call; a policy that wants a grant from elsewhere (a
+	// second person, a ticket) answers false, and the client reads
+	// approval_required.
+	Ask func(ctx context.Context, ec runtime.ExecutionContext, req runtime.ApprovalRequest) bool
+	// TTL is how long a question stays answerable, and the life of the
+	// grant a yes becomes (default DefaultApprovalTTL).
+	TTL time.Duration
+}
+
+// DefaultApprovalTTL is how long a client's person has to answer.
+const DefaultApprovalTTL = 10 * time.Minute
+
+// approvalInput is the key of the one input request keel makes.
+const approvalInput = "keel/approval"
+
+// minStateSecret is the least length of the request state's secret.
+const minStateSecret = 32
+
+// NewApprovals returns approvals whose grants key signs (the executor's
+// runtime.WithApprovals key: an HMAC key, or an ed25519 private key) and
+// whose request state stateSecret signs: at least 32 random bytes, the same
+// on every replica, never the grant key's secret (a state is not a grant).
+func NewApprovals(key runtime.GrantKey, stateSecret []byte) (*Approvals, error) {
+	if key == nil {
+		return nil, errors.New("mcpserver: NewApprovals: the grant key is nil")
+	}
+	if _, err := runtime.IssueGrant(key, runtime.Grant{Expires: time.Unix(0, 0)}); err != nil {
+		return nil, fmt.Errorf("mcpserver: NewApprovals: the key cannot sign grants: %w", err)
+	}
+	if len(stateSecret) < minStateSecret {
+		return nil, fmt.Errorf("mcpserver: NewApprovals: the state secret has %d bytes, fewer than %d", len(stateSecret), minStateSecret)
+	}
+	return &Approvals{key: key, secret: append([]byte(nil), stateSecret...)}, nil
+}
+
+// approvalState is what a request state carries from the question to the
+// answer: the call as the policy saw it and who made it. It is signed, so a
+// client can neither alter it nor make one.
+type approvalState struct {
+	Version         int    `json:"v"`
+	CallID          string `json:"call_id"`
+	Tool            string `json:"tool"`
+	ToolVersion     string `json:"tool_version"`
+	SetDigest       string `json:"set_digest"`
+	ArgumentsDigest string `json:"arguments_digest"`
+	Tenant          string `json:"tenant"`
+	Principal       string `json:"principal"`
+	Expires         int64  `json:"expires"`
+	Nonce           string `json:"nonce"`
+}
+
+// stateDomain keeps a state's signature from meaning anything else.
+const stateDomain = "keel/mcp-approval-state/v1\x00"
+
+func (a *Approvals) ttl() time.Duration {
+	if a.TTL > 0 {
+		return a.TTL
+	}
+	return DefaultApprovalTTL
+}
+
+func (a *Approvals) sign(payload []byte) []byte {
+	m := hmac.New(sha256.New, a.secret)
+	m.Write([]byte(stateDomain))
+	m.Write(payload)
+	return m.Sum(nil)
+}
+
+// seal is the state as a client carries it: payload.signature, base64url.
+func (a *Approvals) seal(st approvalState) (string, error) {
+	payload, err := json.Marshal(st)
+	if err != nil {
+		return "", err
+	}
+	enc := base64.RawURLEncoding
+	return enc.EncodeToString(payload) + "." + enc.EncodeToString(a.sign(payload)), nil
+}
+
+// errState is any request state keel did not sign, or signed for a call
+// now over.
+var errState = errors.New("mcpserver: a request state keel did not sign, or expired")
+
+func (a *Approvals) open(s string, now time.Time) (approvalState, error) {
+	p, sig, ok := strings.Cut(s, ".")
+	enc := base64.RawURLEncoding
+	payload, err1 := enc.DecodeString(p)
+	mac, err2 := enc.DecodeString(sig)
+	if !ok || err1 != nil || err2 != nil || !hmac.Equal(mac, a.sign(payload)) {
+		return approvalState{}, errState
+	}
+	var st approvalState
+	if json.Unmarshal(payload, &st) != nil || st.Version != 1 || now.Unix() >= st.Expires {
+		return approvalState{}, errState
+	}
+	return st, nil
+}
+
+// question is the input request for one call: what a person reads, and a
+// yes or no.
+func question(req runtime.ApprovalRequest, arguments json.RawMessage) *mcp.ElicitParams {
+	args := string(arguments)
+	if len(args) == 0 {
+		args = "{}"
+	}
+	const maxShown = 2000
+	if len(args) > maxShown {
+		args = args[:maxShown] + " … (" + fmt.Sprint(len(arguments)) + " bytes in all; the approval is for all of them)"
+	}
+	return &mcp.ElicitParams{
+		Mode: "form",
+		Message: fmt.Sprintf("Approve this call?\n\nTool: %s (version %s)\nArguments: %s\n\nA yes lets this one call run once, with exactly these arguments.",
+			req.Tool, req.Version, args),
+		RequestedSchema: map[string]any{
+			"type": "object",
+			"properties": map[string]any{
+				"approve": map[string]any{"type": "boolean", "title": "Approve", "description": "Run this call"},
+			},
+			"required": []string{"approve"},
+		},
+	}
+}
+
+// canElicit reports whether the client said it takes elicitation (in this
+// request's _meta, or at initialize).
+func canElicit(req *mcp.CallToolRequest) bool {
+	c := req.ClientCapabilities()
+	return c != nil && c.Elicitation != nil
+}
+
+// ask is the input-required answer to a call the policy sent for approval,
+// or nil when this call's approval is not the client's to give.
+func (a *Approvals) ask(ctx context.Context, req *mcp.CallToolRequest, ec runtime.ExecutionContext, r runtime.ToolResult, arguments json.RawMessage) *mcp.CallToolResult {
+	if r.Code() != runtime.CodeApprovalRequired || r.Error == nil || r.Error.Approval == nil || !canElicit(req) {
+		return nil
+	}
+	ar := *r.Error.Approval
+	if a.Ask != nil && !a.Ask(ctx, ec, ar) {
+		return nil
+	}
+	var nonce [16]byte
+	rand.Read(nonce[:])
+	state, err := a.seal(approvalState{
+		Version: 1, CallID: ar.CallID, Tool: ar.Tool, ToolVersion: ar.Version, SetDigest: ar.SetDigest,
+		ArgumentsDigest: ar.ArgumentsDigest, Tenant: ec.Tenant, Principal: ec.Principal,
+		Expires: time.Now().Add(a.ttl()).Unix(), Nonce: hex.EncodeToString(nonce[:]),
+	})
+	if err != nil {
+		return nil
+	}
+	return &mcp.CallToolResult{
+		InputRequests: mcp.InputRequestMap{approvalInput: question(ar, arguments)},
+		RequestState:  state,
+	}
+}
+
+// answer reads a retried call: the call id its state names, and the grant a
+// person's yes becomes ("" for a no, or no answer yet). A state keel did
+// not sign, expired, or made for another caller is an error: the call runs
+// nothing.
+func (a *Approvals) answer(req *mcp.CallToolRequest, ec runtime.ExecutionContext) (callID, grant string, asked bool, err error) {
+	p := req.Params
+	if p.RequestState == "" {
+		if len(p.InputResponses) > 0 {
+			return "", "", false, errState // answers to a question keel did not ask
+		}
+		return "", "", false, nil
+	}
+	st, err := a.open(p.RequestState, time.Now())
+	if err != nil || st.Tenant != ec.Tenant || st.Principal != ec.Principal {
+		return "", "", false, errState
+	}
+	res, ok := p.InputResponses[approvalInput].(*mcp.ElicitResult)
+	if !ok {
+		return st.CallID, "", false, nil // not answered: ask again
+	}
+	if res.Action != "accept" || res.Content["approve"] != true {
+		return st.CallID, "", true, nil
+	}
+	grant, err = runtime.IssueGrant(a.key, runtime.Grant{
+		Tenant: st.Tenant, Principal: st.Principal, SetDigest: st.SetDigest, CallID: st.CallID,
+		Tool: st.Tool, Version: st.ToolVersion, ArgumentsDigest: st.ArgumentsDigest,
+		Expires: time.Unix(st.Expires, 0), Nonce: "mcp-approval-" + st.Nonce,
+	})
+	return st.CallID, grant, true, err
+}
+
+// invalidState is the protocol error of a request state refused.
+func invalidState() error {
+	return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fixedMessage(jsonrpc.CodeInvalidParams)}
+}

@@ -1,0 +1,187 @@
+package mcpserver_test
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/keelgen/keel/internal/redistest"
+	"github.com/keelgen/keel/mcpserver"
+	"github.com/keelgen/keel/redisreplay"
+	"github.com/keelgen/keel/runtime"
+)
+
+var (
+	grantSecret = []byte("0123456789abcdef0123456789abcdef-grants")
+	stateSecret = []byte("0123456789abcdef0123456789abcdef-states")
+)
+
+const ticketArgs = `{"incident_id":"INC-042","summary":"page the on-call"}`
+
+// approvingReplica is one server of a deployment whose replicas share a
+// replay store: the example's tools, counting handler runs, approvals over
+// MCP.
+func approvingReplica(t *testing.T, store runtime.ReplayStore, ran *atomic.Int32, stateless bool) *httptest.Server {
+	t.Helper()
+	exec, err := runtime.NewExecutor(counted(t, ran), runtime.WithLogger(slog.New(slog.DiscardHandler)),
+		runtime.WithApprovals(runtime.HMACKey(grantSecret), store))
+	if err != nil {
+		t.Fatal(err)
+	}
+	approvals, err := mcpserver.NewApprovals(runtime.HMACKey(grantSecret), stateSecret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return serve(t, mcpserver.New(exec, mcpserver.Options{Approvals: approvals}), mcpserver.HTTPOptions{Stateless: stateless})
+}
+
+// A person at the official Go client approves a write through the
+// protocol's input request: over 2026-07-28 (MRTR, the client retries with
+// the answer), and over a 2025-11-25 session (the SDK asks by elicitation
+// on the session). A no, or a client that takes no elicitation, leaves the
+// call approval_required, and nothing runs.
+func TestApprovalThroughTheClient(t *testing.T) {
+	for _, mode := range []struct {
+		name      string
+		stateless bool
+		legacy    bool
+	}{{"2026-07-28 stateless", true, false}, {"2026-07-28 sessions server", false, false}, {"2025-11-25 session", false, true}} {
+		t.Run(mode.name, func(t *testing.T) {
+			var ran atomic.Int32
+			srv := approvingReplica(t, runtime.NewMemoryReplayStore(), &ran, mode.stateless)
+			url := srv.URL
+			if mode.legacy {
+				legacy := httptest.NewServer(noDiscover(srv.Config.Handler))
+				t.Cleanup(legacy.Close) // after the sessions close (cleanups run last first)
+				url = legacy.URL
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			connect := func(answer func(*mcp.ElicitRequest) (*mcp.ElicitResult, error)) *mcp.ClientSession {
+				opts := &mcp.ClientOptions{}
+				if answer != nil {
+					opts.ElicitationHandler = func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) { return answer(req) }
+				}
+				cs, err := mcp.NewClient(&mcp.Implementation{Name: "approver", Version: "1"}, opts).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url}, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { cs.Close() })
+				return cs
+			}
+			call := func(cs *mcp.ClientSession) *mcp.CallToolResult {
+				res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "create_ticket", Arguments: json.RawMessage(ticketArgs)})
+				if err != nil {
+					t.Fatal(err)
+				}
+				return res
+			}
+
+			var asked []string
+			res := call(connect(func(req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+				asked = append(asked, req.Params.Message)
+				return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"approve": true}}, nil
+			}))
+			if len(asked) != 1 || !strings.Contains(asked[0], "create_ticket") || !strings.Contains(asked[0], `"INC-042"`) {
+				t.Fatalf("the person was asked %q", asked)
+			}
+			if ran.Load() != 1 || strings.Contains(textOf(res), "approval_required") {
+				t.Fatalf("approved: the handler ran %d times; %s", ran.Load(), textOf(res))
+			}
+
+			res = call(connect(func(*mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+				return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"approve": false}}, nil
+			}))
+			if ran.Load() != 1 || !strings.Contains(textOf(res), `"approval_required"`) {
+				t.Fatalf("declined: the handler ran %d times; %s", ran.Load(), textOf(res))
+			}
+			res = call(connect(nil))
+			if ran.Load() != 1 || !strings.Contains(textOf(res), `"approval_required"`) {
+				t.Fatalf("no elicitation: the handler ran %d times; %s", ran.Load(), textOf(res))
+			}
+		})
+	}
+}
+
+// The request state is signed and bound to the call: a tampered state, or
+// one made for other arguments, runs nothing; a state answered once is
+// spent on every replica (two servers on one Redis).
+func TestApprovalStateIsSignedAndSingleUse(t *testing.T) {
+	rdb := redistest.Start(t)
+	store, err := redisreplay.New(rdb.Client(), redisreplay.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ran atomic.Int32
+	a := approvingReplica(t, store, &ran, true)
+	b := approvingReplica(t, store, &ran, true)
+
+	first := callRaw(t, a.URL, ticketArgs, "", "")
+	var asked struct {
+		Result struct {
+			ResultType    string                     `json:"resultType"`
+			InputRequests map[string]json.RawMessage `json:"inputRequests"`
+			RequestState  string                     `json:"requestState"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal([]byte(first), &asked); err != nil || asked.Result.ResultType != "input_required" ||
+		asked.Result.RequestState == "" || asked.Result.InputRequests["keel/approval"] == nil {
+		t.Fatalf("a write the policy sends for approval: %s", first)
+	}
+	state := asked.Result.RequestState
+	yes := `{"keel/approval":{"action":"accept","content":{"approve":true}}}`
+
+	for name, c := range map[string]struct{ args, state string }{
+		"tampered state":  {ticketArgs, state + "x"},
+		"forged state":    {ticketArgs, "e30." + strings.Split(state, ".")[1]},
+		"other arguments": {`{"incident_id":"INC-043","summary":"page the on-call"}`, state},
+	} {
+		reply := callRaw(t, b.URL, c.args, c.state, yes)
+		if ran.Load() != 0 {
+			t.Fatalf("%s: the handler ran: %s", name, reply)
+		}
+		if name != "other arguments" && !strings.Contains(reply, `"code":-32602`) {
+			t.Errorf("%s: %s, want -32602", name, reply)
+		}
+		if name == "other arguments" && !strings.Contains(reply, `approval_required`) {
+			t.Errorf("%s: %s, want approval_required", name, reply)
+		}
+	}
+
+	if reply := callRaw(t, b.URL, ticketArgs, state, yes); ran.Load() != 1 {
+		t.Fatalf("answered on the other replica: the handler ran %d times: %s", ran.Load(), reply)
+	}
+	for _, replica := range []*httptest.Server{a, b} {
+		if reply := callRaw(t, replica.URL, ticketArgs, state, yes); ran.Load() != 1 || !strings.Contains(reply, `approval_required`) {
+			t.Fatalf("the state replayed: the handler ran %d times: %s", ran.Load(), reply)
+		}
+	}
+}
+
+// callRaw posts one tools/call of create_ticket in the 2026-07-28 form, as
+// a client that takes elicitation, with a request state and answers when
+// given.
+func callRaw(t *testing.T, url, args, state, answers string) string {
+	t.Helper()
+	params := `{` + strings.Replace(meta2026("2026-07-28"), `clientCapabilities":{}`, `clientCapabilities":{"elicitation":{}}`, 1) +
+		`,"name":"create_ticket","arguments":` + args
+	if state != "" {
+		params += `,"requestState":` + quote(state) + `,"inputResponses":` + answers
+	}
+	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":` + params + `}}`
+	r := post(t, url, body, map[string]string{"Mcp-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": "create_ticket"})
+	if r.status != http.StatusOK && r.status != http.StatusBadRequest {
+		t.Fatalf("%d %s", r.status, r.body)
+	}
+	return r.body
+}
+
+func quote(s string) string { b, _ := json.Marshal(s); return string(b) }
