@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -139,7 +140,11 @@ func question(req runtime.ApprovalRequest, arguments json.RawMessage) *mcp.Elici
 	}
 	const maxShown = 2000
 	if len(args) > maxShown {
-		args = args[:maxShown] + " … (" + fmt.Sprint(len(arguments)) + " bytes in all; the approval is for all of them)"
+		cut := maxShown
+		for cut > 0 && !utf8.RuneStart(args[cut]) {
+			cut-- // not inside a character
+		}
+		args = args[:cut] + " … (" + fmt.Sprint(len(arguments)) + " bytes in all; the approval is for all of them)"
 	}
 	return &mcp.ElicitParams{
 		Mode: "form",

@@ -30,12 +30,18 @@ import (
 // The doors of this package: the corpus through each, as a client sends it.
 
 func doorServer(t *testing.T) (*doortest.Fixture, *mcp.Server) {
+	return doorServerWith(t, nil)
+}
+
+// doorServerWith is doorServer whose calls of known tools take the SDK's
+// path when approvals is set (mcpserver.Options.Approvals).
+func doorServerWith(t *testing.T, approvals *mcpserver.Approvals) (*doortest.Fixture, *mcp.Server) {
 	t.Helper()
 	f, err := doortest.New()
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := mcpserver.New(f.Exec, mcpserver.Options{Context: func(context.Context, *mcp.CallToolRequest) runtime.ExecutionContext {
+	s := mcpserver.New(f.Exec, mcpserver.Options{Approvals: approvals, Context: func(context.Context, *mcp.CallToolRequest) runtime.ExecutionContext {
 		return doortest.Caller()
 	}})
 	return f, s
@@ -291,14 +297,25 @@ func TestDoorStdioOverLongLine(t *testing.T) {
 // one) and of 2026-07-28 (which opens none), and a stateless server. Each
 // answers every call with keel's code, audited.
 func TestDoorHTTP(t *testing.T) {
+	approvals, err := mcpserver.NewApprovals(runtime.HMACKey(grantSecret), stateSecret)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, mode := range []struct {
 		name       string
 		stateless  bool
 		sessionful bool // the client speaks 2025-11-25 and opens a session
-	}{{"sessions/2025-11-25", false, true}, {"sessions/2026-07-28", false, false}, {"stateless", true, false}} {
+		approvals  *mcpserver.Approvals
+	}{
+		{"sessions/2025-11-25", false, true, nil},
+		{"sessions/2026-07-28", false, false, nil},
+		{"stateless", true, false, nil},
+		{"sessions/2025-11-25 with approvals", false, true, approvals},
+		{"stateless with approvals", true, false, approvals},
+	} {
 		t.Run(mode.name, func(t *testing.T) {
 			stateless := !mode.sessionful
-			f, s := doorServer(t)
+			f, s := doorServerWith(t, mode.approvals)
 			h, err := mcpserver.HTTPHandler(s, mcpserver.HTTPOptions{Stateless: mode.stateless, Logger: slog.New(slog.DiscardHandler)})
 			if err != nil {
 				t.Fatal(err)

@@ -57,7 +57,8 @@ func (c envelopeCheck) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	toSDK := body
-	next, sessionless := c.next, c.sessionless == nil
+	next, noSession := c.next, c.sessionless == nil
+	method := ""
 	if int64(len(body)) <= c.max {
 		m, err := readMessage(body)
 		if err != nil {
@@ -70,8 +71,9 @@ func (c envelopeCheck) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			http.Error(w, "Bad Request", http.StatusBadRequest)
 			return
 		}
+		method = m.method
 		if c.sessionless != nil && isSessionless(r, &m) {
-			next, sessionless = c.sessionless, true
+			next, noSession = c.sessionless, true
 		}
 		if m.isCall() {
 			// A client's SDK that cannot read the arguments cannot write the
@@ -85,8 +87,8 @@ func (c envelopeCheck) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if int64(len(body)) <= c.max {
-		notePostMode(r.Context(), body)
-		if c.inflight != nil && sessionless && !c.inflight.cancel(r, body) {
+		notePostMode(r.Context(), body, method)
+		if c.inflight != nil && noSession && !c.inflight.cancel(r, body) {
 			var forget func()
 			r, forget = c.inflight.track(r, body)
 			defer forget()

@@ -278,9 +278,6 @@ func valueSpan(dec *jsontext.Decoder) (span, error) {
 // bytesOf is s's bytes in raw.
 func (s span) bytesOf(raw []byte) []byte { return raw[s.start:s.end] }
 
-// isCall reports whether m is a tools/call request whose params and
-// _meta are objects: the frame the front rewrites. Any other tools/call
-// is the SDK's to refuse (Invalid params).
 // perRequestRevision reports whether the message's _meta names a protocol
 // version (SEP-2575's per-request metadata): a request of the 2026-07-28
 // revision, which has no session.
@@ -295,6 +292,9 @@ func (m *message) perRequestRevision() bool {
 
 const metaProtocolVersion = "io.modelcontextprotocol/protocolVersion"
 
+// isCall reports whether m is a tools/call request whose params and
+// _meta are objects: the frame the front rewrites. Any other tools/call
+// is the SDK's to refuse (Invalid params).
 func (m *message) isCall() bool {
 	return m.kind == '{' && m.method == "tools/call" && m.ids == 1 && m.paramsObject && (!m.hasMeta || m.metaObject)
 }

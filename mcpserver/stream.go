@@ -18,10 +18,11 @@ import (
 // The SDK answers every POST as an event stream. keel keeps that stream only
 // for a tools/call that asked for progress (its request carries a
 // progressToken), for subscriptions/listen (its acknowledgement is an event
-// before its result) or for a call whose handler logs to a client that listens (from the
-// first log message on), sanitizing each event as it passes and sending
-// heartbeats while the call runs; every other answer is buffered,
-// sanitized whole and sent as application/json, as before.
+// before its result), and for a call whose handler logs to a client that
+// listens or that asks the client (from the first such message on),
+// sanitizing each event as it passes and sending heartbeats while the call
+// runs; every other answer is buffered, sanitized whole and sent as
+// application/json, as before.
 
 // DefaultHeartbeat is how often an open event stream carries a comment line
 // when nothing else was written, so proxies and load balancers that drop
@@ -44,23 +45,23 @@ func withPostMode(ctx context.Context, m *postMode) context.Context {
 	return context.WithValue(ctx, postModeKey{}, m)
 }
 
-// notePostMode records, for the firewall, how body is to be answered.
-func notePostMode(ctx context.Context, body []byte) {
+// notePostMode records, for the firewall, how body, whose method the front
+// read ("" for a batch or a body it could not read), is to be answered.
+func notePostMode(ctx context.Context, body []byte, method string) {
 	m, _ := ctx.Value(postModeKey{}).(*postMode)
 	if m == nil {
 		return
 	}
 	trimmed := bytes.TrimLeft(body, " \t\r\n")
 	m.batch = len(trimmed) > 0 && trimmed[0] == '['
-	if !m.batch && bytes.Contains(body, []byte(`"subscriptions/listen"`)) && methodOf(body) == "subscriptions/listen" {
+	if method == "subscriptions/listen" {
 		m.stream = true // its acknowledgement comes first, as an event
 		return
 	}
-	if m.batch || !bytes.Contains(body, []byte(`"progressToken"`)) { // most calls ask for none: no second parse
+	if method != "tools/call" || !bytes.Contains(body, []byte(`"progressToken"`)) { // most calls ask for none: no second parse
 		return
 	}
 	var msg struct {
-		Method string `json:"method"`
 		Params struct {
 			Meta struct {
 				ProgressToken json.RawMessage `json:"progressToken"`
@@ -71,18 +72,7 @@ func notePostMode(ctx context.Context, body []byte) {
 		return // the SDK's to answer
 	}
 	token := msg.Params.Meta.ProgressToken
-	m.stream = msg.Method == "tools/call" && len(token) > 0 && string(token) != "null"
-}
-
-// methodOf is the method a single message's body names, "" when none.
-func methodOf(body []byte) string {
-	var msg struct {
-		Method string `json:"method"`
-	}
-	if json.Unmarshal(body, &msg) != nil {
-		return ""
-	}
-	return msg.Method
+	m.stream = len(token) > 0 && string(token) != "null"
 }
 
 // beat writes a heartbeat on an event stream whenever interval passes with
@@ -209,14 +199,14 @@ func (p *postWriter) startStream() {
 // logNotification is what a handler's runtime.Log puts on its call's stream.
 var logNotification = []byte(`"notifications/message"`)
 
-// elicitRequest is in the SDK asking a client of the 2025-11-25 revision,
-// on its call's stream, to approve the call (Approvals): the client answers
-// it before the call can end. (An input request of 2026-07-28 names it too,
-// inside a result, which is held as any result.)
+// elicitRequest is the method of the SDK's request to a client of the
+// 2025-11-25 revision, on its call's stream, to approve the call
+// (Approvals): the client must read it before the call can end.
 var elicitRequest = []byte(`"elicitation/create"`)
 
 // asksClient reports whether events b carry a request to the client
-// (elicitation/create as a message's own method).
+// (elicitation/create as a message's own method; an input request of
+// 2026-07-28 names it too, inside a result, which is held as any result).
 func asksClient(b []byte) bool {
 	if !bytes.Contains(b, elicitRequest) {
 		return false
