@@ -9,6 +9,7 @@ import (
 	"net/http"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // envelopeCheck refuses, over HTTP, a POST whose envelope names a member
@@ -72,6 +73,11 @@ func (c envelopeCheck) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		method = m.method
+		if !taskNameMatches(r, &m) {
+			c.log.LogAttrs(r.Context(), slog.LevelWarn, "keel: a task request's Mcp-Name is not its taskId; refused")
+			headerMismatch(w, m.id.bytesOf(m.raw))
+			return
+		}
 		if c.sessionless != nil && isSessionless(r, &m) {
 			next, noSession = c.sessionless, true
 		}
@@ -137,4 +143,42 @@ func nameHeaderFor(h http.Header, m *message) http.Header {
 	h = h.Clone()
 	h.Set("Mcp-Name", carriedName)
 	return h
+}
+
+// taskNameMatches reports whether a tasks/get, tasks/update or
+// tasks/cancel of the 2026-07-28 revision names its task in Mcp-Name, as
+// the tasks extension asks of a client so that a load balancer can route
+// it (SEP-2663); any other request passes.
+func taskNameMatches(r *http.Request, m *message) bool {
+	switch m.method {
+	case methodTaskGet, methodTaskUpdate, methodTaskCancel:
+	default:
+		return true
+	}
+	if r.Header.Get("Mcp-Protocol-Version") < sessionlessRevision || !m.hasParams {
+		return true // an older revision's, or one the SDK refuses itself
+	}
+	var p struct {
+		TaskID *string `json:"taskId"`
+	}
+	if json.Unmarshal(m.params.bytesOf(m.raw), &p) != nil || p.TaskID == nil {
+		return true // the method answers Invalid params
+	}
+	return r.Header.Get("Mcp-Name") == *p.TaskID
+}
+
+// headerMismatch answers a request whose headers do not match its body:
+// 400 and -32020, as SEP-2243 says.
+func headerMismatch(w http.ResponseWriter, id []byte) {
+	if len(id) == 0 {
+		id = []byte("null")
+	}
+	body, _ := json.Marshal(struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Error   jsonrpc.Error   `json:"error"`
+	}{"2.0", json.RawMessage(id), jsonrpc.Error{Code: mcp.CodeHeaderMismatch, Message: fixedMessage(mcp.CodeHeaderMismatch)}})
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusBadRequest)
+	w.Write(body)
 }

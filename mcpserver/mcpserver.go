@@ -55,6 +55,9 @@ type Options struct {
 	// input request (see Approvals). The executor needs
 	// runtime.WithApprovals with the same grant key.
 	Approvals *Approvals
+	// Tasks, when set, answers calls of its tools with tasks (SEP-2663)
+	// to a client that declares the extension (see Tasks).
+	Tasks *Tasks
 }
 
 // Members of a tools/call request's _meta that keel reads. A client that
@@ -84,17 +87,23 @@ func New(exec *runtime.Executor, opts Options) *mcp.Server {
 			return runtime.ExecutionContext{}
 		}
 	}
+	// Tools, whose list never changes while the server runs (the set is
+	// compiled in: no listChanged to subscribe to), and logging. Prompts and
+	// resources are declared as the SDK serves them, empty lists, so a
+	// client asking for them reads "none" rather than an error.
+	caps := &mcp.ServerCapabilities{
+		Logging:   &mcp.LoggingCapabilities{},
+		Tools:     &mcp.ToolCapabilities{},
+		Prompts:   &mcp.PromptCapabilities{},
+		Resources: &mcp.ResourceCapabilities{},
+	}
+	h := &handler{exec: exec, context: opts.Context, progressEvery: opts.ProgressInterval, approvals: opts.Approvals}
+	if opts.Tasks != nil {
+		h.tasks = newTaskServer(*opts.Tasks, exec.ToolSet())
+		caps.Extensions = map[string]any{TasksExtension: map[string]any{}}
+	}
 	s := mcp.NewServer(&mcp.Implementation{Name: opts.Name, Version: opts.Version}, &mcp.ServerOptions{
-		// Tools, whose list never changes while the server runs (the set is
-		// compiled in: no listChanged to subscribe to), and logging. Prompts
-		// and resources are declared as the SDK serves them, empty lists, so
-		// a client asking for them reads "none" rather than an error.
-		Capabilities: &mcp.ServerCapabilities{
-			Logging:   &mcp.LoggingCapabilities{},
-			Tools:     &mcp.ToolCapabilities{},
-			Prompts:   &mcp.PromptCapabilities{},
-			Resources: &mcp.ResourceCapabilities{},
-		},
+		Capabilities: caps,
 		SetCacheable: func(_ context.Context, req mcp.Request, c *mcp.Cacheable) {
 			// A list that varies by caller is this caller's: no shared
 			// cache may serve it to another (SEP-2549's "private").
@@ -103,8 +112,10 @@ func New(exec *runtime.Executor, opts Options) *mcp.Server {
 			}
 		},
 	})
-	h := &handler{exec: exec, context: opts.Context, progressEvery: opts.ProgressInterval, approvals: opts.Approvals}
 	register(s, h)
+	if h.tasks != nil {
+		registerTasks(s)
+	}
 	for _, t := range exec.ToolSet().Tools() {
 		s.AddTool(Tool(t.Info()), h.call)
 	}
@@ -113,16 +124,26 @@ func New(exec *runtime.Executor, opts Options) *mcp.Server {
 	s.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 			if call, ok := req.(*mcp.CallToolRequest); ok && method == "tools/call" {
+				if res, err, ok := h.taskCall(ctx, call); ok {
+					return res, err
+				}
 				if h.approvals != nil && call.Params != nil && h.exec.ToolSet().Lookup(call.Params.Name) != nil {
 					// The SDK's path to h.call: it marks an input request
 					// as one (resultType), and asks a client of an older
 					// revision itself, over its session.
 					return next(ctx, method, req)
 				}
-				return h.call(ctx, call)
+				res, err := h.call(ctx, call)
+				if err == nil && perRequestRevision(call.Params) {
+					return completeResult{res}, nil
+				}
+				return res, err
 			}
 			if list, ok := req.(*mcp.ListToolsRequest); ok && method == "tools/list" && exec.Varies() {
 				return h.visible(ctx, list, next)
+			}
+			if tr, ok := req.(*mcp.ServerRequest[*taskParams]); ok && h.tasks != nil {
+				return h.serveTask(ctx, method, tr)
 			}
 			if notServed[method] {
 				return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: fixedMessage(jsonrpc.CodeMethodNotFound)}
@@ -131,6 +152,33 @@ func New(exec *runtime.Executor, opts Options) *mcp.Server {
 		}
 	})
 	return s
+}
+
+// perRequestRevision reports whether a call's _meta names the 2026-07-28
+// revision or a later one, whose client reads a result's resultType.
+func perRequestRevision(p *mcp.CallToolParamsRaw) bool {
+	if p == nil {
+		return false
+	}
+	v, _ := p.Meta[mcp.MetaKeyProtocolVersion].(string)
+	return v >= sessionlessRevision
+}
+
+// completeResult is a tools/call result that did not pass the SDK's tool
+// path, which marks a result for a client of the 2026-07-28 revision:
+// marked here, resultType "complete".
+type completeResult struct{ *mcp.CallToolResult }
+
+func (r completeResult) MarshalJSON() ([]byte, error) {
+	b, err := json.Marshal(r.CallToolResult)
+	if err != nil || len(b) < 2 || b[0] != '{' {
+		return b, err
+	}
+	head := `{"resultType":"complete",`
+	if len(b) == 2 {
+		head = `{"resultType":"complete"`
+	}
+	return append([]byte(head), b[1:]...), nil
 }
 
 // notServed are the methods of features a keel server does not declare
@@ -215,10 +263,17 @@ type handler struct {
 	context       ContextFunc
 	progressEvery time.Duration // 0: the runtime's default
 	approvals     *Approvals
+	tasks         *taskServer // nil: no call is a task
 }
 
 // call runs one tools/call through the executor.
 func (h *handler) call(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	return h.run(ctx, req, false)
+}
+
+// run runs one tools/call through the executor. A task's call (task)
+// outlives the request that started it, and sends no notifications.
+func (h *handler) run(ctx context.Context, req *mcp.CallToolRequest, task bool) (*mcp.CallToolResult, error) {
 	if req.Params == nil {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fixedMessage(jsonrpc.CodeInvalidParams)}
 	}
@@ -228,8 +283,11 @@ func (h *handler) call(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Call
 	}
 	name, args := carried(req.Params)
 	call := runtime.ToolCall{ID: callID, Name: name, Arguments: args}
-	ctx, release := withScope(ctx, req)
-	defer release()
+	if !task {
+		var release func()
+		ctx, release = withScope(ctx, req)
+		defer release()
+	}
 	ec := h.context(ctx, req)
 	if grant, ok := req.Params.Meta[MetaGrant].(string); ok {
 		ec.Grant = grant
@@ -248,7 +306,7 @@ func (h *handler) call(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Call
 		}
 		answered = ok
 	}
-	if token := req.Params.GetProgressToken(); token != nil {
+	if token := req.Params.GetProgressToken(); token != nil && !task {
 		// The client asked to hear: a handler's runtime.ReportProgress becomes
 		// notifications/progress, bounded and rate-limited by the runtime.
 		var stop func()
@@ -259,10 +317,13 @@ func (h *handler) call(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Call
 	}
 	// A handler's runtime.Log becomes notifications/message, which the SDK
 	// sends at or above the level the client set (none before it sets one).
-	ctx, stopLog := runtime.WithLog(ctx, func(e runtime.LogEntry) {
-		req.Session.Log(ctx, &mcp.LoggingMessageParams{Level: mcp.LoggingLevel(e.Level), Logger: call.Name, Data: e.Message})
-	})
-	defer stopLog()
+	if !task {
+		var stopLog func()
+		ctx, stopLog = runtime.WithLog(ctx, func(e runtime.LogEntry) {
+			req.Session.Log(ctx, &mcp.LoggingMessageParams{Level: mcp.LoggingLevel(e.Level), Logger: call.Name, Data: e.Message})
+		})
+		defer stopLog()
+	}
 	r := h.exec.Execute(ctx, ec, call)
 	if h.approvals != nil && !answered {
 		if q := h.approvals.ask(ctx, req, ec, r, args); q != nil {

@@ -113,6 +113,78 @@ func ErrorHandling(ctx context.Context, _ None) (Text, error) {
 	return Text{}, runtime.Fail("intentional_failure", "This tool intentionally returns an error for testing")
 }
 
+// GreetArgs name whom to greet.
+type GreetArgs struct {
+	// Name is whom to greet.
+	Name string `json:"name"`
+}
+
+// Greet greets, at once: the tasks scenarios' tool that is never a task.
+//
+//keel:tool name=greet version=1.0 effect=read
+func Greet(ctx context.Context, in GreetArgs) (Text, error) {
+	return Text{Text: "Hello, " + in.Name + "!"}, nil
+}
+
+// SlowArgs say how long to work.
+type SlowArgs struct {
+	// Seconds is how long the computation takes.
+	Seconds int `json:"seconds" jsonschema:"minimum=0,maximum=600"`
+	// Label names the computation in its answer.
+	Label string `json:"label,omitempty" jsonschema:"maxLength=200"`
+}
+
+// SlowCompute works for the seconds asked, or until it is cancelled: the
+// tasks scenarios' long call.
+//
+//keel:tool name=slow_compute version=1.0 effect=read
+func SlowCompute(ctx context.Context, in SlowArgs) (Text, error) {
+	select {
+	case <-time.After(time.Duration(in.Seconds) * time.Second):
+	case <-ctx.Done():
+		return Text{}, ctx.Err()
+	}
+	return Text{Text: "Computed " + in.Label + "."}, nil
+}
+
+// FailingJob fails after a second, as a tool fails (isError): the tasks
+// scenarios' job whose task completes with an error.
+//
+//keel:tool name=failing_job version=1.0 effect=read errors=job_failed
+func FailingJob(ctx context.Context, _ None) (Text, error) {
+	select {
+	case <-time.After(time.Second):
+	case <-ctx.Done():
+		return Text{}, ctx.Err()
+	}
+	return Text{}, runtime.Fail("job_failed", "The job failed, as it always does.")
+}
+
+// DeleteArgs name the file to delete.
+type DeleteArgs struct {
+	// Filename is the file to delete.
+	Filename string `json:"filename" jsonschema:"maxLength=200"`
+}
+
+// ConfirmDelete deletes nothing, once a person approved the call: a write
+// needs approval, which keel asks the client's person for as an input
+// request (cmd/mcpsuite-server sets mcpserver.Approvals). The tasks
+// scenarios' tool that waits for the client's input.
+//
+//keel:tool name=confirm_delete version=1.0 effect=write
+func ConfirmDelete(ctx context.Context, in DeleteArgs) (Text, error) {
+	return Text{Text: "Deleted " + in.Filename + "."}, nil
+}
+
+// ProtocolErrorJob is never run: cmd/mcpsuite-server's rate limiter has no
+// call of it to give, and a call over its rate limit is a JSON-RPC error
+// (-32029), so its task fails: the tasks scenarios' protocol error.
+//
+//keel:tool name=protocol_error_job version=1.0 effect=read
+func ProtocolErrorJob(ctx context.Context, _ None) (Text, error) {
+	return Text{Text: "This job ran, which its rate limit forbids."}, nil
+}
+
 func redPixel() []byte {
 	img := image.NewRGBA(image.Rect(0, 0, 1, 1))
 	img.Set(0, 0, color.RGBA{R: 255, A: 255})

@@ -4,6 +4,7 @@ package generated
 
 import (
 	"context"
+	"strconv"
 
 	"github.com/keelgen/keel/internal/mcpsuite"
 	"github.com/keelgen/keel/runtime"
@@ -13,6 +14,16 @@ import (
 // Struct shapes as keelgen read them. A field added, removed, renamed or retyped
 // since then fails to compile here: run go generate and review the diff.
 var (
+	_ = struct {
+		Filename string
+	}(mcpsuite.DeleteArgs{})
+	_ = struct {
+		Text string
+	}(mcpsuite.Text{})
+	_ = struct{}(mcpsuite.None{})
+	_ = struct {
+		Name string
+	}(mcpsuite.GreetArgs{})
 	_ = struct {
 		Name    string
 		Address *mcpsuite.Address
@@ -25,11 +36,110 @@ var (
 	_ = struct {
 		Addresses int
 	}(mcpsuite.Moves{})
-	_ = struct{}(mcpsuite.None{})
 	_ = struct {
-		Text string
-	}(mcpsuite.Text{})
+		Seconds int
+		Label   string
+	}(mcpsuite.SlowArgs{})
 )
+
+// deleteArgsHandler is a handler with the reader of its arguments and the writer of its result.
+type deleteArgsHandler func(context.Context, mcpsuite.DeleteArgs) (mcpsuite.Text, error)
+
+// Read reads and checks a call's arguments.
+func (h deleteArgsHandler) Read(d *wire.Decoder) (runtime.Call, error) {
+	c := &deleteArgsCall{handler: h}
+	if err := readDeleteArgs(d, &c.args); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// deleteArgsCall is one call: the handler, its arguments, then its result.
+type deleteArgsCall struct {
+	handler deleteArgsHandler
+	args    mcpsuite.DeleteArgs
+	result  mcpsuite.Text
+}
+
+// Arguments is the checked argument value, as the policy judges it.
+func (c *deleteArgsCall) Arguments() any {
+	return &c.args
+}
+
+func (c *deleteArgsCall) Run(ctx context.Context) (err error) {
+	c.result, err = c.handler(ctx, c.args)
+	return err
+}
+
+func (c *deleteArgsCall) Result(e *wire.Encoder) error {
+	return writeText(e, &c.result)
+}
+
+// noneHandler is a handler with the reader of its arguments and the writer of its result.
+type noneHandler func(context.Context, mcpsuite.None) (mcpsuite.Text, error)
+
+// Read reads and checks a call's arguments.
+func (h noneHandler) Read(d *wire.Decoder) (runtime.Call, error) {
+	c := &noneCall{handler: h}
+	if err := readNone(d, &c.args); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// noneCall is one call: the handler, its arguments, then its result.
+type noneCall struct {
+	handler noneHandler
+	args    mcpsuite.None
+	result  mcpsuite.Text
+}
+
+// Arguments is the checked argument value, as the policy judges it.
+func (c *noneCall) Arguments() any {
+	return &c.args
+}
+
+func (c *noneCall) Run(ctx context.Context) (err error) {
+	c.result, err = c.handler(ctx, c.args)
+	return err
+}
+
+func (c *noneCall) Result(e *wire.Encoder) error {
+	return writeText(e, &c.result)
+}
+
+// greetArgsHandler is a handler with the reader of its arguments and the writer of its result.
+type greetArgsHandler func(context.Context, mcpsuite.GreetArgs) (mcpsuite.Text, error)
+
+// Read reads and checks a call's arguments.
+func (h greetArgsHandler) Read(d *wire.Decoder) (runtime.Call, error) {
+	c := &greetArgsCall{handler: h}
+	if err := readGreetArgs(d, &c.args); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// greetArgsCall is one call: the handler, its arguments, then its result.
+type greetArgsCall struct {
+	handler greetArgsHandler
+	args    mcpsuite.GreetArgs
+	result  mcpsuite.Text
+}
+
+// Arguments is the checked argument value, as the policy judges it.
+func (c *greetArgsCall) Arguments() any {
+	return &c.args
+}
+
+func (c *greetArgsCall) Run(ctx context.Context) (err error) {
+	c.result, err = c.handler(ctx, c.args)
+	return err
+}
+
+func (c *greetArgsCall) Result(e *wire.Encoder) error {
+	return writeText(e, &c.result)
+}
 
 // personHandler is a handler with the reader of its arguments and the writer of its result.
 type personHandler func(context.Context, mcpsuite.Person) (mcpsuite.Moves, error)
@@ -64,75 +174,75 @@ func (c *personCall) Result(e *wire.Encoder) error {
 	return writeMoves(e, &c.result)
 }
 
-// noneHandler is a handler with the reader of its arguments and the writer of its result.
-type noneHandler func(context.Context, mcpsuite.None) (runtime.WithContent[mcpsuite.None], error)
+// slowArgsHandler is a handler with the reader of its arguments and the writer of its result.
+type slowArgsHandler func(context.Context, mcpsuite.SlowArgs) (mcpsuite.Text, error)
 
 // Read reads and checks a call's arguments.
-func (h noneHandler) Read(d *wire.Decoder) (runtime.Call, error) {
-	c := &noneCall{handler: h}
+func (h slowArgsHandler) Read(d *wire.Decoder) (runtime.Call, error) {
+	c := &slowArgsCall{handler: h}
+	if err := readSlowArgs(d, &c.args); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// slowArgsCall is one call: the handler, its arguments, then its result.
+type slowArgsCall struct {
+	handler slowArgsHandler
+	args    mcpsuite.SlowArgs
+	result  mcpsuite.Text
+}
+
+// Arguments is the checked argument value, as the policy judges it.
+func (c *slowArgsCall) Arguments() any {
+	return &c.args
+}
+
+func (c *slowArgsCall) Run(ctx context.Context) (err error) {
+	c.result, err = c.handler(ctx, c.args)
+	return err
+}
+
+func (c *slowArgsCall) Result(e *wire.Encoder) error {
+	return writeText(e, &c.result)
+}
+
+// testAudioContentHandler is a handler with the reader of its arguments and the writer of its result.
+type testAudioContentHandler func(context.Context, mcpsuite.None) (runtime.WithContent[mcpsuite.None], error)
+
+// Read reads and checks a call's arguments.
+func (h testAudioContentHandler) Read(d *wire.Decoder) (runtime.Call, error) {
+	c := &testAudioContentCall{handler: h}
 	if err := readNone(d, &c.args); err != nil {
 		return nil, err
 	}
 	return c, nil
 }
 
-// noneCall is one call: the handler, its arguments, then its result.
-type noneCall struct {
-	handler noneHandler
+// testAudioContentCall is one call: the handler, its arguments, then its result.
+type testAudioContentCall struct {
+	handler testAudioContentHandler
 	args    mcpsuite.None
 	result  runtime.WithContent[mcpsuite.None]
 }
 
 // Arguments is the checked argument value, as the policy judges it.
-func (c *noneCall) Arguments() any {
+func (c *testAudioContentCall) Arguments() any {
 	return &c.args
 }
 
-func (c *noneCall) Run(ctx context.Context) (err error) {
+func (c *testAudioContentCall) Run(ctx context.Context) (err error) {
 	c.result, err = c.handler(ctx, c.args)
 	return err
 }
 
-func (c *noneCall) Result(e *wire.Encoder) error {
+func (c *testAudioContentCall) Result(e *wire.Encoder) error {
 	return writeNone(e, &c.result.Data)
 }
 
 // Content is the result's content blocks, which the executor checks against the tool's content types.
-func (c *noneCall) Content() []runtime.Content {
+func (c *testAudioContentCall) Content() []runtime.Content {
 	return c.result.Content
-}
-
-// testErrorHandlingHandler is a handler with the reader of its arguments and the writer of its result.
-type testErrorHandlingHandler func(context.Context, mcpsuite.None) (mcpsuite.Text, error)
-
-// Read reads and checks a call's arguments.
-func (h testErrorHandlingHandler) Read(d *wire.Decoder) (runtime.Call, error) {
-	c := &testErrorHandlingCall{handler: h}
-	if err := readNone(d, &c.args); err != nil {
-		return nil, err
-	}
-	return c, nil
-}
-
-// testErrorHandlingCall is one call: the handler, its arguments, then its result.
-type testErrorHandlingCall struct {
-	handler testErrorHandlingHandler
-	args    mcpsuite.None
-	result  mcpsuite.Text
-}
-
-// Arguments is the checked argument value, as the policy judges it.
-func (c *testErrorHandlingCall) Arguments() any {
-	return &c.args
-}
-
-func (c *testErrorHandlingCall) Run(ctx context.Context) (err error) {
-	c.result, err = c.handler(ctx, c.args)
-	return err
-}
-
-func (c *testErrorHandlingCall) Result(e *wire.Encoder) error {
-	return writeText(e, &c.result)
 }
 
 // testMultipleContentTypesHandler is a handler with the reader of its arguments and the writer of its result.
@@ -171,6 +281,130 @@ func (c *testMultipleContentTypesCall) Result(e *wire.Encoder) error {
 // Content is the result's content blocks, which the executor checks against the tool's content types.
 func (c *testMultipleContentTypesCall) Content() []runtime.Content {
 	return c.result.Content
+}
+
+func readDeleteArgs(d *wire.Decoder, v *mcpsuite.DeleteArgs) error {
+	if err := d.ObjectStart(); err != nil {
+		return err
+	}
+	var seen struct {
+		Filename bool
+	}
+	for d.More() {
+		name, err := d.Name()
+		if err != nil {
+			return err
+		}
+		switch string(name) {
+		case "filename":
+			if seen.Filename {
+				return wire.Duplicate()
+			}
+			seen.Filename = true
+			if err := readDeleteArgsFilename(d, &v.Filename); err != nil {
+				return wire.At(err, "filename")
+			}
+		default:
+			return wire.Unknown()
+		}
+	}
+	if err := d.End(); err != nil {
+		return err
+	}
+	if !seen.Filename {
+		return wire.Missing("filename")
+	}
+	return nil
+}
+
+func readDeleteArgsFilename(d *wire.Decoder, v *string) error {
+	s, err := d.String()
+	if err != nil {
+		return err
+	}
+	if wire.Length(s) > 200 {
+		return wire.Fail("maxLength")
+	}
+	*v = s
+	return nil
+}
+
+func writeText(e *wire.Encoder, v *mcpsuite.Text) error {
+	e.ObjectStart()
+	e.Member(`"text":`)
+	if err := writeString(e, &v.Text); err != nil {
+		return wire.At(err, "text")
+	}
+	e.ObjectEnd()
+	return nil
+}
+
+func writeString(e *wire.Encoder, v *string) error {
+	s := *v
+	return e.String(s)
+}
+
+func readNone(d *wire.Decoder, v *mcpsuite.None) error {
+	if err := d.ObjectStart(); err != nil {
+		return err
+	}
+	for d.More() {
+		name, err := d.Name()
+		if err != nil {
+			return err
+		}
+		switch string(name) {
+		default:
+			return wire.Unknown()
+		}
+	}
+	if err := d.End(); err != nil {
+		return err
+	}
+	return nil
+}
+
+func readGreetArgs(d *wire.Decoder, v *mcpsuite.GreetArgs) error {
+	if err := d.ObjectStart(); err != nil {
+		return err
+	}
+	var seen struct {
+		Name bool
+	}
+	for d.More() {
+		name, err := d.Name()
+		if err != nil {
+			return err
+		}
+		switch string(name) {
+		case "name":
+			if seen.Name {
+				return wire.Duplicate()
+			}
+			seen.Name = true
+			if err := readString(d, &v.Name); err != nil {
+				return wire.At(err, "name")
+			}
+		default:
+			return wire.Unknown()
+		}
+	}
+	if err := d.End(); err != nil {
+		return err
+	}
+	if !seen.Name {
+		return wire.Missing("name")
+	}
+	return nil
+}
+
+func readString(d *wire.Decoder, v *string) error {
+	s, err := d.String()
+	if err != nil {
+		return err
+	}
+	*v = s
+	return nil
 }
 
 func readPerson(d *wire.Decoder, v *mcpsuite.Person) error {
@@ -216,15 +450,6 @@ func readPerson(d *wire.Decoder, v *mcpsuite.Person) error {
 	if !seen.Name {
 		return wire.Missing("name")
 	}
-	return nil
-}
-
-func readString(d *wire.Decoder, v *string) error {
-	s, err := d.String()
-	if err != nil {
-		return err
-	}
-	*v = s
 	return nil
 }
 
@@ -311,9 +536,13 @@ func writeInt(e *wire.Encoder, v *int) error {
 	return nil
 }
 
-func readNone(d *wire.Decoder, v *mcpsuite.None) error {
+func readSlowArgs(d *wire.Decoder, v *mcpsuite.SlowArgs) error {
 	if err := d.ObjectStart(); err != nil {
 		return err
+	}
+	var seen struct {
+		Seconds bool
+		Label   bool
 	}
 	for d.More() {
 		name, err := d.Name()
@@ -321,6 +550,25 @@ func readNone(d *wire.Decoder, v *mcpsuite.None) error {
 			return err
 		}
 		switch string(name) {
+		case "seconds":
+			if seen.Seconds {
+				return wire.Duplicate()
+			}
+			seen.Seconds = true
+			if err := readSlowArgsSeconds(d, &v.Seconds); err != nil {
+				return wire.At(err, "seconds")
+			}
+		case "label":
+			if seen.Label {
+				return wire.Duplicate()
+			}
+			seen.Label = true
+			if d.Null() {
+				continue
+			}
+			if err := readDeleteArgsFilename(d, &v.Label); err != nil {
+				return wire.At(err, "label")
+			}
 		default:
 			return wire.Unknown()
 		}
@@ -328,6 +576,25 @@ func readNone(d *wire.Decoder, v *mcpsuite.None) error {
 	if err := d.End(); err != nil {
 		return err
 	}
+	if !seen.Seconds {
+		return wire.Missing("seconds")
+	}
+	return nil
+}
+
+func readSlowArgsSeconds(d *wire.Decoder, v *int) error {
+	n, err := d.Int(strconv.IntSize)
+	if err != nil {
+		return err
+	}
+	x := int(n)
+	if x < 0 {
+		return wire.Fail("minimum")
+	}
+	if x > 600 {
+		return wire.Fail("maximum")
+	}
+	*v = x
 	return nil
 }
 
@@ -335,19 +602,4 @@ func writeNone(e *wire.Encoder, v *mcpsuite.None) error {
 	e.ObjectStart()
 	e.ObjectEnd()
 	return nil
-}
-
-func writeText(e *wire.Encoder, v *mcpsuite.Text) error {
-	e.ObjectStart()
-	e.Member(`"text":`)
-	if err := writeString(e, &v.Text); err != nil {
-		return wire.At(err, "text")
-	}
-	e.ObjectEnd()
-	return nil
-}
-
-func writeString(e *wire.Encoder, v *string) error {
-	s := *v
-	return e.String(s)
 }

@@ -18,12 +18,17 @@ const _ = runtime.IsAtLeastVersion0_4_0
 
 // SetDigest identifies this exact tool set: the set_digest of keel.lock.json.
 // The executor recomputes it from the embedded contracts before it accepts a call.
-const SetDigest = "sha256:930d273f86e4140b232f324f13a0427495ab7d7218322e732f06c85748dfd7bc"
+const SetDigest = "sha256:a8c7138a2d998df56f618149b72d093ee15d3b834551bac5fdb140940398e2d2"
 
 // Tool names. Harness code that names a tool by its constant stops compiling
 // when the tool is removed.
 const (
+	ToolConfirmDelete            = "confirm_delete"
+	ToolFailingJob               = "failing_job"
+	ToolGreet                    = "greet"
 	ToolJsonSchema202012Tool     = "json_schema_2020_12_tool"
+	ToolProtocolErrorJob         = "protocol_error_job"
+	ToolSlowCompute              = "slow_compute"
 	ToolTestAudioContent         = "test_audio_content"
 	ToolTestEmbeddedResource     = "test_embedded_resource"
 	ToolTestErrorHandling        = "test_error_handling"
@@ -38,7 +43,12 @@ const (
 // Handler signatures as generated. A changed handler fails to compile here;
 // run go generate and review the diff.
 var (
+	_ func(context.Context, mcpsuite.DeleteArgs) (mcpsuite.Text, error)                = mcpsuite.ConfirmDelete
+	_ func(context.Context, mcpsuite.None) (mcpsuite.Text, error)                      = mcpsuite.FailingJob
+	_ func(context.Context, mcpsuite.GreetArgs) (mcpsuite.Text, error)                 = mcpsuite.Greet
 	_ func(context.Context, mcpsuite.Person) (mcpsuite.Moves, error)                   = mcpsuite.JSONSchema202012
+	_ func(context.Context, mcpsuite.None) (mcpsuite.Text, error)                      = mcpsuite.ProtocolErrorJob
+	_ func(context.Context, mcpsuite.SlowArgs) (mcpsuite.Text, error)                  = mcpsuite.SlowCompute
 	_ func(context.Context, mcpsuite.None) (runtime.WithContent[mcpsuite.None], error) = mcpsuite.AudioContent
 	_ func(context.Context, mcpsuite.None) (runtime.WithContent[mcpsuite.None], error) = mcpsuite.EmbeddedResource
 	_ func(context.Context, mcpsuite.None) (mcpsuite.Text, error)                      = mcpsuite.ErrorHandling
@@ -52,8 +62,18 @@ var (
 
 // schemaFS holds every tool's input and output schema.
 //
+//go:embed schemas/confirm_delete.input.json
+//go:embed schemas/confirm_delete.output.json
+//go:embed schemas/failing_job.input.json
+//go:embed schemas/failing_job.output.json
+//go:embed schemas/greet.input.json
+//go:embed schemas/greet.output.json
 //go:embed schemas/json_schema_2020_12_tool.input.json
 //go:embed schemas/json_schema_2020_12_tool.output.json
+//go:embed schemas/protocol_error_job.input.json
+//go:embed schemas/protocol_error_job.output.json
+//go:embed schemas/slow_compute.input.json
+//go:embed schemas/slow_compute.output.json
 //go:embed schemas/test_audio_content.input.json
 //go:embed schemas/test_audio_content.output.json
 //go:embed schemas/test_embedded_resource.input.json
@@ -79,6 +99,34 @@ var schemaFS embed.FS
 var toolSpecs = [...]runtime.ToolSpec{
 	{
 		Info: runtime.ToolInfo{
+			Name:        ToolConfirmDelete,
+			Version:     "1.0",
+			Effect:      runtime.EffectWrite,
+			Description: "Deletes nothing, once a person approved the call: a write needs approval, which keel asks the client's person for as an input request (cmd/mcpsuite-server sets mcpserver.Approvals). The tasks scenarios' tool that waits for the client's input.",
+		},
+		Handler: deleteArgsHandler(mcpsuite.ConfirmDelete),
+	},
+	{
+		Info: runtime.ToolInfo{
+			Name:        ToolFailingJob,
+			Version:     "1.0",
+			Effect:      runtime.EffectRead,
+			Description: "Fails after a second, as a tool fails (isError): the tasks scenarios' job whose task completes with an error.",
+			Errors:      []runtime.Code{"job_failed"},
+		},
+		Handler: noneHandler(mcpsuite.FailingJob),
+	},
+	{
+		Info: runtime.ToolInfo{
+			Name:        ToolGreet,
+			Version:     "1.0",
+			Effect:      runtime.EffectRead,
+			Description: "Greets, at once: the tasks scenarios' tool that is never a task.",
+		},
+		Handler: greetArgsHandler(mcpsuite.Greet),
+	},
+	{
+		Info: runtime.ToolInfo{
 			Name:        ToolJsonSchema202012Tool,
 			Version:     "1.0",
 			Effect:      runtime.EffectRead,
@@ -88,13 +136,31 @@ var toolSpecs = [...]runtime.ToolSpec{
 	},
 	{
 		Info: runtime.ToolInfo{
+			Name:        ToolProtocolErrorJob,
+			Version:     "1.0",
+			Effect:      runtime.EffectRead,
+			Description: "Never run: cmd/mcpsuite-server's rate limiter has no call of it to give, and a call over its rate limit is a JSON-RPC error (-32029), so its task fails: the tasks scenarios' protocol error.",
+		},
+		Handler: noneHandler(mcpsuite.ProtocolErrorJob),
+	},
+	{
+		Info: runtime.ToolInfo{
+			Name:        ToolSlowCompute,
+			Version:     "1.0",
+			Effect:      runtime.EffectRead,
+			Description: "Works for the seconds asked, or until it is cancelled: the tasks scenarios' long call.",
+		},
+		Handler: slowArgsHandler(mcpsuite.SlowCompute),
+	},
+	{
+		Info: runtime.ToolInfo{
 			Name:        ToolTestAudioContent,
 			Version:     "1.0",
 			Effect:      runtime.EffectRead,
 			Description: "Answers with a short WAV tone.",
 			Content:     []string{"audio/wav"},
 		},
-		Handler: noneHandler(mcpsuite.AudioContent),
+		Handler: testAudioContentHandler(mcpsuite.AudioContent),
 	},
 	{
 		Info: runtime.ToolInfo{
@@ -104,7 +170,7 @@ var toolSpecs = [...]runtime.ToolSpec{
 			Description: "Answers with a text resource.",
 			Content:     []string{"text/plain"},
 		},
-		Handler: noneHandler(mcpsuite.EmbeddedResource),
+		Handler: testAudioContentHandler(mcpsuite.EmbeddedResource),
 	},
 	{
 		Info: runtime.ToolInfo{
@@ -114,7 +180,7 @@ var toolSpecs = [...]runtime.ToolSpec{
 			Description: "Always fails, as the suite asks.",
 			Errors:      []runtime.Code{"intentional_failure"},
 		},
-		Handler: testErrorHandlingHandler(mcpsuite.ErrorHandling),
+		Handler: noneHandler(mcpsuite.ErrorHandling),
 	},
 	{
 		Info: runtime.ToolInfo{
@@ -124,7 +190,7 @@ var toolSpecs = [...]runtime.ToolSpec{
 			Description: "Answers with a one-pixel red PNG.",
 			Content:     []string{"image/png"},
 		},
-		Handler: noneHandler(mcpsuite.ImageContent),
+		Handler: testAudioContentHandler(mcpsuite.ImageContent),
 	},
 	{
 		Info: runtime.ToolInfo{
@@ -133,7 +199,7 @@ var toolSpecs = [...]runtime.ToolSpec{
 			Effect:      runtime.EffectRead,
 			Description: "Logs one message, which a client of the 2026-07-28 revision hears only when its request set a log level (_meta's logLevel).",
 		},
-		Handler: testErrorHandlingHandler(mcpsuite.LoggingTool),
+		Handler: noneHandler(mcpsuite.LoggingTool),
 	},
 	{
 		Info: runtime.ToolInfo{
@@ -152,7 +218,7 @@ var toolSpecs = [...]runtime.ToolSpec{
 			Effect:      runtime.EffectRead,
 			Description: "Answers with one text.",
 		},
-		Handler: testErrorHandlingHandler(mcpsuite.SimpleText),
+		Handler: noneHandler(mcpsuite.SimpleText),
 	},
 	{
 		Info: runtime.ToolInfo{
@@ -161,7 +227,7 @@ var toolSpecs = [...]runtime.ToolSpec{
 			Effect:      runtime.EffectRead,
 			Description: "Logs three messages while it runs.",
 		},
-		Handler: testErrorHandlingHandler(mcpsuite.WithLogging),
+		Handler: noneHandler(mcpsuite.WithLogging),
 	},
 	{
 		Info: runtime.ToolInfo{
@@ -170,7 +236,7 @@ var toolSpecs = [...]runtime.ToolSpec{
 			Effect:      runtime.EffectRead,
 			Description: "Reports 0, 50 and 100 of 100, 50 ms apart.",
 		},
-		Handler: testErrorHandlingHandler(mcpsuite.WithProgress),
+		Handler: noneHandler(mcpsuite.WithProgress),
 	},
 }
 
@@ -189,26 +255,36 @@ type toolSet struct{}
 // from a name to a handler.
 func (toolSet) Lookup(name string) *runtime.Tool {
 	switch name {
-	case ToolJsonSchema202012Tool:
+	case ToolConfirmDelete:
 		return tools[0]
-	case ToolTestAudioContent:
+	case ToolFailingJob:
 		return tools[1]
-	case ToolTestEmbeddedResource:
+	case ToolGreet:
 		return tools[2]
-	case ToolTestErrorHandling:
+	case ToolJsonSchema202012Tool:
 		return tools[3]
-	case ToolTestImageContent:
+	case ToolProtocolErrorJob:
 		return tools[4]
-	case ToolTestLoggingTool:
+	case ToolSlowCompute:
 		return tools[5]
-	case ToolTestMultipleContentTypes:
+	case ToolTestAudioContent:
 		return tools[6]
-	case ToolTestSimpleText:
+	case ToolTestEmbeddedResource:
 		return tools[7]
-	case ToolTestToolWithLogging:
+	case ToolTestErrorHandling:
 		return tools[8]
-	case ToolTestToolWithProgress:
+	case ToolTestImageContent:
 		return tools[9]
+	case ToolTestLoggingTool:
+		return tools[10]
+	case ToolTestMultipleContentTypes:
+		return tools[11]
+	case ToolTestSimpleText:
+		return tools[12]
+	case ToolTestToolWithLogging:
+		return tools[13]
+	case ToolTestToolWithProgress:
+		return tools[14]
 	default:
 		return nil
 	}

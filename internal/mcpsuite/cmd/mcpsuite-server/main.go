@@ -6,6 +6,7 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"flag"
 	"fmt"
@@ -14,10 +15,12 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strings"
 	"time"
 
 	"github.com/keelgen/keel/internal/mcpsuite/generated"
 	"github.com/keelgen/keel/mcpserver"
+	"github.com/keelgen/keel/runtime"
 )
 
 func main() {
@@ -32,11 +35,25 @@ func main() {
 }
 
 func run(addr string, stateless bool, logger *slog.Logger) error {
-	exec, err := generated.NewExecutor()
+	// Writes need a person's approval, which the client is asked for.
+	grantKey, stateSecret := make([]byte, 32), make([]byte, 32)
+	rand.Read(grantKey)
+	rand.Read(stateSecret)
+	exec, err := generated.NewExecutor(
+		runtime.WithApprovals(runtime.HMACKey(grantKey), runtime.NewMemoryReplayStore()),
+		runtime.WithRateLimits(runtime.RateLimits{
+			Limiter:   refuseProtocolErrorJob{},
+			PerCaller: runtime.RateLimit{Calls: 1000, Per: time.Second},
+			PerTool:   map[string]runtime.RateLimit{"protocol_error_job": {Calls: 1, Per: time.Hour}},
+		}))
 	if err != nil {
 		return err
 	}
-	server := mcpserver.New(exec, mcpserver.Options{Name: "keel-mcpsuite"})
+	approvals, err := mcpserver.NewApprovals(runtime.HMACKey(grantKey), stateSecret)
+	if err != nil {
+		return err
+	}
+	server := mcpserver.New(exec, mcpserver.Options{Name: "keel-mcpsuite", Approvals: approvals, Tasks: &mcpserver.Tasks{Mode: taskMode}})
 	h, err := mcpserver.HTTPHandler(server, mcpserver.HTTPOptions{Stateless: stateless, Logger: logger})
 	if err != nil {
 		return err
@@ -54,4 +71,25 @@ func run(addr string, stateless bool, logger *slog.Logger) error {
 		return err
 	}
 	return nil
+}
+
+// taskMode serves the tasks scenarios' jobs as tasks; failing_job must be
+// one (the suite checks -32021 for a client without the extension).
+func taskMode(t runtime.ToolInfo) mcpserver.TaskMode {
+	switch t.Name {
+	case "slow_compute", "protocol_error_job", "confirm_delete":
+		return mcpserver.TaskOptional
+	case "failing_job":
+		return mcpserver.TaskRequired
+	}
+	return mcpserver.TaskNever
+}
+
+// refuseProtocolErrorJob has no call of protocol_error_job to give, so
+// each is refused with a JSON-RPC error (-32029) and its task fails, the
+// protocol error the suite asks for; it gives every other call.
+type refuseProtocolErrorJob struct{}
+
+func (refuseProtocolErrorJob) Take(_ context.Context, key string, _ runtime.RateLimit) (bool, time.Duration, error) {
+	return !strings.HasSuffix(key, "|protocol_error_job"), time.Minute, nil
 }

@@ -1,0 +1,509 @@
+package mcpserver
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/keelgen/keel/runtime"
+)
+
+// Tasks serves calls that may outlive their request as tasks, the MCP
+// extension io.modelcontextprotocol/tasks (SEP-2663, with the 2026-07-28
+// revision): to a client that declares the extension on its request, a
+// tools/call of a task tool answers at once with a task, whose call then
+// runs on this replica through the executor's order and audit like any
+// call; the client polls tasks/get for its status and result, answers an
+// input request (an approval, see Approvals) with tasks/update, and may
+// tasks/cancel it. Task state lives in Store, so any replica that shares
+// the store answers for any task: a cancel that reaches another replica
+// ends the call where it runs (at its next renewal), and a task whose
+// replica stopped reads failed once its lease is over. A task is its
+// creator's: another caller's tasks/get, update or cancel reads as an
+// unknown task. Progress and log notifications are not sent for a task
+// (the extension has none).
+type Tasks struct {
+	// Store keeps the tasks (default: NewMemoryTaskStore, this process's).
+	Store TaskStore
+	// Mode says which tools are served as tasks. Nil serves every tool as
+	// TaskOptional.
+	Mode func(runtime.ToolInfo) TaskMode
+	// TTL is how long a task and its result are kept from its creation
+	// (default DefaultTaskTTL).
+	TTL time.Duration
+	// PollInterval is the least time between two tasks/get a client is
+	// asked to keep, and how often a running task looks for a cancel sent
+	// to another replica (default DefaultTaskPollInterval).
+	PollInterval time.Duration
+	// Lease is how long a running task's replica may go without renewing
+	// it before any replica answers the task as failed (default
+	// DefaultTaskLease). It is renewed every PollInterval (at most a third
+	// of it).
+	Lease time.Duration
+	// Logger receives what the client is not told (a store's errors).
+	// Default slog.Default().
+	Logger *slog.Logger
+}
+
+// taskServer is a server's Tasks, with its defaults filled in.
+type taskServer struct {
+	Tasks
+	modes   map[string]TaskMode // of the tools served as tasks
+	running sync.Map            // task id → context.CancelFunc, the tasks this replica runs
+}
+
+// TaskMode is how a tool is served to a client that declared the tasks
+// extension, and to one that did not.
+type TaskMode int
+
+const (
+	// TaskNever answers every call of the tool in its request.
+	TaskNever TaskMode = iota
+	// TaskOptional answers a call with a task when the client declared the
+	// extension, in its request otherwise.
+	TaskOptional
+	// TaskRequired answers a call with a task, and refuses a client that
+	// did not declare the extension (-32021, naming it).
+	TaskRequired
+)
+
+// Defaults of Tasks.
+const (
+	DefaultTaskTTL          = time.Hour
+	DefaultTaskPollInterval = time.Second
+	DefaultTaskLease        = 15 * time.Second
+)
+
+// TasksExtension is the extension's identifier, in the server's
+// capabilities and in a client's.
+const TasksExtension = "io.modelcontextprotocol/tasks"
+
+// newTaskServer fills the defaults and reads each tool's mode once.
+func newTaskServer(cfg Tasks, set runtime.ToolSet) *taskServer {
+	t := &taskServer{Tasks: cfg}
+	if t.Store == nil {
+		t.Store = NewMemoryTaskStore()
+	}
+	if t.TTL <= 0 {
+		t.TTL = DefaultTaskTTL
+	}
+	if t.PollInterval <= 0 {
+		t.PollInterval = DefaultTaskPollInterval
+	}
+	if t.Lease <= 0 {
+		t.Lease = DefaultTaskLease
+	}
+	if t.Logger == nil {
+		t.Logger = slog.Default()
+	}
+	t.modes = map[string]TaskMode{}
+	for _, tool := range set.Tools() {
+		info := tool.Info()
+		mode := TaskOptional
+		if t.Mode != nil {
+			mode = t.Mode(info)
+		}
+		if mode != TaskNever {
+			t.modes[info.Name] = mode
+		}
+	}
+	return t
+}
+
+// renewEvery is how often a running task renews its lease and looks for a
+// cancel: every poll interval, and at least three times a lease.
+func (t *taskServer) renewEvery() time.Duration {
+	return min(t.PollInterval, t.Lease/3)
+}
+
+// The task methods. tasks/result and tasks/list of the 2025-11-25 draft
+// are not served: -32601, as the extension says.
+const (
+	methodTaskGet    = "tasks/get"
+	methodTaskUpdate = "tasks/update"
+	methodTaskCancel = "tasks/cancel"
+)
+
+// taskParams are the params of tasks/get, tasks/update and tasks/cancel.
+type taskParams struct {
+	mcp.ParamsBase
+	TaskID string `json:"taskId"`
+	// Read one by one: an answer to a key keel did not ask is ignored,
+	// whatever its shape.
+	InputResponses map[string]json.RawMessage `json:"inputResponses,omitempty"`
+}
+
+// taskResult is a CreateTaskResult (resultType "task") or a tasks/get
+// answer (a DetailedTask, resultType "complete"): the task, flat.
+type taskResult struct {
+	mcp.ResultBase
+	ResultType     string          `json:"resultType"`
+	TaskID         string          `json:"taskId"`
+	Status         TaskStatus      `json:"status"`
+	StatusMessage  string          `json:"statusMessage,omitempty"`
+	CreatedAt      string          `json:"createdAt"`
+	LastUpdatedAt  string          `json:"lastUpdatedAt"`
+	TTLMs          int64           `json:"ttlMs"`
+	PollIntervalMs int64           `json:"pollIntervalMs,omitempty"`
+	InputRequests  json.RawMessage `json:"inputRequests,omitempty"`
+	Result         json.RawMessage `json:"result,omitempty"`
+	Error          json.RawMessage `json:"error,omitempty"`
+}
+
+// ackResult is the empty acknowledgement of tasks/update and tasks/cancel.
+type ackResult struct {
+	mcp.ResultBase
+	ResultType string `json:"resultType"`
+}
+
+// registerTasks declares the extension and its methods on s. The methods
+// are answered by the middleware (serveTask), which sees the request's
+// verified token; the SDK needs them registered to read their params.
+func registerTasks(s *mcp.Server) {
+	for _, m := range []string{methodTaskGet, methodTaskUpdate, methodTaskCancel} {
+		err := mcp.AddReceivingCustomMethod(s, m, func(context.Context, *mcp.ServerSession, *taskParams) (*ackResult, error) {
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fixedMessage(jsonrpc.CodeInternalError)}
+		})
+		if err != nil {
+			panic(err) // a method name the SDK calls standard: a bug here
+		}
+	}
+}
+
+// declaresTasks reports whether a request's _meta declares the extension
+// among the client's capabilities. Only a request's own declaration
+// counts (SEP-2663): a session's, made at initialize under 2025-11-25,
+// does not.
+func declaresTasks(meta map[string]any) bool {
+	raw, ok := meta[mcp.MetaKeyClientCapabilities]
+	if !ok {
+		return false
+	}
+	b, err := json.Marshal(raw)
+	if err != nil {
+		return false
+	}
+	var caps struct {
+		Extensions map[string]json.RawMessage `json:"extensions"`
+	}
+	if json.Unmarshal(b, &caps) != nil {
+		return false
+	}
+	_, ok = caps.Extensions[TasksExtension]
+	return ok
+}
+
+// missingTasks is the error of a request that needs the extension from a
+// client that did not declare it.
+func missingTasks() error {
+	data, _ := json.Marshal(mcp.MissingRequiredClientCapabilityData{
+		RequiredCapabilities: &mcp.ClientCapabilities{Extensions: map[string]any{TasksExtension: map[string]any{}}},
+	})
+	return &jsonrpc.Error{Code: mcp.CodeMissingRequiredClientCapabilities, Message: fixedMessage(mcp.CodeMissingRequiredClientCapabilities), Data: data}
+}
+
+// unknownTask is the error of a task id the caller has no task of.
+func unknownTask() error {
+	return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fixedMessage(jsonrpc.CodeInvalidParams)}
+}
+
+func internalError() error {
+	return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fixedMessage(jsonrpc.CodeInternalError)}
+}
+
+// owner is who a task belongs to: its creator's tenant and principal.
+func owner(ec runtime.ExecutionContext) string {
+	sum := sha256.Sum256([]byte(ec.Tenant + "\x00" + ec.Principal))
+	return hex.EncodeToString(sum[:])
+}
+
+// newTaskID is an id no one can guess (128 random bits): a task's id is
+// all a client without a verified identity holds.
+func newTaskID() string {
+	var b [16]byte
+	rand.Read(b[:])
+	return "task-" + hex.EncodeToString(b[:])
+}
+
+// taskCall answers a tools/call as a task when the tool is a task tool
+// (ok), or leaves it to the call's usual path.
+func (h *handler) taskCall(ctx context.Context, req *mcp.CallToolRequest) (res mcp.Result, err error, ok bool) {
+	t := h.tasks
+	if t == nil || req.Params == nil {
+		return nil, nil, false
+	}
+	name, _ := carried(req.Params)
+	mode := t.modes[name]
+	if mode == TaskNever {
+		return nil, nil, false
+	}
+	ec := h.context(ctx, req)
+	if !h.exec.Visible(ctx, ec, h.exec.ToolSet().Lookup(name)) {
+		return nil, nil, false // the executor answers: hidden stays hidden
+	}
+	if !declaresTasks(req.Params.Meta) {
+		if mode == TaskRequired {
+			return nil, missingTasks(), true
+		}
+		return nil, nil, false
+	}
+	now := time.Now().UTC()
+	rec := TaskRecord{
+		ID: newTaskID(), Owner: owner(ec), Status: TaskWorking,
+		Created: now, Updated: now, Expires: now.Add(t.TTL), Lease: now.Add(t.Lease),
+	}
+	// Created before it is answered: a tasks/get on any replica finds it.
+	if err := t.Store.CreateTask(ctx, rec); err != nil {
+		t.Logger.LogAttrs(ctx, slog.LevelError, "keel: a task could not be stored; the call does not run", slog.Any("error", err))
+		return nil, internalError(), true
+	}
+	run := *req
+	params := *req.Params
+	run.Params = &params
+	h.startTask(ctx, rec.ID, &run)
+	return t.result(rec, "task"), nil, true
+}
+
+// startTask runs a task's call on this replica, detached from the request
+// that started it: it ends with its call, a cancel, or the task's end.
+func (h *handler) startTask(ctx context.Context, id string, req *mcp.CallToolRequest) {
+	ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	h.tasks.running.Store(id, cancel)
+	go func() {
+		defer cancel()
+		defer h.tasks.running.Delete(id)
+		stop := h.tasks.keep(ctx, id, cancel)
+		res, err := h.run(ctx, req, true)
+		stop()
+		h.tasks.settle(id, req, res, err)
+	}()
+}
+
+// keep renews a running task's lease, and cancels its call when the task
+// ended elsewhere (a cancel on another replica, its expiry).
+func (t *taskServer) keep(ctx context.Context, id string, cancel context.CancelFunc) (stop func()) {
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		tick := time.NewTicker(t.renewEvery())
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+			}
+			rec, err := t.Store.UpdateTask(ctx, id, func(r *TaskRecord) bool {
+				if r.Status != TaskWorking {
+					return false
+				}
+				r.Lease = time.Now().UTC().Add(t.Lease)
+				return true
+			})
+			switch {
+			case errors.Is(err, ErrNoTask), err == nil && rec.Status.Terminal():
+				cancel()
+				return
+			case err != nil && ctx.Err() == nil:
+				t.Logger.LogAttrs(ctx, slog.LevelWarn, "keel: a task's lease could not be renewed", slog.String("task", id), slog.Any("error", err))
+			}
+		}
+	}()
+	return func() { close(done); wg.Wait() }
+}
+
+// settle records how a task's call ended, unless the task ended first (a
+// cancel): a result is completed (a tool's error too, as isError), a
+// protocol error failed, and an input request makes the task wait for the
+// answer, keeping the call to run again with it.
+func (t *taskServer) settle(id string, req *mcp.CallToolRequest, res *mcp.CallToolResult, callErr error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	var result, input, rpcErr json.RawMessage
+	switch {
+	case callErr != nil:
+		rpcErr = errorObject(callErr)
+	case res.InputRequests != nil:
+		input, _ = json.Marshal(res.InputRequests)
+	default:
+		result, _ = json.Marshal(res)
+	}
+	name, args := carried(req.Params)
+	_, err := t.Store.UpdateTask(ctx, id, func(r *TaskRecord) bool {
+		if r.Status.Terminal() {
+			return false
+		}
+		r.Updated, r.Lease = time.Now().UTC(), time.Time{}
+		switch {
+		case rpcErr != nil:
+			r.Status, r.Error, r.Message = TaskFailed, rpcErr, "The call ended with a protocol error."
+		case input != nil:
+			r.Status, r.Input, r.Message = TaskInputRequired, input, "The call waits for an answer."
+			r.Tool, r.Arguments, r.State = name, args, res.RequestState
+		default:
+			r.Status, r.Result, r.Message = TaskCompleted, result, ""
+		}
+		return true
+	})
+	if err != nil {
+		t.Logger.LogAttrs(ctx, slog.LevelError, "keel: a task's end could not be stored; it reads failed once its lease is over", slog.String("task", id), slog.Any("error", err))
+	}
+}
+
+// errorObject is a protocol error as a failed task holds it: its code and
+// the code's fixed text (and a rate limit's wait), as sanitize writes it.
+func errorObject(err error) json.RawMessage {
+	wire := &jsonrpc.Error{Code: jsonrpc.CodeInternalError}
+	errors.As(err, &wire)
+	out := &jsonrpc.Error{Code: wire.Code, Message: fixedMessage(wire.Code)}
+	if wire.Code == CodeRateLimited {
+		out = rateLimited(retryAfter(wire))
+	}
+	b, _ := json.Marshal(out)
+	return b
+}
+
+// serveTask answers tasks/get, tasks/update and tasks/cancel.
+func (h *handler) serveTask(ctx context.Context, method string, req *mcp.ServerRequest[*taskParams]) (mcp.Result, error) {
+	t := h.tasks
+	if req.Params == nil || !declaresTasks(req.Params.Meta) {
+		return nil, missingTasks()
+	}
+	ec := h.context(ctx, &mcp.CallToolRequest{Session: req.Session, Extra: req.Extra, Params: &mcp.CallToolParamsRaw{}})
+	rec, err := t.find(ctx, req.Params.TaskID, owner(ec))
+	if err != nil {
+		return nil, err
+	}
+	switch method {
+	case methodTaskGet:
+		return t.result(rec, "complete"), nil
+	case methodTaskCancel:
+		_, err := t.Store.UpdateTask(ctx, rec.ID, func(r *TaskRecord) bool {
+			if r.Status.Terminal() {
+				return false // cancelling an ended task changes nothing
+			}
+			r.Status, r.Message, r.Updated = TaskCancelled, "Cancelled at the client's request.", time.Now().UTC()
+			r.Input, r.Tool, r.Arguments, r.State, r.Lease = nil, "", nil, "", time.Time{}
+			return true
+		})
+		if err != nil && !errors.Is(err, ErrNoTask) {
+			t.Logger.LogAttrs(ctx, slog.LevelError, "keel: a task's cancel could not be stored", slog.Any("error", err))
+			return nil, internalError()
+		}
+		if cancel, ok := t.running.Load(rec.ID); ok {
+			cancel.(context.CancelFunc)()
+		}
+	case methodTaskUpdate:
+		if err := h.answerTask(ctx, rec.ID, req); err != nil {
+			return nil, err
+		}
+	}
+	return &ackResult{ResultType: "complete"}, nil
+}
+
+// answerTask takes the answer to a waiting task's input request: the task
+// works again, its call run once more on this replica with the answer and
+// the request state (so an approval redeems a grant as a retried call's
+// would). Answers to anything not asked, or asked no longer, are ignored.
+func (h *handler) answerTask(ctx context.Context, id string, req *mcp.ServerRequest[*taskParams]) error {
+	t := h.tasks
+	raw, ok := req.Params.InputResponses[approvalInput]
+	if !ok {
+		return nil
+	}
+	var answer *mcp.ElicitResult
+	if json.Unmarshal(raw, &answer) != nil || answer == nil {
+		return invalidState() // not an answer to the question asked
+	}
+	var retry mcp.CallToolParamsRaw
+	claimed := false
+	_, err := t.Store.UpdateTask(ctx, id, func(r *TaskRecord) bool {
+		claimed = false
+		if r.Status != TaskInputRequired || r.State == "" {
+			return false
+		}
+		claimed = true
+		retry = mcp.CallToolParamsRaw{Name: r.Tool, Arguments: r.Arguments, RequestState: r.State,
+			InputResponses: mcp.InputResponseMap{approvalInput: answer}}
+		now := time.Now().UTC()
+		r.Status, r.Message, r.Updated, r.Lease = TaskWorking, "", now, now.Add(t.Lease)
+		r.Input, r.Tool, r.Arguments, r.State = nil, "", nil, ""
+		return true
+	})
+	if err != nil && !errors.Is(err, ErrNoTask) {
+		t.Logger.LogAttrs(ctx, slog.LevelError, "keel: a task's answer could not be stored", slog.Any("error", err))
+		return internalError()
+	}
+	if claimed {
+		h.startTask(ctx, id, &mcp.CallToolRequest{Session: req.Session, Extra: req.Extra, Params: &retry})
+	}
+	return nil
+}
+
+// find returns the caller's task id, failing a working task whose replica
+// stopped renewing it. Another caller's task is unknown, as one never made.
+func (t *taskServer) find(ctx context.Context, id, who string) (TaskRecord, error) {
+	if id == "" {
+		return TaskRecord{}, unknownTask()
+	}
+	rec, err := t.Store.Task(ctx, id)
+	if errors.Is(err, ErrNoTask) || err == nil && rec.Owner != who {
+		return TaskRecord{}, unknownTask()
+	}
+	if err != nil {
+		t.Logger.LogAttrs(ctx, slog.LevelError, "keel: the task store did not answer", slog.Any("error", err))
+		return TaskRecord{}, internalError()
+	}
+	if rec.Status == TaskWorking && !rec.Lease.IsZero() && time.Now().After(rec.Lease) {
+		rec, err = t.Store.UpdateTask(ctx, id, func(r *TaskRecord) bool {
+			if r.Status != TaskWorking || r.Lease.IsZero() || !time.Now().After(r.Lease) {
+				return false
+			}
+			r.Status, r.Message, r.Updated, r.Lease = TaskFailed, "The server running this task stopped before it ended.", time.Now().UTC(), time.Time{}
+			r.Error = errorObject(internalError())
+			return true
+		})
+		if err != nil {
+			return TaskRecord{}, unknownTask()
+		}
+	}
+	return rec, nil
+}
+
+// result is the task as a client reads it.
+func (t *taskServer) result(r TaskRecord, resultType string) *taskResult {
+	out := &taskResult{
+		ResultType: resultType, TaskID: r.ID, Status: r.Status, StatusMessage: r.Message,
+		CreatedAt: timestamp(r.Created), LastUpdatedAt: timestamp(r.Updated),
+		TTLMs: t.TTL.Milliseconds(), PollIntervalMs: t.PollInterval.Milliseconds(),
+	}
+	if resultType == "task" {
+		return out // a CreateTaskResult carries no result, error or input
+	}
+	switch r.Status {
+	case TaskInputRequired:
+		out.InputRequests = r.Input
+	case TaskCompleted:
+		out.Result = r.Result
+	case TaskFailed:
+		out.Error = r.Error
+	}
+	return out
+}
+
+func timestamp(t time.Time) string {
+	return t.UTC().Format("2006-01-02T15:04:05.000Z07:00")
+}

@@ -1,0 +1,412 @@
+package mcpserver_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/keelgen/keel/generated"
+	"github.com/keelgen/keel/internal/redistest"
+	"github.com/keelgen/keel/mcpserver"
+	"github.com/keelgen/keel/redisreplay"
+	"github.com/keelgen/keel/redistasks"
+	"github.com/keelgen/keel/runtime"
+	"github.com/keelgen/keel/runtime/keeltest"
+)
+
+// taskProbe counts what the task tools' handlers did. lookup_incident of
+// INC-999 works until its call is cancelled; any other id answers at once.
+type taskProbe struct {
+	started, cancelled, ticketed atomic.Int32
+}
+
+func (p *taskProbe) tools() runtime.ToolSet {
+	var tools []*runtime.Tool
+	for _, tool := range generated.ToolSet().Tools() {
+		info := tool.Info()
+		switch info.Name {
+		case generated.ToolLookupIncident:
+			tools = append(tools, runtime.NewTool(info, runtime.Handle(func(ctx context.Context, in struct {
+				IncidentID string `json:"incident_id"`
+			}) (map[string]any, error) {
+				p.started.Add(1)
+				if in.IncidentID == "INC-999" {
+					<-ctx.Done()
+					p.cancelled.Add(1)
+					return nil, ctx.Err()
+				}
+				return map[string]any{"incident_id": in.IncidentID, "service": "db", "severity": "low", "symptom": "slow", "evidence": []string{}}, nil
+			})))
+		case generated.ToolCreateTicket:
+			tools = append(tools, runtime.NewTool(info, runtime.Handle(func(_ context.Context, in struct {
+				IncidentID string `json:"incident_id"`
+				Summary    string `json:"summary"`
+			}) (map[string]any, error) {
+				p.ticketed.Add(1)
+				return map[string]any{"ticket_id": "TCK-0001", "incident_id": in.IncidentID, "status": "open"}, nil
+			})))
+		}
+	}
+	return keeltest.Of(tools...)
+}
+
+// callerHeader names the caller in these tests: a stand-in for the
+// verified token a deployment's ContextFunc reads (TokenContext).
+const callerHeader = "X-Test-Caller"
+
+func byHeader(_ context.Context, req *mcp.CallToolRequest) runtime.ExecutionContext {
+	if req.Extra == nil || req.Extra.Header == nil {
+		return runtime.ExecutionContext{}
+	}
+	return runtime.ExecutionContext{Tenant: "acme", Principal: req.Extra.Header.Get(callerHeader)}
+}
+
+// taskReplica is one server of a deployment whose replicas share a task
+// store and a replay store: every tool a task tool, writes approved by the
+// client's person.
+func taskReplica(t testing.TB, probe *taskProbe, tasks runtime.ReplayStore, store mcpserver.TaskStore, stateless bool) http.Handler {
+	t.Helper()
+	exec, err := runtime.NewExecutor(probe.tools(), runtime.WithLogger(slog.New(slog.DiscardHandler)),
+		runtime.WithApprovals(runtime.HMACKey(grantSecret), tasks))
+	if err != nil {
+		t.Fatal(err)
+	}
+	approvals, err := mcpserver.NewApprovals(runtime.HMACKey(grantSecret), stateSecret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := mcpserver.New(exec, mcpserver.Options{Context: byHeader, Approvals: approvals, Tasks: &mcpserver.Tasks{
+		Store: store, PollInterval: 50 * time.Millisecond, Lease: 600 * time.Millisecond, Logger: slog.New(slog.DiscardHandler),
+		Mode: func(info runtime.ToolInfo) mcpserver.TaskMode {
+			if info.Effect == runtime.EffectWrite {
+				return mcpserver.TaskRequired
+			}
+			return mcpserver.TaskOptional
+		},
+	}})
+	h, err := mcpserver.HTTPHandler(s, mcpserver.HTTPOptions{Stateless: stateless, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+// rpcReply is a JSON-RPC answer as a test reads it.
+type rpcReply struct {
+	status int
+	Result map[string]json.RawMessage
+	Error  *struct {
+		Code    int64
+		Message string
+		Data    json.RawMessage
+	}
+}
+
+func (r rpcReply) str(member string) string {
+	var s string
+	json.Unmarshal(r.Result[member], &s)
+	return s
+}
+
+// taskRPC sends one request of the 2026-07-28 revision as caller, its
+// client declaring the tasks extension and elicitation or neither, with
+// the headers the revision asks for.
+func taskRPC(t testing.TB, url, caller, method, params string, declares bool) rpcReply {
+	t.Helper()
+	caps := `{}`
+	if declares {
+		caps = `{"elicitation":{},"extensions":{"io.modelcontextprotocol/tasks":{}}}`
+	}
+	body := `{"jsonrpc":"2.0","id":1,"method":"` + method + `","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":` + caps + `},` + params + `}}`
+	headers := map[string]string{"Mcp-Protocol-Version": "2026-07-28", "Mcp-Method": method, callerHeader: caller}
+	var p struct {
+		Name   string `json:"name"`
+		TaskID string `json:"taskId"`
+	}
+	json.Unmarshal([]byte(`{`+params+`}`), &p)
+	if p.Name != "" {
+		headers["Mcp-Name"] = p.Name
+	} else if p.TaskID != "" {
+		headers["Mcp-Name"] = p.TaskID
+	}
+	raw := post(t.(*testing.T), url, body, headers)
+	reply := rpcReply{status: raw.status}
+	text := raw.body
+	if i := strings.Index(text, "data: "); strings.HasPrefix(raw.header.Get("Content-Type"), "text/event-stream") && i >= 0 {
+		text = strings.TrimSpace(strings.SplitN(text[i+len("data: "):], "\n", 2)[0])
+	}
+	if err := json.Unmarshal([]byte(text), &reply); err != nil {
+		t.Fatalf("%s: not JSON-RPC: %d %q", method, raw.status, raw.body)
+	}
+	return reply
+}
+
+// awaitTask polls tasks/get until the task's status is want.
+func awaitTask(t *testing.T, url, caller, id, want string) rpcReply {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		r := taskRPC(t, url, caller, "tasks/get", `"taskId":"`+id+`"`, true)
+		if r.Error == nil && r.str("status") == want {
+			return r
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("task %s never reached %s: %+v %s", id, want, r.Error, r.Result["status"])
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// A client that declares the tasks extension gets a task for a task tool,
+// whose call runs through the executor and whose result tasks/get inlines;
+// one that does not gets the result at once, or -32021 for a tool that
+// must be a task. A task is its caller's alone; the removed methods are
+// -32601; a task request's Mcp-Name is its taskId.
+func TestTasksOverHTTP(t *testing.T) {
+	for _, stateless := range []bool{false, true} {
+		t.Run(fmt.Sprintf("stateless=%v", stateless), func(t *testing.T) {
+			t.Parallel()
+			var probe taskProbe
+			srv := httptest.NewServer(taskReplica(t, &probe, runtime.NewMemoryReplayStore(), mcpserver.NewMemoryTaskStore(), stateless))
+			t.Cleanup(srv.Close)
+			lookup := `"name":"lookup_incident","arguments":{"incident_id":"INC-001"}`
+
+			r := taskRPC(t, srv.URL, "alice", "tools/call", lookup, true)
+			id := r.str("taskId")
+			if r.Error != nil || r.str("resultType") != "task" || id == "" || r.Result["result"] != nil || r.Result["ttlMs"] == nil {
+				t.Fatalf("a task tool's call: %+v %v", r.Error, r.Result)
+			}
+			done := awaitTask(t, srv.URL, "alice", id, "completed")
+			var result struct {
+				StructuredContent map[string]any
+				IsError           bool
+			}
+			if json.Unmarshal(done.Result["result"], &result) != nil || result.IsError || result.StructuredContent["service"] != "db" || done.str("resultType") != "complete" {
+				t.Fatalf("the completed task: %s", done.Result["result"])
+			}
+			if r := taskRPC(t, srv.URL, "mallory", "tasks/get", `"taskId":"`+id+`"`, true); r.Error == nil || r.Error.Code != -32602 {
+				t.Fatalf("another caller read the task: %+v", r)
+			}
+			if r := taskRPC(t, srv.URL, "mallory", "tasks/cancel", `"taskId":"`+id+`"`, true); r.Error == nil || r.Error.Code != -32602 {
+				t.Fatalf("another caller cancelled the task: %+v", r)
+			}
+
+			r = taskRPC(t, srv.URL, "alice", "tools/call", lookup, false)
+			if r.Error != nil || r.str("resultType") != "complete" || r.Result["structuredContent"] == nil {
+				t.Fatalf("without the extension, an optional task tool: %+v %v", r.Error, r.Result)
+			}
+			r = taskRPC(t, srv.URL, "alice", "tools/call", `"name":"create_ticket","arguments":`+ticketArgs, false)
+			if r.Error == nil || r.Error.Code != -32021 || !strings.Contains(string(r.Error.Data), mcpserver.TasksExtension) || probe.ticketed.Load() != 0 {
+				t.Fatalf("without the extension, a required task tool: %+v", r.Error)
+			}
+			if r := taskRPC(t, srv.URL, "alice", "tasks/get", `"taskId":"`+id+`"`, false); r.Error == nil || r.Error.Code != -32021 {
+				t.Fatalf("tasks/get without the extension: %+v", r)
+			}
+			for _, m := range []string{"tasks/result", "tasks/list"} {
+				if r := taskRPC(t, srv.URL, "alice", m, `"taskId":"`+id+`"`, true); r.Error == nil || r.Error.Code != -32601 {
+					t.Fatalf("%s: %+v", m, r)
+				}
+			}
+			if r := taskRPC(t, srv.URL, "alice", "tasks/get", `"taskId":"task-unknown"`, true); r.Error == nil || r.Error.Code != -32602 {
+				t.Fatalf("an unknown task: %+v", r)
+			}
+			body := `{"jsonrpc":"2.0","id":3,"method":"tasks/get","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"extensions":{"io.modelcontextprotocol/tasks":{}}}},"taskId":"` + id + `"}}`
+			raw := post(t, srv.URL, body, map[string]string{"Mcp-Protocol-Version": "2026-07-28", "Mcp-Method": "tasks/get", "Mcp-Name": "task-other", callerHeader: "alice"})
+			if raw.status != http.StatusBadRequest || !strings.Contains(raw.body, "-32020") || !strings.Contains(raw.body, `"id":3`) {
+				t.Fatalf("a tasks/get whose Mcp-Name is another task: %d %q", raw.status, raw.body)
+			}
+		})
+	}
+}
+
+// A write in a task waits for the client's person: the task is
+// input_required with keel's approval question; tasks/update with a yes
+// runs the call once, and a second answer is ignored. A cancel ends a
+// running task's call, and the task reads cancelled.
+func TestTaskApprovalAndCancel(t *testing.T) {
+	t.Parallel()
+	var probe taskProbe
+	srv := httptest.NewServer(taskReplica(t, &probe, runtime.NewMemoryReplayStore(), mcpserver.NewMemoryTaskStore(), true))
+	t.Cleanup(srv.Close)
+
+	r := taskRPC(t, srv.URL, "alice", "tools/call", `"name":"create_ticket","arguments":`+ticketArgs, true)
+	id := r.str("taskId")
+	waiting := awaitTask(t, srv.URL, "alice", id, "input_required")
+	var asked map[string]struct {
+		Method string
+		Params struct{ Message string }
+	}
+	if json.Unmarshal(waiting.Result["inputRequests"], &asked) != nil || asked["keel/approval"].Method != "elicitation/create" ||
+		!strings.Contains(asked["keel/approval"].Params.Message, "create_ticket") || waiting.Result["requestState"] != nil {
+		t.Fatalf("the waiting task: %s", waiting.Result["inputRequests"])
+	}
+	if probe.ticketed.Load() != 0 {
+		t.Fatal("the write ran before a person approved it")
+	}
+	yes := `"taskId":"` + id + `","inputResponses":{"keel/approval":{"action":"accept","content":{"approve":true}}}`
+	if r := taskRPC(t, srv.URL, "alice", "tasks/update", yes, true); r.Error != nil || r.str("resultType") != "complete" || r.Result["status"] != nil {
+		t.Fatalf("tasks/update: %+v %v", r.Error, r.Result)
+	}
+	done := awaitTask(t, srv.URL, "alice", id, "completed")
+	if probe.ticketed.Load() != 1 || !strings.Contains(string(done.Result["result"]), "TCK-0001") {
+		t.Fatalf("approved: ran %d times; %s", probe.ticketed.Load(), done.Result["result"])
+	}
+	if r := taskRPC(t, srv.URL, "alice", "tasks/update", yes, true); r.Error != nil {
+		t.Fatalf("a second answer: %+v", r.Error)
+	}
+	time.Sleep(100 * time.Millisecond)
+	if probe.ticketed.Load() != 1 {
+		t.Fatalf("a second answer ran the write again (%d runs)", probe.ticketed.Load())
+	}
+
+	r = taskRPC(t, srv.URL, "alice", "tools/call", `"name":"lookup_incident","arguments":{"incident_id":"INC-999"}`, true)
+	slow := r.str("taskId")
+	awaitTask(t, srv.URL, "alice", slow, "working")
+	if r := taskRPC(t, srv.URL, "alice", "tasks/cancel", `"taskId":"`+slow+`"`, true); r.Error != nil || r.str("resultType") != "complete" {
+		t.Fatalf("tasks/cancel: %+v", r.Error)
+	}
+	awaitTask(t, srv.URL, "alice", slow, "cancelled")
+	deadline := time.Now().Add(5 * time.Second)
+	for probe.cancelled.Load() != 1 {
+		if time.Now().After(deadline) {
+			t.Fatal("the cancelled task's handler still runs")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// Two replicas on one Redis: a task made on one is answered by the other;
+// a cancel sent to the other ends the call where it runs; an approval
+// answered on the other runs the write there, once.
+func TestTasksAcrossReplicas(t *testing.T) {
+	t.Parallel()
+	rdb := redistest.Start(t)
+	replica := func(probe *taskProbe) *httptest.Server {
+		client := redis.NewClient(&redis.Options{Addr: rdb.Addr})
+		t.Cleanup(func() { client.Close() })
+		store, err := redistasks.New(client, redistasks.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		replay, err := redisreplay.New(client, redisreplay.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv := httptest.NewServer(taskReplica(t, probe, replay, store, true))
+		t.Cleanup(srv.Close)
+		return srv
+	}
+	var pa, pb taskProbe
+	a, b := replica(&pa), replica(&pb)
+
+	slow := taskRPC(t, a.URL, "alice", "tools/call", `"name":"lookup_incident","arguments":{"incident_id":"INC-999"}`, true).str("taskId")
+	awaitTask(t, b.URL, "alice", slow, "working")
+	if r := taskRPC(t, b.URL, "alice", "tasks/cancel", `"taskId":"`+slow+`"`, true); r.Error != nil {
+		t.Fatalf("tasks/cancel on the other replica: %+v", r.Error)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for pa.cancelled.Load() != 1 {
+		if time.Now().After(deadline) {
+			t.Fatal("a cancel sent to the other replica did not end the handler")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	awaitTask(t, a.URL, "alice", slow, "cancelled")
+
+	write := taskRPC(t, a.URL, "alice", "tools/call", `"name":"create_ticket","arguments":`+ticketArgs, true).str("taskId")
+	awaitTask(t, b.URL, "alice", write, "input_required")
+	yes := `"taskId":"` + write + `","inputResponses":{"keel/approval":{"action":"accept","content":{"approve":true}}}`
+	taskRPC(t, b.URL, "alice", "tasks/update", yes, true)
+	taskRPC(t, a.URL, "alice", "tasks/update", yes, true)
+	awaitTask(t, a.URL, "alice", write, "completed")
+	if pa.ticketed.Load()+pb.ticketed.Load() != 1 {
+		t.Fatalf("one approval ran the write %d times on a and %d on b", pa.ticketed.Load(), pb.ticketed.Load())
+	}
+}
+
+// A task whose replica is killed (SIGKILL: no goodbye) reads failed on the
+// other once its lease is over, with the protocol's error; a task that
+// ended before the kill keeps its result.
+func TestATaskSurvivesAKilledReplica(t *testing.T) {
+	t.Parallel()
+	rdb := redistest.Start(t)
+	cmd := exec.Command(os.Args[0], "-test.run=^TestTaskReplicaProcess$")
+	cmd.Env = append(os.Environ(), "KEEL_TASK_REPLICA_REDIS="+rdb.Addr)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	lines := bufio.NewScanner(out)
+	url := ""
+	for lines.Scan() {
+		if u, ok := strings.CutPrefix(lines.Text(), "replica "); ok {
+			url = u
+			break
+		}
+	}
+	if url == "" {
+		t.Fatal("the replica process did not start")
+	}
+	client := redis.NewClient(&redis.Options{Addr: rdb.Addr})
+	t.Cleanup(func() { client.Close() })
+	store, err := redistasks.New(client, redistasks.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var probe taskProbe
+	other := httptest.NewServer(taskReplica(t, &probe, runtime.NewMemoryReplayStore(), store, true))
+	t.Cleanup(other.Close)
+
+	ended := taskRPC(t, url, "alice", "tools/call", `"name":"lookup_incident","arguments":{"incident_id":"INC-001"}`, true).str("taskId")
+	awaitTask(t, other.URL, "alice", ended, "completed")
+	running := taskRPC(t, url, "alice", "tools/call", `"name":"lookup_incident","arguments":{"incident_id":"INC-999"}`, true).str("taskId")
+	awaitTask(t, other.URL, "alice", running, "working")
+	time.Sleep(time.Second) // longer than a lease: the live replica renews it
+	awaitTask(t, other.URL, "alice", running, "working")
+
+	cmd.Process.Kill()
+	cmd.Wait()
+	failed := awaitTask(t, other.URL, "alice", running, "failed")
+	var rpcErr struct{ Code int64 }
+	if json.Unmarshal(failed.Result["error"], &rpcErr) != nil || rpcErr.Code != -32603 || failed.Result["result"] != nil {
+		t.Fatalf("the killed replica's task: %s", failed.Result["error"])
+	}
+	if r := awaitTask(t, other.URL, "alice", ended, "completed"); !strings.Contains(string(r.Result["result"]), `"db"`) {
+		t.Fatalf("the task that ended before the kill: %s", r.Result["result"])
+	}
+}
+
+// TestTaskReplicaProcess is the replica TestATaskSurvivesAKilledReplica
+// kills: this test binary, run again, serving until it is killed.
+func TestTaskReplicaProcess(t *testing.T) {
+	addr := os.Getenv("KEEL_TASK_REPLICA_REDIS")
+	if addr == "" {
+		t.Skip("run by TestATaskSurvivesAKilledReplica")
+	}
+	client := redis.NewClient(&redis.Options{Addr: addr})
+	store, err := redistasks.New(client, redistasks.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var probe taskProbe
+	srv := httptest.NewServer(taskReplica(t, &probe, runtime.NewMemoryReplayStore(), store, true))
+	fmt.Println("replica", srv.URL)
+	select {}
+}

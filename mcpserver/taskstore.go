@@ -1,0 +1,156 @@
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"sync"
+	"time"
+)
+
+// TaskStatus is where a task is in its life (SEP-2663).
+type TaskStatus string
+
+// The statuses of a task. Completed, failed and cancelled are terminal: a
+// task in one never changes again.
+const (
+	TaskWorking       TaskStatus = "working"
+	TaskInputRequired TaskStatus = "input_required"
+	TaskCompleted     TaskStatus = "completed"
+	TaskFailed        TaskStatus = "failed"
+	TaskCancelled     TaskStatus = "cancelled"
+)
+
+// Terminal reports whether s is an end.
+func (s TaskStatus) Terminal() bool {
+	return s == TaskCompleted || s == TaskFailed || s == TaskCancelled
+}
+
+// TaskRecord is a task as a TaskStore keeps it: what any replica needs to
+// answer tasks/get, tasks/update and tasks/cancel, and to find a task whose
+// replica stopped. A store keeps it as it is given (JSON, for one shared by
+// replicas) and forgets it at Expires.
+type TaskRecord struct {
+	ID    string `json:"id"`
+	Owner string `json:"owner"` // who created it (a digest of tenant and principal)
+	// Status and Message are what a client reads; Result (completed) is
+	// the tools/call result, Error (failed) the JSON-RPC error, Input
+	// (input_required) the input requests.
+	Status  TaskStatus      `json:"status"`
+	Message string          `json:"message,omitempty"`
+	Result  json.RawMessage `json:"result,omitempty"`
+	Error   json.RawMessage `json:"error,omitempty"`
+	Input   json.RawMessage `json:"input,omitempty"`
+	Created time.Time       `json:"created"`
+	Updated time.Time       `json:"updated"`
+	Expires time.Time       `json:"expires"`
+	// Lease is when the replica running the task is next due to renew it;
+	// a working task past its lease ran on a replica that stopped.
+	Lease time.Time `json:"lease,omitzero"`
+	// While the task waits for an answer: the call to run again with it,
+	// and the signed request state the answer goes with. Never shown.
+	Tool      string          `json:"tool,omitempty"`
+	Arguments json.RawMessage `json:"arguments,omitempty"`
+	State     string          `json:"state,omitempty"`
+}
+
+// ErrNoTask is a TaskStore's answer for a task it does not hold (never
+// created, or past its expiry).
+var ErrNoTask = errors.New("mcpserver: no such task")
+
+// TaskStore keeps tasks where every replica that serves them reads them.
+// NewMemoryTaskStore is one process's; redistasks' is shared through Redis.
+type TaskStore interface {
+	// CreateTask stores a new task, durably: once it returns, Task finds
+	// it on every replica.
+	CreateTask(ctx context.Context, t TaskRecord) error
+	// Task returns the task id, or ErrNoTask.
+	Task(ctx context.Context, id string) (TaskRecord, error)
+	// UpdateTask applies change to the task id atomically (no other update
+	// of it in between; change may run more than once) and returns the
+	// task as it then is. change returns false to leave the task as it was.
+	UpdateTask(ctx context.Context, id string, change func(*TaskRecord) bool) (TaskRecord, error)
+}
+
+// MemoryTaskStore is a TaskStore in one process's memory: tasks live as
+// long as the process, so it serves one replica only.
+type MemoryTaskStore struct {
+	mu    sync.Mutex
+	tasks map[string]TaskRecord
+	now   func() time.Time
+}
+
+// NewMemoryTaskStore returns an empty store.
+func NewMemoryTaskStore() *MemoryTaskStore {
+	return &MemoryTaskStore{tasks: map[string]TaskRecord{}, now: time.Now}
+}
+
+// CreateTask stores t; a task of the same id is an error.
+func (s *MemoryTaskStore) CreateTask(_ context.Context, t TaskRecord) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := s.now()
+	for id, old := range s.tasks {
+		if !now.Before(old.Expires) {
+			delete(s.tasks, id)
+		}
+	}
+	if _, ok := s.tasks[t.ID]; ok {
+		return errors.New("mcpserver: a task with this id exists")
+	}
+	s.tasks[t.ID] = cloneRecord(t)
+	return nil
+}
+
+// Task returns the task id.
+func (s *MemoryTaskStore) Task(_ context.Context, id string) (TaskRecord, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t, ok := s.live(id)
+	if !ok {
+		return TaskRecord{}, ErrNoTask
+	}
+	return cloneRecord(t), nil
+}
+
+// UpdateTask applies change to the task id under the store's lock.
+func (s *MemoryTaskStore) UpdateTask(_ context.Context, id string, change func(*TaskRecord) bool) (TaskRecord, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t, ok := s.live(id)
+	if !ok {
+		return TaskRecord{}, ErrNoTask
+	}
+	changed := cloneRecord(t)
+	if !change(&changed) {
+		return cloneRecord(t), nil
+	}
+	changed.ID = id
+	s.tasks[id] = cloneRecord(changed)
+	return changed, nil
+}
+
+func (s *MemoryTaskStore) live(id string) (TaskRecord, bool) {
+	t, ok := s.tasks[id]
+	if ok && !s.now().Before(t.Expires) {
+		delete(s.tasks, id)
+		return TaskRecord{}, false
+	}
+	return t, ok
+}
+
+// cloneRecord copies the bytes a caller could change afterwards.
+func cloneRecord(t TaskRecord) TaskRecord {
+	t.Result = clone(t.Result)
+	t.Error = clone(t.Error)
+	t.Input = clone(t.Input)
+	t.Arguments = clone(t.Arguments)
+	return t
+}
+
+func clone(b json.RawMessage) json.RawMessage {
+	if b == nil {
+		return nil
+	}
+	return append(json.RawMessage(nil), b...)
+}

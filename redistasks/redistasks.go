@@ -1,0 +1,155 @@
+// Package redistasks is an mcpserver.TaskStore on Redis, for several
+// replicas of one MCP server: a task made on one is read, answered and
+// cancelled on any. Each task is one key holding its record as JSON, which
+// Redis forgets at the task's expiry. A create is one SET NX, acknowledged
+// before the server answers with the task; an update is an optimistic
+// transaction (WATCH, read, MULTI SET), retried when another replica
+// changed the task in between. It lives in its own package so that
+// mcpserver keeps no Redis dependency.
+package redistasks
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/keelgen/keel/mcpserver"
+)
+
+// Defaults of Options.
+const (
+	DefaultPrefix  = "keel:task:"
+	DefaultTimeout = 2 * time.Second
+	// DefaultRetries is how many times an update is tried when other
+	// replicas keep changing the task under it.
+	DefaultRetries = 16
+)
+
+// Options configure a Store.
+type Options struct {
+	// Prefix is put before each task id to make its key (default
+	// DefaultPrefix).
+	Prefix string
+	// Timeout bounds one operation (default DefaultTimeout).
+	Timeout time.Duration
+	// Retries bounds the tries of one update (default DefaultRetries).
+	Retries int
+}
+
+// Store is an mcpserver.TaskStore backed by Redis.
+type Store struct {
+	client  redis.UniversalClient
+	prefix  string
+	timeout time.Duration
+	retries int
+}
+
+var _ mcpserver.TaskStore = (*Store)(nil)
+
+// New returns a store on client (a *redis.Client, *redis.ClusterClient or
+// any redis.UniversalClient: an update needs WATCH).
+func New(client redis.UniversalClient, opts Options) (*Store, error) {
+	if client == nil {
+		return nil, errors.New("redistasks: the client is nil")
+	}
+	if opts.Timeout < 0 || opts.Retries < 0 {
+		return nil, errors.New("redistasks: the timeout and retries may not be negative")
+	}
+	if opts.Prefix == "" {
+		opts.Prefix = DefaultPrefix
+	}
+	if opts.Timeout == 0 {
+		opts.Timeout = DefaultTimeout
+	}
+	if opts.Retries == 0 {
+		opts.Retries = DefaultRetries
+	}
+	return &Store{client: client, prefix: opts.Prefix, timeout: opts.Timeout, retries: opts.Retries}, nil
+}
+
+// CreateTask stores t until t.Expires; a task of the same id is an error.
+func (s *Store) CreateTask(ctx context.Context, t mcpserver.TaskRecord) error {
+	ctx, cancel := context.WithTimeout(ctx, s.timeout)
+	defer cancel()
+	b, err := json.Marshal(t)
+	if err != nil {
+		return err
+	}
+	ok, err := s.client.SetArgs(ctx, s.prefix+t.ID, b, redis.SetArgs{Mode: "NX", ExpireAt: t.Expires}).Result()
+	switch {
+	case errors.Is(err, redis.Nil):
+		return fmt.Errorf("redistasks: a task with the id %q exists", t.ID)
+	case err != nil:
+		return fmt.Errorf("redistasks: create: %w", err)
+	case ok != "OK":
+		return fmt.Errorf("redistasks: create: Redis answered %q", ok)
+	}
+	return nil
+}
+
+// Task returns the task id, or mcpserver.ErrNoTask.
+func (s *Store) Task(ctx context.Context, id string) (mcpserver.TaskRecord, error) {
+	ctx, cancel := context.WithTimeout(ctx, s.timeout)
+	defer cancel()
+	return s.read(ctx, s.client, id)
+}
+
+func (s *Store) read(ctx context.Context, c redis.Cmdable, id string) (mcpserver.TaskRecord, error) {
+	b, err := c.Get(ctx, s.prefix+id).Bytes()
+	if errors.Is(err, redis.Nil) {
+		return mcpserver.TaskRecord{}, mcpserver.ErrNoTask
+	}
+	if err != nil {
+		return mcpserver.TaskRecord{}, fmt.Errorf("redistasks: read: %w", err)
+	}
+	var t mcpserver.TaskRecord
+	if err := json.Unmarshal(b, &t); err != nil {
+		return mcpserver.TaskRecord{}, fmt.Errorf("redistasks: the task %q is not a task record: %w", id, err)
+	}
+	return t, nil
+}
+
+// UpdateTask applies change to the task id in one optimistic transaction,
+// tried again when another replica changed the task first; the key keeps
+// its expiry.
+func (s *Store) UpdateTask(ctx context.Context, id string, change func(*mcpserver.TaskRecord) bool) (mcpserver.TaskRecord, error) {
+	ctx, cancel := context.WithTimeout(ctx, s.timeout)
+	defer cancel()
+	key := s.prefix + id
+	var out mcpserver.TaskRecord
+	for range s.retries {
+		err := s.client.Watch(ctx, func(tx *redis.Tx) error {
+			t, err := s.read(ctx, tx, id)
+			if err != nil {
+				return err
+			}
+			before := t
+			if !change(&t) {
+				out = before
+				return nil
+			}
+			t.ID = id
+			b, err := json.Marshal(t)
+			if err != nil {
+				return err
+			}
+			_, err = tx.TxPipelined(ctx, func(p redis.Pipeliner) error {
+				p.SetArgs(ctx, key, b, redis.SetArgs{KeepTTL: true})
+				return nil
+			})
+			if err == nil {
+				out = t
+			}
+			return err
+		}, key)
+		if errors.Is(err, redis.TxFailedErr) {
+			continue // another replica changed it: read it again
+		}
+		return out, err
+	}
+	return mcpserver.TaskRecord{}, fmt.Errorf("redistasks: the task %q kept changing under %d updates", id, s.retries)
+}

@@ -1,0 +1,135 @@
+package redistasks_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/keelgen/keel/internal/redistest"
+	"github.com/keelgen/keel/mcpserver"
+	"github.com/keelgen/keel/redistasks"
+)
+
+func store(t *testing.T, addr string) *redistasks.Store {
+	t.Helper()
+	c := redis.NewClient(&redis.Options{Addr: addr, MaxRetries: -1})
+	t.Cleanup(func() { c.Close() })
+	s, err := redistasks.New(c, redistasks.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func task(id string, ttl time.Duration) mcpserver.TaskRecord {
+	now := time.Now().UTC()
+	return mcpserver.TaskRecord{ID: id, Owner: "o", Status: mcpserver.TaskWorking, Created: now, Updated: now, Expires: now.Add(ttl)}
+}
+
+// A task made through one client is read and changed through another, as
+// it was written, and a second create of its id is refused.
+func TestATaskIsSharedByReplicas(t *testing.T) {
+	t.Parallel()
+	srv := redistest.Start(t)
+	a, b := store(t, srv.Addr), store(t, srv.Addr)
+	ctx := context.Background()
+	if err := a.CreateTask(ctx, task("t1", time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.CreateTask(ctx, task("t1", time.Minute)); err == nil {
+		t.Fatal("a second create of one id succeeded")
+	}
+	got, err := b.UpdateTask(ctx, "t1", func(r *mcpserver.TaskRecord) bool {
+		r.Status, r.Result = mcpserver.TaskCompleted, json.RawMessage(`{"content":[]}`)
+		return true
+	})
+	if err != nil || got.Status != mcpserver.TaskCompleted {
+		t.Fatalf("update: %+v, %v", got, err)
+	}
+	read, err := a.Task(ctx, "t1")
+	if err != nil || read.Status != mcpserver.TaskCompleted || string(read.Result) != `{"content":[]}` || read.Owner != "o" {
+		t.Fatalf("read on the other replica: %+v, %v", read, err)
+	}
+	unchanged, err := a.UpdateTask(ctx, "t1", func(r *mcpserver.TaskRecord) bool { r.Status = mcpserver.TaskFailed; return false })
+	if err != nil || unchanged.Status != mcpserver.TaskCompleted {
+		t.Fatalf("a change that declined wrote: %+v, %v", unchanged, err)
+	}
+	if _, err := a.Task(ctx, "nope"); !errors.Is(err, mcpserver.ErrNoTask) {
+		t.Fatalf("an unknown task: %v", err)
+	}
+	if _, err := a.UpdateTask(ctx, "nope", func(*mcpserver.TaskRecord) bool { return true }); !errors.Is(err, mcpserver.ErrNoTask) {
+		t.Fatalf("an update of an unknown task: %v", err)
+	}
+}
+
+// Redis forgets a task at its expiry, also after updates.
+func TestATaskExpires(t *testing.T) {
+	t.Parallel()
+	srv := redistest.Start(t)
+	s := store(t, srv.Addr)
+	ctx := context.Background()
+	if err := s.CreateTask(ctx, task("short", 300*time.Millisecond)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.UpdateTask(ctx, "short", func(r *mcpserver.TaskRecord) bool { r.Message = "still"; return true }); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		_, err := s.Task(ctx, "short")
+		if errors.Is(err, mcpserver.ErrNoTask) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the task outlived its expiry: %v", err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// Updates from two replicas at once are each applied once: none is lost to
+// the other's read-modify-write.
+func TestConcurrentUpdatesAreNotLost(t *testing.T) {
+	t.Parallel()
+	srv := redistest.Start(t)
+	a, b := store(t, srv.Addr), store(t, srv.Addr)
+	ctx := context.Background()
+	if err := a.CreateTask(ctx, task("count", time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	const each = 20
+	var wg sync.WaitGroup
+	for _, s := range []*redistasks.Store{a, b} {
+		wg.Go(func() {
+			for range each {
+				if _, err := s.UpdateTask(ctx, "count", func(r *mcpserver.TaskRecord) bool { r.Message += "x"; return true }); err != nil {
+					t.Error(err)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	got, err := a.Task(ctx, "count")
+	if err != nil || len(got.Message) != 2*each {
+		t.Fatalf("%d of %d updates kept: %v", len(got.Message), 2*each, err)
+	}
+}
+
+// A Redis that is gone is an error, never a task.
+func TestARedisThatIsGoneIsAnError(t *testing.T) {
+	t.Parallel()
+	srv := redistest.Start(t)
+	s := store(t, srv.Addr)
+	srv.Kill()
+	if err := s.CreateTask(context.Background(), task("t", time.Minute)); err == nil {
+		t.Fatal("created with no Redis")
+	}
+	if _, err := s.Task(context.Background(), "t"); err == nil || errors.Is(err, mcpserver.ErrNoTask) {
+		t.Fatalf("read with no Redis: %v", err)
+	}
+}
