@@ -3,8 +3,11 @@ package mcpserver
 import (
 	"context"
 	"encoding/json"
+	"log/slog"
 	"net/http"
+	"strconv"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
 )
@@ -17,10 +20,33 @@ import (
 // handlers' contexts end, and the executor records tool_cancelled. Without a
 // Verifier no client is told apart, so none may cancel another's call by
 // guessing its id: a POST's own end still cancels its call.
+//
+// With replicas behind one load balancer, the cancel may reach another
+// replica than the call: with CancelSignals set, every cancel is also
+// recorded there, and each call this replica runs looks for one made after
+// it started, every cancelPoll while it runs (a call that ends sooner
+// never looks).
 type inflight struct {
-	mu    sync.Mutex
-	calls map[inflightKey][]*context.CancelFunc
+	mu      sync.Mutex
+	calls   map[inflightKey][]*context.CancelFunc
+	signals CancelSignals // nil: this replica's calls only
+	log     *slog.Logger
 }
+
+// CancelSignals carries a client's notifications/cancelled to the replica
+// where its call runs (HTTPOptions.CancelSignals): redistasks' store is
+// one on Redis. A key names a principal's request id.
+type CancelSignals interface {
+	// SignalCancel records that the calls named key were cancelled at at.
+	SignalCancel(ctx context.Context, key string, at time.Time) error
+	// CancelSignalled returns when the calls named key were last
+	// cancelled; zero when never, or not lately.
+	CancelSignalled(ctx context.Context, key string) (time.Time, error)
+}
+
+// cancelPoll is how often a running call looks for a cancel signalled on
+// another replica.
+const cancelPoll = 250 * time.Millisecond
 
 type inflightKey struct{ principal, id string }
 
@@ -49,7 +75,9 @@ func (f *inflight) track(r *http.Request, body []byte) (*http.Request, func()) {
 	if token := r.Header.Get(scopeHeader); token != "" {
 		scopes.Store(token, ctx) // the handler's context follows this one now
 	}
+	stopWatch := f.watch(ctx, key, cancel)
 	return r.WithContext(ctx), func() {
+		stopWatch()
 		f.mu.Lock()
 		list := f.calls[key]
 		for i, c := range list {
@@ -75,13 +103,56 @@ func (f *inflight) cancel(r *http.Request, body []byte) bool {
 	if !ok || env.Method != "notifications/cancelled" || len(env.Params.RequestID) == 0 {
 		return false
 	}
+	key := inflightKey{principal, compactID(env.Params.RequestID)}
 	f.mu.Lock()
-	list := append([]*context.CancelFunc(nil), f.calls[inflightKey{principal, compactID(env.Params.RequestID)}]...)
+	list := append([]*context.CancelFunc(nil), f.calls[key]...)
 	f.mu.Unlock()
 	for _, c := range list {
 		(*c)()
 	}
+	if f.signals != nil { // the call may run on another replica
+		if err := f.signals.SignalCancel(r.Context(), key.signal(), time.Now()); err != nil {
+			f.log.LogAttrs(r.Context(), slog.LevelWarn, "keel: a cancel could not be signalled to the other replicas", slog.Any("error", err))
+		}
+	}
 	return true
+}
+
+// signal is the key's name among replicas: principal and id, told apart.
+func (k inflightKey) signal() string {
+	return strconv.Itoa(len(k.principal)) + ":" + k.principal + "|" + k.id
+}
+
+// watch looks for a cancel of key signalled after now on another replica,
+// every cancelPoll until ctx ends; stop ends the watch.
+func (f *inflight) watch(ctx context.Context, key inflightKey, cancel context.CancelFunc) (stop func()) {
+	if f.signals == nil {
+		return func() {}
+	}
+	started := time.Now()
+	var mu sync.Mutex
+	var timer *time.Timer
+	stopped := false
+	var look func()
+	look = func() {
+		at, err := f.signals.CancelSignalled(ctx, key.signal())
+		if err == nil && at.After(started) {
+			cancel()
+			return
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if !stopped && ctx.Err() == nil {
+			timer = time.AfterFunc(cancelPoll, look)
+		}
+	}
+	timer = time.AfterFunc(cancelPoll, look)
+	return func() {
+		mu.Lock()
+		defer mu.Unlock()
+		stopped = true
+		timer.Stop()
+	}
 }
 
 // read decodes a single message's envelope and the verified principal; not

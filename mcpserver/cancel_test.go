@@ -6,14 +6,18 @@ import (
 	"encoding/json"
 	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/keelgen/keel/internal/redistest"
 	"github.com/keelgen/keel/mcpserver"
+	"github.com/keelgen/keel/redistasks"
 	"github.com/keelgen/keel/runtime"
 	"github.com/keelgen/keel/runtime/keeltest"
 )
@@ -26,40 +30,15 @@ import (
 func TestStatelessCancelFromAnotherPost(t *testing.T) {
 	started := make(chan struct{}, 1)
 	ended := make(chan struct{}, 1)
-	tool := runtime.NewTool(runtime.ToolInfo{Name: "wait", Version: "1", Effect: runtime.EffectRead, Description: "Waits.", Timeout: 10 * time.Second,
-		InputSchema: json.RawMessage(`{"type":"object","additionalProperties":false}`), OutputSchema: json.RawMessage(`{"type":"object"}`)},
-		runtime.Handle(func(ctx context.Context, _ struct{}) (struct{}, error) {
-			started <- struct{}{}
-			<-ctx.Done()
-			ended <- struct{}{}
-			return struct{}{}, ctx.Err()
-		}))
 	var audit bytes.Buffer
 	var mu sync.Mutex
-	exec, err := runtime.NewExecutor(keeltest.Of(tool), runtime.WithLogger(slog.New(slog.DiscardHandler)),
+	exec, err := runtime.NewExecutor(keeltest.Of(waitTool(started, ended)), runtime.WithLogger(slog.New(slog.DiscardHandler)),
 		runtime.WithObserver(runtime.AuditLog(slog.New(slog.NewJSONHandler(lockedWriter{&mu, &audit}, nil)))))
 	if err != nil {
 		t.Fatal(err)
 	}
-	users := map[string]string{"alice-token": "alice", "mallory-token": "mallory"}
-	verifier := func(_ context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
-		return &auth.TokenInfo{UserID: users[token], Expiration: time.Now().Add(time.Hour)}, nil
-	}
-	srv := serve(t, mcpserver.New(exec, mcpserver.Options{}), mcpserver.HTTPOptions{Stateless: true, Verifier: verifier})
-	post := func(token, body string) *http.Response {
-		req, _ := http.NewRequest(http.MethodPost, srv.URL, strings.NewReader(body))
-		req.Header.Set("Authorization", "Bearer "+token)
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Error(err)
-			return nil
-		}
-		resp.Body.Close()
-		return resp
-	}
+	srv := serve(t, mcpserver.New(exec, mcpserver.Options{}), mcpserver.HTTPOptions{Stateless: true, Verifier: twoUsers})
+	post := func(token, body string) { postAs(t, srv.URL, token, body) }
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -91,4 +70,86 @@ func TestStatelessCancelFromAnotherPost(t *testing.T) {
 			t.Fatalf("the audit log has no tool_cancelled:\n%s", logged)
 		}
 	}
+}
+
+// waitTool is a tool whose call says when it starts, then waits for its
+// context to end and says so.
+func waitTool(started, ended chan struct{}) *runtime.Tool {
+	return runtime.NewTool(runtime.ToolInfo{Name: "wait", Version: "1", Effect: runtime.EffectRead, Description: "Waits.", Timeout: 10 * time.Second,
+		InputSchema: json.RawMessage(`{"type":"object","additionalProperties":false}`), OutputSchema: json.RawMessage(`{"type":"object"}`)},
+		runtime.Handle(func(ctx context.Context, _ struct{}) (struct{}, error) {
+			started <- struct{}{}
+			<-ctx.Done()
+			ended <- struct{}{}
+			return struct{}{}, ctx.Err()
+		}))
+}
+
+// twoUsers verifies alice's token and mallory's.
+func twoUsers(_ context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
+	users := map[string]string{"alice-token": "alice", "mallory-token": "mallory"}
+	return &auth.TokenInfo{UserID: users[token], Expiration: time.Now().Add(time.Hour)}, nil
+}
+
+// postAs posts a 2025-11-25 message with a bearer token.
+func postAs(t *testing.T, url, token, body string) {
+	req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+token)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Error(err)
+		return
+	}
+	resp.Body.Close()
+}
+
+// Two Stateless replicas on one Redis (HTTPOptions.CancelSignals): a
+// notifications/cancelled that reaches the replica the call does not run
+// on ends it where it runs; another principal's does not, nor does a
+// cancel sent before the call started.
+func TestCancelReachesAnotherReplica(t *testing.T) {
+	t.Parallel()
+	rdb := redistest.Start(t)
+	started := make(chan struct{}, 1)
+	ended := make(chan struct{}, 1)
+	replica := func() *httptest.Server {
+		exec, err := runtime.NewExecutor(keeltest.Of(waitTool(started, ended)), runtime.WithLogger(slog.New(slog.DiscardHandler)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		signals, err := redistasks.New(rdb.Client(), redistasks.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return serve(t, mcpserver.New(exec, mcpserver.Options{}), mcpserver.HTTPOptions{Stateless: true, Verifier: twoUsers, CancelSignals: signals})
+	}
+	a, b := replica(), replica()
+	signals, _ := redistasks.New(rdb.Client(), redistasks.Options{})
+	if _, err := mcpserver.HTTPHandler(mcp.NewServer(&mcp.Implementation{Name: "s"}, nil), mcpserver.HTTPOptions{CancelSignals: signals}); err == nil {
+		t.Fatal("CancelSignals without a Verifier was accepted: no cancel could name a principal")
+	}
+	cancel := `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7}}`
+	postAs(t, b.URL, "alice-token", cancel) // before the call: it names no call yet
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		postAs(t, a.URL, "alice-token", `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"wait","arguments":{}}}`)
+	}()
+	<-started
+	postAs(t, b.URL, "mallory-token", cancel)
+	select {
+	case <-ended:
+		t.Fatal("an earlier cancel, or another principal's, ended alice's call")
+	case <-time.After(800 * time.Millisecond):
+	}
+	postAs(t, b.URL, "alice-token", cancel)
+	select {
+	case <-ended:
+	case <-time.After(5 * time.Second):
+		t.Fatal("alice's cancel on the other replica did not end her call")
+	}
+	<-done
 }

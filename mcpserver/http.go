@@ -72,6 +72,11 @@ type HTTPOptions struct {
 	// Its TokenInfo reaches each call as req.Extra.TokenInfo (TokenContext).
 	// Set TokenInfo.UserID: the SDK then refuses a session to any other user.
 	Verifier auth.TokenVerifier
+	// CancelSignals, with a Verifier, carries a client's
+	// notifications/cancelled to the replica where its call runs, when
+	// replicas share a load balancer (redistasks' store, on Redis). Without
+	// it a cancel ends the calls of the replica it reaches.
+	CancelSignals CancelSignals
 	// Bearer are the SDK's bearer options (scopes, resource metadata URL,
 	// clock skew); nil takes the SDK's defaults (every token must expire).
 	Bearer *auth.RequireBearerTokenOptions
@@ -135,6 +140,9 @@ func HTTPHandler(s *mcp.Server, opts HTTPOptions) (http.Handler, error) {
 		opts.Logger = slog.Default()
 	}
 	var metadataURL string
+	if opts.CancelSignals != nil && opts.Verifier == nil {
+		return nil, errors.New("mcpserver: HTTPHandler: CancelSignals without a Verifier: a cancel names a principal's call, and no principal is known")
+	}
 	if md := opts.ResourceMetadata; md != nil {
 		if opts.Verifier == nil {
 			return nil, errors.New("mcpserver: HTTPHandler: ResourceMetadata without a Verifier would tell clients to get tokens nothing checks")
@@ -175,7 +183,7 @@ func HTTPHandler(s *mcp.Server, opts HTTPOptions) (http.Handler, error) {
 	}
 	var calls *inflight
 	if opts.Verifier != nil {
-		calls = &inflight{calls: map[inflightKey][]*context.CancelFunc{}}
+		calls = &inflight{calls: map[inflightKey][]*context.CancelFunc{}, signals: opts.CancelSignals, log: opts.Logger}
 	}
 	var up *stepUp
 	if sh, ok := handlerOf(s); ok && opts.Verifier != nil && sh.exec.Varies() {

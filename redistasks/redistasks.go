@@ -1,6 +1,7 @@
-// Package redistasks is an mcpserver.TaskStore on Redis, for several
-// replicas of one MCP server: a task made on one is read, answered and
-// cancelled on any. Each task is one key holding its record as JSON, which
+// Package redistasks is an mcpserver.TaskStore and mcpserver.CancelSignals
+// on Redis, for several replicas of one MCP server: a task made on one is
+// read, answered and cancelled on any, and a client's cancel of a call
+// reaches the replica where the call runs. Each task is one key holding its record as JSON, which
 // Redis forgets at the task's expiry. A create is one SET NX, acknowledged
 // before the server answers with the task; an update is an optimistic
 // transaction (WATCH, read, MULTI SET), retried when another replica
@@ -10,6 +11,8 @@ package redistasks
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -27,6 +30,9 @@ const (
 	// DefaultRetries is how many times an update is tried when other
 	// replicas keep changing the task under it.
 	DefaultRetries = 16
+	// DefaultCancelTTL is how long a cancel is kept for the replica whose
+	// call it names to find (it looks every quarter second).
+	DefaultCancelTTL = time.Minute
 )
 
 // Options configure a Store.
@@ -48,7 +54,10 @@ type Store struct {
 	retries int
 }
 
-var _ mcpserver.TaskStore = (*Store)(nil)
+var (
+	_ mcpserver.TaskStore     = (*Store)(nil)
+	_ mcpserver.CancelSignals = (*Store)(nil)
+)
 
 // New returns a store on client (a *redis.Client, *redis.ClusterClient or
 // any redis.UniversalClient: an update needs WATCH).
@@ -152,4 +161,37 @@ func (s *Store) UpdateTask(ctx context.Context, id string, change func(*mcpserve
 		return out, err
 	}
 	return mcpserver.TaskRecord{}, fmt.Errorf("redistasks: the task %q kept changing under %d updates", id, s.retries)
+}
+
+// cancelKey is the Redis key of a cancel: the caller's key hashed, so a
+// client's request id bounds nothing in Redis.
+func (s *Store) cancelKey(key string) string {
+	sum := sha256.Sum256([]byte(key))
+	return s.prefix + "cancel:" + hex.EncodeToString(sum[:])
+}
+
+// SignalCancel records that the calls named key were cancelled at at, for
+// DefaultCancelTTL.
+func (s *Store) SignalCancel(ctx context.Context, key string, at time.Time) error {
+	ctx, cancel := context.WithTimeout(ctx, s.timeout)
+	defer cancel()
+	if err := s.client.Set(ctx, s.cancelKey(key), at.UnixNano(), DefaultCancelTTL).Err(); err != nil {
+		return fmt.Errorf("redistasks: signal a cancel: %w", err)
+	}
+	return nil
+}
+
+// CancelSignalled returns when the calls named key were last cancelled, or
+// zero.
+func (s *Store) CancelSignalled(ctx context.Context, key string) (time.Time, error) {
+	ctx, cancel := context.WithTimeout(ctx, s.timeout)
+	defer cancel()
+	n, err := s.client.Get(ctx, s.cancelKey(key)).Int64()
+	switch {
+	case errors.Is(err, redis.Nil):
+		return time.Time{}, nil
+	case err != nil:
+		return time.Time{}, fmt.Errorf("redistasks: read a cancel: %w", err)
+	}
+	return time.Unix(0, n), nil
 }
