@@ -168,9 +168,10 @@ func canElicit(req *mcp.CallToolRequest) bool {
 }
 
 // ask is the input-required answer to a call the policy sent for approval,
-// or nil when this call's approval is not the client's to give.
-func (a *Approvals) ask(ctx context.Context, req *mcp.CallToolRequest, ec runtime.ExecutionContext, r runtime.ToolResult, arguments json.RawMessage) *mcp.CallToolResult {
-	if r.Code() != runtime.CodeApprovalRequired || r.Error == nil || r.Error.Approval == nil || !canElicit(req) {
+// or nil when this call's approval is not the client's to give. The caller
+// checked that the client takes elicitation.
+func (a *Approvals) ask(ctx context.Context, ec runtime.ExecutionContext, r runtime.ToolResult, arguments json.RawMessage) *mcp.CallToolResult {
+	if r.Code() != runtime.CodeApprovalRequired || r.Error == nil || r.Error.Approval == nil {
 		return nil
 	}
 	ar := *r.Error.Approval

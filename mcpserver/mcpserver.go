@@ -274,37 +274,14 @@ func (h *handler) call(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Call
 // run runs one tools/call through the executor. A task's call (task)
 // outlives the request that started it, and sends no notifications.
 func (h *handler) run(ctx context.Context, req *mcp.CallToolRequest, task bool) (*mcp.CallToolResult, error) {
-	if req.Params == nil {
-		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fixedMessage(jsonrpc.CodeInvalidParams)}
-	}
-	callID, _ := req.Params.Meta[MetaCallID].(string)
-	if callID == "" || len(callID) > maxCallIDBytes {
-		callID = newCallID()
-	}
-	name, args := carried(req.Params)
-	call := runtime.ToolCall{ID: callID, Name: name, Arguments: args}
 	if !task {
 		var release func()
 		ctx, release = withScope(ctx, req)
 		defer release()
 	}
-	ec := h.context(ctx, req)
-	if grant, ok := req.Params.Meta[MetaGrant].(string); ok {
-		ec.Grant = grant
-	}
-	answered := false
-	if h.approvals != nil {
-		id, grant, ok, err := h.approvals.answer(req, ec)
-		if err != nil {
-			return nil, invalidState()
-		}
-		if id != "" {
-			call.ID = id // the call the person was asked about
-		}
-		if grant != "" {
-			ec.Grant = grant
-		}
-		answered = ok
+	ec, call, answered, err := h.callOf(ctx, req)
+	if err != nil {
+		return nil, err
 	}
 	if token := req.Params.GetProgressToken(); token != nil && !task {
 		// The client asked to hear: a handler's runtime.ReportProgress becomes
@@ -325,8 +302,50 @@ func (h *handler) run(ctx context.Context, req *mcp.CallToolRequest, task bool) 
 		defer stopLog()
 	}
 	r := h.exec.Execute(ctx, ec, call)
-	if h.approvals != nil && !answered {
-		if q := h.approvals.ask(ctx, req, ec, r, args); q != nil {
+	return h.reply(ctx, ec, r, call.Arguments, !answered && canElicit(req))
+}
+
+// callOf is the call a tools/call asks for and who makes it: its id (the
+// client's, or the one the person was asked about), its name and
+// arguments, and the caller with a grant the call presents or a person's
+// yes became; answered when the call carries a person's answer.
+func (h *handler) callOf(ctx context.Context, req *mcp.CallToolRequest) (runtime.ExecutionContext, runtime.ToolCall, bool, error) {
+	if req.Params == nil {
+		return runtime.ExecutionContext{}, runtime.ToolCall{}, false, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fixedMessage(jsonrpc.CodeInvalidParams)}
+	}
+	callID, _ := req.Params.Meta[MetaCallID].(string)
+	if callID == "" || len(callID) > maxCallIDBytes {
+		callID = newCallID()
+	}
+	name, args := carried(req.Params)
+	call := runtime.ToolCall{ID: callID, Name: name, Arguments: args}
+	ec := h.context(ctx, req)
+	if grant, ok := req.Params.Meta[MetaGrant].(string); ok {
+		ec.Grant = grant
+	}
+	answered := false
+	if h.approvals != nil {
+		id, grant, ok, err := h.approvals.answer(req, ec)
+		if err != nil {
+			return ec, call, false, invalidState()
+		}
+		if id != "" {
+			call.ID = id // the call the person was asked about
+		}
+		if grant != "" {
+			ec.Grant = grant
+		}
+		answered = ok
+	}
+	return ec, call, answered, nil
+}
+
+// reply is the executor's result as the protocol carries it; a call the
+// policy sent for approval asks the client's person when ask (the client
+// takes elicitation, and no person answered yet).
+func (h *handler) reply(ctx context.Context, ec runtime.ExecutionContext, r runtime.ToolResult, args json.RawMessage, ask bool) (*mcp.CallToolResult, error) {
+	if h.approvals != nil && ask {
+		if q := h.approvals.ask(ctx, ec, r, args); q != nil {
 			return q, nil
 		}
 	}

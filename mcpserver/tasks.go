@@ -30,7 +30,9 @@ import (
 // replica stopped reads failed once its lease is over. A task is its
 // creator's: another caller's tasks/get, update or cancel reads as an
 // unknown task. Progress and log notifications are not sent for a task
-// (the extension has none).
+// (the extension has none). With a Runner, a task's call runs there
+// instead (keeltemporal's: a Temporal workflow), outliving any replica,
+// and the replica a client polls collects its result.
 type Tasks struct {
 	// Store keeps the tasks (default: NewMemoryTaskStore, this process's).
 	Store TaskStore
@@ -49,9 +51,24 @@ type Tasks struct {
 	// DefaultTaskLease). It is renewed every PollInterval (at most a third
 	// of it).
 	Lease time.Duration
+	// Runner, when set, runs each task's call where it outlives this
+	// replica; nil runs it here.
+	Runner TaskRunner
 	// Logger receives what the client is not told (a store's errors).
 	// Default slog.Default().
 	Logger *slog.Logger
+}
+
+// TaskRunner runs a task's call where it outlives the replica that took
+// it (keeltemporal.TaskRunner: a Temporal workflow of keel's activity, run
+// by the executor on a worker). A run is named by an id this package keeps
+// unique; starting a run that exists starts nothing new.
+type TaskRunner interface {
+	StartTask(ctx context.Context, run string, ec runtime.ExecutionContext, call runtime.ToolCall) error
+	// TaskResult returns the run's result once it ended (done).
+	TaskResult(ctx context.Context, run string) (r runtime.ToolResult, done bool, err error)
+	// CancelTask asks the run to end; its result is then tool_cancelled.
+	CancelTask(ctx context.Context, run string) error
 }
 
 // taskServer is a server's Tasks, with its defaults filled in.
@@ -261,10 +278,26 @@ func (h *handler) taskCall(ctx context.Context, req *mcp.CallToolRequest) (res m
 		ID: newTaskID(), Owner: owner(ec), Status: TaskWorking,
 		Created: now, Updated: now, Expires: now.Add(t.TTL), Lease: now.Add(t.Lease),
 	}
+	var call runtime.ToolCall
+	if t.Runner != nil {
+		var answered bool
+		ec, call, answered, err = h.callOf(ctx, req)
+		if err != nil {
+			return nil, err, true
+		}
+		rec.Run, rec.Lease = rec.ID, time.Time{} // the runner keeps it alive, not a lease
+		rec.Tool, rec.Arguments, rec.Elicits, rec.Answered = call.Name, call.Arguments, canElicit(req), answered
+	}
 	// Created before it is answered: a tasks/get on any replica finds it.
 	if err := t.Store.CreateTask(ctx, rec); err != nil {
 		t.Logger.LogAttrs(ctx, slog.LevelError, "keel: a task could not be stored; the call does not run", slog.Any("error", err))
 		return nil, internalError(), true
+	}
+	if t.Runner != nil {
+		if err := t.startRun(ctx, rec.ID, rec.Run, ec, call); err != nil {
+			return nil, err, true
+		}
+		return t.result(rec, "task"), nil, true
 	}
 	run := *req
 	params := *req.Params
@@ -332,6 +365,14 @@ func (t *taskServer) keep(ctx context.Context, id string, cancel context.CancelF
 func (t *taskServer) settle(id string, req *mcp.CallToolRequest, res *mcp.CallToolResult, callErr error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
+	name, args := carried(req.Params)
+	if _, err := t.record(ctx, id, "", name, args, res, callErr); err != nil {
+		t.Logger.LogAttrs(ctx, slog.LevelError, "keel: a task's end could not be stored; it reads failed once its lease is over", slog.String("task", id), slog.Any("error", err))
+	}
+}
+
+// record stores the end of run (the task's current one) of task id.
+func (t *taskServer) record(ctx context.Context, id, run, name string, args json.RawMessage, res *mcp.CallToolResult, callErr error) (TaskRecord, error) {
 	var result, input, rpcErr json.RawMessage
 	switch {
 	case callErr != nil:
@@ -341,9 +382,8 @@ func (t *taskServer) settle(id string, req *mcp.CallToolRequest, res *mcp.CallTo
 	default:
 		result, _ = json.Marshal(res)
 	}
-	name, args := carried(req.Params)
-	_, err := t.Store.UpdateTask(ctx, id, func(r *TaskRecord) bool {
-		if r.Status.Terminal() {
+	return t.Store.UpdateTask(ctx, id, func(r *TaskRecord) bool {
+		if r.Status.Terminal() || r.Run != run {
 			return false
 		}
 		r.Updated, r.Lease = time.Now().UTC(), time.Time{}
@@ -358,9 +398,40 @@ func (t *taskServer) settle(id string, req *mcp.CallToolRequest, res *mcp.CallTo
 		}
 		return true
 	})
-	if err != nil {
-		t.Logger.LogAttrs(ctx, slog.LevelError, "keel: a task's end could not be stored; it reads failed once its lease is over", slog.String("task", id), slog.Any("error", err))
+}
+
+// startRun starts a task's run on the runner; a run that cannot start
+// fails the task.
+func (t *taskServer) startRun(ctx context.Context, id, run string, ec runtime.ExecutionContext, call runtime.ToolCall) error {
+	err := t.Runner.StartTask(ctx, run, ec, call)
+	if err == nil {
+		return nil
 	}
+	t.Logger.LogAttrs(ctx, slog.LevelError, "keel: a task's run could not start", slog.String("task", id), slog.Any("error", err))
+	if _, err := t.record(ctx, id, run, call.Name, call.Arguments, nil, internalError()); err != nil {
+		t.Logger.LogAttrs(ctx, slog.LevelError, "keel: a task's end could not be stored", slog.String("task", id), slog.Any("error", err))
+	}
+	return internalError()
+}
+
+// collect asks the runner whether a task's run ended, and records how.
+func (h *handler) collect(ctx context.Context, rec TaskRecord, ec runtime.ExecutionContext) TaskRecord {
+	t := h.tasks
+	r, done, err := t.Runner.TaskResult(ctx, rec.Run)
+	if err != nil {
+		t.Logger.LogAttrs(ctx, slog.LevelWarn, "keel: the task runner did not say how a run stands", slog.String("task", rec.ID), slog.Any("error", err))
+		return rec
+	}
+	if !done {
+		return rec
+	}
+	res, callErr := h.reply(ctx, ec, r, rec.Arguments, rec.Elicits && !rec.Answered)
+	now, err := t.record(ctx, rec.ID, rec.Run, rec.Tool, rec.Arguments, res, callErr)
+	if err != nil {
+		t.Logger.LogAttrs(ctx, slog.LevelError, "keel: a task's end could not be stored", slog.String("task", rec.ID), slog.Any("error", err))
+		return rec
+	}
+	return now
 }
 
 // errorObject is a protocol error as a failed task holds it: its code and
@@ -387,6 +458,9 @@ func (h *handler) serveTask(ctx context.Context, method string, req *mcp.ServerR
 	if err != nil {
 		return nil, err
 	}
+	if rec.Run != "" && rec.Status == TaskWorking {
+		rec = h.collect(ctx, rec, ec)
+	}
 	switch method {
 	case methodTaskGet:
 		return t.result(rec, "complete"), nil
@@ -405,6 +479,11 @@ func (h *handler) serveTask(ctx context.Context, method string, req *mcp.ServerR
 		}
 		if cancel, ok := t.running.Load(rec.ID); ok {
 			cancel.(context.CancelFunc)()
+		}
+		if rec.Run != "" && !rec.Status.Terminal() {
+			if err := t.Runner.CancelTask(ctx, rec.Run); err != nil {
+				t.Logger.LogAttrs(ctx, slog.LevelWarn, "keel: a task's run could not be cancelled", slog.String("task", rec.ID), slog.Any("error", err))
+			}
 		}
 	case methodTaskUpdate:
 		if err := h.answerTask(ctx, rec.ID, req); err != nil {
@@ -439,17 +518,32 @@ func (h *handler) answerTask(ctx context.Context, id string, req *mcp.ServerRequ
 		retry = mcp.CallToolParamsRaw{Name: r.Tool, Arguments: r.Arguments, RequestState: r.State,
 			InputResponses: mcp.InputResponseMap{approvalInput: answer}}
 		now := time.Now().UTC()
-		r.Status, r.Message, r.Updated, r.Lease = TaskWorking, "", now, now.Add(t.Lease)
-		r.Input, r.Tool, r.Arguments, r.State = nil, "", nil, ""
+		r.Status, r.Message, r.Updated, r.Input, r.State = TaskWorking, "", now, nil, ""
+		if r.Run != "" {
+			r.Run, r.Answered = id+"-answered", true // the runner's second and last run
+		} else {
+			r.Lease, r.Tool, r.Arguments = now.Add(t.Lease), "", nil
+		}
 		return true
 	})
 	if err != nil && !errors.Is(err, ErrNoTask) {
 		t.Logger.LogAttrs(ctx, slog.LevelError, "keel: a task's answer could not be stored", slog.Any("error", err))
 		return internalError()
 	}
-	if claimed {
-		h.startTask(ctx, id, &mcp.CallToolRequest{Session: req.Session, Extra: req.Extra, Params: &retry})
+	if !claimed {
+		return nil
 	}
+	again := &mcp.CallToolRequest{Session: req.Session, Extra: req.Extra, Params: &retry}
+	if t.Runner == nil {
+		h.startTask(ctx, id, again)
+		return nil
+	}
+	ec, call, _, err := h.callOf(ctx, again)
+	if err != nil {
+		t.record(ctx, id, id+"-answered", retry.Name, retry.Arguments, nil, err)
+		return nil // the task reads failed
+	}
+	t.startRun(ctx, id, id+"-answered", ec, call)
 	return nil
 }
 

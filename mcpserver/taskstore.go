@@ -47,11 +47,18 @@ type TaskRecord struct {
 	// Lease is when the replica running the task is next due to renew it;
 	// a working task past its lease ran on a replica that stopped.
 	Lease time.Time `json:"lease,omitzero"`
-	// While the task waits for an answer: the call to run again with it,
-	// and the signed request state the answer goes with. Never shown.
+	// While the task waits for an answer (or, with a TaskRunner, all its
+	// life): the call to run again with it, and the signed request state
+	// the answer goes with. Never shown.
 	Tool      string          `json:"tool,omitempty"`
 	Arguments json.RawMessage `json:"arguments,omitempty"`
 	State     string          `json:"state,omitempty"`
+	// With a TaskRunner: the run of the call now, whether the client takes
+	// elicitation (so its person may be asked), and whether a person
+	// already answered.
+	Run      string `json:"run,omitempty"`
+	Elicits  bool   `json:"elicits,omitempty"`
+	Answered bool   `json:"answered,omitempty"`
 }
 
 // ErrNoTask is a TaskStore's answer for a task it does not hold (never

@@ -452,7 +452,7 @@ func TestKilledWorkerCallFinishesElsewhere(t *testing.T) {
 	dir := ledger(t.TempDir())
 	startWorkers(t, c, "kill-wf", "", nil, keeltemporal.Options{})
 
-	first := startWorkerProcess(t, srv.Addr, string(dir), "first")
+	first := startWorkerProcess(t, srv.Addr, string(dir), "kill-act", "first")
 	alice := runtime.ExecutionContext{Tenant: "acme", Principal: "alice"}
 	rollout := call("c-rollout", "rollout", `{"service":"api","steps":40,"step_ms":100}`)
 	wr := run(t, c, "killed-worker", "kill-wf", agentInput{Context: alice, Calls: []runtime.ToolCall{rollout},
@@ -473,7 +473,7 @@ func TestKilledWorkerCallFinishesElsewhere(t *testing.T) {
 		t.Errorf("heartbeat %+v", beat)
 	}
 	first.kill(t)
-	second := startWorkerProcess(t, srv.Addr, string(dir), "second")
+	second := startWorkerProcess(t, srv.Addr, string(dir), "kill-act", "second")
 
 	out, err := results(t, wr, 90*time.Second)
 	if err != nil {
@@ -552,7 +552,7 @@ type workerProcess struct {
 	errPath   string
 }
 
-func startWorkerProcess(t *testing.T, redisAddr, ledgerDir, name string) *workerProcess {
+func startWorkerProcess(t *testing.T, redisAddr, ledgerDir, queue, name string) *workerProcess {
 	t.Helper()
 	dir := t.TempDir()
 	p := &workerProcess{auditPath: filepath.Join(dir, "audit"), errPath: filepath.Join(dir, "stderr")}
@@ -563,7 +563,7 @@ func startWorkerProcess(t *testing.T, redisAddr, ledgerDir, name string) *worker
 	defer errFile.Close()
 	p.cmd = exec.Command(os.Args[0], "-test.run=^$")
 	p.cmd.Env = append(os.Environ(), "KEELTEMPORAL_WORKER="+hostPort, "KEELTEMPORAL_REDIS="+redisAddr,
-		"KEELTEMPORAL_LEDGER="+ledgerDir, "KEELTEMPORAL_AUDIT="+p.auditPath, "KEELTEMPORAL_QUEUE=kill-act")
+		"KEELTEMPORAL_LEDGER="+ledgerDir, "KEELTEMPORAL_AUDIT="+p.auditPath, "KEELTEMPORAL_QUEUE="+queue)
 	p.cmd.Stderr = errFile
 	out, err := p.cmd.StdoutPipe()
 	if err != nil {
@@ -614,7 +614,8 @@ func (p *workerProcess) audit() []map[string]any {
 }
 
 // runWorkerProcess is the worker process: keel's activity on the test
-// tools, grants in the shared Redis, until it is killed.
+// tools and the workflow of an MCP task, grants in the shared Redis, until
+// it is killed.
 func runWorkerProcess(hp string) int {
 	fail := func(err error) int {
 		fmt.Fprintln(os.Stderr, err)
@@ -640,6 +641,7 @@ func runWorkerProcess(hp string) int {
 	if err := keeltemporal.Register(w, exec, keeltemporal.Options{}); err != nil {
 		return fail(err)
 	}
+	keeltemporal.RegisterTaskWorkflow(w) // an MCP task's call, for TaskRunner
 	if err := w.Start(); err != nil {
 		return fail(err)
 	}
