@@ -14,6 +14,11 @@
 // TokenContext), never from the client. No protocol error the server sends
 // carries a Go type name, a path or the rejected input: each says only its
 // JSON-RPC code's fixed text (the detail goes to the protected log).
+//
+// Options.Approvals asks the client's person to approve a call the policy
+// sent for approval, as an input request; Options.Tasks answers long calls
+// as tasks (the io.modelcontextprotocol/tasks extension), kept in a store
+// any replica reads, their calls run here or on a TaskRunner.
 package mcpserver
 
 import (
