@@ -75,7 +75,7 @@ type TaskRunner interface {
 type taskServer struct {
 	Tasks
 	modes   map[string]TaskMode // of the tools served as tasks
-	running sync.Map            // task id → context.CancelFunc, the tasks this replica runs
+	running sync.Map            // task id → *context.CancelFunc, the tasks this replica runs
 }
 
 // TaskMode is how a tool is served to a client that declared the tasks
@@ -310,10 +310,11 @@ func (h *handler) taskCall(ctx context.Context, req *mcp.CallToolRequest) (res m
 // that started it: it ends with its call, a cancel, or the task's end.
 func (h *handler) startTask(ctx context.Context, id string, req *mcp.CallToolRequest) {
 	ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	h.tasks.running.Store(id, cancel)
+	mine := &cancel
+	h.tasks.running.Store(id, mine)
 	go func() {
 		defer cancel()
-		defer h.tasks.running.Delete(id)
+		defer h.tasks.running.CompareAndDelete(id, mine) // a run after an answer may have taken the id
 		stop := h.tasks.keep(ctx, id, cancel)
 		res, err := h.run(ctx, req, true)
 		stop()
@@ -478,7 +479,7 @@ func (h *handler) serveTask(ctx context.Context, method string, req *mcp.ServerR
 			return nil, internalError()
 		}
 		if cancel, ok := t.running.Load(rec.ID); ok {
-			cancel.(context.CancelFunc)()
+			(*cancel.(*context.CancelFunc))()
 		}
 		if rec.Run != "" && !rec.Status.Terminal() {
 			if err := t.Runner.CancelTask(ctx, rec.Run); err != nil {

@@ -82,9 +82,10 @@ type TaskStore interface {
 // MemoryTaskStore is a TaskStore in one process's memory: tasks live as
 // long as the process, so it serves one replica only.
 type MemoryTaskStore struct {
-	mu    sync.Mutex
-	tasks map[string]TaskRecord
-	now   func() time.Time
+	mu        sync.Mutex
+	tasks     map[string]TaskRecord
+	now       func() time.Time
+	nextSweep time.Time // when a create next forgets the expired tasks
 }
 
 // NewMemoryTaskStore returns an empty store.
@@ -96,11 +97,13 @@ func NewMemoryTaskStore() *MemoryTaskStore {
 func (s *MemoryTaskStore) CreateTask(_ context.Context, t TaskRecord) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	now := s.now()
-	for id, old := range s.tasks {
-		if !now.Before(old.Expires) {
-			delete(s.tasks, id)
+	if now := s.now(); now.After(s.nextSweep) {
+		for id, old := range s.tasks {
+			if !now.Before(old.Expires) {
+				delete(s.tasks, id)
+			}
 		}
+		s.nextSweep = now.Add(time.Minute)
 	}
 	if _, ok := s.tasks[t.ID]; ok {
 		return errors.New("mcpserver: a task with this id exists")
