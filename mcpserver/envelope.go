@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -25,6 +26,9 @@ type envelopeCheck struct {
 	// 2026-07-28 revision, which have none (nil on a Stateless server,
 	// whose next serves every request so).
 	sessionless http.Handler
+	// mirrored are the tools with an argument a client mirrors into a
+	// header (x-mcp-header), which the SDK checks against the arguments.
+	mirrored map[string]bool
 }
 
 // Since the 2026-07-28 revision (SEP-2575) a request carries its protocol
@@ -85,6 +89,14 @@ func (c envelopeCheck) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			// A client's SDK that cannot read the arguments cannot write the
 			// name's header either: the name goes past the SDK too.
 			m.carryName = r.Header.Get("Mcp-Method") != "" && r.Header.Get("Mcp-Name") == "" && !sdkReadable(m.arguments.bytesOf(m.raw))
+			if name, _ := m.callName(); c.mirrored[name] && r.Header.Get("Mcp-Protocol-Version") >= sessionlessRevision {
+				m.keepArguments = sdkReadable(m.arguments.bytesOf(m.raw))
+				if !m.keepArguments {
+					// Arguments the SDK cannot read are invalid_arguments
+					// (nothing runs): keel answers, whatever they mirror.
+					r.Header = withoutParamHeaders(r.Header)
+				}
+			}
 			toSDK = m.rewriteCall()
 			r.Header = nameHeaderFor(r.Header, &m)
 		}
@@ -181,4 +193,16 @@ func headerMismatch(w http.ResponseWriter, id []byte) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusBadRequest)
 	w.Write(body)
+}
+
+// withoutParamHeaders is h without the headers that mirror arguments
+// (Mcp-Param-*).
+func withoutParamHeaders(h http.Header) http.Header {
+	h = h.Clone()
+	for k := range h {
+		if strings.HasPrefix(k, "Mcp-Param-") {
+			delete(h, k)
+		}
+	}
+	return h
 }

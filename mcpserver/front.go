@@ -96,6 +96,10 @@ type message struct {
 	metaObject   bool     // and an object
 	paramsObject bool
 	carryName    bool // carry the name past the SDK even when a header could hold it
+	// keepArguments leaves the arguments in the params the SDK reads too,
+	// for its check of the headers that mirror them (SEP-2243's
+	// x-mcp-header); only arguments the SDK can read.
+	keepArguments bool
 
 	raw []byte // the frame
 }
@@ -393,6 +397,9 @@ func (m *message) appendParams(out []byte) []byte {
 			continue
 		}
 		out = appendMember(out, p.name, p.value.bytesOf(raw))
+	}
+	if m.keepArguments && m.hasArguments {
+		out = appendMember(out, "arguments", m.arguments.bytesOf(raw))
 	}
 	out = append(out, `"_meta":{`...)
 	for _, p := range m.metaMembers {

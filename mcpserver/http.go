@@ -189,7 +189,7 @@ func HTTPHandler(s *mcp.Server, opts HTTPOptions) (http.Handler, error) {
 	if sh, ok := handlerOf(s); ok && opts.Verifier != nil && sh.exec.Varies() {
 		up = &stepUp{h: sh, log: opts.Logger}
 	}
-	h = envelopeCheck{next: h, sessionless: sessionless, max: opts.MaxBodyBytes, log: opts.Logger, inflight: calls, stepUp: up} // after auth: no body is read for a stranger
+	h = envelopeCheck{next: h, sessionless: sessionless, max: opts.MaxBodyBytes, log: opts.Logger, inflight: calls, stepUp: up, mirrored: mirroredTools(s)} // after auth: no body is read for a stranger
 	if opts.Verifier != nil {
 		h = auth.RequireBearerToken(opaqueVerifier(opts.Verifier, opts.Bearer, opts.Logger), opts.Bearer)(h)
 		h = challenges{next: h, metadataURL: metadataURL}
@@ -412,3 +412,19 @@ func (g *guardedWriter) Flush() {
 }
 
 func (g *guardedWriter) Unwrap() http.ResponseWriter { return g.ResponseWriter }
+
+// mirroredTools are the tools of s whose arguments declare a header
+// (x-mcp-header, SEP-2243).
+func mirroredTools(s *mcp.Server) map[string]bool {
+	h, ok := handlerOf(s)
+	if !ok {
+		return nil
+	}
+	out := map[string]bool{}
+	for _, t := range h.exec.ToolSet().Tools() {
+		if info := t.Info(); bytes.Contains(info.InputSchema, []byte(`"x-mcp-header"`)) {
+			out[info.Name] = true
+		}
+	}
+	return out
+}

@@ -1,15 +1,18 @@
 package mcpserver_test
 
 import (
+	"context"
 	"encoding/json"
 	"log/slog"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/keelgen/keel/generated"
 	"github.com/keelgen/keel/mcpserver"
 	"github.com/keelgen/keel/runtime"
+	"github.com/keelgen/keel/runtime/keeltest"
 )
 
 // meta2026 is the per-request _meta of the 2026-07-28 revision (SEP-2575).
@@ -89,5 +92,50 @@ func TestSessionsServerAnswersTheSessionlessRevision(t *testing.T) {
 				t.Errorf("a 2025 client got no session: %d %q", r.status, r.body)
 			}
 		}
+	}
+}
+
+// An argument declared x-mcp-header (SEP-2243) is checked against its
+// Mcp-Param header over 2026-07-28: a match runs, a header missing or
+// different is 400 with -32020 and runs nothing; arguments the SDK cannot
+// read still reach keel's answer.
+func TestMirroredArgumentHeader(t *testing.T) {
+	var ran atomic.Int32
+	tool := runtime.NewTool(runtime.ToolInfo{Name: "route", Version: "1", Effect: runtime.EffectRead, Description: "Routes.",
+		InputSchema:  json.RawMessage(`{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region"},"n":{"type":"number"}},"additionalProperties":false}`),
+		OutputSchema: json.RawMessage(`{"type":"object"}`)},
+		runtime.Handle(func(context.Context, struct {
+			Region string  `json:"region"`
+			N      float64 `json:"n"`
+		}) (struct{}, error) {
+			ran.Add(1)
+			return struct{}{}, nil
+		}))
+	exec, err := runtime.NewExecutor(keeltest.Of(tool), runtime.WithLogger(slog.New(slog.DiscardHandler)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := serve(t, mcpserver.New(exec, mcpserver.Options{}), mcpserver.HTTPOptions{Stateless: true})
+	call := func(args string, headers map[string]string) rawReply {
+		h := map[string]string{"Mcp-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": "route"}
+		for k, v := range headers {
+			h[k] = v
+		}
+		body := `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"route","arguments":` + args + `,` + meta2026("2026-07-28") + `}}`
+		return post(t, srv.URL, body, h)
+	}
+	if r := call(`{"region":"eu-1"}`, map[string]string{"Mcp-Param-Region": "eu-1"}); r.status != 200 || strings.Contains(r.body, `"error"`) || ran.Load() != 1 {
+		t.Fatalf("a matching header: %d %s", r.status, r.body)
+	}
+	for _, h := range []map[string]string{nil, {"Mcp-Param-Region": "us-1"}, {"Mcp-Param-Region": "=?base64?ZXUtMQ?="}} {
+		if r := call(`{"region":"eu-1"}`, h); r.status != 400 || !strings.Contains(r.body, "-32020") {
+			t.Errorf("header %v: %d %s", h, r.status, r.body)
+		}
+	}
+	if r := call(`{"region":"eu-1","n":1e400}`, map[string]string{"Mcp-Param-Region": "eu-1"}); !strings.Contains(r.body, "invalid_arguments") {
+		t.Errorf("arguments the SDK cannot read: %d %s", r.status, r.body)
+	}
+	if ran.Load() != 1 {
+		t.Fatalf("the handler ran %d times", ran.Load())
 	}
 }

@@ -117,11 +117,14 @@ func ErrorHandling(ctx context.Context, _ None) (Text, error) {
 type GreetArgs struct {
 	// Name is whom to greet.
 	Name string `json:"name"`
+	// Region routes the greeting: a deployment's load balancer reads it
+	// from the Mcp-Param-Region header (SEP-2243).
+	Region string `json:"region,omitempty" jsonschema_extras:"x-mcp-header=Region"`
 }
 
 // Greet greets, at once: the tasks scenarios' tool that is never a task.
 //
-//keel:tool name=greet version=1.0 effect=read
+//keel:tool name=greet version=1.1 effect=read
 func Greet(ctx context.Context, in GreetArgs) (Text, error) {
 	return Text{Text: "Hello, " + in.Name + "!"}, nil
 }

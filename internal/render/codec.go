@@ -51,6 +51,8 @@ type codecState struct {
 	decls    []*codecFunc      // functions, in the order a reader meets them
 	patterns []patternVar      // the compiled patterns
 	patVars  map[string]string // pattern → var name
+
+	headerNodes map[node]bool // the argument schemas that may carry x-mcp-header
 }
 
 // node is one schema as the planner reads it: never nil, an empty schema
@@ -212,6 +214,10 @@ func (g *codecs) checkKeywords(n node, ptr string) {
 	for _, k := range slices.Sorted(slices.Values(n.Keywords())) {
 		switch raw, unread := n.OtherValue(k); {
 		case k == "$defs" || k == "$schema": // read through $ref; the dialect, which keel's is
+		case k == mcpHeader: // the MCP server's to check; checkHeaders read it
+			if g.side != "input" || !g.headerNodes[n] {
+				g.fail(ptr, "x-mcp-header is only for a property of the arguments that a client reaches from their root through properties")
+			}
 		case !checked[k] && !schemamodel.IsAnnotation(k):
 			g.fail(ptr, "keyword %q cannot be checked by generated code; describe the value with the keywords keel checks (see the README)", k)
 		case checked[k] && unread && !(k == "items" && raw.Kind() == '['): // a tuple: itemsNode says so

@@ -139,6 +139,7 @@ func planCodecs(pkg *model.Package, schemas map[string]model.Schemas) (*codecPla
 			return nil, nil, fmt.Errorf("%s: output schema: %w", t.Name, err)
 		}
 		input := &codecs{codecState: g, tool: t, side: "input", defs: schemamodel.DefsOf(in)}
+		input.checkHeaders(in)
 		read := input.reader(argsType(t), in, "", t.ArgsTypeName())
 		output := &codecs{codecState: g, tool: t, side: "output", defs: schemamodel.DefsOf(out)}
 		write := output.writer(t.Result, out, "", t.Ident()+"Result")

@@ -22,7 +22,8 @@ var (
 	}(mcpsuite.Text{})
 	_ = struct{}(mcpsuite.None{})
 	_ = struct {
-		Name string
+		Name   string
+		Region string
 	}(mcpsuite.GreetArgs{})
 	_ = struct {
 		Name    string
@@ -369,7 +370,8 @@ func readGreetArgs(d *wire.Decoder, v *mcpsuite.GreetArgs) error {
 		return err
 	}
 	var seen struct {
-		Name bool
+		Name   bool
+		Region bool
 	}
 	for d.More() {
 		name, err := d.Name()
@@ -385,6 +387,17 @@ func readGreetArgs(d *wire.Decoder, v *mcpsuite.GreetArgs) error {
 			if err := readString(d, &v.Name); err != nil {
 				return wire.At(err, "name")
 			}
+		case "region":
+			if seen.Region {
+				return wire.Duplicate()
+			}
+			seen.Region = true
+			if d.Null() {
+				continue
+			}
+			if err := readGreetArgsRegion(d, &v.Region); err != nil {
+				return wire.At(err, "region")
+			}
 		default:
 			return wire.Unknown()
 		}
@@ -399,6 +412,15 @@ func readGreetArgs(d *wire.Decoder, v *mcpsuite.GreetArgs) error {
 }
 
 func readString(d *wire.Decoder, v *string) error {
+	s, err := d.String()
+	if err != nil {
+		return err
+	}
+	*v = s
+	return nil
+}
+
+func readGreetArgsRegion(d *wire.Decoder, v *string) error {
 	s, err := d.String()
 	if err != nil {
 		return err

@@ -18,7 +18,7 @@ const _ = runtime.IsAtLeastVersion0_4_0
 
 // SetDigest identifies this exact tool set: the set_digest of keel.lock.json.
 // The executor recomputes it from the embedded contracts before it accepts a call.
-const SetDigest = "sha256:a8c7138a2d998df56f618149b72d093ee15d3b834551bac5fdb140940398e2d2"
+const SetDigest = "sha256:06abac23c58baa8b4a8e22d01d11cc8962a729e7c946f7a40bd3ba3ddfb9bae0"
 
 // Tool names. Harness code that names a tool by its constant stops compiling
 // when the tool is removed.
@@ -119,7 +119,7 @@ var toolSpecs = [...]runtime.ToolSpec{
 	{
 		Info: runtime.ToolInfo{
 			Name:        ToolGreet,
-			Version:     "1.0",
+			Version:     "1.1",
 			Effect:      runtime.EffectRead,
 			Description: "Greets, at once: the tasks scenarios' tool that is never a task.",
 		},
