@@ -66,7 +66,7 @@ type Ticket struct {
 // CreateTicket opens a follow-up ticket for an incident. It writes to the
 // ticket system, so it runs only with approval.
 //
-//keel:tool name=create_ticket version=1.2 effect=write errors=incident_not_found timeout=5s
+//keel:tool name=create_ticket version=1.2.1 effect=write errors=incident_not_found timeout=5s
 //keel:param incidentID the incident to follow up, such as INC-001
 //keel:param summary what the follow-up should do, in one sentence
 func CreateTicket(ctx context.Context, incidentID IncidentID, summary string) (Ticket, error) {

@@ -19,7 +19,7 @@ const _ = runtime.IsAtLeastVersion0_4_0
 
 // SetDigest identifies this exact tool set: the set_digest of keel.lock.json.
 // The executor recomputes it from the embedded contracts before it accepts a call.
-const SetDigest = "sha256:5a824a87aef590ae828f143b31945e421a244cc30244b929af91ae1fd1d6e7ba"
+const SetDigest = "sha256:f5d1e5feb7c69c9b0f28e1d5754551dc604ed9ce55eebe4565e3a7d6ffa03573"
 
 // Tool names. Harness code that names a tool by its constant stops compiling
 // when the tool is removed.
@@ -55,7 +55,7 @@ var toolSpecs = [...]runtime.ToolSpec{
 	{
 		Info: runtime.ToolInfo{
 			Name:        ToolCreateTicket,
-			Version:     "1.2",
+			Version:     "1.2.1",
 			Effect:      runtime.EffectWrite,
 			Description: "Opens a follow-up ticket for an incident. It writes to the ticket system, so it runs only with approval.",
 			Timeout:     5 * time.Second,

@@ -595,6 +595,12 @@ func lint(pkg *model.Package, schemas map[string]model.Schemas) []model.Diagnost
 				}
 				warn(t, "%s member %s has no description for the model; give its field a doc comment", side.name, ptr)
 			}
+			for _, d := range described(side.doc) {
+				if at, ok := pkg.KeptNames[d.text]; ok {
+					warn(t, "%s member %s: its doc comment (%s) starts with the field's Go name and is kept as written, since the next word does not read as a verb about it; the model reads %q (to have the name dropped, write \"<Name> is ...\" or \"<Name> returns ...\")",
+						side.name, d.ptr, at, d.text)
+				}
+			}
 		}
 		var named []int // indices into pkg.Exported: warnings in its order
 		for w := range said {
@@ -610,14 +616,40 @@ func lint(pkg *model.Package, schemas map[string]model.Schemas) []model.Diagnost
 	return out
 }
 
+// describedMember is a property's JSON Pointer and its description.
+type describedMember struct{ ptr, text string }
+
+// described lists the properties of schema, at any depth, that have a
+// description.
+func described(schema []byte) []describedMember {
+	var out []describedMember
+	eachProperty(schema, func(ptr string, p *schemamodel.Schema) {
+		if p.Description != "" {
+			out = append(out, describedMember{ptr, p.Description})
+		}
+	})
+	return out
+}
+
 // undescribed lists the JSON Pointers of the properties of schema, at any
 // depth, that have no description.
 func undescribed(schema []byte) []string {
+	var out []string
+	eachProperty(schema, func(ptr string, p *schemamodel.Schema) {
+		if p.Description == "" {
+			out = append(out, ptr)
+		}
+	})
+	return out
+}
+
+// eachProperty calls f with every property of schema that is an object
+// schema, at any depth, by name within an object.
+func eachProperty(schema []byte, f func(ptr string, p *schemamodel.Schema)) {
 	doc, err := schemamodel.Parse(schema)
 	if err != nil {
-		return nil
+		return
 	}
-	var out []string
 	var walk func(s *schemamodel.Schema, ptr jsontext.Pointer)
 	walk = func(s *schemamodel.Schema, ptr jsontext.Pointer) {
 		if !s.IsObject() {
@@ -625,11 +657,8 @@ func undescribed(schema []byte) []string {
 		}
 		for _, name := range slices.Sorted(slices.Values(s.PropertyNames())) {
 			p := s.Property(name)
-			if !p.IsObject() {
-				continue
-			}
-			if p.Description == "" {
-				out = append(out, string(ptr.AppendToken(name)))
+			if p.IsObject() {
+				f(string(ptr.AppendToken(name)), p)
 			}
 			walk(p, ptr.AppendToken(name))
 		}
@@ -637,7 +666,6 @@ func undescribed(schema []byte) []string {
 		walk(s.AdditionalProperties, ptr.AppendToken("*"))
 	}
 	walk(doc, "")
-	return out
 }
 
 // words is the set of whole words of text: the longest runs of letters,

@@ -431,3 +431,77 @@ func List(ctx context.Context, args Args) (struct{}, error) { return struct{}{},
 		t.Fatalf("Generate under a v0.13 replace: %v", err)
 	}
 }
+
+// keel never changes what a description means: a field comment that starts
+// with the field's Go name loses the name only where a verb about it
+// follows (Go's doc convention); ordinary English that happens to start
+// with the name is kept as written, and -lint says so, with where.
+func TestAuthorsWordsKept(t *testing.T) {
+	t.Parallel()
+	dir := testmod.New(t, map[string]string{"h/h.go": `package h
+
+import "context"
+
+// Args are a dashboard update.
+type Args struct {
+	// Overwrite the dashboard if it exists.
+	Overwrite bool ` + "`json:\"overwrite,omitempty\"`" + `
+	// Page number for pagination (1-indexed).
+	Page int ` + "`json:\"page,omitempty\"`" + `
+	// UID of existing dashboard to update.
+	UID string ` + "`json:\"uid,omitempty\"`" + `
+	// Limit caps the results.
+	Limit int ` + "`json:\"limit,omitempty\"`" + `
+	// Folder is where the dashboard goes.
+	Folder string ` + "`json:\"folder,omitempty\"`" + `
+	// Labels map names to values.
+	Labels map[string]string ` + "`json:\"labels,omitempty\"`" + `
+	// Title must not be empty.
+	Title string ` + "`json:\"title,omitempty\"`" + `
+}
+
+// Out is the update's outcome.
+type Out struct {
+	// Status of the update.
+	Status string ` + "`json:\"status\"`" + `
+}
+
+// Update updates a dashboard.
+//
+//keel:tool name=update_dashboard version=1.0 effect=write
+func Update(ctx context.Context, a Args) (Out, error) { return Out{}, nil }
+`})
+	res, err := gen.Generate(gen.Config{Dir: dir, Patterns: []string{"./h"}, OutDir: "out", Lint: true})
+	if err != nil || !res.Writable() {
+		t.Fatal(err, res.Diagnostics)
+	}
+	files := map[string]string{}
+	for _, f := range res.Files {
+		files[f.Path] = string(f.Content)
+	}
+	for file, wants := range map[string][]string{
+		"schemas/update_dashboard.input.json": {
+			`"Overwrite the dashboard if it exists."`, `"Page number for pagination (1-indexed)."`, `"UID of existing dashboard to update."`,
+			`"Caps the results."`, `"Where the dashboard goes."`, `"Map names to values."`, `"Must not be empty."`,
+		},
+		"schemas/update_dashboard.output.json": {`"Status of the update."`},
+		"keel_tools.go":                        {`"Updates a dashboard."`},
+	} {
+		for _, want := range wants {
+			if !strings.Contains(files[file], want) {
+				t.Errorf("%s lacks %s:\n%s", file, want, files[file])
+			}
+		}
+	}
+	var kept []string
+	for _, w := range res.Warnings {
+		if strings.Contains(w.Message, "kept as written") {
+			kept = append(kept, w.Message)
+		}
+	}
+	slices.Sort(kept)
+	if len(kept) != 4 || !strings.Contains(kept[0], "input member /overwrite: its doc comment (") || !strings.Contains(kept[0], "h.go:7:") ||
+		!strings.Contains(kept[3], "output member /status") {
+		t.Errorf("-lint on the texts kept:\n%s", strings.Join(kept, "\n"))
+	}
+}

@@ -179,7 +179,7 @@ func (l *loader) run(out *model.Package) []*ast.File {
 		for _, cg := range f.Comments {
 			l.comment(cg, funcDocs[cg], out)
 		}
-		l.collectComments(f, out.Comments)
+		l.collectComments(f, out)
 	}
 	for _, name := range l.pkg.Types.Scope().Names() {
 		if token.IsExported(name) {
@@ -473,7 +473,8 @@ func checkNames(tools []*model.Tool) []model.Diagnostic {
 
 // collectComments records type and field doc comments for schema
 // descriptions, keyed as invopop/jsonschema's CommentMap expects.
-func (l *loader) collectComments(f *ast.File, into map[string]string) {
+func (l *loader) collectComments(f *ast.File, out *model.Package) {
+	into := out.Comments
 	for _, decl := range f.Decls {
 		gd, ok := decl.(*ast.GenDecl)
 		if !ok || gd.Tok != token.TYPE {
@@ -504,6 +505,7 @@ func (l *loader) collectComments(f *ast.File, into map[string]string) {
 				}
 				for _, name := range field.Names {
 					into[key+"."+name.Name] = modelText(text, name.Name)
+					l.noteKept(out, text, name.Name, doc.Pos())
 				}
 			}
 		}
@@ -574,18 +576,22 @@ func parsePos(s string) token.Position {
 // comment starts with the name of what it documents ("FindRooms lists
 // rooms", "MinCapacity is the smallest size"), which the model never sees.
 // The leading identifier is dropped, with an "is" or "are" after it, and
-// the next word capitalized: "Lists rooms", "The smallest size". Other
-// text is kept as written.
+// the next word capitalized: "Lists rooms", "The smallest size". It is
+// dropped only where the rest reads as a sentence about that name (a verb
+// follows: docVerb); ordinary English that happens to start with the name
+// ("Overwrite the dashboard if it exists", "Page number for pagination")
+// is kept as written, and -lint says so (keptName).
 func modelText(text, ident string) string {
 	rest, ok := strings.CutPrefix(text, ident+" ")
 	if !ok || ident == "" {
 		return text
 	}
-	for _, verb := range []string{"is ", "are "} {
-		if r, ok := strings.CutPrefix(rest, verb); ok {
-			rest = r
-			break
-		}
+	next, after, _ := strings.Cut(rest, " ")
+	switch {
+	case next == "is" || next == "are":
+		rest = after
+	case !docVerb(next, ident) && !(docAdverbs[next] && docVerb(strings.SplitN(after, " ", 2)[0], ident)):
+		return text
 	}
 	r, size := utf8.DecodeRuneInString(rest)
 	if r == utf8.RuneError {
@@ -593,3 +599,52 @@ func modelText(text, ident string) string {
 	}
 	return string(unicode.ToUpper(r)) + rest[size:]
 }
+
+// noteKept records, for -lint, a doc text that starts with the name it
+// documents and that modelText kept as written.
+func (l *loader) noteKept(out *model.Package, text, ident string, pos token.Pos) {
+	if ident == "" || !strings.HasPrefix(text, ident+" ") || modelText(text, ident) != text {
+		return
+	}
+	if out.KeptNames == nil {
+		out.KeptNames = map[string]token.Position{}
+	}
+	out.KeptNames[text] = l.fset.Position(pos)
+}
+
+// docVerb reports whether w, after the Go name ident, makes the comment a
+// doc sentence about it: an auxiliary ("Limit is", "Name must"), a word
+// that reads as a verb in the third person ("Since restricts"), or after a
+// plural name one of the verbs doc comments use ("Labels map"). Any other
+// word keeps the author's text.
+func docVerb(w, ident string) bool {
+	w = strings.TrimRight(w, ",;:.")
+	plural := strings.HasSuffix(ident, "s") && !strings.HasSuffix(ident, "ss")
+	return docAuxiliaries[w] || thirdPerson(w) || plural && pluralVerbs[w]
+}
+
+var docAuxiliaries = map[string]bool{
+	"was": true, "were": true, "has": true, "have": true, "had": true, "can": true, "cannot": true, "could": true,
+	"may": true, "might": true, "must": true, "shall": true, "should": true, "will": true, "would": true, "does": true, "do": true,
+}
+
+var pluralVerbs = map[string]bool{
+	"map": true, "hold": true, "name": true, "list": true, "give": true, "say": true, "carry": true, "count": true,
+	"keep": true, "mark": true, "mean": true, "limit": true, "bound": true, "describe": true, "contain": true,
+	"select": true, "filter": true, "match": true, "set": true, "tell": true, "point": true, "refer": true,
+	"apply": true, "follow": true, "override": true, "control": true, "go": true, "come": true, "run": true,
+}
+
+// thirdPerson reports whether w reads as a verb in the third person
+// singular, as Go doc comments put it after a name ("Since restricts"): a
+// lowercase word of four letters or more ending in s, but not in ss, us or
+// is ("class", "status", "basis").
+func thirdPerson(w string) bool {
+	if len(w) < 4 || strings.IndexFunc(w, func(r rune) bool { return r < 'a' || r > 'z' }) >= 0 {
+		return false
+	}
+	return strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") && !strings.HasSuffix(w, "us") && !strings.HasSuffix(w, "is")
+}
+
+// docAdverbs may stand between a name and its verb ("Job always fails").
+var docAdverbs = map[string]bool{"always": true, "never": true, "only": true, "also": true, "usually": true, "often": true, "still": true, "then": true}

@@ -35,6 +35,11 @@ type Package struct {
 	Enums []Enum
 	// TextTypes are the types //keel:text directives declare.
 	TextTypes TextTypes
+	// KeptNames are doc texts that start with the Go name they document
+	// but were kept as written, since the word after it does not read as a
+	// verb about it ("Page number for pagination"): keelgen -lint names
+	// each one a tool's model reads, where it is written.
+	KeptNames map[string]token.Position
 }
 
 // TextTypes are the types a //keel:text directive declares: JSON strings

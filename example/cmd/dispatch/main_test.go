@@ -22,7 +22,7 @@ func TestTable(t *testing.T) {
 | call-valid | lookup_incident | 1.1 | true | — |
 | call-unknown | delete_prod | null | false | unknown_tool |
 | call-invalid | lookup_incident | 1.1 | false | invalid_arguments |
-| call-write | create_ticket | 1.2 | false | approval_required |
+| call-write | create_ticket | 1.2.1 | false | approval_required |
 
 {
   "call_id": "call-valid",
@@ -52,7 +52,7 @@ func TestJSON(t *testing.T) {
 	want := `{"call_id":"call-valid","tool_name":"lookup_incident","tool_version":"1.1","ok":true,"data":{"incident_id":"INC-001","service":"auth-api","severity":"high","symptom":"登录接口持续返回 502","evidence":["auth-api timeout","database pool exhausted"]},"error":null}
 {"call_id":"call-unknown","tool_name":"delete_prod","tool_version":null,"ok":false,"data":null,"error":{"code":"unknown_tool","message":"No tool with that name is available. Available tools: create_ticket, lookup_incident."}}
 {"call_id":"call-invalid","tool_name":"lookup_incident","tool_version":"1.1","ok":false,"data":null,"error":{"code":"invalid_arguments","message":"The arguments do not match the tool's input schema."}}
-{"call_id":"call-write","tool_name":"create_ticket","tool_version":"1.2","ok":false,"data":null,"error":{"code":"approval_required","message":"This call needs approval before it can run."}}
+{"call_id":"call-write","tool_name":"create_ticket","tool_version":"1.2.1","ok":false,"data":null,"error":{"code":"approval_required","message":"This call needs approval before it can run."}}
 `
 	if got != want {
 		t.Fatalf("-json output:\n%s\nwant:\n%s", got, want)
@@ -72,7 +72,7 @@ func TestCallsFromStdin(t *testing.T) {
 	got, _ := runDemo(t, in, "-calls", "-", "-allow-side-effects")
 	lines := strings.Split(strings.TrimSuffix(got, "\n"), "\n")
 	wantPrefixes := []string{
-		`{"call_id":"w","tool_name":"create_ticket","tool_version":"1.2","ok":true,"data":{"ticket_id":"TCK-`,
+		`{"call_id":"w","tool_name":"create_ticket","tool_version":"1.2.1","ok":true,"data":{"ticket_id":"TCK-`,
 		`{"call_id":"line-2","tool_name":"","tool_version":null,"ok":false,"data":null,"error":{"code":"invalid_call",`,
 		`{"call_id":"line-4","tool_name":"","tool_version":null,"ok":false,"data":null,"error":{"code":"invalid_call",`,
 		`{"call_id":"line-5","tool_name":"","tool_version":null,"ok":false,"data":null,"error":{"code":"invalid_call",`,
@@ -103,7 +103,7 @@ func TestApprovalLoop(t *testing.T) {
 		t.Fatalf("approval loop printed %d lines:\n%s", len(lines), got)
 	}
 	for i, want := range map[int]string{
-		1: `"error":{"code":"approval_required","message":"This call needs approval before it can run.","approval":{"tool":"create_ticket","version":"1.2","set_digest":"sha256:`,
+		1: `"error":{"code":"approval_required","message":"This call needs approval before it can run.","approval":{"tool":"create_ticket","version":"1.2.1","set_digest":"sha256:`,
 		4: `"ok":true,"data":{"ticket_id":"TCK-`,
 		6: `"code":"approval_required"`,
 		8: `"code":"approval_required"`,
@@ -112,7 +112,7 @@ func TestApprovalLoop(t *testing.T) {
 			t.Errorf("line %d:\n%s\nlacks\n%s", i+1, lines[i], want)
 		}
 	}
-	if !strings.HasPrefix(lines[2], "2. a person approves create_ticket 1.2 with arguments sha256:") {
+	if !strings.HasPrefix(lines[2], "2. a person approves create_ticket 1.2.1 with arguments sha256:") {
 		t.Errorf("line 3: %s", lines[2])
 	}
 }
