@@ -642,3 +642,87 @@ func TestStandaloneStreamHeartbeats(t *testing.T) {
 		}
 	}
 }
+
+// upstreamKey is the test deployment's context key: where a call's
+// upstream is, and the caller's credential for it.
+type upstreamKey struct{}
+
+type upstream struct{ url, credential string }
+
+// Per-request values reach the handler through Options.RequestContext: each
+// caller's upstream URL (a header the server chose to read) and credential
+// (a claim of the verified token). They are in no argument, and the audit
+// does not hold them.
+func TestRequestValuesReachTheHandler(t *testing.T) {
+	var mu sync.Mutex
+	seen := map[string]string{} // upstream path → Authorization it got
+	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		seen[r.URL.Path] = r.Header.Get("Authorization")
+		mu.Unlock()
+		w.Write([]byte(`{"status":"green"}`))
+	}))
+	defer api.Close()
+
+	tool := runtime.NewTool(runtime.ToolInfo{Name: "report", Version: "1", Effect: runtime.EffectRead, Description: "Reads the caller's report.",
+		InputSchema:  json.RawMessage(`{"type":"object","additionalProperties":false}`),
+		OutputSchema: json.RawMessage(`{"type":"object","properties":{"status":{"type":"string"}},"required":["status"]}`)},
+		runtime.Handle(func(ctx context.Context, _ struct{}) (map[string]any, error) {
+			up, ok := ctx.Value(upstreamKey{}).(upstream)
+			if !ok {
+				return nil, runtime.Fail("no_upstream", "No upstream for this caller.")
+			}
+			req, _ := http.NewRequestWithContext(ctx, http.MethodGet, up.url, nil)
+			req.Header.Set("Authorization", "Bearer "+up.credential)
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				return nil, err
+			}
+			defer resp.Body.Close()
+			var out map[string]any
+			return out, json.NewDecoder(resp.Body).Decode(&out)
+		}))
+	var audit bytes.Buffer
+	var auditMu sync.Mutex
+	exec, err := runtime.NewExecutor(keeltest.Of(tool), runtime.WithLogger(slog.New(slog.DiscardHandler)),
+		runtime.WithObserver(runtime.AuditLog(slog.New(slog.NewJSONHandler(lockedWriter{&auditMu, &audit}, nil)))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	claims := map[string]string{"alice-token": "alice-secret", "bob-token": "bob-secret"}
+	verifier := func(_ context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
+		return &auth.TokenInfo{UserID: strings.TrimSuffix(token, "-token"), Expiration: time.Now().Add(time.Hour),
+			Extra: map[string]any{"upstream_key": claims[token]}}, nil
+	}
+	s := mcpserver.New(exec, mcpserver.Options{
+		Context: mcpserver.TokenContext(func(_ context.Context, tok *auth.TokenInfo) runtime.ExecutionContext {
+			return runtime.ExecutionContext{Tenant: "acme", Principal: tok.UserID}
+		}),
+		RequestContext: func(ctx context.Context, req *mcp.CallToolRequest) context.Context {
+			if req.Extra == nil || req.Extra.TokenInfo == nil {
+				return ctx
+			}
+			key, _ := req.Extra.TokenInfo.Extra["upstream_key"].(string)
+			return context.WithValue(ctx, upstreamKey{}, upstream{url: api.URL + req.Extra.Header.Get("X-Upstream-Path"), credential: key})
+		},
+	})
+	srv := serve(t, s, mcpserver.HTTPOptions{Stateless: true, Verifier: verifier})
+	for _, who := range []string{"alice", "bob"} {
+		body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"report","arguments":{},` + meta2026("2026-07-28") + `}}`
+		r := post(t, srv.URL, body, map[string]string{"Authorization": "Bearer " + who + "-token", "X-Upstream-Path": "/" + who,
+			"Mcp-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": "report"})
+		if r.status != 200 || !strings.Contains(r.body, `"status":"green"`) {
+			t.Fatalf("%s: %d %s", who, r.status, r.body)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if seen["/alice"] != "Bearer alice-secret" || seen["/bob"] != "Bearer bob-secret" || len(seen) != 2 {
+		t.Fatalf("the upstream saw %v", seen)
+	}
+	auditMu.Lock()
+	defer auditMu.Unlock()
+	if logged := audit.String(); strings.Contains(logged, "secret") || !strings.Contains(logged, `"principal":"alice"`) {
+		t.Fatalf("the audit holds a credential, or no call:\n%s", logged)
+	}
+}

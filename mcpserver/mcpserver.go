@@ -63,6 +63,15 @@ type Options struct {
 	// Tasks, when set, answers calls of its tools with tasks (SEP-2663)
 	// to a client that declares the extension (see Tasks).
 	Tasks *Tasks
+	// RequestContext, when set, derives each call's context from its
+	// request: the place to hand the handler values of this request (a
+	// header the server chose, a claim of the verified token in
+	// req.Extra.TokenInfo) with context.WithValue, under a key type of
+	// your own. The handler reads them from its context; the executor's
+	// checks read none of them, and neither the arguments nor the audit
+	// hold them. A task's call keeps them (on a TaskRunner they stay
+	// behind: give the worker what it needs).
+	RequestContext func(ctx context.Context, req *mcp.CallToolRequest) context.Context
 }
 
 // Members of a tools/call request's _meta that keel reads. A client that
@@ -102,7 +111,7 @@ func New(exec *runtime.Executor, opts Options) *mcp.Server {
 		Prompts:   &mcp.PromptCapabilities{},
 		Resources: &mcp.ResourceCapabilities{},
 	}
-	h := &handler{exec: exec, context: opts.Context, progressEvery: opts.ProgressInterval, approvals: opts.Approvals}
+	h := &handler{exec: exec, context: opts.Context, progressEvery: opts.ProgressInterval, approvals: opts.Approvals, request: opts.RequestContext}
 	if opts.Tasks != nil {
 		h.tasks = newTaskServer(*opts.Tasks, exec.ToolSet())
 		caps.Extensions = map[string]any{TasksExtension: map[string]any{}}
@@ -269,6 +278,7 @@ type handler struct {
 	progressEvery time.Duration // 0: the runtime's default
 	approvals     *Approvals
 	tasks         *taskServer // nil: no call is a task
+	request       func(context.Context, *mcp.CallToolRequest) context.Context
 }
 
 // call runs one tools/call through the executor.
@@ -287,6 +297,9 @@ func (h *handler) run(ctx context.Context, req *mcp.CallToolRequest, task bool) 
 	ec, call, answered, err := h.callOf(ctx, req)
 	if err != nil {
 		return nil, err
+	}
+	if h.request != nil {
+		ctx = h.request(ctx, req)
 	}
 	if token := req.Params.GetProgressToken(); token != nil && !task {
 		// The client asked to hear: a handler's runtime.ReportProgress becomes
