@@ -505,3 +505,49 @@ func Update(ctx context.Context, a Args) (Out, error) { return Out{}, nil }
 		t.Errorf("-lint on the texts kept:\n%s", strings.Join(kept, "\n"))
 	}
 }
+
+// A handler package named as the generated package (admin, generated into
+// admin) is imported under a name of its own, never under the name of the
+// file's own package.
+func TestHandlerPackageNamedAsTheOutput(t *testing.T) {
+	t.Parallel()
+	dir := testmod.New(t, map[string]string{"admin/admin.go": `package admin
+
+import "context"
+
+// Out is what Ping says.
+type Out struct {
+	// Text is the answer.
+	Text string ` + "`json:\"text\"`" + `
+}
+
+// Ping answers.
+//
+//keel:tool name=ping version=1.0 effect=read
+func Ping(ctx context.Context) (Out, error) { return Out{Text: "pong"}, nil }
+`})
+	res, err := gen.Generate(gen.Config{Dir: dir, Patterns: []string{"./admin"}, OutDir: "gen/admin"})
+	if err != nil || !res.Writable() {
+		t.Fatal(err, res.Diagnostics)
+	}
+	for _, f := range res.Files {
+		if f.Path != "keel_tools.go" {
+			continue
+		}
+		src := string(f.Content)
+		if !strings.HasPrefix(strings.SplitN(src, "\npackage ", 2)[1], "admin\n") {
+			t.Fatalf("the generated package is not admin:\n%.400s", src)
+		}
+		for _, line := range strings.Split(src, "\n") {
+			if !strings.HasSuffix(line, `/admin"`) {
+				continue
+			}
+			if f := strings.Fields(line); len(f) != 2 || f[0] == "admin" {
+				t.Fatalf("the handler package is imported under the generated package's name: %q", line)
+			}
+			return
+		}
+		t.Fatalf("no import of the handler package:\n%s", src)
+	}
+	t.Fatal("no keel_tools.go")
+}

@@ -48,7 +48,7 @@ func Files(pkg *model.Package, outPkg string, schemas map[string]model.Schemas, 
 	if err != nil || len(diags) > 0 {
 		return nil, diags, err
 	}
-	names := planImports(pkg)
+	names := planImports(pkg, outPkg)
 	tools := planTools(pkg, outPkg, setDigest, names, codecs.binders)
 
 	// The two files print from their plans alone, so at once.

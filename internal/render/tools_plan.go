@@ -168,8 +168,10 @@ func bestByte(rows []toolRow, used []int) (int, map[byte][]toolRow) {
 // named tools, runtime, wire or context) is named by its parent directory
 // and its name (notesstore, intools): stable, readable in review, and
 // chosen from the paths alone, so it does not shift when another tool is
-// added.
-func planImports(pkg *model.Package) []importName {
+// added. A package named as the generated package is (admin generated
+// into admin) is named so too: an import under the name of the file's
+// own package reads as itself.
+func planImports(pkg *model.Package, outPkg string) []importName {
 	out := []importName{{path: runtimePkg, name: "runtime"}, {path: wirePkg, name: "wire"}}
 	names := map[string]string{} // path → name
 	add := func(path, name string) { names[path] = name }
@@ -180,7 +182,7 @@ func planImports(pkg *model.Package) []importName {
 			gocode.Packages(typ, seen, add)
 		}
 	}
-	taken := map[string]bool{}
+	taken := map[string]bool{outPkg: true}
 	for _, name := range generatedNames {
 		taken[name] = true
 	}
