@@ -1,8 +1,8 @@
 // Package runtime is what keelgen's generated code and agent harnesses
 // import: the Executor that runs every tool call through one fixed order,
 //
-//	registered? → input schema → policy → handler → error classification →
-//	output schema → result
+//	registered and visible? → scopes → rate → input schema → policy →
+//	handler → business or internal error → output schema → result
 //
 // and the types a harness hands it and gets back. The order lives in
 // Executor.Execute and nowhere else.
@@ -13,11 +13,13 @@
 // [Executor.Execute] takes an [ExecutionContext] (who calls, from the
 // harness's own auth, never from the model) and a [ToolCall] (the model's
 // name and arguments, untrusted), and returns one [ToolResult], whose
-// [ToolError] carries a stable [Code] (CodeUnknownTool, CodeInvalidArguments,
+// [ToolError] carries a stable [Code] (CodeUnknownTool,
+// CodeInsufficientScope, CodeRateLimitExceeded, CodeInvalidArguments,
 // CodeApprovalRequired, CodeToolInternalError, CodeToolTimeout,
 // CodeToolCancelled, CodeInvalidToolOutput, or a declared business code).
 // Options: [WithLogger], [WithLimits], [WithErrorDetails],
-// [WithDefaultTimeout], [WithPolicy], [WithObserver] (and [AuditLog]). A
+// [WithDefaultTimeout], [WithPolicy], [WithToolFilter], [WithRateLimits],
+// [WithObserver] (and [AuditLog]). A
 // handler fails with [Fail], reads the caller with [ExecutionContextFrom] and
 // reports progress with [ReportProgress], which reaches a caller that asked
 // through [WithProgress]. [ModelTool] is what the model is shown.

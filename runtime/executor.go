@@ -285,8 +285,8 @@ const (
 // Neither the call nor the handler can make it panic. Observers (the audit
 // log, traces) see every call once, with its stage timings.
 //
-//	registered? → input schema → policy → handler → error classification →
-//	output schema → result
+//	registered and visible? → scopes → rate → input schema → policy →
+//	handler → business or internal error → output schema → result
 func (e *Executor) Execute(ctx context.Context, ec ExecutionContext, call ToolCall) (r ToolResult) {
 	defer func() {
 		// The handler runs on its own goroutine, which recovers; this is for
