@@ -2,10 +2,13 @@ package runtime
 
 import (
 	"cmp"
+	"encoding/json"
 	"errors"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
@@ -23,7 +26,7 @@ const maxDetails = 16
 // from the public input schema only: pointers are cut at the first token the
 // schema does not declare (a map key, an unknown member), and no value from
 // the call is copied.
-func argumentDetails(err error, schema *schemamodel.Schema) []Detail {
+func argumentDetails(err error, schema *schemamodel.Schema, args []byte) []Detail {
 	var out []Detail
 	add := func(loc []string, keyword string) {
 		out = append(out, Detail{Pointer: schemaPointer(schema, loc), Keyword: keyword})
@@ -62,7 +65,119 @@ func argumentDetails(err error, schema *schemamodel.Schema) []Detail {
 	if len(out) > maxDetails {
 		out = out[:maxDetails]
 	}
+	for i := range out {
+		out[i].explain(schema, args)
+	}
 	return out
+}
+
+// Bounds of what a Detail repeats of the model's own members.
+const (
+	maxUnknownMembers   = 8
+	maxUnknownNameBytes = 64
+)
+
+// explain adds what the public schema says at the detail's place: the
+// failed keyword's value, or for a member not declared, which members
+// were sent and which are allowed.
+func (d *Detail) explain(schema *schemamodel.Schema, args []byte) {
+	if schema == nil {
+		return
+	}
+	at, tokens := schemaAt(schema, d.Pointer)
+	if at == nil {
+		return
+	}
+	switch d.Keyword {
+	case "json", "maxBytes", "maxDepth", "range", "required":
+	case "additionalProperties":
+		d.Allowed = slices.Sorted(slices.Values(at.PropertyNames()))
+		d.Unknown = undeclared(args, tokens, at)
+	default:
+		if v := at.Keyword(d.Keyword); len(v) > 0 {
+			d.Schema = json.RawMessage(v.Clone())
+		}
+	}
+}
+
+// schemaAt is the schema at pointer (which names only declared places,
+// through properties and items, and $refs to $defs), and the pointer's
+// tokens; nil when it names no schema.
+func schemaAt(root *schemamodel.Schema, pointer string) (*schemamodel.Schema, []string) {
+	defs := schemamodel.DefsOf(root)
+	resolve := func(s *schemamodel.Schema) *schemamodel.Schema {
+		if name, ok := schemamodel.Ref(s); ok {
+			return defs.Get(name)
+		}
+		return s
+	}
+	tokens := slices.Collect(jsontext.Pointer(pointer).Tokens())
+	cur := resolve(root)
+	for _, tok := range tokens {
+		switch {
+		case !cur.IsObject():
+			return nil, nil
+		case cur.Property(tok).IsObject():
+			cur = resolve(cur.Property(tok))
+		case cur.Items.IsObject():
+			cur = resolve(cur.Items)
+		default:
+			return nil, nil
+		}
+	}
+	if !cur.IsObject() {
+		return nil, nil
+	}
+	return cur, tokens
+}
+
+// undeclared lists the members of the object at tokens in args that at
+// does not declare, sorted, bounded in count and length.
+func undeclared(args []byte, tokens []string, at *schemamodel.Schema) []string {
+	var v any
+	if jsonv2.Unmarshal(args, &v, jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true)) != nil {
+		return nil
+	}
+	for _, tok := range tokens {
+		switch x := v.(type) {
+		case map[string]any:
+			v = x[tok]
+		case []any:
+			i, err := strconv.Atoi(tok)
+			if err != nil || i < 0 || i >= len(x) {
+				return nil
+			}
+			v = x[i]
+		default:
+			return nil
+		}
+	}
+	obj, ok := v.(map[string]any)
+	if !ok {
+		return nil
+	}
+	var out []string
+	for _, name := range slices.Sorted(maps.Keys(obj)) {
+		if at.Property(name).IsObject() {
+			continue
+		}
+		if len(out) == maxUnknownMembers {
+			break
+		}
+		out = append(out, cutUTF8(name, maxUnknownNameBytes))
+	}
+	return out
+}
+
+// cutUTF8 is s's first n bytes at most, never cutting a character.
+func cutUTF8(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
 }
 
 func walkLeaves(v *jsonschema.ValidationError, leaf func(*jsonschema.ValidationError)) {
@@ -78,7 +193,7 @@ func walkLeaves(v *jsonschema.ValidationError, leaf func(*jsonschema.ValidationE
 func compactDetails(ds []Detail) []Detail {
 	var out []Detail
 	for i, d := range ds {
-		if i == 0 || d != ds[i-1] {
+		if i == 0 || d.Pointer != ds[i-1].Pointer || d.Keyword != ds[i-1].Keyword { // before explain: these are all
 			out = append(out, d)
 		}
 	}

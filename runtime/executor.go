@@ -467,7 +467,7 @@ func (c *callRun) input() (Call, bool) {
 		c.log(slog.LevelInfo, "keel: invalid arguments", slog.Any("detail", err))
 		r := c.fail(CodeInvalidArguments, msgInvalidArguments)
 		if c.e.details {
-			r.Error.Details = argumentDetails(err, c.tool.inputDoc)
+			r.Error.Details = argumentDetails(err, c.tool.inputForDetails(), c.call.Arguments)
 		}
 		return nil, false
 	}

@@ -465,18 +465,31 @@ func TestCallerCancelsDuringHandler(t *testing.T) {
 	}
 }
 
+// With WithErrorDetails, each detail says where and which keyword, and
+// what the public schema says there for the model to repair its call: the
+// pattern, the type, the members allowed beside the ones sent that it
+// does not declare (their names bounded, at most 8). No value of the call
+// is echoed.
 func TestErrorDetails(t *testing.T) {
 	f := newFixture(t, runtime.EffectRead, okEcho, runtime.WithErrorDetails())
+	allowed := `"allowed":["count","small","text"]`
+	long := strings.Repeat("é", 40) // 80 bytes: cut at 64, on a character
+	var many []string
+	for i := range 10 {
+		many = append(many, fmt.Sprintf(`"m%d":1`, i))
+	}
 	cases := map[string]string{
-		`{"text":"HI"}`:                  `[{"pointer":"/text","keyword":"pattern"}]`,
-		`{}`:                             `[{"pointer":"/text","keyword":"required"}]`,
-		`{"text":"hi","secret_key":"x"}`: `[{"pointer":"","keyword":"additionalProperties"}]`,
-		`{"text":5}`:                     `[{"pointer":"/text","keyword":"type"}]`,
-		`{"text":"hi","count":1.5}`:      `[{"pointer":"/count","keyword":"type"}]`,
-		`{"text":"hi","small":300}`:      `[{"pointer":"/small","keyword":"type"}]`,
-		`[]`:                             `[{"pointer":"","keyword":"type"}]`,
-		`{"text":"hi","text":"ho"}`:      `[{"pointer":"","keyword":"json"}]`,
-		`{"text":"hi"} x`:                `[{"pointer":"","keyword":"json"}]`,
+		`{"text":"HI"}`: `[{"pointer":"/text","keyword":"pattern","schema":"^[a-z]+$"}]`,
+		`{}`:            `[{"pointer":"/text","keyword":"required"}]`,
+		`{"text":"hi","secret_key":"SECRETVALUE"}`:      `[{"pointer":"","keyword":"additionalProperties","unknown":["secret_key"],` + allowed + `}]`,
+		`{"text":"hi","` + long + `":"SECRETVALUE"}`:    `[{"pointer":"","keyword":"additionalProperties","unknown":["` + strings.Repeat("é", 32) + `"],` + allowed + `}]`,
+		`{"text":"hi",` + strings.Join(many, ",") + `}`: `[{"pointer":"","keyword":"additionalProperties","unknown":["m0","m1","m2","m3","m4","m5","m6","m7"],` + allowed + `}]`,
+		`{"text":5}`:                `[{"pointer":"/text","keyword":"type","schema":"string"}]`,
+		`{"text":"hi","count":1.5}`: `[{"pointer":"/count","keyword":"type","schema":"integer"}]`,
+		`{"text":"hi","small":300}`: `[{"pointer":"/small","keyword":"type","schema":"integer"}]`,
+		`[]`:                        `[{"pointer":"","keyword":"type","schema":"object"}]`,
+		`{"text":"hi","text":"ho"}`: `[{"pointer":"","keyword":"json"}]`,
+		`{"text":"hi"} x`:           `[{"pointer":"","keyword":"json"}]`,
 		`{"x":` + strings.Repeat("[", 80) + strings.Repeat("]", 80) + `}`: `[{"pointer":"","keyword":"maxDepth"}]`,
 	}
 	for args, want := range cases {
@@ -485,8 +498,8 @@ func TestErrorDetails(t *testing.T) {
 		if r.Code() != runtime.CodeInvalidArguments || string(got) != want {
 			t.Errorf("%.40s: details %s, want %s", args, got, want)
 		}
-		if strings.Contains(marshal(t, r), "secret_key") || strings.Contains(marshal(t, r), "HI") {
-			t.Errorf("%.40s: details echo the call: %s", args, marshal(t, r))
+		if strings.Contains(marshal(t, r), "SECRETVALUE") || strings.Contains(marshal(t, r), "HI") {
+			t.Errorf("%.40s: details echo a value of the call: %s", args, marshal(t, r))
 		}
 	}
 	// Off by default: the error object has exactly code and message.

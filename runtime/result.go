@@ -98,10 +98,21 @@ type ToolError struct {
 // input schema only: Pointer (RFC 6901) names a place the schema declares,
 // Keyword the schema keyword that failed ("pattern", "required",
 // "additionalProperties", ...) or one of keel's own: "json" (not valid
-// strict JSON), "maxBytes", "maxDepth". No value from the call is echoed.
+// strict JSON), "maxBytes", "maxDepth". No value from the call is echoed
+// but the names of members the schema does not declare, which the model
+// sent: with them and what the schema says, a model repairs its call.
 type Detail struct {
 	Pointer string `json:"pointer"`
 	Keyword string `json:"keyword"`
+	// Schema is the failed keyword's value in the input schema at Pointer:
+	// the bound crossed (100 for "maximum"), the type expected, the enum's
+	// values, the pattern. Absent for keel's own keywords.
+	Schema json.RawMessage `json:"schema,omitempty"`
+	// For "additionalProperties": Unknown are the members sent that the
+	// schema does not declare there (at most 8, each cut to 64 bytes),
+	// Allowed the members it declares.
+	Unknown []string `json:"unknown,omitempty"`
+	Allowed []string `json:"allowed,omitempty"`
 }
 
 // Code returns the result's error code, or "" when the call succeeded.

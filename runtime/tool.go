@@ -127,6 +127,19 @@ type Tool struct {
 	inputDoc    *schemamodel.Schema // the input schema, typed, for Details and nulls
 	output      *jsonschema.Schema
 	compileErr  error
+
+	detailOnce sync.Once
+	detailDoc  *schemamodel.Schema // the input schema, typed, read on a compiled tool's first Details
+}
+
+// inputForDetails is the input schema, typed, for the Details of a refused
+// call; nil when it does not read.
+func (t *Tool) inputForDetails() *schemamodel.Schema {
+	if t.inputDoc != nil {
+		return t.inputDoc
+	}
+	t.detailOnce.Do(func() { t.detailDoc, _ = schemamodel.Parse(t.info.InputSchema) })
+	return t.detailDoc
 }
 
 // NewTool binds a contract to a handler. The schemas are compiled once, on

@@ -400,3 +400,32 @@ func keywordAt(doc any, ptr, keyword string) (json.Number, bool) {
 	}
 	return "", false
 }
+
+// A compiled tool's refusal says, with WithErrorDetails, what its public
+// schema says where the call went wrong: the enum's values, the bound, the
+// pattern, the members allowed beside the one sent that it lacks.
+func TestRepairDetailsOfCompiledTools(t *testing.T) {
+	exec, err := examplegen.NewExecutor(runtime.WithLogger(slog.New(slog.DiscardHandler)), runtime.WithErrorDetails())
+	if err != nil {
+		t.Fatal(err)
+	}
+	conf, err := generated.NewExecutor(runtime.WithLogger(slog.New(slog.DiscardHandler)), runtime.WithErrorDetails())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		exec       *runtime.Executor
+		tool, args string
+		want       string
+	}{
+		{exec, examplegen.ToolLookupIncident, `{"incident_id":"INC-1"}`, `[{"pointer":"/incident_id","keyword":"pattern","schema":"^INC-[0-9]{3,}$"}]`},
+		{exec, examplegen.ToolLookupIncident, `{"incident_id":"INC-001","limitt":5}`, `[{"pointer":"","keyword":"additionalProperties","unknown":["limitt"],"allowed":["incident_id"]}]`},
+		{conf, generated.ToolStrings, `{"code":"a"}`, `[{"pointer":"/code","keyword":"minLength","schema":2}]`},
+	} {
+		r := c.exec.Execute(context.Background(), runtime.ExecutionContext{}, runtime.ToolCall{ID: "r", Name: c.tool, Arguments: []byte(c.args)})
+		got, _ := json.Marshal(r.Error.Details)
+		if r.Code() != runtime.CodeInvalidArguments || string(got) != c.want {
+			t.Errorf("%s %s: %s %s, want %s", c.tool, c.args, r.Code(), got, c.want)
+		}
+	}
+}
