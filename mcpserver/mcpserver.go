@@ -72,6 +72,12 @@ type Options struct {
 	// hold them. A task's call keeps them (on a TaskRunner they stay
 	// behind: give the worker what it needs).
 	RequestContext func(ctx context.Context, req *mcp.CallToolRequest) context.Context
+	// Unmigrated names tools not yet moved to keel, which you add to the
+	// returned server with the SDK's AddTool during a move (docs/migrate.md):
+	// their calls go to the SDK's handler, not through the executor, so
+	// they have none of keel's checks and no keel audit record. A name in
+	// the set is keel's and stays keel's.
+	Unmigrated []string
 }
 
 // Members of a tools/call request's _meta that keel reads. A client that
@@ -111,7 +117,13 @@ func New(exec *runtime.Executor, opts Options) *mcp.Server {
 		Prompts:   &mcp.PromptCapabilities{},
 		Resources: &mcp.ResourceCapabilities{},
 	}
-	h := &handler{exec: exec, context: opts.Context, progressEvery: opts.ProgressInterval, approvals: opts.Approvals, request: opts.RequestContext}
+	h := &handler{exec: exec, context: opts.Context, progressEvery: opts.ProgressInterval, approvals: opts.Approvals, request: opts.RequestContext,
+		unmigrated: map[string]bool{}}
+	for _, name := range opts.Unmigrated {
+		if exec.ToolSet().Lookup(name) == nil {
+			h.unmigrated[name] = true
+		}
+	}
 	if opts.Tasks != nil {
 		h.tasks = newTaskServer(*opts.Tasks, exec.ToolSet())
 		caps.Extensions = map[string]any{TasksExtension: map[string]any{}}
@@ -138,6 +150,15 @@ func New(exec *runtime.Executor, opts Options) *mcp.Server {
 	s.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 			if call, ok := req.(*mcp.CallToolRequest); ok && method == "tools/call" {
+				if call.Params != nil && h.unmigrated[call.Params.Name] {
+					// The SDK's tool, until it moves: with its arguments where
+					// the SDK reads them (the front carried them past it).
+					params := *call.Params
+					_, params.Arguments = carried(call.Params)
+					legacy := *call
+					legacy.Params = &params
+					return next(ctx, method, &legacy)
+				}
 				if res, err, ok := h.taskCall(ctx, call); ok {
 					return res, err
 				}
@@ -231,7 +252,7 @@ func (h *handler) visible(ctx context.Context, req *mcp.ListToolsRequest, next m
 			first = list
 		}
 		for _, t := range list.Tools {
-			if h.exec.Visible(ctx, ec, h.exec.ToolSet().Lookup(t.Name)) {
+			if h.unmigrated[t.Name] || h.exec.Visible(ctx, ec, h.exec.ToolSet().Lookup(t.Name)) {
 				kept = append(kept, t)
 			}
 		}
@@ -279,6 +300,7 @@ type handler struct {
 	approvals     *Approvals
 	tasks         *taskServer // nil: no call is a task
 	request       func(context.Context, *mcp.CallToolRequest) context.Context
+	unmigrated    map[string]bool // the SDK's tools, served until they move
 }
 
 // call runs one tools/call through the executor.

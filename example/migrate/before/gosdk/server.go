@@ -1,0 +1,50 @@
+// Package gosdk is the tool set as it was on the official go-sdk, before
+// the move: typed tools (mcp.AddTool), whose schemas the SDK infers from
+// the argument structs (the jsonschema tag is a description there).
+package gosdk
+
+import (
+	"context"
+	"errors"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/keelgen/keel/example/migrate/dashboards"
+)
+
+type searchArgs struct {
+	Query string `json:"query" jsonschema:"part of a title, in any case"`
+	Limit int    `json:"limit,omitempty" jsonschema:"how many come back (1 to 100; all when absent)"`
+}
+
+type searchResult struct {
+	Dashboards []dashboards.Dashboard `json:"dashboards"`
+}
+
+type annotationArgs struct {
+	DashboardUID string `json:"dashboard_uid" jsonschema:"the dashboard"`
+	Text         string `json:"text" jsonschema:"the note"`
+}
+
+type annotation struct {
+	DashboardUID string `json:"dashboard_uid"`
+	Count        int    `json:"count"`
+}
+
+// New returns the server.
+func New() *mcp.Server {
+	s := mcp.NewServer(&mcp.Implementation{Name: "dashboards-gosdk", Version: "1"}, nil)
+	mcp.AddTool(s, &mcp.Tool{Name: "search_dashboards", Description: "Finds dashboards by title."},
+		func(ctx context.Context, _ *mcp.CallToolRequest, in searchArgs) (*mcp.CallToolResult, searchResult, error) {
+			return nil, searchResult{Dashboards: dashboards.Find(in.Query, in.Limit)}, nil
+		})
+	mcp.AddTool(s, &mcp.Tool{Name: "create_annotation", Description: "Adds a note to a dashboard."},
+		func(ctx context.Context, _ *mcp.CallToolRequest, in annotationArgs) (*mcp.CallToolResult, annotation, error) {
+			n, ok := dashboards.Annotate(in.DashboardUID, in.Text)
+			if !ok {
+				return nil, annotation{}, errors.New("no dashboard has this uid")
+			}
+			return nil, annotation{DashboardUID: in.DashboardUID, Count: n}, nil
+		})
+	return s
+}

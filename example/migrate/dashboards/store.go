@@ -1,0 +1,52 @@
+// Package dashboards is a small Grafana-like tool set as it reads after the
+// move to keel: the same store and handler bodies the go-sdk and mcp-go
+// servers in ../before call, now annotated for keelgen.
+package dashboards
+
+import (
+	"strings"
+	"sync"
+)
+
+// Dashboard is one dashboard of the store.
+type Dashboard struct {
+	// UID is the dashboard's stable id.
+	UID string `json:"uid"`
+	// Title is what people call it.
+	Title string `json:"title"`
+}
+
+var (
+	mu          sync.Mutex
+	dashboards  = []Dashboard{{"api-latency", "API latency"}, {"db-pool", "Database pool"}, {"api-errors", "API errors"}}
+	annotations = map[string][]string{}
+)
+
+// Find returns the dashboards whose title contains query, at most limit
+// (all when limit is 0).
+func Find(query string, limit int) []Dashboard {
+	out := []Dashboard{}
+	for _, d := range dashboards {
+		if strings.Contains(strings.ToLower(d.Title), strings.ToLower(query)) {
+			out = append(out, d)
+		}
+		if limit > 0 && len(out) == limit {
+			break
+		}
+	}
+	return out
+}
+
+// Annotate adds text to the dashboard uid; false when there is no such
+// dashboard. It returns how many annotations the dashboard has.
+func Annotate(uid, text string) (int, bool) {
+	mu.Lock()
+	defer mu.Unlock()
+	for _, d := range dashboards {
+		if d.UID == uid {
+			annotations[uid] = append(annotations[uid], text)
+			return len(annotations[uid]), true
+		}
+	}
+	return 0, false
+}

@@ -1,0 +1,57 @@
+package dashboards
+
+//go:generate go tool keelgen -out generated
+
+import (
+	"context"
+
+	"github.com/keelgen/keel/runtime"
+)
+
+// SearchArgs are a search's terms.
+type SearchArgs struct {
+	// Query is part of a title, in any case.
+	Query string `json:"query" jsonschema:"minLength=1,maxLength=200"`
+	// Limit caps how many come back (1 to 100; all when absent).
+	Limit int `json:"limit,omitempty" jsonschema:"minimum=1,maximum=100"`
+}
+
+// SearchResult lists what matched.
+type SearchResult struct {
+	// Dashboards are the matches, in the store's order.
+	Dashboards []Dashboard `json:"dashboards"`
+}
+
+// SearchDashboards finds dashboards by title.
+//
+//keel:tool name=search_dashboards version=1.0 effect=read
+func SearchDashboards(ctx context.Context, in SearchArgs) (SearchResult, error) {
+	return SearchResult{Dashboards: Find(in.Query, in.Limit)}, nil
+}
+
+// AnnotationArgs say what to note where.
+type AnnotationArgs struct {
+	// DashboardUID names the dashboard.
+	DashboardUID string `json:"dashboard_uid" jsonschema:"minLength=1,maxLength=100"`
+	// Text is the note.
+	Text string `json:"text" jsonschema:"minLength=1,maxLength=2000"`
+}
+
+// Annotation is the note as stored.
+type Annotation struct {
+	// DashboardUID names the dashboard.
+	DashboardUID string `json:"dashboard_uid"`
+	// Count is how many notes the dashboard has now.
+	Count int `json:"count"`
+}
+
+// CreateAnnotation adds a note to a dashboard.
+//
+//keel:tool name=create_annotation version=1.0 effect=write errors=dashboard_not_found
+func CreateAnnotation(ctx context.Context, in AnnotationArgs) (Annotation, error) {
+	n, ok := Annotate(in.DashboardUID, in.Text)
+	if !ok {
+		return Annotation{}, runtime.Fail("dashboard_not_found", "No dashboard has this uid; search for it first.")
+	}
+	return Annotation{DashboardUID: in.DashboardUID, Count: n}, nil
+}
