@@ -4,7 +4,7 @@
 //
 // Usage:
 //
-//	keelgen [-out dir] [-pkg name] [-tools names] [-defer names [-upfront names]] [-targets list] [-lock file | -base rev] [-lint] [-check | -diff | -sign keyfile] [packages]
+//	keelgen [-out dir] [-pkg name] [-tools names] [-defer names [-upfront names]] [-targets list] [-lock file | -base rev] [-lint] [-check | -diff | -required | -sign keyfile] [packages]
 //	keelgen -genkey file
 //
 // Typically run by go generate, from a line in the handler package:
@@ -61,7 +61,7 @@ func main() {
 type options struct {
 	out, pkg, targets, lock, base, sign, genkey, tools string
 	deferred, upfront                                  string
-	check, diff, lint                                  bool
+	check, diff, lint, required                        bool
 	patterns                                           []string
 }
 
@@ -103,7 +103,7 @@ func runIn(wd string, args []string, stdout, stderr io.Writer) int {
 	if o.sign != "" {
 		o.sign = inDir(wd, o.sign)
 	}
-	if !o.check && !o.diff && !o.lint && !checkSetLine(wd, o, stderr) {
+	if !o.check && !o.diff && !o.lint && !o.required && !checkSetLine(wd, o, stderr) {
 		return exitError
 	}
 	cfg := gen.Config{Dir: wd, Patterns: o.patterns, OutDir: o.out, OutPkg: o.pkg, LockFile: o.lock, Lint: o.lint, Progress: stderr}
@@ -156,6 +156,12 @@ func runIn(wd string, args []string, stdout, stderr io.Writer) int {
 		}
 		return exitOK
 	}
+	if o.required {
+		for _, line := range res.Required {
+			fmt.Fprintln(stdout, line)
+		}
+		return exitOK // a report: nothing is written
+	}
 	if o.lint && !o.check {
 		return exitOK // advice: the findings are printed, nothing is written
 	}
@@ -176,6 +182,7 @@ func parseFlags(args []string, stderr io.Writer) (options, bool) {
 	fs.StringVar(&o.base, "base", "", "compare with the lock and schema files of the output directory at git `revision` (e.g. origin/main), read with git show")
 	fs.BoolVar(&o.check, "check", false, "write nothing; exit 1 if any generated file is stale, missing or orphaned")
 	fs.BoolVar(&o.lint, "lint", false, "write nothing; warn about what the model reads: schema members without a description, Go names in tool descriptions")
+	fs.BoolVar(&o.required, "required", false, "write nothing; list each member of every tool's arguments as required or optional, and why (its json tag, or a handler parameter)")
 	fs.BoolVar(&o.diff, "diff", false, "write nothing; print what changed in the tool set against the lock, exit 1 if anything did")
 	fs.StringVar(&o.sign, "sign", "", "after writing, sign keel.lock.json with the ed25519 private key in `keyfile` (PEM, PKCS #8)")
 	fs.StringVar(&o.genkey, "genkey", "", "write a new ed25519 key pair to `file` (private) and file.pub (public), and exit")
@@ -199,7 +206,7 @@ func parseFlags(args []string, stderr io.Writer) (options, bool) {
 		fmt.Fprintln(stderr, "keelgen: -lint writes nothing, so there is nothing for -sign to sign; give one")
 		return o, false
 	}
-	for _, on := range []bool{o.check, o.diff, o.sign != "", o.genkey != ""} {
+	for _, on := range []bool{o.check, o.diff, o.sign != "", o.genkey != "", o.required} {
 		if on {
 			modes++
 		}

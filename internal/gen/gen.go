@@ -218,6 +218,9 @@ type Result struct {
 	Files       []render.File // paths relative to OutDir, in a fixed order; nil when loading or schemas failed
 	Diagnostics []model.Diagnostic
 	Warnings    []model.Diagnostic
+	// Required lists every member of each tool's arguments as required or
+	// optional, and why (keelgen -required).
+	Required []string
 	// LintFindings counts what -lint reports; with Config.Lint they are
 	// among the Warnings.
 	LintFindings int
@@ -356,6 +359,7 @@ func (s stages) finish(ctx context.Context, schemas map[string]model.Schemas) (*
 	res.Files, res.Warnings = files, append(res.Warnings, diags...)
 	res.Warnings = append(res.Warnings, targetWarnings(s.targets, pkg, schemas)...)
 	res.LintFindings = len(findings)
+	res.Required = requiredReport(pkg, schemas)
 	if cfg.Lint {
 		res.Warnings = append(res.Warnings, findings...)
 	}

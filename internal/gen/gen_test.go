@@ -551,3 +551,66 @@ func Ping(ctx context.Context) (Out, error) { return Out{Text: "pong"}, nil }
 	}
 	t.Fatal("no keel_tools.go")
 }
+
+// keelgen -required lists each member of a tool's arguments as required or
+// optional, and why: what a team porting structs from the go-sdk or mcp-go
+// reads to see which members keel reads as required.
+func TestRequiredReport(t *testing.T) {
+	t.Parallel()
+	dir := testmod.New(t, map[string]string{"h/h.go": `package h
+
+import "context"
+
+// Filter narrows a search.
+type Filter struct {
+	// Team is whose.
+	Team string ` + "`json:\"team\"`" + `
+	// Since is how far back.
+	Since string ` + "`json:\"since,omitzero\"`" + `
+}
+
+// Args are a search.
+type Args struct {
+	// Query is what to find.
+	Query string ` + "`json:\"query\"`" + `
+	// Page is which page.
+	Page int ` + "`json:\"page,omitempty\"`" + `
+	// Filters narrow it.
+	Filters []Filter ` + "`json:\"filters,omitempty\"`" + `
+}
+
+// Out is nothing much.
+type Out struct {
+	// N counts.
+	N int ` + "`json:\"n\"`" + `
+}
+
+// Search searches.
+//
+//keel:tool name=search version=1.0 effect=read
+func Search(ctx context.Context, a Args) (Out, error) { return Out{}, nil }
+
+// Ping pings.
+//
+//keel:tool name=ping version=1.0 effect=read
+//keel:param host the host
+func Ping(ctx context.Context, host string) (Out, error) { return Out{}, nil }
+`})
+	res, err := gen.Generate(gen.Config{Dir: dir, Patterns: []string{"./h"}, OutDir: "out"})
+	if err != nil || !res.Writable() {
+		t.Fatal(err, res.Diagnostics)
+	}
+	want := []string{
+		"ping: required /host (a parameter of Ping)",
+		"search: optional /filters (field Filters: omitempty in its json tag)",
+		"search: optional /filters/0/since (field Since: omitzero in its json tag)",
+		"search: optional /page (field Page: omitempty in its json tag)",
+		"search: required /filters/0/team (field Team: its json tag has no omitempty or omitzero)",
+		"search: required /query (field Query: its json tag has no omitempty or omitzero)",
+	}
+	got := slices.Clone(res.Required)
+	slices.Sort(got)
+	if !slices.Equal(got, want) {
+		t.Errorf("the report:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}

@@ -1,0 +1,143 @@
+package gen
+
+import (
+	"fmt"
+	"go/types"
+	"reflect"
+	"slices"
+	"strings"
+
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/keelgen/keel/internal/model"
+	"github.com/keelgen/keel/internal/schemamodel"
+)
+
+// RequiredReport lists, for keelgen -required, every member of each tool's
+// arguments as required or optional, and why: what a team porting structs
+// from the go-sdk or mcp-go reads to see which members changed. keel reads
+// a struct field without omitempty or omitzero in its json tag as required
+// (as the go-sdk does; mcp-go's members are optional unless declared
+// mcp.Required()), and a handler's plain parameter as required.
+func requiredReport(pkg *model.Package, schemas map[string]model.Schemas) []string {
+	var out []string
+	for _, t := range pkg.Tools {
+		eachMember(schemas[t.Name].Input, func(ptr string, required bool) {
+			word := "optional"
+			if required {
+				word = "required"
+			}
+			out = append(out, fmt.Sprintf("%s: %s %s (%s)", t.Name, word, ptr, why(t, ptr)))
+		})
+	}
+	return out
+}
+
+// eachMember calls f with every member of an object schema, at any depth,
+// and whether its object requires it.
+func eachMember(schema []byte, f func(ptr string, required bool)) {
+	doc, err := schemamodel.Parse(schema)
+	if err != nil {
+		return
+	}
+	defs := schemamodel.DefsOf(doc)
+	seen := map[*schemamodel.Schema]bool{}
+	var walk func(s *schemamodel.Schema, ptr jsontext.Pointer)
+	walk = func(s *schemamodel.Schema, ptr jsontext.Pointer) {
+		if name, ok := schemamodel.Ref(s); ok {
+			s = defs.Get(name)
+		}
+		if !s.IsObject() || seen[s] {
+			return // a recursive type: its members once
+		}
+		seen[s] = true
+		for _, name := range s.PropertyNames() {
+			f(string(ptr.AppendToken(name)), slices.Contains(s.Required, name))
+			walk(s.Property(name), ptr.AppendToken(name))
+		}
+		walk(s.Items, ptr.AppendToken("0"))
+		walk(s.AdditionalProperties, ptr.AppendToken("*"))
+		seen[s] = false
+	}
+	walk(doc, "")
+}
+
+// why says what makes the member at ptr required or optional: its field's
+// json tag, or a handler parameter.
+func why(t *model.Tool, ptr string) string {
+	tokens := slices.Collect(jsontext.Pointer(ptr).Tokens())
+	if t.Form == model.PlainParams && len(tokens) == 1 {
+		return "a parameter of " + t.Func
+	}
+	typ := t.Args
+	if t.Form == model.PlainParams {
+		i := slices.IndexFunc(t.Params, func(p model.Param) bool { return p.JSONName == tokens[0] })
+		if i < 0 {
+			return "declared by its type's schema"
+		}
+		typ, tokens = t.Params[i].Type, tokens[1:]
+	}
+	var field *types.Var
+	var tag string
+	for _, tok := range tokens {
+		st := structOf(typ)
+		if st == nil {
+			if tok == "0" || tok == "*" {
+				typ = elemOf(typ)
+				continue
+			}
+			return "declared by its type's schema"
+		}
+		field, tag = nil, ""
+		for i := range st.NumFields() {
+			name, _, _ := strings.Cut(reflect.StructTag(st.Tag(i)).Get("json"), ",")
+			if name == "" {
+				name = st.Field(i).Name()
+			}
+			if name == tok {
+				field, tag = st.Field(i), reflect.StructTag(st.Tag(i)).Get("json")
+				break
+			}
+		}
+		if field == nil {
+			return "declared by its type's schema"
+		}
+		typ = field.Type()
+	}
+	if field == nil {
+		return "declared by its type's schema"
+	}
+	_, opts, _ := strings.Cut(tag, ",")
+	switch {
+	case slices.Contains(strings.Split(opts, ","), "omitempty"):
+		return "field " + field.Name() + ": omitempty in its json tag"
+	case slices.Contains(strings.Split(opts, ","), "omitzero"):
+		return "field " + field.Name() + ": omitzero in its json tag"
+	}
+	return "field " + field.Name() + ": its json tag has no omitempty or omitzero"
+}
+
+func structOf(t types.Type) *types.Struct {
+	for {
+		if p, ok := types.Unalias(t).(*types.Pointer); ok {
+			t = p.Elem()
+			continue
+		}
+		st, _ := t.Underlying().(*types.Struct)
+		return st
+	}
+}
+
+func elemOf(t types.Type) types.Type {
+	switch u := types.Unalias(t).Underlying().(type) {
+	case *types.Slice:
+		return u.Elem()
+	case *types.Array:
+		return u.Elem()
+	case *types.Map:
+		return u.Elem()
+	case *types.Pointer:
+		return elemOf(u.Elem())
+	}
+	return t
+}
