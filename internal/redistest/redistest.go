@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -36,19 +37,30 @@ func Start(t testing.TB) *Server {
 		}
 		t.Skip("redis-server is not installed (Debian package redis-server); skipping the tests against a real Redis")
 	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
-	s := &Server{Addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), dir: t.TempDir(), t: t}
-	s.start()
+	s := &Server{dir: t.TempDir(), t: t}
 	t.Cleanup(s.Stop)
-	return s
+	// The port is free when picked and taken when the server binds it: in
+	// between, a test running in parallel may start its own Redis there.
+	// Then ours exits and theirs answers, so the answer must be ours.
+	for range 5 {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Addr = l.Addr().String()
+		l.Close()
+		if s.start() {
+			return s
+		}
+		s.Kill()
+	}
+	t.Fatal("redis-server: five free ports were each taken by another server first")
+	return nil
 }
 
-func (s *Server) start() {
+// start runs the server on s.Addr; false when another process answers
+// there instead.
+func (s *Server) start() bool {
 	s.t.Helper()
 	_, port, _ := net.SplitHostPort(s.Addr)
 	s.cmd = exec.Command("redis-server", "--port", port, "--bind", "127.0.0.1", "--dir", s.dir,
@@ -61,10 +73,10 @@ func (s *Server) start() {
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
-		err := c.Ping(ctx).Err()
+		info, err := c.Info(ctx, "server").Result()
 		cancel()
 		if err == nil {
-			return
+			return strings.Contains(info, "process_id:"+strconv.Itoa(s.cmd.Process.Pid)+"\r\n")
 		}
 		if time.Now().After(deadline) {
 			s.t.Fatalf("redis-server on %s did not answer: %v", s.Addr, err)
@@ -91,7 +103,11 @@ func (s *Server) Pause() { s.cmd.Process.Signal(syscall.SIGSTOP) }
 func (s *Server) Resume() { s.cmd.Process.Signal(syscall.SIGCONT) }
 
 // Restart starts the server again on the same port and directory.
-func (s *Server) Restart() { s.start() }
+func (s *Server) Restart() {
+	if !s.start() {
+		s.t.Fatalf("redis-server: another process took %s while this one was down", s.Addr)
+	}
+}
 
 // Stop ends the server.
 func (s *Server) Stop() { s.Kill() }
