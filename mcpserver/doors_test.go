@@ -562,3 +562,89 @@ func TestDoorStdioLeaksNothing(t *testing.T) {
 		t.Fatalf("%d goroutines after %d malformed frames, %d before", after, 60*len(frames), before)
 	}
 }
+
+// The corpus through the task door: every call of a client that declares
+// the tasks extension, to a server whose every tool is a task tool, gets
+// keel's answer (in the task's inlined result, or at once for a name the
+// set lacks), audited; a hidden tool is never a task.
+func TestDoorTasks(t *testing.T) {
+	f, err := doortest.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := mcpserver.New(f.Exec, mcpserver.Options{Tasks: &mcpserver.Tasks{Logger: slog.New(slog.DiscardHandler)},
+		Context: func(context.Context, *mcp.CallToolRequest) runtime.ExecutionContext { return doortest.Caller() }})
+	srv := serve(t, s, mcpserver.HTTPOptions{Stateless: true, Logger: slog.New(slog.DiscardHandler)})
+	tasks, sent := 0, 0
+	for i, tc := range doortest.Calls() {
+		if !tc.JSONArguments() && !tc.NoArguments {
+			continue
+		}
+		callID := fmt.Sprintf("task-door-%d", i)
+		name, _ := jsontext.AppendQuote(nil, tc.Tool)
+		args := ""
+		if !tc.NoArguments {
+			args = `,"arguments":` + tc.Arguments
+		}
+		header := tc.Tool
+		if strings.TrimSpace(header) != header || strings.ContainsFunc(header, func(r rune) bool { return r < 0x20 || r > 0x7e }) {
+			header = "=?base64?" + base64.StdEncoding.EncodeToString([]byte(tc.Tool)) + "?="
+		}
+		body := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":%s%s,"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"extensions":{"io.modelcontextprotocol/tasks":{}}},"keel/call_id":%q}}}`, i+1, name, args, callID)
+		raw := post(t, srv.URL, body, map[string]string{"Mcp-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": header})
+		var reply rpcReply
+		if err := json.Unmarshal([]byte(raw.body), &reply); err != nil {
+			t.Fatalf("%s: %d %q", tc.Name, raw.status, raw.body)
+		}
+		if id := reply.str("taskId"); id != "" {
+			tasks++
+			if tc.Tool == doortest.Hidden {
+				t.Errorf("the hidden tool is a task")
+			}
+			reply = awaitEnd(t, srv.URL, id)
+			if e := reply.Result["error"]; e != nil {
+				reply.Error = new(struct {
+					Code    int64
+					Message string
+					Data    json.RawMessage
+				})
+				json.Unmarshal(e, reply.Error)
+			}
+		}
+		var code runtime.Code
+		var text string
+		if reply.Error != nil {
+			code, text, err = clientAnswer(nil, &jsonrpc.Error{Code: reply.Error.Code, Message: reply.Error.Message})
+		} else {
+			var res mcp.CallToolResult
+			inner := reply.Result["result"]
+			if inner == nil {
+				b, _ := json.Marshal(reply.Result)
+				inner = b
+			}
+			if err := json.Unmarshal(inner, &res); err != nil {
+				t.Fatalf("%s: %s", tc.Name, inner)
+			}
+			code, text, err = clientAnswer(&res, nil)
+		}
+		checkCall(t, f, tc, callID, code, text, err)
+		sent++
+	}
+	if tasks == 0 {
+		t.Fatal("no call was a task")
+	}
+	t.Logf("http tasks: %d calls, %d of them as tasks", sent, tasks)
+}
+
+// awaitEnd polls a task with no caller header until it ends.
+func awaitEnd(t *testing.T, url, id string) rpcReply {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		r := taskRPC(t, url, "", "tasks/get", `"taskId":"`+id+`"`, true)
+		if st := r.str("status"); r.Error == nil && mcpserver.TaskStatus(st).Terminal() {
+			return r
+		}
+	}
+	t.Fatalf("task %s did not end", id)
+	return rpcReply{}
+}
