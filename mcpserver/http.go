@@ -17,6 +17,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 
+	"github.com/keelgen/keel/internal/execinfo"
 	"github.com/keelgen/keel/runtime"
 )
 
@@ -186,7 +187,7 @@ func HTTPHandler(s *mcp.Server, opts HTTPOptions) (http.Handler, error) {
 		calls = &inflight{calls: map[inflightKey][]*context.CancelFunc{}, signals: opts.CancelSignals, log: opts.Logger}
 	}
 	var up *stepUp
-	if sh, ok := handlerOf(s); ok && opts.Verifier != nil && sh.exec.Varies() {
+	if sh, ok := handlerOf(s); ok && opts.Verifier != nil && execinfo.Varies(sh.exec) {
 		up = &stepUp{h: sh, log: opts.Logger}
 	}
 	h = envelopeCheck{next: h, sessionless: sessionless, max: opts.MaxBodyBytes, log: opts.Logger, inflight: calls, stepUp: up, mirrored: mirroredTools(s)} // after auth: no body is read for a stranger

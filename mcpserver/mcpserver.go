@@ -33,6 +33,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/keelgen/keel/internal/execinfo"
 	"github.com/keelgen/keel/internal/resultjson"
 	"github.com/keelgen/keel/runtime"
 )
@@ -133,7 +134,7 @@ func New(exec *runtime.Executor, opts Options) *mcp.Server {
 		SetCacheable: func(_ context.Context, req mcp.Request, c *mcp.Cacheable) {
 			// A list that varies by caller is this caller's: no shared
 			// cache may serve it to another (SEP-2549's "private").
-			if _, ok := req.(*mcp.ListToolsRequest); ok && exec.Varies() {
+			if _, ok := req.(*mcp.ListToolsRequest); ok && execinfo.Varies(exec) {
 				c.CacheScope = "private"
 			}
 		},
@@ -174,7 +175,7 @@ func New(exec *runtime.Executor, opts Options) *mcp.Server {
 				}
 				return res, err
 			}
-			if list, ok := req.(*mcp.ListToolsRequest); ok && method == "tools/list" && exec.Varies() {
+			if list, ok := req.(*mcp.ListToolsRequest); ok && method == "tools/list" && execinfo.Varies(exec) {
 				return h.visible(ctx, list, next)
 			}
 			if tr, ok := req.(*mcp.ServerRequest[*taskParams]); ok && h.tasks != nil {

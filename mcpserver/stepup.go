@@ -74,8 +74,13 @@ func (s stepUp) refused(w http.ResponseWriter, r *http.Request, body []byte) boo
 		return false
 	}
 	ec := s.context(r.Context(), tok, msg.Params.Name, r.Header)
-	if !s.h.exec.Offers(r.Context(), ec, tool) {
-		return false // hidden from this caller: the SDK's path answers it as unknown, and no 403 tells it apart
+	// Offered to this caller, scopes aside: visible were its token to
+	// hold the tool's scopes too. A tool hidden from it is answered by the
+	// SDK's path as unknown, and no 403 tells it apart.
+	stepped := ec
+	stepped.Scopes = append(slices.Clone(ec.Scopes), need...)
+	if !s.h.exec.Visible(r.Context(), stepped, tool) {
+		return false
 	}
 	// The executor refuses it, before reading anything, and audits it.
 	res := s.h.exec.Execute(r.Context(), ec, runtime.ToolCall{ID: newCallID(), Name: msg.Params.Name})

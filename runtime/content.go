@@ -6,6 +6,8 @@ import (
 	"net/url"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/keelgen/keel/internal/toolrules"
 )
 
 // ContentKind is what a content block of a result is.
@@ -156,7 +158,7 @@ func checkBlock(b Content, declared []string) error {
 // no byte outside ASCII, and at most 127 bytes a name.
 func mimeDeclared(mimeType string, declared []string) bool {
 	top, sub, ok := strings.Cut(mimeType, "/")
-	if !ok || !restrictedName(top) || !restrictedName(sub) {
+	if !ok || !toolrules.RestrictedName(top) || !toolrules.RestrictedName(sub) {
 		return false
 	}
 	for _, d := range declared {
@@ -165,29 +167,4 @@ func mimeDeclared(mimeType string, declared []string) bool {
 		}
 	}
 	return false
-}
-
-// ValidContentType reports whether t may be declared in content=: a
-// type/subtype, or type/* for every subtype of one type.
-func ValidContentType(t string) bool {
-	top, sub, ok := strings.Cut(t, "/")
-	return ok && restrictedName(top) && (sub == "*" || restrictedName(sub))
-}
-
-// restrictedName reports whether s is an RFC 6838 restricted-name: a
-// letter or digit, then at most 126 of letters, digits and !#$&-^_.+
-func restrictedName(s string) bool {
-	if len(s) == 0 || len(s) > 127 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
-		case i > 0 && strings.IndexByte("!#$&-^_.+", c) >= 0:
-		default:
-			return false
-		}
-	}
-	return true
 }

@@ -2,7 +2,8 @@ package runtime
 
 import (
 	"fmt"
-	"regexp"
+
+	"github.com/keelgen/keel/internal/toolrules"
 )
 
 // ToolExecutionError is a handler's business failure: a snake_case code and
@@ -25,10 +26,6 @@ func Fail(code Code, message string) error {
 	return &ToolExecutionError{Code: code, Message: message}
 }
 
-var businessCode = regexp.MustCompile(`^[a-z][a-z0-9]*(_[a-z0-9]+)*$`)
-
-// IsBusinessCode reports whether code is a well-formed business error code:
-// snake_case, at most 64 bytes, and not one of the executor's own codes.
-func IsBusinessCode(code Code) bool {
-	return len(code) <= 64 && businessCode.MatchString(string(code)) && !isExecutorCode(code)
-}
+// isBusinessCode reports whether code is a well-formed business error code
+// (toolrules.BusinessCode).
+func isBusinessCode(code Code) bool { return toolrules.BusinessCode(string(code)) }

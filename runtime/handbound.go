@@ -19,7 +19,7 @@ import (
 func checkHandBound(input []byte) error {
 	doc, err := schemamodel.Parse(input)
 	if err != nil {
-		return nil // CheckSchema reports it
+		return nil // compiling the schema reports it
 	}
 	var bad string
 	doc.Walk(func(s *schemamodel.Schema, ptr jsontext.Pointer) {

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/keelgen/keel/internal/toolrules"
 )
 
 // theOrder is the executor's order as every text of it writes it.
@@ -67,5 +69,16 @@ func TestOneTextOfTheOrder(t *testing.T) {
 			t.Errorf("docs/executor.md's diagram has %q out of the order (or not at all)", stage)
 		}
 		last = i
+	}
+}
+
+// The executor's codes are the ones toolrules keeps business codes from.
+func TestExecutorCodesAreTheRulesCodes(t *testing.T) {
+	var codes []string
+	for _, c := range executorCodes {
+		codes = append(codes, string(c))
+	}
+	if !slices.Equal(codes, toolrules.ExecutorCodes) {
+		t.Fatalf("runtime's codes %v, toolrules' %v", codes, toolrules.ExecutorCodes)
 	}
 }

@@ -57,20 +57,6 @@ type ToolInfo struct {
 	Scopes []string
 }
 
-// ValidScope reports whether s is an OAuth scope token (RFC 6749, 3.3):
-// printable ASCII but space, quote and backslash.
-func ValidScope(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x21 || c > 0x7e || c == '"' || c == '\\' {
-			return false
-		}
-	}
-	return true
-}
-
 // Hints are a tool's behaviour hints as the author stated them; nil means
 // unstated. Clients (MCP hosts, directories) decide confirmation prompts by
 // them, so the defaults are the cautious ones: a write is destructive, a
@@ -180,7 +166,7 @@ func (t *Tool) schemas() (in, out *jsonschema.Schema, err error) {
 // checkCodes refuses declared codes that are not business codes.
 func (t *Tool) checkCodes() error {
 	for _, c := range t.info.Errors {
-		if !IsBusinessCode(c) {
+		if !isBusinessCode(c) {
 			return fmt.Errorf("declared error code %q is not a business code", c)
 		}
 	}

@@ -6,6 +6,8 @@ import (
 	"log/slog"
 	"slices"
 	"strings"
+
+	"github.com/keelgen/keel/internal/execinfo"
 )
 
 // ToolFilter is a harness's own rule for which tools a caller has at all
@@ -37,7 +39,7 @@ func (e *Executor) Visible(ctx context.Context, ec ExecutionContext, tool *Tool)
 	if tool == nil {
 		return false
 	}
-	return missingScopes(tool.info.Scopes, ec.Scopes) == nil && e.Offers(ctx, ec, tool)
+	return missingScopes(tool.info.Scopes, ec.Scopes) == nil && e.offers(ctx, ec, tool)
 }
 
 // missingScopes lists the scopes of need that have lacks, nil when none.
@@ -51,10 +53,9 @@ func missingScopes(need, have []string) []string {
 	return missing
 }
 
-// Offers reports whether the executor offers tool to ec at all, scopes
-// aside: it verified the tool and the ToolFilter (if any) keeps it. A tool
-// it offers but whose scopes ec lacks is the one a client may step up for.
-func (e *Executor) Offers(ctx context.Context, ec ExecutionContext, tool *Tool) bool {
+// offers reports whether the executor offers tool to ec at all, scopes
+// aside: it verified the tool and the ToolFilter (if any) keeps it.
+func (e *Executor) offers(ctx context.Context, ec ExecutionContext, tool *Tool) bool {
 	if tool == nil {
 		return false
 	}
@@ -64,16 +65,21 @@ func (e *Executor) Offers(ctx context.Context, ec ExecutionContext, tool *Tool) 
 	return e.filter == nil || e.kept(ctx, ec, tool)
 }
 
-// Varies reports whether what a caller sees depends on who it is: the
+// varies reports whether what a caller sees depends on who it is: the
 // executor has a ToolFilter, or a tool declares scopes. When it does not,
-// every caller sees the whole set.
-func (e *Executor) Varies() bool { return e.filter != nil || e.scoped }
+// every caller sees the whole set. keel's MCP server asks it through
+// execinfo.
+func (e *Executor) varies() bool { return e.filter != nil || e.scoped }
+
+func init() {
+	execinfo.Varies = func(exec any) bool { return exec.(*Executor).varies() }
+}
 
 // ModelTools is what ec's model is shown: ModelTools of the executor's set,
 // less the tools ec may not call (Visible), in the set's order.
 func (e *Executor) ModelTools(ctx context.Context, ec ExecutionContext) []ModelTool {
 	all := ModelTools(e.set)
-	if !e.Varies() {
+	if !e.varies() {
 		return all
 	}
 	out := all[:0]
@@ -99,7 +105,7 @@ func (e *Executor) kept(ctx context.Context, ec ExecutionContext, tool *Tool) (o
 // unknownMessageFor is the unknown_tool message for ec: the names ec may
 // call, when those depend on who calls, so it never names a hidden tool.
 func (e *Executor) unknownMessageFor(ctx context.Context, ec ExecutionContext) string {
-	if !e.Varies() {
+	if !e.varies() {
 		return e.unknownMessage
 	}
 	var names []string

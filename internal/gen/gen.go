@@ -40,7 +40,7 @@ import (
 	"github.com/keelgen/keel/internal/render"
 	"github.com/keelgen/keel/internal/schema"
 	"github.com/keelgen/keel/internal/schemamodel"
-	"github.com/keelgen/keel/runtime"
+	"github.com/keelgen/keel/internal/toolrules"
 )
 
 // SchemaSource is the schema stage: the input and output schema of every
@@ -488,7 +488,7 @@ func compileSchemas(pkg *model.Package, schemas map[string]model.Schemas) []mode
 	var g errgroup.Group
 	g.SetLimit(goruntime.GOMAXPROCS(0))
 	for i, doc := range docs {
-		g.Go(func() error { found[i] = runtime.CheckSchema(doc); return nil })
+		g.Go(func() error { _, found[i] = toolrules.CompileSchema("check", doc); return nil })
 	}
 	g.Wait()
 	var diags []model.Diagnostic

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/keelgen/keel/internal/toolrules"
 	"github.com/keelgen/keel/runtime"
 )
 
@@ -185,7 +186,7 @@ func keyValues(fields []string, prefix string) ([]keyValue, []string) {
 // 3.3) a caller's credentials must all grant.
 func (d *directive) parseScopes(value string) []string {
 	var problems []string
-	d.scopes, problems = parseList(value, "scope", runtime.ValidScope, "is not an OAuth scope (printable ASCII, no space, quote or backslash)")
+	d.scopes, problems = parseList(value, "scope", toolrules.Scope, "is not an OAuth scope (printable ASCII, no space, quote or backslash)")
 	return problems
 }
 
@@ -193,7 +194,7 @@ func (d *directive) parseScopes(value string) []string {
 // blocks a handler returning runtime.WithContent may return.
 func (d *directive) parseContent(value string) []string {
 	var problems []string
-	d.content, problems = parseList(value, "content type", runtime.ValidContentType, "must be a MIME type such as image/png, or type/* such as image/*")
+	d.content, problems = parseList(value, "content type", toolrules.ContentType, "must be a MIME type such as image/png, or type/* such as image/*")
 	return problems
 }
 
@@ -225,7 +226,7 @@ func (d *directive) parseErrors(value string) []string {
 			problems = append(problems, fmt.Sprintf("//keel:tool: error code %q listed twice", code))
 		case slices.Contains(runtime.ExecutorCodes(), runtime.Code(code)):
 			problems = append(problems, fmt.Sprintf("//keel:tool: error code %q is the executor's own; declare only the handler's business codes", code))
-		case !runtime.IsBusinessCode(runtime.Code(code)):
+		case !toolrules.BusinessCode(code):
 			problems = append(problems, fmt.Sprintf("//keel:tool: error code %q must be snake_case, like incident_not_found", code))
 		default:
 			d.errors = append(d.errors, code)

@@ -1,0 +1,10 @@
+// Package execinfo lets keel's own servers ask an executor what a harness
+// has no use for, without the runtime exporting it: whether what a caller
+// sees varies by caller. The runtime sets the functions when it loads; the
+// package is a leaf, so runtime may import it.
+package execinfo
+
+// Varies reports whether what a caller of exec (a *runtime.Executor) sees
+// depends on who it is: a ToolFilter, or a tool with scopes. Set by the
+// runtime.
+var Varies func(exec any) bool
