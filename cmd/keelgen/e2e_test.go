@@ -390,6 +390,10 @@ func TestMissingReflectorNamesTheFix(t *testing.T) {
 	if err == nil || !strings.Contains(out, want) {
 		t.Fatalf("keelgen without the reflector: err %v\n%s", err, out)
 	}
+	// One command, once; keelgen's own program is not named as the importer.
+	if strings.Count(out, "go get ") != 1 || strings.Contains(out, ".keelgen-schema") {
+		t.Errorf("keelgen's advice is not one command, or names its own program:\n%s", out)
+	}
 	fix := strings.Fields(out[strings.Index(out, "go get "):])[:3]
 	if out, err := testmod.Go(dir, fix[1:]...); err != nil {
 		t.Fatalf("the suggested %q failed: %v\n%s", strings.Join(fix, " "), err, out)
@@ -451,5 +455,39 @@ func Pay(ctx context.Context, p Payment) (Payment, error) { return p, nil }
 	}
 	if out, err := keelgenIn(dir, "-out", "paytools", "./pay"); err != nil {
 		t.Fatalf("after go get: %v\n%s", err, out)
+	}
+}
+
+// A module whose go.mod the go command wants updated (a handler imports a
+// package of keel's graph its module does not require) matches no
+// packages: keelgen says why, in the go command's words, and the fix.
+func TestGoModNeedingTidySaysSo(t *testing.T) {
+	testmod.EndToEnd(t)
+	t.Parallel()
+	dir := testmod.New(t, map[string]string{"ids/ids.go": `package ids
+
+import (
+	"context"
+
+	"github.com/google/uuid"
+)
+
+// Out is an id.
+type Out struct {
+	// ID is new.
+	ID string ` + "`json:\"id\"`" + `
+}
+
+// NewID makes an id.
+//
+//keel:tool name=new_id version=1.0 effect=read
+func NewID(ctx context.Context) (Out, error) { return Out{ID: uuid.NewString()}, nil }
+`})
+	if out, err := testmod.Go(dir, "mod", "edit", "-droprequire=github.com/google/uuid"); err != nil {
+		t.Fatal(err, out)
+	}
+	out, err := keelgenIn(dir, "-out", "idtools", "./ids")
+	if err == nil || !strings.Contains(out, "matched no packages: the go command says: go: updates to go.mod needed") || !strings.Contains(out, "go mod tidy") {
+		t.Fatalf("keelgen with a go.mod to update: err %v\n%s", err, out)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"go/token"
 	"go/types"
 	"maps"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -42,7 +43,7 @@ func Load(dir string, patterns ...string) (*model.Package, []model.Diagnostic, e
 		return nil, nil, fmt.Errorf("loading %s: %w", strings.Join(patterns, " "), err)
 	}
 	if len(pkgs) == 0 {
-		return nil, nil, fmt.Errorf("%s matched no packages", strings.Join(patterns, " "))
+		return nil, nil, fmt.Errorf("%s matched no packages%s", strings.Join(patterns, " "), goListSays(dir, patterns))
 	}
 	slices.SortFunc(pkgs, func(a, b *packages.Package) int { return strings.Compare(a.PkgPath, b.PkgPath) })
 	out := &model.Package{Comments: map[string]string{}, Fset: pkgs[0].Fset} // one FileSet for every package of a Load
@@ -648,3 +649,32 @@ func thirdPerson(w string) bool {
 
 // docAdverbs may stand between a name and its verb ("Job always fails").
 var docAdverbs = map[string]bool{"always": true, "never": true, "only": true, "also": true, "usually": true, "often": true, "still": true, "then": true}
+
+// goListSays is why the go command matched no packages, when it says so
+// (a go.mod that needs go mod tidy, a pattern outside the module): the
+// reason go/packages does not pass on.
+func goListSays(dir string, patterns []string) string {
+	cmd := exec.Command("go", append([]string{"list"}, patterns...)...)
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	text := strings.TrimSpace(string(out))
+	if err == nil || text == "" {
+		return ""
+	}
+	const most = 600
+	if len(text) > most {
+		text = text[:most] + " …"
+	}
+	var b strings.Builder
+	for i, line := range strings.Split(text, "\n") {
+		switch {
+		case i == 0:
+		case strings.HasSuffix(b.String(), ":"):
+			b.WriteString(" ")
+		default:
+			b.WriteString("; ")
+		}
+		b.WriteString(strings.TrimSpace(line))
+	}
+	return ": the go command says: " + b.String()
+}

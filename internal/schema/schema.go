@@ -373,7 +373,10 @@ func run(dir string, src []byte) ([]byte, error) {
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
 		msg := strings.TrimSpace(strings.ReplaceAll(stderr.String(), tmp+string(filepath.Separator), ""))
-		return nil, fmt.Errorf("running the schema program: %v\n%s%s", err, msg, moduleHint(msg))
+		if hint := moduleHint(msg); hint != "" {
+			return nil, fmt.Errorf("running the schema program: %v\n%s%s", err, withoutGoAdvice(msg), hint)
+		}
+		return nil, fmt.Errorf("running the schema program: %v\n%s", err, msg)
 	}
 	return stdout.Bytes(), nil
 }
@@ -391,6 +394,28 @@ func moduleHint(msg string) string {
 		return ""
 	}
 	return fmt.Sprintf("\nkeelgen: the module must require %s (and its go.sum lines); run:\n\tgo get %s@%s", reflectorPkg, reflectorPkg, reflectorVersion())
+}
+
+// withoutGoAdvice is the go command's complaint about a missing module
+// with its own advice cut (keelgen's hint replaces it, so one command is
+// printed, once) and keelgen's program named as itself: the go command
+// names the program's file as the importer, which is not the user's.
+func withoutGoAdvice(msg string) string {
+	var out []string
+	for _, line := range strings.Split(msg, "\n") {
+		if strings.HasPrefix(strings.TrimSpace(line), "go get ") || strings.HasPrefix(strings.TrimSpace(line), "go mod tidy") {
+			continue
+		}
+		line, _, _ = strings.Cut(line, "; to add it:")
+		line, _, _ = strings.Cut(line, "; to update it:")
+		if rest, ok := strings.CutPrefix(line, programDir+"/"); ok {
+			if _, after, ok := strings.Cut(rest, ": "); ok {
+				line = "keelgen's schema program: " + after
+			}
+		}
+		out = append(out, line)
+	}
+	return strings.Join(out, "\n")
 }
 
 // reflectorTooOld is what the program says when the module builds a
