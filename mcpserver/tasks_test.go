@@ -410,3 +410,34 @@ func TestTaskReplicaProcess(t *testing.T) {
 	fmt.Println("replica", srv.URL)
 	select {}
 }
+
+// Over stdio a task is the same: the client declares the extension in its
+// request's _meta, gets the task, and reads its result with tasks/get.
+func TestTasksOverStdio(t *testing.T) {
+	var probe taskProbe
+	exec, err := runtime.NewExecutor(probe.tools(), runtime.WithLogger(slog.New(slog.DiscardHandler)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, _ := startStdio(t, mcpserver.New(exec, mcpserver.Options{Tasks: &mcpserver.Tasks{Logger: slog.New(slog.DiscardHandler)}}))
+	meta := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"extensions":{"io.modelcontextprotocol/tasks":{}}}}`
+	c.send(`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"lookup_incident","arguments":{"incident_id":"INC-001"},` + meta + `}}`)
+	created, _ := c.reply()["result"].(map[string]any)
+	id, _ := created["taskId"].(string)
+	if created["resultType"] != "task" || id == "" {
+		t.Fatalf("tools/call over stdio: %v", created)
+	}
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		c.send(`{"jsonrpc":"2.0","id":6,"method":"tasks/get","params":{"taskId":"` + id + `",` + meta + `}}`)
+		got, _ := c.reply()["result"].(map[string]any)
+		if got["status"] == "completed" {
+			if b, _ := json.Marshal(got["result"]); !strings.Contains(string(b), `"service":"db"`) {
+				t.Fatalf("the result: %s", b)
+			}
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the task: %v", got)
+		}
+	}
+}

@@ -80,18 +80,27 @@ type TaskStore interface {
 }
 
 // MemoryTaskStore is a TaskStore in one process's memory: tasks live as
-// long as the process, so it serves one replica only.
+// long as the process, so it serves one replica only. It holds at most
+// maxMemoryTasks unexpired tasks; past that, a new task is refused (the
+// call is -32603, nothing runs) rather than memory grown without bound.
 type MemoryTaskStore struct {
 	mu        sync.Mutex
 	tasks     map[string]TaskRecord
 	now       func() time.Time
 	nextSweep time.Time // when a create next forgets the expired tasks
+	max       int
 }
 
 // NewMemoryTaskStore returns an empty store.
 func NewMemoryTaskStore() *MemoryTaskStore {
-	return &MemoryTaskStore{tasks: map[string]TaskRecord{}, now: time.Now}
+	return &MemoryTaskStore{tasks: map[string]TaskRecord{}, now: time.Now, max: maxMemoryTasks}
 }
+
+// maxMemoryTasks bounds a MemoryTaskStore: a task's record is small, and a
+// replica with more tasks in its TTL than this wants a shared store.
+const maxMemoryTasks = 1 << 16
+
+var errTasksFull = errors.New("mcpserver: the memory task store is full of unexpired tasks")
 
 // CreateTask stores t; a task of the same id is an error.
 func (s *MemoryTaskStore) CreateTask(_ context.Context, t TaskRecord) error {
@@ -107,6 +116,16 @@ func (s *MemoryTaskStore) CreateTask(_ context.Context, t TaskRecord) error {
 	}
 	if _, ok := s.tasks[t.ID]; ok {
 		return errors.New("mcpserver: a task with this id exists")
+	}
+	if len(s.tasks) >= s.max {
+		for id, old := range s.tasks { // the sweep's minute may not have come
+			if !s.now().Before(old.Expires) {
+				delete(s.tasks, id)
+			}
+		}
+		if len(s.tasks) >= s.max {
+			return errTasksFull
+		}
 	}
 	s.tasks[t.ID] = cloneRecord(t)
 	return nil
