@@ -184,3 +184,60 @@ func TestTidyBeforeGenerate(t *testing.T) {
 		}
 	}
 }
+
+// docs/frameworks.md's lines for an adapter from a local checkout, typed in
+// a fresh module as a user would, give a module that builds a program
+// using the adapter.
+func TestAdapterFromALocalCheckout(t *testing.T) {
+	testmod.EndToEnd(t)
+	t.Parallel()
+	root := testmod.Root(t)
+	dir := t.TempDir()
+	var setup *block
+	for _, b := range blocks(t, filepath.Join(root, "docs", "frameworks.md")) {
+		if b.marker == "walkthrough sh" {
+			setup = &b
+			break
+		}
+	}
+	if setup == nil {
+		t.Fatal("docs/frameworks.md has no walkthrough block")
+	}
+	typeIn(t, dir, root, "go mod init", "go mod init example.com/you\n")
+	typeIn(t, dir, root, fmt.Sprintf("docs/frameworks.md:%d", setup.line), setup.text)
+	testmod.Write(t, dir, map[string]string{"main.go": `package main
+
+import (
+	"context"
+	"fmt"
+	"log"
+
+	"github.com/keelgen/keel/adapters/anthropicrunner"
+	"github.com/keelgen/keel/generated"
+	"github.com/keelgen/keel/runtime"
+)
+
+func main() {
+	exec, err := generated.NewExecutor()
+	if err != nil {
+		log.Fatal(err)
+	}
+	tools, err := anthropicrunner.Tools(context.Background(), exec, anthropicrunner.Options{
+		Context: func(context.Context) runtime.ExecutionContext { return runtime.ExecutionContext{Principal: "you"} },
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(len(tools), "tools")
+}
+`})
+	for _, args := range [][]string{{"mod", "tidy"}, {"run", "."}} {
+		out, err := goAsUser(dir, args...)
+		if err != nil {
+			t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		if args[0] == "run" && !strings.Contains(out, "2 tools") {
+			t.Fatalf("the program printed %q", out)
+		}
+	}
+}
