@@ -154,6 +154,16 @@ func taskRPC(t testing.TB, url, caller, method, params string, declares bool) rp
 	return reply
 }
 
+// waitFor waits until ok, or fails saying what it waited for.
+func waitFor(t *testing.T, what string, ok func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); !ok(); time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("waited 10 s for %s", what)
+		}
+	}
+}
+
 // awaitTask polls tasks/get until the task's status is want.
 func awaitTask(t *testing.T, url, caller, id, want string) rpcReply {
 	t.Helper()
@@ -275,17 +285,12 @@ func TestTaskApprovalAndCancel(t *testing.T) {
 	r = taskRPC(t, srv.URL, "alice", "tools/call", `"name":"lookup_incident","arguments":{"incident_id":"INC-999"}`, true)
 	slow := r.str("taskId")
 	awaitTask(t, srv.URL, "alice", slow, "working")
+	waitFor(t, "the slow handler to start", func() bool { return probe.started.Load() == 1 }) // a call cancelled before it starts runs nothing
 	if r := taskRPC(t, srv.URL, "alice", "tasks/cancel", `"taskId":"`+slow+`"`, true); r.Error != nil || r.str("resultType") != "complete" {
 		t.Fatalf("tasks/cancel: %+v", r.Error)
 	}
 	awaitTask(t, srv.URL, "alice", slow, "cancelled")
-	deadline := time.Now().Add(5 * time.Second)
-	for probe.cancelled.Load() != 1 {
-		if time.Now().After(deadline) {
-			t.Fatal("the cancelled task's handler still runs")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	waitFor(t, "the cancelled task's handler to end", func() bool { return probe.cancelled.Load() == 1 })
 }
 
 // Two replicas on one Redis: a task made on one is answered by the other;
@@ -314,16 +319,11 @@ func TestTasksAcrossReplicas(t *testing.T) {
 
 	slow := taskRPC(t, a.URL, "alice", "tools/call", `"name":"lookup_incident","arguments":{"incident_id":"INC-999"}`, true).str("taskId")
 	awaitTask(t, b.URL, "alice", slow, "working")
+	waitFor(t, "the slow handler to start", func() bool { return pa.started.Load() == 1 })
 	if r := taskRPC(t, b.URL, "alice", "tasks/cancel", `"taskId":"`+slow+`"`, true); r.Error != nil {
 		t.Fatalf("tasks/cancel on the other replica: %+v", r.Error)
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for pa.cancelled.Load() != 1 {
-		if time.Now().After(deadline) {
-			t.Fatal("a cancel sent to the other replica did not end the handler")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	waitFor(t, "a cancel sent to the other replica to end the handler", func() bool { return pa.cancelled.Load() == 1 })
 	awaitTask(t, a.URL, "alice", slow, "cancelled")
 
 	write := taskRPC(t, a.URL, "alice", "tools/call", `"name":"create_ticket","arguments":`+ticketArgs, true).str("taskId")
