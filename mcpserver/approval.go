@@ -227,5 +227,5 @@ func (a *Approvals) answer(req *mcp.CallToolRequest, ec runtime.ExecutionContext
 
 // invalidState is the protocol error of a request state refused.
 func invalidState() error {
-	return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fixedMessage(jsonrpc.CodeInvalidParams)}
+	return protocolError(jsonrpc.CodeInvalidParams)
 }

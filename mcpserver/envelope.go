@@ -89,7 +89,7 @@ func (c envelopeCheck) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			// A client's SDK that cannot read the arguments cannot write the
 			// name's header either: the name goes past the SDK too.
 			m.carryName = r.Header.Get("Mcp-Method") != "" && r.Header.Get("Mcp-Name") == "" && !sdkReadable(m.arguments.bytesOf(m.raw))
-			if name, _ := m.callName(); c.mirrored[name] && r.Header.Get("Mcp-Protocol-Version") >= sessionlessRevision {
+			if len(c.mirrored) > 0 && mirrors(c.mirrored, &m) && r.Header.Get("Mcp-Protocol-Version") >= sessionlessRevision {
 				m.keepArguments = sdkReadable(m.arguments.bytesOf(m.raw))
 				if !m.keepArguments {
 					// Arguments the SDK cannot read are invalid_arguments
@@ -189,7 +189,7 @@ func headerMismatch(w http.ResponseWriter, id []byte) {
 		JSONRPC string          `json:"jsonrpc"`
 		ID      json.RawMessage `json:"id"`
 		Error   jsonrpc.Error   `json:"error"`
-	}{"2.0", json.RawMessage(id), jsonrpc.Error{Code: mcp.CodeHeaderMismatch, Message: fixedMessage(mcp.CodeHeaderMismatch)}})
+	}{"2.0", json.RawMessage(id), *protocolError(mcp.CodeHeaderMismatch)})
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusBadRequest)
 	w.Write(body)
@@ -205,4 +205,10 @@ func withoutParamHeaders(h http.Header) http.Header {
 		}
 	}
 	return h
+}
+
+// mirrors reports whether m calls one of the tools in mirrored.
+func mirrors(mirrored map[string]bool, m *message) bool {
+	name, _ := m.callName()
+	return mirrored[name]
 }

@@ -182,7 +182,7 @@ func New(exec *runtime.Executor, opts Options) *mcp.Server {
 				return h.serveTask(ctx, method, tr)
 			}
 			if notServed[method] {
-				return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: fixedMessage(jsonrpc.CodeMethodNotFound)}
+				return nil, protocolError(jsonrpc.CodeMethodNotFound)
 			}
 			return next(ctx, method, req)
 		}
@@ -235,7 +235,7 @@ var notServed = map[string]bool{
 // it is for a call, asked with a request that names no tool.
 func (h *handler) visible(ctx context.Context, req *mcp.ListToolsRequest, next mcp.MethodHandler) (mcp.Result, error) {
 	if req.Params != nil && req.Params.Cursor != "" {
-		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fixedMessage(jsonrpc.CodeInvalidParams)}
+		return nil, protocolError(jsonrpc.CodeInvalidParams)
 	}
 	ec := h.context(ctx, &mcp.CallToolRequest{Session: req.Session, Extra: req.Extra, Params: &mcp.CallToolParamsRaw{}})
 	var first *mcp.ListToolsResult
@@ -352,7 +352,7 @@ func (h *handler) run(ctx context.Context, req *mcp.CallToolRequest, task bool) 
 // yes became; answered when the call carries a person's answer.
 func (h *handler) callOf(ctx context.Context, req *mcp.CallToolRequest) (runtime.ExecutionContext, runtime.ToolCall, bool, error) {
 	if req.Params == nil {
-		return runtime.ExecutionContext{}, runtime.ToolCall{}, false, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fixedMessage(jsonrpc.CodeInvalidParams)}
+		return runtime.ExecutionContext{}, runtime.ToolCall{}, false, protocolError(jsonrpc.CodeInvalidParams)
 	}
 	callID, _ := req.Params.Meta[MetaCallID].(string)
 	if callID == "" || len(callID) > maxCallIDBytes {

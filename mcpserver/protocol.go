@@ -43,6 +43,11 @@ func fixedMessage(code int64) string {
 	}
 }
 
+// protocolError is a protocol error of code with its fixed text.
+func protocolError(code int64) *jsonrpc.Error {
+	return &jsonrpc.Error{Code: code, Message: fixedMessage(code)}
+}
+
 // CodeRateLimited is the JSON-RPC error of a tools/call over a rate limit
 // (runtime.WithRateLimits), as MCP servers answer it; its data says
 // {"retry_after_seconds": n} when the wait is known. Over HTTP the answer

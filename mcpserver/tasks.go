@@ -188,7 +188,7 @@ type ackResult struct {
 func registerTasks(s *mcp.Server) {
 	for _, m := range []string{methodTaskGet, methodTaskUpdate, methodTaskCancel} {
 		err := mcp.AddReceivingCustomMethod(s, m, func(context.Context, *mcp.ServerSession, *taskParams) (*ackResult, error) {
-			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fixedMessage(jsonrpc.CodeInternalError)}
+			return nil, protocolError(jsonrpc.CodeInternalError)
 		})
 		if err != nil {
 			panic(err) // a method name the SDK calls standard: a bug here
@@ -225,16 +225,9 @@ func missingTasks() error {
 	data, _ := json.Marshal(mcp.MissingRequiredClientCapabilityData{
 		RequiredCapabilities: &mcp.ClientCapabilities{Extensions: map[string]any{TasksExtension: map[string]any{}}},
 	})
-	return &jsonrpc.Error{Code: mcp.CodeMissingRequiredClientCapabilities, Message: fixedMessage(mcp.CodeMissingRequiredClientCapabilities), Data: data}
-}
-
-// unknownTask is the error of a task id the caller has no task of.
-func unknownTask() error {
-	return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fixedMessage(jsonrpc.CodeInvalidParams)}
-}
-
-func internalError() error {
-	return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fixedMessage(jsonrpc.CodeInternalError)}
+	e := protocolError(mcp.CodeMissingRequiredClientCapabilities)
+	e.Data = data
+	return e
 }
 
 // owner is who a task belongs to: its creator's tenant and principal.
@@ -291,7 +284,7 @@ func (h *handler) taskCall(ctx context.Context, req *mcp.CallToolRequest) (res m
 	// Created before it is answered: a tasks/get on any replica finds it.
 	if err := t.Store.CreateTask(ctx, rec); err != nil {
 		t.Logger.LogAttrs(ctx, slog.LevelError, "keel: a task could not be stored; the call does not run", slog.Any("error", err))
-		return nil, internalError(), true
+		return nil, protocolError(jsonrpc.CodeInternalError), true
 	}
 	if t.Runner != nil {
 		if err := t.startRun(ctx, rec.ID, rec.Run, ec, call); err != nil {
@@ -409,10 +402,10 @@ func (t *taskServer) startRun(ctx context.Context, id, run string, ec runtime.Ex
 		return nil
 	}
 	t.Logger.LogAttrs(ctx, slog.LevelError, "keel: a task's run could not start", slog.String("task", id), slog.Any("error", err))
-	if _, err := t.record(ctx, id, run, call.Name, call.Arguments, nil, internalError()); err != nil {
+	if _, err := t.record(ctx, id, run, call.Name, call.Arguments, nil, protocolError(jsonrpc.CodeInternalError)); err != nil {
 		t.Logger.LogAttrs(ctx, slog.LevelError, "keel: a task's end could not be stored", slog.String("task", id), slog.Any("error", err))
 	}
-	return internalError()
+	return protocolError(jsonrpc.CodeInternalError)
 }
 
 // collect asks the runner whether a task's run ended, and records how.
@@ -476,7 +469,7 @@ func (h *handler) serveTask(ctx context.Context, method string, req *mcp.ServerR
 		})
 		if err != nil && !errors.Is(err, ErrNoTask) {
 			t.Logger.LogAttrs(ctx, slog.LevelError, "keel: a task's cancel could not be stored", slog.Any("error", err))
-			return nil, internalError()
+			return nil, protocolError(jsonrpc.CodeInternalError)
 		}
 		if cancel, ok := t.running.Load(rec.ID); ok {
 			(*cancel.(*context.CancelFunc))()
@@ -529,7 +522,7 @@ func (h *handler) answerTask(ctx context.Context, id string, req *mcp.ServerRequ
 	})
 	if err != nil && !errors.Is(err, ErrNoTask) {
 		t.Logger.LogAttrs(ctx, slog.LevelError, "keel: a task's answer could not be stored", slog.Any("error", err))
-		return internalError()
+		return protocolError(jsonrpc.CodeInternalError)
 	}
 	if !claimed {
 		return nil
@@ -552,15 +545,15 @@ func (h *handler) answerTask(ctx context.Context, id string, req *mcp.ServerRequ
 // stopped renewing it. Another caller's task is unknown, as one never made.
 func (t *taskServer) find(ctx context.Context, id, who string) (TaskRecord, error) {
 	if id == "" {
-		return TaskRecord{}, unknownTask()
+		return TaskRecord{}, protocolError(jsonrpc.CodeInvalidParams)
 	}
 	rec, err := t.Store.Task(ctx, id)
 	if errors.Is(err, ErrNoTask) || err == nil && rec.Owner != who {
-		return TaskRecord{}, unknownTask()
+		return TaskRecord{}, protocolError(jsonrpc.CodeInvalidParams)
 	}
 	if err != nil {
 		t.Logger.LogAttrs(ctx, slog.LevelError, "keel: the task store did not answer", slog.Any("error", err))
-		return TaskRecord{}, internalError()
+		return TaskRecord{}, protocolError(jsonrpc.CodeInternalError)
 	}
 	if rec.Status == TaskWorking && !rec.Lease.IsZero() && time.Now().After(rec.Lease) {
 		rec, err = t.Store.UpdateTask(ctx, id, func(r *TaskRecord) bool {
@@ -568,11 +561,11 @@ func (t *taskServer) find(ctx context.Context, id, who string) (TaskRecord, erro
 				return false
 			}
 			r.Status, r.Message, r.Updated, r.Lease = TaskFailed, "The server running this task stopped before it ended.", time.Now().UTC(), time.Time{}
-			r.Error = errorObject(internalError())
+			r.Error = errorObject(protocolError(jsonrpc.CodeInternalError))
 			return true
 		})
 		if err != nil {
-			return TaskRecord{}, unknownTask()
+			return TaskRecord{}, protocolError(jsonrpc.CodeInvalidParams)
 		}
 	}
 	return rec, nil

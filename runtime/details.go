@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
@@ -164,20 +163,9 @@ func undeclared(args []byte, tokens []string, at *schemamodel.Schema) []string {
 		if len(out) == maxUnknownMembers {
 			break
 		}
-		out = append(out, cutUTF8(name, maxUnknownNameBytes))
+		out = append(out, boundText(name, maxUnknownNameBytes))
 	}
 	return out
-}
-
-// cutUTF8 is s's first n bytes at most, never cutting a character.
-func cutUTF8(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
 }
 
 func walkLeaves(v *jsonschema.ValidationError, leaf func(*jsonschema.ValidationError)) {

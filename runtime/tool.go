@@ -17,6 +17,7 @@ import (
 
 	"github.com/keelgen/keel/internal/lockfile"
 	"github.com/keelgen/keel/internal/schemamodel"
+	"github.com/keelgen/keel/internal/toolrules"
 	"github.com/keelgen/keel/runtime/wire"
 )
 
@@ -149,9 +150,9 @@ func (t *Tool) Info() ToolInfo {
 
 func (t *Tool) schemas() (in, out *jsonschema.Schema, err error) {
 	t.compileOnce.Do(func() {
-		t.input, t.compileErr = compileSchema(t.info.Name+"/input", t.info.InputSchema)
+		t.input, t.compileErr = toolrules.CompileSchema(t.info.Name+"/input", t.info.InputSchema)
 		if t.compileErr == nil {
-			t.output, t.compileErr = compileSchema(t.info.Name+"/output", t.info.OutputSchema)
+			t.output, t.compileErr = toolrules.CompileSchema(t.info.Name+"/output", t.info.OutputSchema)
 		}
 		if t.compileErr == nil { // the typed reading the null and detail walks follow
 			var err error

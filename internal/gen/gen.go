@@ -627,8 +627,8 @@ type describedMember struct{ ptr, text string }
 // description.
 func described(schema []byte) []describedMember {
 	var out []describedMember
-	eachProperty(schema, func(ptr string, p *schemamodel.Schema) {
-		if p.Description != "" {
+	walkMembers(schema, false, func(ptr string, p *schemamodel.Schema, _ bool) {
+		if p.IsObject() && p.Description != "" {
 			out = append(out, describedMember{ptr, p.Description})
 		}
 	})
@@ -639,35 +639,43 @@ func described(schema []byte) []describedMember {
 // depth, that have no description.
 func undescribed(schema []byte) []string {
 	var out []string
-	eachProperty(schema, func(ptr string, p *schemamodel.Schema) {
-		if p.Description == "" {
+	walkMembers(schema, false, func(ptr string, p *schemamodel.Schema, _ bool) {
+		if p.IsObject() && p.Description == "" {
 			out = append(out, ptr)
 		}
 	})
 	return out
 }
 
-// eachProperty calls f with every property of schema that is an object
-// schema, at any depth, by name within an object.
-func eachProperty(schema []byte, f func(ptr string, p *schemamodel.Schema)) {
+// walkMembers calls f with every property of the object schemas in
+// schema, at any depth, by name within an object: its pointer, its schema,
+// and whether its object requires it. refs follows a $ref into $defs
+// (a recursive type's members once along a path); without it a $ref is
+// where the walk stops.
+func walkMembers(schema []byte, refs bool, f func(ptr string, p *schemamodel.Schema, required bool)) {
 	doc, err := schemamodel.Parse(schema)
 	if err != nil {
 		return
 	}
+	defs := schemamodel.DefsOf(doc)
+	inside := map[*schemamodel.Schema]bool{}
 	var walk func(s *schemamodel.Schema, ptr jsontext.Pointer)
 	walk = func(s *schemamodel.Schema, ptr jsontext.Pointer) {
-		if !s.IsObject() {
+		if name, ok := schemamodel.Ref(s); ok && refs {
+			s = defs.Get(name)
+		}
+		if !s.IsObject() || inside[s] {
 			return
 		}
+		inside[s] = true
 		for _, name := range slices.Sorted(slices.Values(s.PropertyNames())) {
 			p := s.Property(name)
-			if p.IsObject() {
-				f(string(ptr.AppendToken(name)), p)
-			}
+			f(string(ptr.AppendToken(name)), p, slices.Contains(s.Required, name))
 			walk(p, ptr.AppendToken(name))
 		}
 		walk(s.Items, ptr.AppendToken("0"))
 		walk(s.AdditionalProperties, ptr.AppendToken("*"))
+		inside[s] = false
 	}
 	walk(doc, "")
 }

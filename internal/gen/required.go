@@ -22,7 +22,7 @@ import (
 func requiredReport(pkg *model.Package, schemas map[string]model.Schemas) []string {
 	var out []string
 	for _, t := range pkg.Tools {
-		eachMember(schemas[t.Name].Input, func(ptr string, required bool) {
+		walkMembers(schemas[t.Name].Input, true, func(ptr string, _ *schemamodel.Schema, required bool) {
 			word := "optional"
 			if required {
 				word = "required"
@@ -31,35 +31,6 @@ func requiredReport(pkg *model.Package, schemas map[string]model.Schemas) []stri
 		})
 	}
 	return out
-}
-
-// eachMember calls f with every member of an object schema, at any depth,
-// and whether its object requires it.
-func eachMember(schema []byte, f func(ptr string, required bool)) {
-	doc, err := schemamodel.Parse(schema)
-	if err != nil {
-		return
-	}
-	defs := schemamodel.DefsOf(doc)
-	seen := map[*schemamodel.Schema]bool{}
-	var walk func(s *schemamodel.Schema, ptr jsontext.Pointer)
-	walk = func(s *schemamodel.Schema, ptr jsontext.Pointer) {
-		if name, ok := schemamodel.Ref(s); ok {
-			s = defs.Get(name)
-		}
-		if !s.IsObject() || seen[s] {
-			return // a recursive type: its members once
-		}
-		seen[s] = true
-		for _, name := range s.PropertyNames() {
-			f(string(ptr.AppendToken(name)), slices.Contains(s.Required, name))
-			walk(s.Property(name), ptr.AppendToken(name))
-		}
-		walk(s.Items, ptr.AppendToken("0"))
-		walk(s.AdditionalProperties, ptr.AppendToken("*"))
-		seen[s] = false
-	}
-	walk(doc, "")
 }
 
 // why says what makes the member at ptr required or optional: its field's
