@@ -28,6 +28,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"log/slog"
+	"slices"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -144,7 +145,9 @@ func New(exec *runtime.Executor, opts Options) *mcp.Server {
 		registerTasks(s)
 	}
 	for _, t := range exec.ToolSet().Tools() {
-		s.AddTool(Tool(t.Info()), h.call)
+		if execinfo.Offered(exec, t) { // one the toolset leaves out is absent, and its call the executor's unknown_tool
+			s.AddTool(Tool(t.Info()), h.call)
+		}
 	}
 	// Every tools/call goes to the executor, also one whose name the SDK
 	// would answer itself: it is audited, and the model reads keel's text.
@@ -163,7 +166,7 @@ func New(exec *runtime.Executor, opts Options) *mcp.Server {
 				if res, err, ok := h.taskCall(ctx, call); ok {
 					return res, err
 				}
-				if h.approvals != nil && call.Params != nil && h.exec.ToolSet().Lookup(call.Params.Name) != nil {
+				if h.approvals != nil && call.Params != nil && h.registered(call.Params.Name) {
 					// The SDK's path to h.call: it marks an input request
 					// as one (resultType), and asks a client of an older
 					// revision itself, over its session.
@@ -284,6 +287,7 @@ func Tool(info runtime.ToolInfo) *mcp.Tool {
 		Description:  runtime.ModelTool{Description: info.Description, ErrorCodes: info.Errors}.DescriptionForModel(),
 		InputSchema:  json.RawMessage(info.InputSchema),
 		OutputSchema: json.RawMessage(info.OutputSchema),
+		Meta:         groupsMeta(info.Groups),
 		Annotations: &mcp.ToolAnnotations{
 			Title:           info.Title,
 			ReadOnlyHint:    info.Effect == runtime.EffectRead,
@@ -292,6 +296,24 @@ func Tool(info runtime.ToolInfo) *mcp.Tool {
 			OpenWorldHint:   &openWorld,
 		},
 	}
+}
+
+// registered reports whether the SDK holds the tool name names: one of
+// the set that the toolset offers.
+func (h *handler) registered(name string) bool {
+	t := h.exec.ToolSet().Lookup(name)
+	return t != nil && execinfo.Offered(h.exec, t)
+}
+
+// GroupsMetaKey names a listed tool's groups (//keel:tool groups=) in its
+// _meta, for a client or directory that shows toolsets.
+const GroupsMetaKey = "io.keelgen/groups"
+
+func groupsMeta(groups []string) mcp.Meta {
+	if len(groups) == 0 {
+		return nil
+	}
+	return mcp.Meta{GroupsMetaKey: slices.Clone(groups)}
 }
 
 type handler struct {

@@ -40,8 +40,11 @@ type Executor struct {
 	filter ToolFilter
 	scoped bool
 	rates  *RateLimits
-	// verified holds the tools NewExecutor checked; Execute dispatches to no other.
+	// verified holds the tools NewExecutor checked and the toolset offers;
+	// Execute dispatches to no other. off holds those the toolset leaves out.
 	verified map[*Tool]struct{}
+	toolset  *Toolset
+	off      map[*Tool]struct{}
 	// unknownMessage lists the valid names (bounded); built once.
 	unknownMessage string
 	// optionErrs are options given a value that would weaken a check; NewExecutor refuses them.
@@ -216,6 +219,11 @@ func NewExecutor(set ToolSet, opts ...Option) (*Executor, error) {
 		}
 		e.verified[t] = struct{}{}
 		e.scoped = e.scoped || len(t.info.Scopes) > 0
+	}
+	if err := e.applyToolset(tools); err != nil {
+		return nil, fmt.Errorf("keel: %w", err)
+	}
+	for t := range e.verified {
 		names = append(names, t.info.Name)
 	}
 	sort.Strings(names)
@@ -382,6 +390,11 @@ func (e *Executor) execute(ctx context.Context, ec ExecutionContext, call ToolCa
 // selects a tool NewExecutor did not verify under that very name (a case
 // added to the switch by hand): the latter at error level.
 func (e *Executor) logUnknown(ctx context.Context, callID string, nameBytes int, selected *Tool) {
+	if _, off := e.off[selected]; off && selected != nil {
+		e.log.LogAttrs(ctx, slog.LevelInfo, "keel: a tool this server's toolset leaves out; refused as unknown",
+			slog.String("call_id", callID), slog.String("tool", selected.info.Name))
+		return
+	}
 	if selected != nil {
 		e.log.LogAttrs(ctx, slog.LevelError, "keel: the tool set's switch selected a tool that was not verified under that name; refused",
 			slog.String("call_id", callID), slog.Int("name_bytes", nameBytes), slog.String("selected", selected.info.Name))

@@ -56,6 +56,10 @@ type ToolInfo struct {
 	// ExecutionContext.Scopes lacks one is insufficient_scope, before
 	// anything else runs.
 	Scopes []string
+	// Groups are the toolsets the tool belongs to (//keel:tool
+	// groups=dashboards,admin), sorted: a server enables groups with
+	// WithToolset, and a tool of none it enables is absent.
+	Groups []string
 }
 
 // Hints are a tool's behaviour hints as the author stated them; nil means

@@ -79,7 +79,7 @@ func init() {
 // less the tools ec may not call (Visible), in the set's order.
 func (e *Executor) ModelTools(ctx context.Context, ec ExecutionContext) []ModelTool {
 	all := ModelTools(e.set)
-	if !e.varies() {
+	if !e.varies() && len(e.off) == 0 {
 		return all
 	}
 	out := all[:0]

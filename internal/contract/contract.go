@@ -76,7 +76,7 @@ func Infos(pkg *model.Package, schemas map[string]model.Schemas) []runtime.ToolI
 		s := schemas[t.Name]
 		info := runtime.ToolInfo{Name: t.Name, Version: t.Version, Effect: runtime.Effect(t.Effect),
 			Description: t.Description, InputSchema: s.Input, OutputSchema: s.Output, Timeout: t.Timeout,
-			Title: t.Title, Hints: t.Hints, Deferred: t.Deferred, Namespace: t.Namespace, Content: t.Content, Scopes: t.Scopes}
+			Title: t.Title, Hints: t.Hints, Deferred: t.Deferred, Namespace: t.Namespace, Content: t.Content, Scopes: t.Scopes, Groups: t.Groups}
 		for _, c := range t.Errors {
 			info.Errors = append(info.Errors, runtime.Code(c))
 		}
@@ -246,6 +246,14 @@ func compareTool(prev *Previous, ot, nt *lockfile.Entry, info runtime.ToolInfo) 
 	}
 	for _, s := range setDiff(nt.Scopes, ot.Scopes) {
 		items = append(items, Item{"scopes", fmt.Sprintf("scope %q no longer required", s), Minor})
+	}
+	// A server that enables only a group the tool leaves no longer offers
+	// it: major. Joining a group offers it to more servers: minor.
+	for _, g := range setDiff(ot.Groups, nt.Groups) {
+		items = append(items, Item{"groups", fmt.Sprintf("joins group %q", g), Minor})
+	}
+	for _, g := range setDiff(nt.Groups, ot.Groups) {
+		items = append(items, Item{"groups", fmt.Sprintf("leaves group %q", g), Major})
 	}
 	for _, side := range []struct {
 		part     string

@@ -70,10 +70,10 @@ func Gate(changes []ToolChange, tools []*model.Tool, lockName string) (errs, war
 // partsPhrase: "input schema", "input schema and effect", ...
 func partsPhrase(items []Item) string {
 	nouns := map[string]string{"input": "input schema", "output": "output schema", "effect": "effect", "hints": "hints", "errors": "error codes",
-		"content": "content types", "scopes": "scopes", "title": "title", "description": "description"}
+		"content": "content types", "scopes": "scopes", "groups": "groups", "title": "title", "description": "description"}
 	var parts []string
 	seen := map[string]bool{}
-	for _, part := range []string{"input", "output", "effect", "hints", "errors", "content", "scopes", "title", "description"} {
+	for _, part := range []string{"input", "output", "effect", "hints", "errors", "content", "scopes", "groups", "title", "description"} {
 		for _, it := range items {
 			if it.Part == part && !seen[part] {
 				seen[part] = true

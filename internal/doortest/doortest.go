@@ -26,9 +26,10 @@ import (
 
 // Tool names of the fixture's set.
 const (
-	Probe  = "lookup_incident" // the tool the hostile arguments are shaped for
-	Hidden = "hidden_tool"     // the fixture's ToolFilter hides it from everyone
-	Scoped = "admin_tool"      // needs the scope "admin", which Caller lacks
+	Probe   = "lookup_incident" // the tool the hostile arguments are shaped for
+	Hidden  = "hidden_tool"     // the fixture's ToolFilter hides it from everyone
+	Scoped  = "admin_tool"      // needs the scope "admin", which Caller lacks
+	LeftOut = "legacy_tool"     // in the group "legacy", which the fixture's toolset leaves out
 )
 
 // Caller is who every door's calls run as.
@@ -63,6 +64,7 @@ func Calls() []Case {
 		{Name: "a number past any width", Tool: Probe, Arguments: `{"incident_id":"INC-001","count":1` + strings.Repeat("0", 400) + `}`, Code: runtime.CodeInvalidArguments},
 		{Name: "hidden tool", Tool: Hidden, Arguments: `{"incident_id":"INC-001"}`, Code: runtime.CodeUnknownTool},
 		{Name: "hidden tool, bad arguments", Tool: Hidden, Arguments: `{"x":1e400}`, Code: runtime.CodeUnknownTool},
+		{Name: "tool the toolset leaves out", Tool: LeftOut, Arguments: `{"incident_id":"INC-001"}`, Code: runtime.CodeUnknownTool},
 		{Name: "scoped-out tool", Tool: Scoped, Arguments: `{"incident_id":"INC-001"}`, Code: runtime.CodeInsufficientScope},
 	} {
 		cases = append(cases, extra)
@@ -128,6 +130,7 @@ func New(opts ...runtime.Option) (*Fixture, error) {
 		{Name: Probe, Description: "Looks up an incident."},
 		{Name: Hidden, Description: "A tool no caller may see."},
 		{Name: Scoped, Description: "A tool for administrators.", Scopes: []string{"admin"}},
+		{Name: LeftOut, Description: "A tool of a group this server does not offer.", Groups: []string{"legacy"}},
 	} {
 		t.Version, t.Effect = "1.0", runtime.EffectRead
 		t.InputSchema, t.OutputSchema = json.RawMessage(probeIn), json.RawMessage(probeOut)
@@ -141,6 +144,7 @@ func New(opts ...runtime.Option) (*Fixture, error) {
 	base := []runtime.Option{
 		runtime.WithLogger(slog.New(slog.DiscardHandler)),
 		runtime.WithToolFilter(func(_ context.Context, _ runtime.ExecutionContext, t runtime.ToolInfo) bool { return t.Name != Hidden }),
+		runtime.WithToolset(runtime.Toolset{Without: []string{"legacy"}}),
 		runtime.WithObserver(f),
 	}
 	f.Exec, err = runtime.NewExecutor(set, append(base, opts...)...)
@@ -196,19 +200,21 @@ func CheckAnswer(c Case, code runtime.Code, text string) error {
 	if m := internal.FindString(text); m != "" {
 		return fmt.Errorf("%s: the answer leaks %q: %.300s", c.Name, m, text)
 	}
-	if strings.Contains(text, Hidden) {
-		return fmt.Errorf("%s: the answer names the hidden tool: %.300s", c.Name, text)
+	for _, n := range []string{Hidden, LeftOut} {
+		if strings.Contains(text, n) {
+			return fmt.Errorf("%s: the answer names %s, which the caller may not see: %.300s", c.Name, n, text)
+		}
 	}
 	return nil
 }
 
 // CheckListed checks the names a door listed for Caller: the probe, and
-// neither the hidden nor the scoped-out tool.
+// none of the hidden, the scoped-out and the left-out tool.
 func CheckListed(names []string) error {
 	if !slices.Contains(names, Probe) {
 		return fmt.Errorf("listed %v: %s is missing", names, Probe)
 	}
-	for _, n := range []string{Hidden, Scoped} {
+	for _, n := range []string{Hidden, Scoped, LeftOut} {
 		if slices.Contains(names, n) {
 			return fmt.Errorf("listed %v: %s must be absent for the caller", names, n)
 		}

@@ -8,3 +8,8 @@ package execinfo
 // depends on who it is: a ToolFilter, or a tool with scopes. Set by the
 // runtime.
 var Varies func(exec any) bool
+
+// Offered reports whether exec's toolset offers tool (a *runtime.Tool of
+// its set): keel's MCP server registers no other with the SDK. Set by the
+// runtime.
+var Offered func(exec, tool any) bool

@@ -37,6 +37,7 @@ type directive struct {
 	hints                 runtime.Hints
 	content               []string // MIME types of content blocks (content=)
 	scopes                []string // OAuth scopes a caller's credentials must grant (scopes=)
+	groups                []string // toolsets the tool belongs to (groups=)
 }
 
 // maxTimeout bounds timeout=; a longer tool call is a job, not a tool.
@@ -125,6 +126,10 @@ func parseDirective(text string) (directive, []string) {
 			problems = append(problems, d.parseContent(value)...)
 		case "scopes":
 			problems = append(problems, d.parseScopes(value)...)
+		case "groups":
+			var more []string
+			d.groups, more = parseList(value, "group", toolrules.GroupName, "must match ^[a-z][a-z0-9_-]{0,63}$, like dashboards or read_only")
+			problems = append(problems, more...)
 		case "destructive", "idempotent":
 			b, ok := map[string]bool{"true": true, "false": false}[value]
 			if !ok {
@@ -144,7 +149,7 @@ func parseDirective(text string) (directive, []string) {
 			}
 			d.hints.OpenWorld = &open
 		default:
-			problems = append(problems, fmt.Sprintf("//keel:tool: unknown key %q (keys are name, version, effect, timeout, errors, content, scopes, destructive, idempotent, world)", key))
+			problems = append(problems, fmt.Sprintf("//keel:tool: unknown key %q (keys are name, version, effect, timeout, errors, content, scopes, groups, destructive, idempotent, world)", key))
 		}
 	}
 	for _, key := range []string{"name", "version", "effect"} {

@@ -237,7 +237,7 @@ func (l *loader) tool(fd *ast.FuncDecl, dir *ast.Comment, params []*ast.Comment)
 	}
 	before := len(l.diags)
 	t := &model.Tool{
-		Name: d.name, Version: d.version, Effect: d.effect, Timeout: d.timeout, Errors: d.errors, Hints: d.hints, Content: d.content, Scopes: d.scopes,
+		Name: d.name, Version: d.version, Effect: d.effect, Timeout: d.timeout, Errors: d.errors, Hints: d.hints, Content: d.content, Scopes: d.scopes, Groups: d.groups,
 		Description: modelText(docText(fd.Doc), fd.Name.Name),
 		Pos:         l.fset.Position(dir.Pos()),
 		Func:        fd.Name.Name,

@@ -69,6 +69,9 @@ type Entry struct {
 	Content []string `json:"content,omitempty"`
 	// Scopes are the OAuth scopes a caller's credentials must grant.
 	Scopes []string `json:"scopes,omitempty"`
+	// Groups are the toolsets the tool belongs to (groups=): a server that
+	// enables some groups offers only their tools.
+	Groups []string `json:"groups,omitempty"`
 }
 
 // Contract is one tool's contract as the lock reads it: what
@@ -81,7 +84,7 @@ type Contract struct {
 	Destructive, Idempotent, OpenWorld *bool
 	Deferred                           bool
 	Namespace                          string
-	Content, Scopes                    []string
+	Content, Scopes, Groups            []string
 }
 
 // ModelBytes is the size, as compact JSON, of what a model is shown of the
@@ -118,7 +121,7 @@ func New(tools []Contract) (Lock, error) {
 		}
 		e := Entry{Name: t.Name, Version: t.Version, Effect: t.Effect, Errors: slices.Clone(t.Errors),
 			Title: t.Title, Destructive: t.Destructive, Idempotent: t.Idempotent, OpenWorld: t.OpenWorld,
-			Deferred: t.Deferred, Namespace: t.Namespace, Content: slices.Clone(t.Content), Scopes: slices.Clone(t.Scopes)}
+			Deferred: t.Deferred, Namespace: t.Namespace, Content: slices.Clone(t.Content), Scopes: slices.Clone(t.Scopes), Groups: slices.Clone(t.Groups)}
 		if e.ModelBytes, err = ModelBytes(t); err != nil {
 			return Lock{}, fmt.Errorf("tool %s: %w", t.Name, err)
 		}
@@ -227,7 +230,8 @@ func entryEqual(a, b Entry) bool {
 		a.DescriptionDigest == b.DescriptionDigest && a.InputSchemaDigest == b.InputSchemaDigest && a.OutputSchemaDigest == b.OutputSchemaDigest &&
 		a.ModelBytes == b.ModelBytes && a.ModelTokens == b.ModelTokens && a.Title == b.Title &&
 		sameHint(a.Destructive, b.Destructive) && sameHint(a.Idempotent, b.Idempotent) && sameHint(a.OpenWorld, b.OpenWorld) &&
-		a.Deferred == b.Deferred && a.Namespace == b.Namespace && slices.Equal(a.Content, b.Content) && slices.Equal(a.Scopes, b.Scopes)
+		a.Deferred == b.Deferred && a.Namespace == b.Namespace && slices.Equal(a.Content, b.Content) && slices.Equal(a.Scopes, b.Scopes) &&
+		slices.Equal(a.Groups, b.Groups)
 }
 
 func sameHint(a, b *bool) bool { return (a == nil) == (b == nil) && (a == nil || *a == *b) }

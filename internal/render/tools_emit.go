@@ -130,6 +130,9 @@ func emitToolSpecs(f *jen.File, p *toolsPlan) {
 				if len(t.Scopes) > 0 {
 					g.Id("Scopes").Op(":").Add(stringList(t.Scopes))
 				}
+				if len(t.Groups) > 0 {
+					g.Id("Groups").Op(":").Add(stringList(t.Groups))
+				}
 			})
 			list.Custom(multiLine, jen.Id("Info").Op(":").Add(info), jen.Id("Handler").Op(":").Add(handlerBinding(t, r.binder)))
 		}

@@ -1,6 +1,6 @@
 // Package toolrules holds the rules a tool's declaration follows, which
 // keelgen checks when it writes a set and the runtime when it verifies
-// one: scopes, content types, business codes and the schema dialect. It is
+// one: scopes, groups, content types, business codes and the schema dialect. It is
 // a leaf (it imports no keel package), so runtime may import it and
 // keelgen's stages check the same rules without the runtime exporting them.
 package toolrules
@@ -29,6 +29,12 @@ var businessCode = regexp.MustCompile(`^[a-z][a-z0-9]*(_[a-z0-9]+)*$`)
 func BusinessCode(code string) bool {
 	return len(code) <= 64 && businessCode.MatchString(code) && !slices.Contains(ExecutorCodes, code)
 }
+
+var groupName = regexp.MustCompile(`^[a-z][a-z0-9_-]{0,63}$`)
+
+// GroupName reports whether g may name a toolset (groups=): lower case,
+// like a flag's value a server's operator types.
+func GroupName(g string) bool { return groupName.MatchString(g) }
 
 // Scope reports whether s is an OAuth scope token (RFC 6749, 3.3):
 // printable ASCII but space, quote and backslash.

@@ -19,7 +19,7 @@ const _ = runtime.IsAtLeastVersion0_4_0
 
 // SetDigest identifies this exact tool set: the set_digest of keel.lock.json.
 // The executor recomputes it from the embedded contracts before it accepts a call.
-const SetDigest = "sha256:8242b0c9a1684a1bfbbb3af55cf5ac3c599fe8a1801c26b27c218b824292c447"
+const SetDigest = "sha256:a50d6388f3130bf7f1b5fcade895260aba150cf18b9ebc219f8880f6035a9226"
 
 // Tool names. Harness code that names a tool by its constant stops compiling
 // when the tool is removed.
@@ -86,22 +86,24 @@ var toolSpecs = [...]runtime.ToolSpec{
 	{
 		Info: runtime.ToolInfo{
 			Name:        ToolSearch,
-			Version:     "1.5.0",
+			Version:     "1.6.0",
 			Effect:      runtime.EffectRead,
 			Description: "Finds documents by text.\n\nIt searches titles and bodies, newest first.",
 			Timeout:     1500 * time.Millisecond,
 			Errors:      []runtime.Code{"index_offline", "query_too_broad"},
+			Groups:      []string{"catalog", "search"},
 		},
 		Handler: searchArgsHandler(in.Search),
 	},
 	{
 		Info: runtime.ToolInfo{
 			Name:        ToolTagItem,
-			Version:     "2",
+			Version:     "2.1",
 			Effect:      runtime.EffectWrite,
 			Description: "Adds tags to an item. Tagging twice with the same tags changes nothing, and no tag is lost: the author states it.",
 			Title:       "Tag an item",
 			Hints:       runtime.Hints{Destructive: &stated[0], Idempotent: &stated[1], OpenWorld: &stated[0]},
+			Groups:      []string{"catalog"},
 		},
 		Handler: tagItemArgsHandler(func(ctx context.Context, args TagItemArgs) (in.Item, error) {
 			return in.TagItem(ctx, args.ItemID, args.Tags, args.Weight, args.At, args.Counts, args.Note)
