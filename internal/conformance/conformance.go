@@ -413,3 +413,41 @@ func LinkNodes(ctx context.Context, args LinkArgs) (Links, error) {
 	}
 	return Links{Graph: g, Nesting: n}, nil
 }
+
+// PickArgs name a datasource by exactly one of its uid, its name, or its
+// org and slug together, and annotate it with a title, tags, or both.
+type PickArgs struct {
+	// UID is the datasource's uid.
+	UID string `json:"uid,omitempty" jsonschema:"oneof_required=by_uid,maxLength=40"`
+	// Name is its name.
+	Name *string `json:"name,omitempty" jsonschema:"oneof_required=by_name"`
+	// Org is its organisation, named with slug.
+	Org int `json:"org,omitzero" jsonschema:"oneof_required=by_slug,minimum=1"`
+	// Slug is its slug in the organisation.
+	Slug string `json:"slug,omitempty" jsonschema:"oneof_required=by_slug"`
+	// Title is a title to set.
+	Title string `json:"title,omitempty" jsonschema:"anyof_required=title"`
+	// Tags are tags to add.
+	Tags []string `json:"tags,omitempty" jsonschema:"anyof_required=tags,maxItems=4"`
+}
+
+// Picked says which way the datasource was named.
+type Picked struct {
+	// By is by_uid, by_name or by_slug.
+	By string `json:"by"`
+}
+
+// Pick says which way its arguments name the datasource. (Alternatives are
+// checked on arguments only, so it does not echo them.)
+//
+//keel:tool name=pick version=1.0 effect=read
+func Pick(ctx context.Context, args PickArgs) (Picked, error) {
+	Calls.Add(1)
+	switch {
+	case args.UID != "":
+		return Picked{By: "by_uid"}, nil
+	case args.Name != nil:
+		return Picked{By: "by_name"}, nil
+	}
+	return Picked{By: "by_slug"}, nil
+}

@@ -75,6 +75,7 @@ func oracleTools(t testing.TB) map[string]*oracleTool {
 		generated.ToolInventory:       {exec: conf, goValue: decodeOnly[conformance.InventoryArgs]},
 		generated.ToolQuery:           {exec: conf, goValue: echo[conformance.QueryArgs]},
 		generated.ToolLinkNodes:       {exec: conf, goValue: decodeOnly[conformance.LinkArgs]},
+		generated.ToolPick:            {exec: conf, goValue: decodeOnly[conformance.PickArgs]},
 		examplegen.ToolLookupIncident: {exec: ex, goValue: decodeOnly[example.LookupIncidentArgs]},
 		examplegen.ToolCreateTicket:   {exec: ex, goValue: decodeOnly[examplegen.CreateTicketArgs]},
 	}
@@ -403,7 +404,8 @@ func keywordAt(doc any, ptr, keyword string) (json.Number, bool) {
 
 // A compiled tool's refusal says, with WithErrorDetails, what its public
 // schema says where the call went wrong: the enum's values, the bound, the
-// pattern, the members allowed beside the one sent that it lacks.
+// pattern, the members allowed beside the one sent that it lacks, the
+// alternatives of which one (or at least one) must be given.
 func TestRepairDetailsOfCompiledTools(t *testing.T) {
 	exec, err := examplegen.NewExecutor(runtime.WithLogger(slog.New(slog.DiscardHandler)), runtime.WithErrorDetails())
 	if err != nil {
@@ -421,6 +423,8 @@ func TestRepairDetailsOfCompiledTools(t *testing.T) {
 		{exec, examplegen.ToolLookupIncident, `{"incident_id":"INC-1"}`, `[{"pointer":"/incident_id","keyword":"pattern","schema":"^INC-[0-9]{3,}$"}]`},
 		{exec, examplegen.ToolLookupIncident, `{"incident_id":"INC-001","limitt":5}`, `[{"pointer":"","keyword":"additionalProperties","unknown":["limitt"],"allowed":["incident_id"]}]`},
 		{conf, generated.ToolStrings, `{"code":"a"}`, `[{"pointer":"/code","keyword":"minLength","schema":2}]`},
+		{conf, generated.ToolPick, `{"uid":"u","name":"n","title":"t"}`, `[{"pointer":"","keyword":"oneOf","schema":[{"required":["uid"],"title":"by_uid"},{"required":["name"],"title":"by_name"},{"required":["org","slug"],"title":"by_slug"}]}]`},
+		{conf, generated.ToolPick, `{"uid":"u"}`, `[{"pointer":"","keyword":"anyOf","schema":[{"required":["title"],"title":"title"},{"required":["tags"],"title":"tags"}]}]`},
 	} {
 		r := c.exec.Execute(context.Background(), runtime.ExecutionContext{}, runtime.ToolCall{ID: "r", Name: c.tool, Arguments: []byte(c.args)})
 		got, _ := json.Marshal(r.Error.Details)

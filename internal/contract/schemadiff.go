@@ -6,6 +6,7 @@ import (
 	"maps"
 	"slices"
 	"sort"
+	"strings"
 
 	"github.com/go-json-experiment/json/jsontext"
 
@@ -68,9 +69,10 @@ func (d *schemaDiff) compare(old, new *schemamodel.Schema, path string) {
 			d.add(d.pick(Major, Minor), "%s of %s changed from %s to %s", sub.kw, where(d.part, path), show(old.Keyword(sub.kw)), show(new.Keyword(sub.kw)))
 		}
 	}
+	alternatives := d.compareAlternatives(old, new, path)
 	var keys []string
 	for _, k := range slices.Concat(old.Keywords(), new.Keywords()) {
-		if !handled[k] && !slices.Contains(keys, k) && !sameJSON(old.Keyword(k), new.Keyword(k)) {
+		if !handled[k] && !alternatives[k] && !slices.Contains(keys, k) && !sameJSON(old.Keyword(k), new.Keyword(k)) {
 			keys = append(keys, k)
 		}
 	}
@@ -83,6 +85,44 @@ func (d *schemaDiff) compare(old, new *schemamodel.Schema, path string) {
 		// A changed constraint may narrow what the model can send: major for input.
 		d.add(d.pick(Major, Minor), "%s of %s changed from %s to %s", k, where(d.part, path), show(old.Keyword(k)), show(new.Keyword(k)))
 	}
+}
+
+// compareAlternatives compares oneOf and anyOf where each side is absent
+// or alternatives of required members, in the words a reviewer reads, and
+// returns the keywords it compared. On the arguments, a rule added or
+// changed may refuse a call that passed: major; one dropped: minor.
+func (d *schemaDiff) compareAlternatives(old, new *schemamodel.Schema, path string) map[string]bool {
+	done := map[string]bool{}
+	for _, c := range []struct {
+		kw, need string
+		old, new []*schemamodel.Schema
+	}{{"oneOf", "exactly one of", old.OneOf, new.OneOf}, {"anyOf", "at least one of", old.AnyOf, new.AnyOf}} {
+		oldSets, oldOK := schemamodel.RequiredSets(c.old)
+		newSets, newOK := schemamodel.RequiredSets(c.new)
+		if (!oldOK && c.old != nil) || (!newOK && c.new != nil) {
+			continue // other alternatives: compared as a constraint
+		}
+		done[c.kw] = true
+		switch o, n := setsInWords(oldSets), setsInWords(newSets); {
+		case o == n:
+		case o == "":
+			d.add(d.pick(Major, Minor), "%s must now give %s: %s", where(d.part, path), c.need, n)
+		case n == "":
+			d.add(d.pick(Minor, Major), "%s need no longer give %s: %s", where(d.part, path), c.need, o)
+		default:
+			d.add(Major, "%s must give %s: %s (was: %s)", where(d.part, path), c.need, n, o)
+		}
+	}
+	return done
+}
+
+// setsInWords is "uid; org and slug", "" for none.
+func setsInWords(sets [][]string) string {
+	var each []string
+	for _, set := range sets {
+		each = append(each, strings.Join(set, " and "))
+	}
+	return strings.Join(each, "; ")
 }
 
 // compareRefs compares a use of a recursive type: the same type's schema,

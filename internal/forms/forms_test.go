@@ -57,3 +57,51 @@ func TestInliningIsBounded(t *testing.T) {
 		t.Fatalf("%d objects inlined (%d bytes)", n, len(out))
 	}
 }
+
+// Alternatives of required members ("this member or that one") reach a
+// form that cannot hold them as words in the description, so the tool
+// stays strict; other alternatives stay as they were.
+func TestAlternativesInWords(t *testing.T) {
+	doc := []byte(`{"type":"object","description":"Names a datasource.",
+		"oneOf":[{"required":["uid"],"title":"by_uid"},{"required":["org","slug"]}],
+		"anyOf":[{"required":["title"]},{"required":["tags"]}],
+		"properties":{"uid":{"type":"string"},"org":{"type":"integer"},"slug":{"type":"string"},"title":{"type":"string"},"tags":{"type":"array","items":{"type":"string"}}},
+		"additionalProperties":false}`)
+	words := []string{"give exactly one of: uid; org and slug", "give at least one of: title; tags"}
+	for _, f := range []struct {
+		name string
+		form func([]byte) (json.RawMessage, []string)
+	}{
+		{"OpenAI strict", func(d []byte) (json.RawMessage, []string) { out, _, p := forms.OpenAIStrict(d); return out, p }},
+		{"Anthropic strict", func(d []byte) (json.RawMessage, []string) { out, _, p := forms.AnthropicStrict(d); return out, p }},
+		{"Gemini parameters", func(d []byte) (json.RawMessage, []string) {
+			out, _, err := forms.GeminiParameters(d)
+			return out, errs(err)
+		}},
+	} {
+		out, problems := f.form(doc)
+		if len(problems) > 0 {
+			t.Errorf("%s: %v", f.name, problems)
+			continue
+		}
+		var got struct {
+			Description  string
+			OneOf, AnyOf []any
+		}
+		if err := json.Unmarshal(out, &got); err != nil || got.OneOf != nil || got.AnyOf != nil ||
+			!strings.Contains(got.Description, words[0]) || !strings.Contains(got.Description, words[1]) {
+			t.Errorf("%s wrote %s (%v)", f.name, out, err)
+		}
+	}
+	other := []byte(`{"type":"object","properties":{"v":{"anyOf":[{"type":"string"},{"type":"integer"}]}},"required":["v"],"additionalProperties":false}`)
+	if out, _, problems := forms.OpenAIStrict(other); len(problems) > 0 || !strings.Contains(string(out), `"anyOf"`) {
+		t.Errorf("alternatives of types: %s %v", out, problems)
+	}
+}
+
+func errs(err error) []string {
+	if err == nil {
+		return nil
+	}
+	return []string{err.Error()}
+}

@@ -104,6 +104,16 @@ func (g *geminiForm) node(s *schemamodel.Schema, path string) *schemamodel.Schem
 			continue
 		}
 		switch {
+		case (kw == "anyOf" || kw == "oneOf") && isRequiredSets(s, kw):
+			probe := &schemamodel.Schema{AnyOf: s.AnyOf, OneOf: s.OneOf}
+			if kw == "anyOf" {
+				probe.OneOf = nil
+			} else {
+				probe.AnyOf = nil
+			}
+			for _, w := range alternativesInWords(probe) {
+				say(kw, w)
+			}
 		case kw == "type" || kw == "properties" || kw == "items" || kw == "anyOf" || kw == "oneOf" || kw == "required":
 			// structure, below
 		case kw == "format":
@@ -195,9 +205,12 @@ func (g *geminiForm) node(s *schemamodel.Schema, path string) *schemamodel.Schem
 		alts := s.AnyOf
 		if kw == "oneOf" {
 			alts = s.OneOf
-			if alts != nil {
-				g.note(path, "oneOf read as anyOf")
-			}
+		}
+		if _, sets := schemamodel.RequiredSets(alts); sets { // said in words above
+			continue
+		}
+		if kw == "oneOf" && alts != nil {
+			g.note(path, "oneOf read as anyOf")
 		}
 		for i, alt := range alts {
 			switch {
@@ -214,6 +227,17 @@ func (g *geminiForm) node(s *schemamodel.Schema, path string) *schemamodel.Schem
 	}
 	sayInDescription(out, words)
 	return out
+}
+
+// isRequiredSets reports whether s's kw (anyOf or oneOf) is alternatives
+// of required members.
+func isRequiredSets(s *schemamodel.Schema, kw string) bool {
+	alts := s.AnyOf
+	if kw == "oneOf" {
+		alts = s.OneOf
+	}
+	_, ok := schemamodel.RequiredSets(alts)
+	return ok
 }
 
 // malformed notes a keyword whose value is not of its JSON type, dropped.

@@ -56,6 +56,30 @@ func uniqueInWords(s *schemamodel.Schema) []string {
 	return nil
 }
 
+// alternativesInWords moves oneOf and anyOf out of s when each alternative
+// is a set of required members (keel's "this member or that one"), as the
+// words a model reads: "give exactly one of: uid; name; org and slug".
+// Other alternatives stay where they are.
+func alternativesInWords(s *schemamodel.Schema) []string {
+	var notes []string
+	for _, c := range []struct {
+		kw, words string
+		alts      []*schemamodel.Schema
+	}{{"oneOf", "give exactly one of: ", s.OneOf}, {"anyOf", "give at least one of: ", s.AnyOf}} {
+		sets, ok := schemamodel.RequiredSets(c.alts)
+		if !ok {
+			continue
+		}
+		var each []string
+		for _, set := range sets {
+			each = append(each, strings.Join(set, " and "))
+		}
+		notes = append(notes, c.words+strings.Join(each, "; "))
+		s.Delete(c.kw)
+	}
+	return notes
+}
+
 // contentInWords moves contentEncoding and contentMediaType out of s, as
 // the words a model reads.
 func contentInWords(s *schemamodel.Schema) []string {
@@ -77,7 +101,7 @@ func contentInWords(s *schemamodel.Schema) []string {
 // so the tool stays strict; the executor still enforces them, on the
 // schema as generated.
 func describe(s *schemamodel.Schema) {
-	var notes []string
+	notes := alternativesInWords(s)
 	count := func(kw, unit string, most bool) {
 		n := moveToWords(s, kw)
 		if n == "" {

@@ -66,6 +66,7 @@ var checked = map[string]bool{
 	"items": true, "minItems": true, "maxItems": true, "uniqueItems": true,
 	"minLength": true, "maxLength": true, "pattern": true, "format": true,
 	"minimum": true, "maximum": true, "exclusiveMinimum": true, "exclusiveMaximum": true, "multipleOf": true,
+	"oneOf": true, "anyOf": true, // on an argument struct, of required sets only: alternatives()
 }
 
 func lowerFirst(s string) string { return strings.ToLower(s[:1]) + s[1:] }
@@ -196,6 +197,13 @@ func (g *codecs) kindOf(t types.Type, n node, ptr string) (kind, bool) {
 		}
 	}
 	g.checkKeywords(n, ptr)
+	if k != kStruct || g.side != "input" {
+		for _, kw := range []string{"oneOf", "anyOf"} {
+			if n.Has(kw) {
+				g.fail(ptr, "keyword %q is checked by generated code only on a struct of a tool's arguments, as alternatives of required members (oneof_required= and anyof_required= tags)", kw)
+			}
+		}
+	}
 	g.checkEnumKinds(n, k, ptr)
 	if k != kPointer && k != kSlice && k != kMap {
 		g.checkType(n, k, t, ptr)

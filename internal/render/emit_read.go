@@ -125,6 +125,15 @@ func emitReadStruct(f *codecFunc) []jen.Code {
 		}
 		body = append(body, jen.Var().Id("seen").Struct(decl...))
 	}
+	var given []jen.Code
+	for _, m := range f.members {
+		if m.given {
+			given = append(given, jen.Id(m.flag).Bool())
+		}
+	}
+	if len(given) > 0 {
+		body = append(body, jen.Var().Id("given").Struct(given...))
+	}
 	cases := []jen.Code{}
 	for _, m := range f.members {
 		member := []jen.Code{
@@ -133,6 +142,9 @@ func emitReadStruct(f *codecFunc) []jen.Code {
 		}
 		if m.nullAbsent {
 			member = append(member, jen.If(jen.Id("d").Dot("Null").Call()).Block(jen.Continue()))
+		}
+		if m.given {
+			member = append(member, jen.Id("given").Dot(m.flag).Op("=").True())
 		}
 		member = append(member,
 			jen.If(jen.Err().Op(":=").Id(m.fn).Call(jen.Id("d"), jen.Op("&").Add(selector(m.access))), jen.Err().Op("!=").Nil()).Block(
@@ -155,7 +167,33 @@ func emitReadStruct(f *codecFunc) []jen.Code {
 				jen.Return(jen.Qual(wirePkg, "Missing").Call(jen.Lit(m.json)))))
 		}
 	}
+	for _, a := range f.alternatives {
+		body = append(body, emitAlternatives(a))
+	}
 	return append(body, jen.Return(jen.Nil()))
+}
+
+// emitAlternatives fails a oneOf unless exactly one set of members was
+// given, an anyOf unless one was.
+func emitAlternatives(a alternativesPlan) jen.Code {
+	var sets []jen.Code
+	for _, set := range a.sets {
+		var all *jen.Statement
+		for i, flag := range set {
+			if i > 0 {
+				all = all.Op("&&")
+			} else {
+				all = jen.Null()
+			}
+			all = all.Id("given").Dot(flag)
+		}
+		sets = append(sets, all)
+	}
+	fail := jen.Return(jen.Qual(wirePkg, "Fail").Call(jen.Lit(a.keyword)))
+	if a.keyword == "oneOf" {
+		return jen.If(jen.Qual(wirePkg, "Count").Call(sets...).Op("!=").Lit(1)).Block(fail)
+	}
+	return jen.If(jen.Qual(wirePkg, "Count").Call(sets...).Op("==").Lit(0)).Block(fail)
 }
 
 func selector(access []string) jen.Code {

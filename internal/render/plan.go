@@ -78,8 +78,16 @@ type codecFunc struct {
 	unique   []check
 
 	// structs
-	members []memberPlan
-	nested  bool // writing a type that contains itself: a level counted, so a cycle stops
+	members      []memberPlan
+	alternatives []alternativesPlan // reading: oneOf and anyOf of required sets
+	nested       bool               // writing a type that contains itself: a level counted, so a cycle stops
+}
+
+// alternativesPlan is a struct's oneOf (exactly one set given) or anyOf
+// (at least one): each set the presence flags of its required members.
+type alternativesPlan struct {
+	keyword string
+	sets    [][]string
 }
 
 // memberPlan is one JSON member of a struct.
@@ -90,6 +98,7 @@ type memberPlan struct {
 	required bool
 
 	flag       string // reading: its presence flag
+	given      bool   // reading: an alternative names it, so given.flag records it present and not null
 	nullAbsent bool   // reading: an optional member whose null means absent
 
 	omitEmpty, omitZero bool

@@ -1,6 +1,7 @@
 package render
 
 import (
+	"fmt"
 	"go/types"
 	"slices"
 	"strings"
@@ -109,6 +110,51 @@ func (g *codecs) readStruct(f *codecFunc, t types.Type, n node, ptr, hint string
 			// absent (documented in docs/executor.md).
 			nullAbsent: !required[fd.json] && !nullable(nodes[i])})
 	}
+	f.alternatives = g.alternatives(f.members, n, ptr)
+}
+
+// alternatives plans a struct's oneOf and anyOf, which keel checks when
+// each alternative is a set of required members and nothing else: "this
+// member or that one" (the reflector writes them from oneof_required= and
+// anyof_required= tags). A member counts as given when present and not
+// null, since a null optional member is absent (docs/executor.md): so the
+// check is the schema's, or stricter where a null stood for a member.
+func (g *codecs) alternatives(members []memberPlan, n node, ptr string) []alternativesPlan {
+	var out []alternativesPlan
+	for _, kw := range []string{"oneOf", "anyOf"} {
+		alts := n.OneOf
+		if kw == "anyOf" {
+			alts = n.AnyOf
+		}
+		if !n.Has(kw) {
+			continue
+		}
+		plan := alternativesPlan{keyword: kw}
+		for i, alt := range alts {
+			at := fmt.Sprintf("%s/%s/%d", ptr, kw, i)
+			for _, k := range alt.Keywords() {
+				if k != "required" && !schemamodel.IsAnnotation(k) {
+					g.fail(at, "keyword %q: generated code checks %s only as alternatives of required members, each {\"required\": [...]} and a title at most", k, kw)
+				}
+			}
+			if len(alt.Required) == 0 {
+				g.fail(at, "an alternative of %s names no required member, so every object meets it", kw)
+			}
+			var set []string
+			for _, name := range alt.Required {
+				j := slices.IndexFunc(members, func(m memberPlan) bool { return m.json == name })
+				if j < 0 {
+					g.fail(at, "required member %q is no field", name)
+					continue
+				}
+				members[j].given = true
+				set = append(set, members[j].flag)
+			}
+			plan.sets = append(plan.sets, set)
+		}
+		out = append(out, plan)
+	}
+	return out
 }
 
 func fieldHint(f field) string { return f.access[len(f.access)-1] }

@@ -83,3 +83,15 @@ func AtKey(err error) error {
 
 // token is name as one RFC 6901 reference token, with its slash.
 func token(name string) string { return string(jsontext.Pointer("").AppendToken(name)) }
+
+// Count is how many of met are true: of a struct's oneOf alternatives, how
+// many sets of members were given.
+func Count(met ...bool) int {
+	n := 0
+	for _, m := range met {
+		if m {
+			n++
+		}
+	}
+	return n
+}

@@ -93,6 +93,17 @@ var (
 		Flag   bool
 	}(conformance.NumberArgs{})
 	_ = struct {
+		UID   string
+		Name  *string
+		Org   int
+		Slug  string
+		Title string
+		Tags  []string
+	}(conformance.PickArgs{})
+	_ = struct {
+		By string
+	}(conformance.Picked{})
+	_ = struct {
 		IncidentID string
 		Count      int
 		Small      int8
@@ -302,6 +313,39 @@ func (c *numberArgsCall) Run(ctx context.Context) (err error) {
 
 func (c *numberArgsCall) Result(e *wire.Encoder) error {
 	return writeNumberArgs(e, &c.result)
+}
+
+// pickArgsHandler is a handler with the reader of its arguments and the writer of its result.
+type pickArgsHandler func(context.Context, conformance.PickArgs) (conformance.Picked, error)
+
+// Read reads and checks a call's arguments.
+func (h pickArgsHandler) Read(d *wire.Decoder) (runtime.Call, error) {
+	c := &pickArgsCall{handler: h}
+	if err := readPickArgs(d, &c.args); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// pickArgsCall is one call: the handler, its arguments, then its result.
+type pickArgsCall struct {
+	handler pickArgsHandler
+	args    conformance.PickArgs
+	result  conformance.Picked
+}
+
+// Arguments is the checked argument value, as the policy judges it.
+func (c *pickArgsCall) Arguments() any {
+	return &c.args
+}
+
+func (c *pickArgsCall) Run(ctx context.Context) (err error) {
+	c.result, err = c.handler(ctx, c.args)
+	return err
+}
+
+func (c *pickArgsCall) Result(e *wire.Encoder) error {
+	return writePicked(e, &c.result)
 }
 
 // probeArgsHandler is a handler with the reader of its arguments and the writer of its result.
@@ -2106,6 +2150,173 @@ func writeNumberArgsHalf(e *wire.Encoder, v *float64) error {
 func writeBool(e *wire.Encoder, v *bool) error {
 	b := bool(*v)
 	e.Bool(b)
+	return nil
+}
+
+func readPickArgs(d *wire.Decoder, v *conformance.PickArgs) error {
+	if err := d.ObjectStart(); err != nil {
+		return err
+	}
+	var seen struct {
+		UID   bool
+		Name  bool
+		Org   bool
+		Slug  bool
+		Title bool
+		Tags  bool
+	}
+	var given struct {
+		UID   bool
+		Name  bool
+		Org   bool
+		Slug  bool
+		Title bool
+		Tags  bool
+	}
+	for d.More() {
+		name, err := d.Name()
+		if err != nil {
+			return err
+		}
+		switch string(name) {
+		case "uid":
+			if seen.UID {
+				return wire.Duplicate()
+			}
+			seen.UID = true
+			if d.Null() {
+				continue
+			}
+			given.UID = true
+			if err := readPickArgsUID(d, &v.UID); err != nil {
+				return wire.At(err, "uid")
+			}
+		case "name":
+			if seen.Name {
+				return wire.Duplicate()
+			}
+			seen.Name = true
+			if d.Null() {
+				continue
+			}
+			given.Name = true
+			if err := readStringPointer(d, &v.Name); err != nil {
+				return wire.At(err, "name")
+			}
+		case "org":
+			if seen.Org {
+				return wire.Duplicate()
+			}
+			seen.Org = true
+			if d.Null() {
+				continue
+			}
+			given.Org = true
+			if err := readCollectionArgsPage(d, &v.Org); err != nil {
+				return wire.At(err, "org")
+			}
+		case "slug":
+			if seen.Slug {
+				return wire.Duplicate()
+			}
+			seen.Slug = true
+			if d.Null() {
+				continue
+			}
+			given.Slug = true
+			if err := readString(d, &v.Slug); err != nil {
+				return wire.At(err, "slug")
+			}
+		case "title":
+			if seen.Title {
+				return wire.Duplicate()
+			}
+			seen.Title = true
+			if d.Null() {
+				continue
+			}
+			given.Title = true
+			if err := readString(d, &v.Title); err != nil {
+				return wire.At(err, "title")
+			}
+		case "tags":
+			if seen.Tags {
+				return wire.Duplicate()
+			}
+			seen.Tags = true
+			if d.Null() {
+				continue
+			}
+			given.Tags = true
+			if err := readPickArgsTags(d, &v.Tags); err != nil {
+				return wire.At(err, "tags")
+			}
+		default:
+			return wire.Unknown()
+		}
+	}
+	if err := d.End(); err != nil {
+		return err
+	}
+	if wire.Count(given.UID, given.Name, given.Org && given.Slug) != 1 {
+		return wire.Fail("oneOf")
+	}
+	if wire.Count(given.Title, given.Tags) == 0 {
+		return wire.Fail("anyOf")
+	}
+	return nil
+}
+
+func readPickArgsUID(d *wire.Decoder, v *string) error {
+	s, err := d.String()
+	if err != nil {
+		return err
+	}
+	if wire.Length(s) > 40 {
+		return wire.Fail("maxLength")
+	}
+	*v = s
+	return nil
+}
+
+func readStringPointer(d *wire.Decoder, v **string) error {
+	x := new(string)
+	if err := readString(d, x); err != nil {
+		return err
+	}
+	*v = x
+	return nil
+}
+
+func readPickArgsTags(d *wire.Decoder, v *[]string) error {
+	if err := d.ArrayStart(); err != nil {
+		return err
+	}
+	s := make([]string, 0)
+	for i := 0; d.More(); i++ {
+		var x string
+		if err := readString(d, &x); err != nil {
+			return wire.AtIndex(err, i)
+		}
+		s = append(s, x)
+	}
+	if err := d.End(); err != nil {
+		return err
+	}
+	if len(s) > 4 {
+		return wire.Fail("maxItems")
+	}
+	*v = s
+	return nil
+}
+
+func writePicked(e *wire.Encoder, v *conformance.Picked) error {
+	e.ObjectStart()
+	e.Member(`"by":`)
+	if err := writeString(e, &v.By); err != nil {
+		return wire.At(err, "by")
+	}
+	e.ObjectEnd()
 	return nil
 }
 

@@ -18,7 +18,7 @@ const _ = runtime.IsAtLeastVersion0_4_0
 
 // SetDigest identifies this exact tool set: the set_digest of keel.lock.json.
 // The executor recomputes it from the embedded contracts before it accepts a call.
-const SetDigest = "sha256:b903ea6f32864cf8563610539296cb8e33ff3e320b108c5c20d021adb32696bb"
+const SetDigest = "sha256:4e5f91581a24f82ce6a46f9f643cb6b171537f09815e5598e8e601b15dbb6bbc"
 
 // Tool names. Harness code that names a tool by its constant stops compiling
 // when the tool is removed.
@@ -28,6 +28,7 @@ const (
 	ToolInventory   = "inventory"
 	ToolLinkNodes   = "link_nodes"
 	ToolNumbers     = "numbers"
+	ToolPick        = "pick"
 	ToolProbe       = "probe"
 	ToolQuery       = "query"
 	ToolStrings     = "strings"
@@ -42,6 +43,7 @@ var (
 	_ func(context.Context, conformance.InventoryArgs) (conformance.Inventory, error)       = conformance.ListInventory
 	_ func(context.Context, conformance.LinkArgs) (conformance.Links, error)                = conformance.LinkNodes
 	_ func(context.Context, conformance.NumberArgs) (conformance.NumberArgs, error)         = conformance.Numbers
+	_ func(context.Context, conformance.PickArgs) (conformance.Picked, error)               = conformance.Pick
 	_ func(context.Context, conformance.ProbeArgs) (conformance.ProbeArgs, error)           = conformance.Probe
 	_ func(context.Context, conformance.QueryArgs) (conformance.QueryArgs, error)           = conformance.Query
 	_ func(context.Context, conformance.StringArgs) (conformance.StringArgs, error)         = conformance.Strings
@@ -60,6 +62,8 @@ var (
 //go:embed schemas/link_nodes.output.json
 //go:embed schemas/numbers.input.json
 //go:embed schemas/numbers.output.json
+//go:embed schemas/pick.input.json
+//go:embed schemas/pick.output.json
 //go:embed schemas/probe.input.json
 //go:embed schemas/probe.output.json
 //go:embed schemas/query.input.json
@@ -117,6 +121,15 @@ var toolSpecs = [...]runtime.ToolSpec{
 			Description: "Returns its arguments.",
 		},
 		Handler: numberArgsHandler(conformance.Numbers),
+	},
+	{
+		Info: runtime.ToolInfo{
+			Name:        ToolPick,
+			Version:     "1.0",
+			Effect:      runtime.EffectRead,
+			Description: "Says which way its arguments name the datasource. (Alternatives are checked on arguments only, so it does not echo them.)",
+		},
+		Handler: pickArgsHandler(conformance.Pick),
 	},
 	{
 		Info: runtime.ToolInfo{
@@ -181,14 +194,16 @@ func (toolSet) Lookup(name string) *runtime.Tool {
 		return tools[3]
 	case ToolNumbers:
 		return tools[4]
-	case ToolProbe:
+	case ToolPick:
 		return tools[5]
-	case ToolQuery:
+	case ToolProbe:
 		return tools[6]
-	case ToolStrings:
+	case ToolQuery:
 		return tools[7]
-	case ToolTexts:
+	case ToolStrings:
 		return tools[8]
+	case ToolTexts:
+		return tools[9]
 	default:
 		return nil
 	}
