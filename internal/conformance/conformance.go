@@ -415,7 +415,8 @@ func LinkNodes(ctx context.Context, args LinkArgs) (Links, error) {
 }
 
 // PickArgs name a datasource by exactly one of its uid, its name, or its
-// org and slug together, and annotate it with a title, tags, or both.
+// org and slug together, and annotate it with a title, tags, or both, and
+// perhaps a note.
 type PickArgs struct {
 	// UID is the datasource's uid.
 	UID string `json:"uid,omitempty" jsonschema:"oneof_required=by_uid,maxLength=40"`
@@ -429,6 +430,18 @@ type PickArgs struct {
 	Title string `json:"title,omitempty" jsonschema:"anyof_required=title"`
 	// Tags are tags to add.
 	Tags []string `json:"tags,omitempty" jsonschema:"anyof_required=tags,maxItems=4"`
+	// Note is a note to leave, signed by author.
+	Note string `json:"note,omitempty"`
+	// Author signs the note; a reviewer needs an author too.
+	Author string `json:"author,omitempty"`
+	// Reviewer reviews the note.
+	Reviewer *string `json:"reviewer,omitempty"`
+}
+
+// JSONSchemaExtend says what a member needs beside it: a note its author,
+// a reviewer the note and its author.
+func (PickArgs) JSONSchemaExtend(s *jsonschema.Schema) {
+	s.DependentRequired = map[string][]string{"note": {"author"}, "reviewer": {"note", "author"}}
 }
 
 // Picked says which way the datasource was named.

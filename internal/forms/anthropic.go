@@ -22,7 +22,7 @@ const (
 // anthropicRefused are keywords Anthropic's strict mode cannot take and no
 // words can stand for.
 var anthropicRefused = []string{"patternProperties", "propertyNames", "unevaluatedProperties", "unevaluatedItems",
-	"contains", "minContains", "maxContains", "allOf", "not", "if", "then", "else", "dependentRequired", "dependentSchemas", "oneOf"}
+	"contains", "minContains", "maxContains", "allOf", "not", "if", "then", "else", "dependentSchemas", "oneOf"}
 
 // AnthropicCost is what one strict tool spends of the request's budget.
 type AnthropicCost struct {
@@ -83,7 +83,7 @@ func anthropicStrictify(s *schemamodel.Schema, path string, cost *AnthropicCost)
 // describeAnthropic moves the bounds Anthropic's strict mode does not take
 // into the member's description, in words.
 func describeAnthropic(s *schemamodel.Schema) {
-	notes := alternativesInWords(s)
+	notes := append(alternativesInWords(s), dependentsInWords(s)...)
 	bound := func(kw, words string) {
 		if v := moveToWords(s, kw); v != "" {
 			notes = append(notes, fmt.Sprintf(words, v))

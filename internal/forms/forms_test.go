@@ -58,16 +58,18 @@ func TestInliningIsBounded(t *testing.T) {
 	}
 }
 
-// Alternatives of required members ("this member or that one") reach a
-// form that cannot hold them as words in the description, so the tool
-// stays strict; other alternatives stay as they were.
+// Alternatives of required members ("this member or that one") and a
+// member's needs reach a strict form as words in the description, so the
+// tool stays strict; other alternatives stay as they were. (Gemini's
+// parameters say them too: TestGeminiParameters.)
 func TestAlternativesInWords(t *testing.T) {
 	doc := []byte(`{"type":"object","description":"Names a datasource.",
 		"oneOf":[{"required":["uid"],"title":"by_uid"},{"required":["org","slug"]}],
 		"anyOf":[{"required":["title"]},{"required":["tags"]}],
+		"dependentRequired":{"slug":["org"]},
 		"properties":{"uid":{"type":"string"},"org":{"type":"integer"},"slug":{"type":"string"},"title":{"type":"string"},"tags":{"type":"array","items":{"type":"string"}}},
 		"additionalProperties":false}`)
-	words := []string{"give exactly one of: uid; org and slug", "give at least one of: title; tags"}
+	words := []string{"give exactly one of: uid; org and slug", "give at least one of: title; tags", "slug needs org"}
 	for _, f := range []struct {
 		name string
 		form func([]byte) (json.RawMessage, []string)
@@ -89,7 +91,7 @@ func TestAlternativesInWords(t *testing.T) {
 			OneOf, AnyOf []any
 		}
 		if err := json.Unmarshal(out, &got); err != nil || got.OneOf != nil || got.AnyOf != nil ||
-			!strings.Contains(got.Description, words[0]) || !strings.Contains(got.Description, words[1]) {
+			!strings.Contains(got.Description, words[0]) || !strings.Contains(got.Description, words[1]) || !strings.Contains(got.Description, words[2]) {
 			t.Errorf("%s wrote %s (%v)", f.name, out, err)
 		}
 	}

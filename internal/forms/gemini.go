@@ -114,6 +114,13 @@ func (g *geminiForm) node(s *schemamodel.Schema, path string) *schemamodel.Schem
 			for _, w := range alternativesInWords(probe) {
 				say(kw, w)
 			}
+		case kw == "dependentRequired":
+			probe := &schemamodel.Schema{}
+			v, _ := s.OtherValue(kw)
+			probe.SetOther(kw, v)
+			for _, w := range dependentsInWords(probe) {
+				say(kw, w)
+			}
 		case kw == "type" || kw == "properties" || kw == "items" || kw == "anyOf" || kw == "oneOf" || kw == "required":
 			// structure, below
 		case kw == "format":

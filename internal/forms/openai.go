@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strings"
 
@@ -22,7 +23,7 @@ import (
 // refused are keywords strict mode does not accept and that no sentence can
 // stand for: a tool that uses one is offered non-strict.
 var refused = []string{"patternProperties", "propertyNames", "unevaluatedProperties", "unevaluatedItems",
-	"contains", "minContains", "maxContains", "allOf", "not", "if", "then", "else", "dependentRequired", "dependentSchemas"}
+	"contains", "minContains", "maxContains", "allOf", "not", "if", "then", "else", "dependentSchemas"}
 
 // sayInDescription ends a schema's description with notes, in one
 // parenthesis, for a model to read what the schema no longer says.
@@ -80,6 +81,24 @@ func alternativesInWords(s *schemamodel.Schema) []string {
 	return notes
 }
 
+// dependentsInWords moves dependentRequired out of s, as the words a model
+// reads: "to needs from".
+func dependentsInWords(s *schemamodel.Schema) []string {
+	raw, ok := s.OtherValue("dependentRequired")
+	var deps map[string][]string
+	if !ok || json.Unmarshal(raw, &deps) != nil {
+		return nil // absent, or malformed: left for the refusal
+	}
+	s.Delete("dependentRequired")
+	var notes []string
+	for _, name := range slices.Sorted(maps.Keys(deps)) {
+		if len(deps[name]) > 0 {
+			notes = append(notes, name+" needs "+strings.Join(deps[name], " and "))
+		}
+	}
+	return notes
+}
+
 // contentInWords moves contentEncoding and contentMediaType out of s, as
 // the words a model reads.
 func contentInWords(s *schemamodel.Schema) []string {
@@ -101,7 +120,7 @@ func contentInWords(s *schemamodel.Schema) []string {
 // so the tool stays strict; the executor still enforces them, on the
 // schema as generated.
 func describe(s *schemamodel.Schema) {
-	notes := alternativesInWords(s)
+	notes := append(alternativesInWords(s), dependentsInWords(s)...)
 	count := func(kw, unit string, most bool) {
 		n := moveToWords(s, kw)
 		if n == "" {

@@ -66,7 +66,7 @@ var checked = map[string]bool{
 	"items": true, "minItems": true, "maxItems": true, "uniqueItems": true,
 	"minLength": true, "maxLength": true, "pattern": true, "format": true,
 	"minimum": true, "maximum": true, "exclusiveMinimum": true, "exclusiveMaximum": true, "multipleOf": true,
-	"oneOf": true, "anyOf": true, // on an argument struct, of required sets only: alternatives()
+	"oneOf": true, "anyOf": true, "dependentRequired": true, // on an argument struct, of members: alternatives()
 }
 
 func lowerFirst(s string) string { return strings.ToLower(s[:1]) + s[1:] }
@@ -198,9 +198,9 @@ func (g *codecs) kindOf(t types.Type, n node, ptr string) (kind, bool) {
 	}
 	g.checkKeywords(n, ptr)
 	if k != kStruct || g.side != "input" {
-		for _, kw := range []string{"oneOf", "anyOf"} {
+		for _, kw := range []string{"oneOf", "anyOf", "dependentRequired"} {
 			if n.Has(kw) {
-				g.fail(ptr, "keyword %q is checked by generated code only on a struct of a tool's arguments, as alternatives of required members (oneof_required= and anyof_required= tags)", kw)
+				g.fail(ptr, "keyword %q is checked by generated code only on a struct of a tool's arguments, naming its members (oneof_required= and anyof_required= tags, dependentRequired from a JSONSchemaExtend method)", kw)
 			}
 		}
 	}
@@ -228,7 +228,7 @@ func (g *codecs) checkKeywords(n node, ptr string) {
 			}
 		case !checked[k] && !schemamodel.IsAnnotation(k):
 			g.fail(ptr, "keyword %q cannot be checked by generated code; describe the value with the keywords keel checks (see the README)", k)
-		case checked[k] && unread && !(k == "items" && raw.Kind() == '['): // a tuple: itemsNode says so
+		case checked[k] && unread && !(k == "items" && raw.Kind() == '[') && k != "dependentRequired": // a tuple: itemsNode says so; dependents reads its own
 			g.fail(ptr, "keyword %q has a value generated code cannot check (%s)", k, raw)
 		}
 	}

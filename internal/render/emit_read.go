@@ -170,6 +170,22 @@ func emitReadStruct(f *codecFunc) []jen.Code {
 	for _, a := range f.alternatives {
 		body = append(body, emitAlternatives(a))
 	}
+	for _, d := range f.dependents {
+		var missing *jen.Statement
+		for i, need := range d.needs {
+			if i > 0 {
+				missing = missing.Op("||")
+			} else {
+				missing = jen.Null()
+			}
+			missing = missing.Op("!").Id("given").Dot(need)
+		}
+		if len(d.needs) > 1 {
+			missing = jen.Parens(missing)
+		}
+		body = append(body, jen.If(jen.Id("given").Dot(d.flag).Op("&&").Add(missing)).Block(
+			jen.Return(jen.Qual(wirePkg, "Fail").Call(jen.Lit("dependentRequired")))))
+	}
 	return append(body, jen.Return(jen.Nil()))
 }
 

@@ -80,6 +80,7 @@ type codecFunc struct {
 	// structs
 	members      []memberPlan
 	alternatives []alternativesPlan // reading: oneOf and anyOf of required sets
+	dependents   []dependentPlan    // reading: dependentRequired
 	nested       bool               // writing a type that contains itself: a level counted, so a cycle stops
 }
 
@@ -88,6 +89,13 @@ type codecFunc struct {
 type alternativesPlan struct {
 	keyword string
 	sets    [][]string
+}
+
+// dependentPlan is one member of a struct's dependentRequired: when it is
+// given (its presence flag), so must the members it needs be.
+type dependentPlan struct {
+	flag  string
+	needs []string
 }
 
 // memberPlan is one JSON member of a struct.

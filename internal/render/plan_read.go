@@ -1,8 +1,10 @@
 package render
 
 import (
+	"encoding/json"
 	"fmt"
 	"go/types"
+	"maps"
 	"slices"
 	"strings"
 
@@ -111,6 +113,47 @@ func (g *codecs) readStruct(f *codecFunc, t types.Type, n node, ptr, hint string
 			nullAbsent: !required[fd.json] && !nullable(nodes[i])})
 	}
 	f.alternatives = g.alternatives(f.members, n, ptr)
+	f.dependents = g.dependents(f.members, n, ptr)
+}
+
+// dependents plans a struct's dependentRequired: a member that, given,
+// needs others given too ("to" needs "from"), in the order of its names.
+func (g *codecs) dependents(members []memberPlan, n node, ptr string) []dependentPlan {
+	raw, ok := n.OtherValue("dependentRequired")
+	if !ok {
+		return nil
+	}
+	var deps map[string][]string
+	if err := json.Unmarshal(raw, &deps); err != nil {
+		g.fail(ptr, "dependentRequired must map member names to lists of member names")
+		return nil
+	}
+	flag := func(name string) (string, bool) {
+		j := slices.IndexFunc(members, func(m memberPlan) bool { return m.json == name })
+		if j < 0 {
+			g.fail(ptr+"/dependentRequired", "member %q is no field", name)
+			return "", false
+		}
+		members[j].given = true
+		return members[j].flag, true
+	}
+	var out []dependentPlan
+	for _, name := range slices.Sorted(maps.Keys(deps)) {
+		d, ok := flag(name)
+		if !ok {
+			continue
+		}
+		p := dependentPlan{flag: d}
+		for _, need := range deps[name] {
+			if f, ok := flag(need); ok {
+				p.needs = append(p.needs, f)
+			}
+		}
+		if len(p.needs) > 0 {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // alternatives plans a struct's oneOf and anyOf, which keel checks when

@@ -93,12 +93,15 @@ var (
 		Flag   bool
 	}(conformance.NumberArgs{})
 	_ = struct {
-		UID   string
-		Name  *string
-		Org   int
-		Slug  string
-		Title string
-		Tags  []string
+		UID      string
+		Name     *string
+		Org      int
+		Slug     string
+		Title    string
+		Tags     []string
+		Note     string
+		Author   string
+		Reviewer *string
 	}(conformance.PickArgs{})
 	_ = struct {
 		By string
@@ -2158,20 +2161,26 @@ func readPickArgs(d *wire.Decoder, v *conformance.PickArgs) error {
 		return err
 	}
 	var seen struct {
-		UID   bool
-		Name  bool
-		Org   bool
-		Slug  bool
-		Title bool
-		Tags  bool
+		UID      bool
+		Name     bool
+		Org      bool
+		Slug     bool
+		Title    bool
+		Tags     bool
+		Note     bool
+		Author   bool
+		Reviewer bool
 	}
 	var given struct {
-		UID   bool
-		Name  bool
-		Org   bool
-		Slug  bool
-		Title bool
-		Tags  bool
+		UID      bool
+		Name     bool
+		Org      bool
+		Slug     bool
+		Title    bool
+		Tags     bool
+		Note     bool
+		Author   bool
+		Reviewer bool
 	}
 	for d.More() {
 		name, err := d.Name()
@@ -2251,6 +2260,42 @@ func readPickArgs(d *wire.Decoder, v *conformance.PickArgs) error {
 			if err := readPickArgsTags(d, &v.Tags); err != nil {
 				return wire.At(err, "tags")
 			}
+		case "note":
+			if seen.Note {
+				return wire.Duplicate()
+			}
+			seen.Note = true
+			if d.Null() {
+				continue
+			}
+			given.Note = true
+			if err := readString(d, &v.Note); err != nil {
+				return wire.At(err, "note")
+			}
+		case "author":
+			if seen.Author {
+				return wire.Duplicate()
+			}
+			seen.Author = true
+			if d.Null() {
+				continue
+			}
+			given.Author = true
+			if err := readString(d, &v.Author); err != nil {
+				return wire.At(err, "author")
+			}
+		case "reviewer":
+			if seen.Reviewer {
+				return wire.Duplicate()
+			}
+			seen.Reviewer = true
+			if d.Null() {
+				continue
+			}
+			given.Reviewer = true
+			if err := readStringPointer(d, &v.Reviewer); err != nil {
+				return wire.At(err, "reviewer")
+			}
 		default:
 			return wire.Unknown()
 		}
@@ -2263,6 +2308,12 @@ func readPickArgs(d *wire.Decoder, v *conformance.PickArgs) error {
 	}
 	if wire.Count(given.Title, given.Tags) == 0 {
 		return wire.Fail("anyOf")
+	}
+	if given.Note && !given.Author {
+		return wire.Fail("dependentRequired")
+	}
+	if given.Reviewer && (!given.Note || !given.Author) {
+		return wire.Fail("dependentRequired")
 	}
 	return nil
 }
