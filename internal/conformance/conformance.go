@@ -436,6 +436,10 @@ type PickArgs struct {
 	Author string `json:"author,omitempty"`
 	// Reviewer reviews the note.
 	Reviewer *string `json:"reviewer,omitempty"`
+	// At is where to pin the note: a longitude and a latitude.
+	At [2]float64 `json:"at,omitzero" jsonschema:"minimum=-180,maximum=180"`
+	// Codes are three distinct short codes.
+	Codes *[3]string `json:"codes,omitempty" jsonschema:"uniqueItems=true,maxLength=4"`
 }
 
 // JSONSchemaExtend says what a member needs beside it: a note its author,

@@ -250,13 +250,14 @@ const (
 	kDuration // time.Duration: a string in Go's duration syntax
 	kPointer
 	kSlice
+	kArray // [N]T: a list of exactly N items
 	kMap
 	kStruct
 	kUnsupported
 )
 
 var jsonTypeOf = map[kind]string{kString: "string", kBool: "boolean", kInt: "integer", kUint: "integer", kFloat: "number",
-	kTime: "string", kText: "string", kBytes: "string", kDuration: "string", kPointer: "", kSlice: "array", kMap: "object", kStruct: "object"}
+	kTime: "string", kText: "string", kBytes: "string", kDuration: "string", kPointer: "", kSlice: "array", kArray: "array", kMap: "object", kStruct: "object"}
 
 // classify says how t reads and writes, or why generated code cannot.
 func classify(t types.Type, texts model.TextTypes) (kind, string) {
@@ -319,7 +320,10 @@ func classify(t types.Type, texts model.TextTypes) (kind, string) {
 	case *types.Struct:
 		return kStruct, ""
 	case *types.Array:
-		return kUnsupported, "arrays are not supported; use a slice"
+		if b, ok := types.Unalias(u.Elem()).Underlying().(*types.Basic); ok && b.Kind() == types.Byte {
+			return kUnsupported, "an array of bytes is base64 text to json v2 and a list of numbers to the schema reflector; use []byte"
+		}
+		return kArray, ""
 	}
 	return kUnsupported, fmt.Sprintf("type %s has no generated reader", types.TypeString(t, nil))
 }
@@ -650,7 +654,7 @@ func (g *codecs) checkEnumKinds(n node, k kind, ptr string) {
 	if hasEnum && hasConst {
 		g.fail(ptr, "enum and const together cannot be checked by generated code")
 	}
-	if (hasEnum || hasConst) && (k == kSlice || k == kMap || k == kStruct || k == kRaw || k == kTime) {
+	if (hasEnum || hasConst) && (k == kSlice || k == kArray || k == kMap || k == kStruct || k == kRaw || k == kTime) {
 		g.fail(ptr, "enum or const on %s values cannot be checked by generated code", jsonTypeOf[k])
 	}
 }

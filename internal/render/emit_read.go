@@ -19,8 +19,8 @@ func emitFunc(f *codecFunc) jen.Code {
 }
 
 var (
-	readBodies  = map[kind]func(*codecFunc) []jen.Code{kStruct: emitReadStruct, kPointer: emitReadPointer, kSlice: emitReadSlice, kMap: emitReadMap}
-	writeBodies = map[kind]func(*codecFunc) []jen.Code{kStruct: emitWriteStruct, kPointer: emitWritePointer, kSlice: emitWriteSlice, kMap: emitWriteMap}
+	readBodies  = map[kind]func(*codecFunc) []jen.Code{kStruct: emitReadStruct, kPointer: emitReadPointer, kSlice: emitReadSlice, kArray: emitReadArray, kMap: emitReadMap}
+	writeBodies = map[kind]func(*codecFunc) []jen.Code{kStruct: emitWriteStruct, kPointer: emitWritePointer, kSlice: emitWriteSlice, kArray: emitWriteArray, kMap: emitWriteMap}
 )
 
 // converted is x as a value of the plan's type.
@@ -235,6 +235,27 @@ func emitReadPointer(f *codecFunc) []jen.Code {
 		jen.Op("*").Id("v").Op("=").Id("x"),
 		jen.Return(jen.Nil()),
 	)
+}
+
+// emitReadArray reads exactly as many items as the array holds: one more
+// is maxItems before it is read, one fewer minItems.
+func emitReadArray(f *codecFunc) []jen.Code {
+	body := []jen.Code{
+		ifErr(jen.Id("d").Dot("ArrayStart").Call()),
+		jen.Var().Id("a").Add(f.typ),
+		jen.Id("n").Op(":=").Lit(0),
+		jen.For(jen.Id("d").Dot("More").Call()).Block(
+			jen.If(jen.Id("n").Op("==").Len(jen.Id("a"))).Block(jen.Return(jen.Qual(wirePkg, "Fail").Call(jen.Lit("maxItems")))),
+			jen.If(jen.Err().Op(":=").Id(f.elem).Call(jen.Id("d"), jen.Op("&").Id("a").Index(jen.Id("n"))), jen.Err().Op("!=").Nil()).Block(
+				jen.Return(jen.Qual(wirePkg, "AtIndex").Call(jen.Err(), jen.Id("n"))),
+			),
+			jen.Id("n").Op("++"),
+		),
+		ifErr(jen.Id("d").Dot("End").Call()),
+		jen.If(jen.Id("n").Op("<").Len(jen.Id("a"))).Block(jen.Return(jen.Qual(wirePkg, "Fail").Call(jen.Lit("minItems")))),
+	}
+	body = append(body, emitUnique(f.unique, jen.Id("a").Index(jen.Op(":")))...)
+	return append(body, jen.Op("*").Id("v").Op("=").Id("a"), jen.Return(jen.Nil()))
 }
 
 func emitReadSlice(f *codecFunc) []jen.Code {

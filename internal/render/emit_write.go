@@ -87,7 +87,12 @@ func emitWriteSlice(f *codecFunc) []jen.Code {
 	body := emitEnter(f)
 	body = append(body, emitCountChecks(f.counts, jen.Len(jen.Op("*").Id("v")))...)
 	body = append(body, emitUnique(f.unique, jen.Op("*").Id("v"))...)
-	return append(body,
+	return append(body, emitWriteItems(f)...)
+}
+
+// emitWriteItems writes each item of *v, a slice or an array.
+func emitWriteItems(f *codecFunc) []jen.Code {
+	return []jen.Code{
 		jen.Id("e").Dot("ArrayStart").Call(),
 		jen.For(jen.Id("i").Op(":=").Range().Op("*").Id("v")).Block(
 			jen.Id("e").Dot("Elem").Call(),
@@ -98,7 +103,14 @@ func emitWriteSlice(f *codecFunc) []jen.Code {
 		),
 		jen.Id("e").Dot("ArrayEnd").Call(),
 		jen.Return(jen.Nil()),
-	)
+	}
+}
+
+// emitWriteArray writes every item; its length is its type's.
+func emitWriteArray(f *codecFunc) []jen.Code {
+	body := emitEnter(f)
+	body = append(body, emitUnique(f.unique, jen.Parens(jen.Op("*").Id("v")).Index(jen.Op(":")))...)
+	return append(body, emitWriteItems(f)...)
 }
 
 func emitWriteMap(f *codecFunc) []jen.Code {

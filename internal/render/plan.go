@@ -208,6 +208,8 @@ func step(write bool, k kind) planStep {
 		read, wr = (*codecs).readPointer, (*codecs).writePointer
 	case kSlice:
 		read, wr = (*codecs).readSlice, (*codecs).writeSlice
+	case kArray:
+		read, wr = (*codecs).readArray, (*codecs).writeArray
 	case kMap:
 		read, wr = (*codecs).readMap, (*codecs).writeMap
 	}

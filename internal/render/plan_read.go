@@ -249,6 +249,26 @@ func (g *codecs) readSlice(f *codecFunc, t types.Type, n node, ptr, hint string)
 	f.unique = g.uniqueCheck(n, elem, ptr)
 }
 
+func (g *codecs) readArray(f *codecFunc, t types.Type, n node, ptr, hint string) {
+	arr := types.Unalias(t).Underlying().(*types.Array)
+	g.arrayLength(n, arr.Len(), ptr)
+	f.elem = g.reader(arr.Elem(), g.itemsNode(n, ptr), ptr+"/0", hint+"Item")
+	f.elemType = typeCode(arr.Elem())
+	f.unique = g.uniqueCheck(n, arr.Elem(), ptr)
+}
+
+// arrayLength refuses an array's schema unless it says what the array
+// holds: exactly its length of items (the reflector writes minItems and
+// maxItems so; a tag that changed either would make them disagree).
+func (g *codecs) arrayLength(n node, length int64, ptr string) {
+	for _, kw := range []string{"minItems", "maxItems"} {
+		if v, ok := num(n, kw); !ok || int64(intOf(v)) != length {
+			g.fail(ptr, "an array of %d items needs minItems and maxItems %d in its schema (the reflector writes them; leave them out of its tag)", length, length)
+			return
+		}
+	}
+}
+
 func (g *codecs) readMap(f *codecFunc, t types.Type, n node, ptr, hint string) {
 	g.checkContainer(n, kMap, t, ptr)
 	for _, k := range []string{"properties", "required"} {

@@ -47,6 +47,14 @@ func (g *codecs) writeSlice(f *codecFunc, t types.Type, n node, ptr, hint string
 	f.unique = g.uniqueCheck(n, elem, ptr)
 }
 
+func (g *codecs) writeArray(f *codecFunc, t types.Type, n node, ptr, hint string) {
+	arr := types.Unalias(t).Underlying().(*types.Array)
+	g.arrayLength(n, arr.Len(), ptr)
+	f.nested = gocode.ContainsItself(t)
+	f.elem = g.writer(arr.Elem(), g.itemsNode(n, ptr), ptr+"/0", hint+"Item")
+	f.unique = g.uniqueCheck(n, arr.Elem(), ptr)
+}
+
 func (g *codecs) writeMap(f *codecFunc, t types.Type, n node, ptr, hint string) {
 	g.checkContainer(n, kMap, t, ptr)
 	m := types.Unalias(t).Underlying().(*types.Map)

@@ -45,7 +45,7 @@ func structShapes(pkg *model.Package) []*types.Named {
 		case kStruct:
 			out = append(out, n)
 			return true
-		case kPointer, kSlice, kMap:
+		case kPointer, kSlice, kArray, kMap:
 			return true
 		}
 		return false

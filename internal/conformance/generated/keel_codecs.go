@@ -102,6 +102,8 @@ var (
 		Note     string
 		Author   string
 		Reviewer *string
+		At       [2]float64
+		Codes    *[3]string
 	}(conformance.PickArgs{})
 	_ = struct {
 		By string
@@ -2170,6 +2172,8 @@ func readPickArgs(d *wire.Decoder, v *conformance.PickArgs) error {
 		Note     bool
 		Author   bool
 		Reviewer bool
+		At       bool
+		Codes    bool
 	}
 	var given struct {
 		UID      bool
@@ -2296,6 +2300,28 @@ func readPickArgs(d *wire.Decoder, v *conformance.PickArgs) error {
 			if err := readStringPointer(d, &v.Reviewer); err != nil {
 				return wire.At(err, "reviewer")
 			}
+		case "at":
+			if seen.At {
+				return wire.Duplicate()
+			}
+			seen.At = true
+			if d.Null() {
+				continue
+			}
+			if err := readPickArgsAt(d, &v.At); err != nil {
+				return wire.At(err, "at")
+			}
+		case "codes":
+			if seen.Codes {
+				return wire.Duplicate()
+			}
+			seen.Codes = true
+			if d.Null() {
+				continue
+			}
+			if err := readPickArgsCodes(d, &v.Codes); err != nil {
+				return wire.At(err, "codes")
+			}
 		default:
 			return wire.Unknown()
 		}
@@ -2356,6 +2382,95 @@ func readPickArgsTags(d *wire.Decoder, v *[]string) error {
 	}
 	if len(s) > 4 {
 		return wire.Fail("maxItems")
+	}
+	*v = s
+	return nil
+}
+
+func readPickArgsAt(d *wire.Decoder, v *[2]float64) error {
+	if err := d.ArrayStart(); err != nil {
+		return err
+	}
+	var a [2]float64
+	n := 0
+	for d.More() {
+		if n == len(a) {
+			return wire.Fail("maxItems")
+		}
+		if err := readPickArgsAtItem(d, &a[n]); err != nil {
+			return wire.AtIndex(err, n)
+		}
+		n++
+	}
+	if err := d.End(); err != nil {
+		return err
+	}
+	if n < len(a) {
+		return wire.Fail("minItems")
+	}
+	*v = a
+	return nil
+}
+
+func readPickArgsAtItem(d *wire.Decoder, v *float64) error {
+	f, err := d.Float(64)
+	if err != nil {
+		return err
+	}
+	if err := wire.Minimum(f, -180.0, "-180", d.Literal()); err != nil {
+		return err
+	}
+	if err := wire.Maximum(f, 180.0, "180", d.Literal()); err != nil {
+		return err
+	}
+	*v = f
+	return nil
+}
+
+func readPickArgsCodes(d *wire.Decoder, v **[3]string) error {
+	x := new([3]string)
+	if err := readPickArgsCodes2(d, x); err != nil {
+		return err
+	}
+	*v = x
+	return nil
+}
+
+func readPickArgsCodes2(d *wire.Decoder, v *[3]string) error {
+	if err := d.ArrayStart(); err != nil {
+		return err
+	}
+	var a [3]string
+	n := 0
+	for d.More() {
+		if n == len(a) {
+			return wire.Fail("maxItems")
+		}
+		if err := readPickArgsCodes2Item(d, &a[n]); err != nil {
+			return wire.AtIndex(err, n)
+		}
+		n++
+	}
+	if err := d.End(); err != nil {
+		return err
+	}
+	if n < len(a) {
+		return wire.Fail("minItems")
+	}
+	if err := wire.Unique(a[:]); err != nil {
+		return err
+	}
+	*v = a
+	return nil
+}
+
+func readPickArgsCodes2Item(d *wire.Decoder, v *string) error {
+	s, err := d.String()
+	if err != nil {
+		return err
+	}
+	if wire.Length(s) > 4 {
+		return wire.Fail("maxLength")
 	}
 	*v = s
 	return nil

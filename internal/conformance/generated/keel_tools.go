@@ -18,7 +18,7 @@ const _ = runtime.IsAtLeastVersion0_4_0
 
 // SetDigest identifies this exact tool set: the set_digest of keel.lock.json.
 // The executor recomputes it from the embedded contracts before it accepts a call.
-const SetDigest = "sha256:e9c3d306aba3d7013c238d5c6456bc4f3cfb5e4faca9d7ae4c0080ba432a8c76"
+const SetDigest = "sha256:11d595c8fa2265d44a6830d5c928e057a5847f5372fe6df04a60496adfb8ebde"
 
 // Tool names. Harness code that names a tool by its constant stops compiling
 // when the tool is removed.
