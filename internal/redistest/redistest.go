@@ -23,7 +23,9 @@ type Server struct {
 	Addr string
 	dir  string
 	cmd  *exec.Cmd
-	t    testing.TB
+	// exited is closed when cmd has exited (its one Wait is start's).
+	exited chan struct{}
+	t      testing.TB
 }
 
 // Start runs redis-server on a free loopback port. Without the binary the
@@ -68,10 +70,23 @@ func (s *Server) start() bool {
 	if err := s.cmd.Start(); err != nil {
 		s.t.Fatal(err)
 	}
-	c := redis.NewClient(&redis.Options{Addr: s.Addr})
+	// A server that cannot bind the port (another process took it first)
+	// exits at once: then the port is not ours, whoever answers there.
+	exited := make(chan struct{})
+	s.exited = exited
+	go func(cmd *exec.Cmd) {
+		cmd.Wait()
+		close(exited)
+	}(s.cmd)
+	c := redis.NewClient(&redis.Options{Addr: s.Addr, MaxRetries: -1})
 	defer c.Close()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
+		select {
+		case <-exited:
+			return false
+		default:
+		}
 		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 		info, err := c.Info(ctx, "server").Result()
 		cancel()
@@ -90,7 +105,7 @@ func (s *Server) start() bool {
 func (s *Server) Kill() {
 	if s.cmd != nil && s.cmd.Process != nil {
 		s.cmd.Process.Kill()
-		s.cmd.Wait()
+		<-s.exited
 		s.cmd = nil
 	}
 }
