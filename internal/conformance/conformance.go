@@ -440,6 +440,10 @@ type PickArgs struct {
 	At [2]float64 `json:"at,omitzero" jsonschema:"minimum=-180,maximum=180"`
 	// Codes are three distinct short codes.
 	Codes *[3]string `json:"codes,omitempty" jsonschema:"uniqueItems=true,maxLength=4"`
+	// Window is how far back to look, from a minute to a week.
+	Window time.Duration `json:"window,omitzero" jsonschema_extras:"formatMinimum=1m,formatMaximum=168h"`
+	// Threshold is a non-negative value below a million.
+	Threshold *decimal.Decimal `json:"threshold,omitempty" jsonschema_extras:"formatMinimum=0,formatExclusiveMaximum=1e6"`
 }
 
 // JSONSchemaExtend says what a member needs beside it: a note its author,

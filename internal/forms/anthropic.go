@@ -83,7 +83,7 @@ func anthropicStrictify(s *schemamodel.Schema, path string, cost *AnthropicCost)
 // describeAnthropic moves the bounds Anthropic's strict mode does not take
 // into the member's description, in words.
 func describeAnthropic(s *schemamodel.Schema) {
-	notes := append(alternativesInWords(s), dependentsInWords(s)...)
+	notes := slices.Concat(alternativesInWords(s), dependentsInWords(s), textBoundsInWords(s))
 	bound := func(kw, words string) {
 		if v := moveToWords(s, kw); v != "" {
 			notes = append(notes, fmt.Sprintf(words, v))

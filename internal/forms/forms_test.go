@@ -107,3 +107,23 @@ func errs(err error) []string {
 	}
 	return []string{err.Error()}
 }
+
+// A bound on a value written as text (a duration's, a decimal's) reaches
+// a form that does not take it as words on the member.
+func TestTextBoundsInWords(t *testing.T) {
+	doc := []byte(`{"type":"object","properties":{"window":{"type":"string","description":"How far back.","formatMinimum":"1m","formatExclusiveMaximum":"168h"}},"required":["window"],"additionalProperties":false}`)
+	for name, form := range map[string]func([]byte) (json.RawMessage, []string){
+		"OpenAI strict":    func(d []byte) (json.RawMessage, []string) { out, _, p := forms.OpenAIStrict(d); return out, p },
+		"Anthropic strict": func(d []byte) (json.RawMessage, []string) { out, _, p := forms.AnthropicStrict(d); return out, p },
+		"Gemini parameters": func(d []byte) (json.RawMessage, []string) {
+			out, _, err := forms.GeminiParameters(d)
+			return out, errs(err)
+		},
+	} {
+		out, problems := form(doc)
+		if len(problems) > 0 || strings.Contains(string(out), "formatMinimum") ||
+			!strings.Contains(string(out), "at least 1m") || !strings.Contains(string(out), "less than 168h") {
+			t.Errorf("%s wrote %s %v", name, out, problems)
+		}
+	}
+}

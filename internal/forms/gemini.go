@@ -114,12 +114,12 @@ func (g *geminiForm) node(s *schemamodel.Schema, path string) *schemamodel.Schem
 			for _, w := range alternativesInWords(probe) {
 				say(kw, w)
 			}
-		case kw == "dependentRequired":
+		case kw == "dependentRequired" || strings.HasPrefix(kw, "format") && kw != "format":
 			probe := &schemamodel.Schema{}
 			v, _ := s.OtherValue(kw)
 			probe.SetOther(kw, v)
-			for _, w := range dependentsInWords(probe) {
-				say(kw, w)
+			if w := slices.Concat(dependentsInWords(probe), textBoundsInWords(probe)); len(w) > 0 {
+				say(kw, strings.Join(w, "; "))
 			}
 		case kw == "type" || kw == "properties" || kw == "items" || kw == "anyOf" || kw == "oneOf" || kw == "required":
 			// structure, below

@@ -99,6 +99,26 @@ func dependentsInWords(s *schemamodel.Schema) []string {
 	return notes
 }
 
+// textBoundsInWords moves the bounds of a value written as text
+// (formatMinimum, ...: a duration's, a decimal's) out of s, as the words a
+// model reads: "at least 1m", "less than 1e6".
+func textBoundsInWords(s *schemamodel.Schema) []string {
+	var notes []string
+	for _, b := range []struct{ kw, words string }{
+		{"formatMinimum", "at least "}, {"formatExclusiveMinimum", "more than "},
+		{"formatMaximum", "at most "}, {"formatExclusiveMaximum", "less than "},
+	} {
+		raw, ok := s.OtherValue(b.kw)
+		var v string
+		if !ok || json.Unmarshal(raw, &v) != nil {
+			continue // absent, or not a string: left for the refusal
+		}
+		s.Delete(b.kw)
+		notes = append(notes, b.words+v)
+	}
+	return notes
+}
+
 // contentInWords moves contentEncoding and contentMediaType out of s, as
 // the words a model reads.
 func contentInWords(s *schemamodel.Schema) []string {
@@ -120,7 +140,7 @@ func contentInWords(s *schemamodel.Schema) []string {
 // so the tool stays strict; the executor still enforces them, on the
 // schema as generated.
 func describe(s *schemamodel.Schema) {
-	notes := append(alternativesInWords(s), dependentsInWords(s)...)
+	notes := slices.Concat(alternativesInWords(s), dependentsInWords(s), textBoundsInWords(s))
 	count := func(kw, unit string, most bool) {
 		n := moveToWords(s, kw)
 		if n == "" {

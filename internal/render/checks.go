@@ -7,7 +7,9 @@ import (
 	"math/big"
 	"regexp"
 	"strings"
+	"time"
 
+	"github.com/keelgen/keel/internal/toolrules"
 	"github.com/keelgen/keel/runtime/wire"
 )
 
@@ -31,6 +33,49 @@ type check struct {
 	text    string  // a float bound or multiple as written; a format
 	pattern string  // the var holding a compiled pattern
 	values  []any   // enum or const values of the value's type: string, bool, *big.Int, json.Number
+	// A bound on a text value (formatMinimum, ...): a duration's, or a
+	// decimal's as text (in text).
+	dur     time.Duration
+	decimal bool
+}
+
+// textBoundKeywords bound a value written as text, compared in its own
+// form (ajv-formats' names): a time.Duration's, a decimal text type's.
+var textBoundKeywords = []string{"formatMinimum", "formatExclusiveMinimum", "formatMaximum", "formatExclusiveMaximum"}
+
+// textBounds plans the bounds on a duration or a decimal text type (k) from
+// n: each bound a string the value's own text form reads, worked out here.
+func (g *codecs) textBounds(n node, k kind, ptr string) []check {
+	var out []check
+	for _, kw := range textBoundKeywords {
+		raw, ok := n.OtherValue(kw)
+		if !ok {
+			continue
+		}
+		var text string
+		if err := json.Unmarshal(raw, &text); err != nil {
+			g.fail(ptr, "%s must be a string in the value's own text form, such as \"1m\" or \"0.5\"", kw)
+			continue
+		}
+		switch k {
+		case kDuration:
+			d, err := time.ParseDuration(text)
+			if err != nil {
+				g.fail(ptr, "%s %q is not a Go duration, such as 90s or 168h", kw, text)
+				continue
+			}
+			out = append(out, check{keyword: kw, dur: d, text: text})
+		case kText:
+			if !toolrules.DecimalText(text) {
+				g.fail(ptr, "%s %q is not a decimal number, such as 0 or 12.5", kw, text)
+				continue
+			}
+			out = append(out, check{keyword: kw, decimal: true, text: text})
+		default:
+			g.fail(ptr, "%s bounds a time.Duration or a decimal text type only; on a number use minimum or maximum", kw)
+		}
+	}
+	return out
 }
 
 // stringChecks plans the checks of a string against n; hint names the

@@ -23,6 +23,12 @@ func emitStringChecks(cs []check, s jen.Code) []jen.Code {
 			out = append(out, failIf(jen.Op("!").Id(c.pattern).Dot("MatchString").Call(s), c.keyword))
 		case "format":
 			out = append(out, ifErr(jen.Qual(wirePkg, "CheckFormat").Call(jen.Lit(c.text), s)))
+		case "formatMinimum", "formatExclusiveMinimum", "formatMaximum", "formatExclusiveMaximum":
+			if c.decimal {
+				out = append(out, ifErr(jen.Qual(wirePkg, "DecimalBound").Call(s, jen.Lit(c.keyword), jen.Lit(c.text))))
+			} else {
+				out = append(out, ifErr(jen.Qual(wirePkg, "DurationBound").Call(s, jen.Lit(c.keyword), durationCode(c.dur))))
+			}
 		}
 	}
 	return out

@@ -67,6 +67,7 @@ var checked = map[string]bool{
 	"minLength": true, "maxLength": true, "pattern": true, "format": true,
 	"minimum": true, "maximum": true, "exclusiveMinimum": true, "exclusiveMaximum": true, "multipleOf": true,
 	"oneOf": true, "anyOf": true, "dependentRequired": true, // on an argument struct, of members: alternatives()
+	"formatMinimum": true, "formatExclusiveMinimum": true, "formatMaximum": true, "formatExclusiveMaximum": true, // textBounds
 }
 
 func lowerFirst(s string) string { return strings.ToLower(s[:1]) + s[1:] }
@@ -197,12 +198,15 @@ func (g *codecs) kindOf(t types.Type, n node, ptr string) (kind, bool) {
 		}
 	}
 	g.checkKeywords(n, ptr)
-	if k != kStruct || g.side != "input" {
+	if (k != kStruct && k != kPointer) || (k == kStruct && g.side != "input") { // a pointer's are its value's
 		for _, kw := range []string{"oneOf", "anyOf", "dependentRequired"} {
 			if n.Has(kw) {
 				g.fail(ptr, "keyword %q is checked by generated code only on a struct of a tool's arguments, naming its members (oneof_required= and anyof_required= tags, dependentRequired from a JSONSchemaExtend method)", kw)
 			}
 		}
+	}
+	if k != kDuration && k != kText && k != kPointer { // a pointer's are its value's
+		g.textBounds(n, k, ptr) // each one a diagnostic here
 	}
 	g.checkEnumKinds(n, k, ptr)
 	if k != kPointer && k != kSlice && k != kMap {
@@ -228,7 +232,8 @@ func (g *codecs) checkKeywords(n node, ptr string) {
 			}
 		case !checked[k] && !schemamodel.IsAnnotation(k):
 			g.fail(ptr, "keyword %q cannot be checked by generated code; describe the value with the keywords keel checks (see the README)", k)
-		case checked[k] && unread && !(k == "items" && raw.Kind() == '[') && k != "dependentRequired": // a tuple: itemsNode says so; dependents reads its own
+		case checked[k] && unread && !(k == "items" && raw.Kind() == '[') && k != "dependentRequired" && !slices.Contains(textBoundKeywords, k):
+			// (a tuple: itemsNode says so; dependents and textBounds read their own)
 			g.fail(ptr, "keyword %q has a value generated code cannot check (%s)", k, raw)
 		}
 	}

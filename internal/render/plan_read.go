@@ -27,6 +27,9 @@ func (g *codecs) readLeaf(f *codecFunc, t types.Type, n node, ptr, hint string) 
 	case kString, kDuration, kBytes, kText:
 		f.checks = g.stringChecks(n, ptr, hint)
 		f.bound = textBound(k, f.checks)
+		if k == kDuration || k == kText {
+			f.checks = append(f.checks, g.textBounds(n, k, ptr)...)
+		}
 		if k == kText {
 			f.parse = textParsers[qualifiedName(t)]
 		}

@@ -26,6 +26,9 @@ func (g *codecs) writeLeaf(f *codecFunc, t types.Type, n node, ptr, hint string)
 		f.checks = g.floatChecks(n, f.bits, ptr)
 	case kBytes, kDuration, kText:
 		f.checks = g.stringChecks(n, ptr, hint)
+		if k == kDuration || k == kText {
+			f.checks = append(f.checks, g.textBounds(n, k, ptr)...)
+		}
 	case kTime:
 		g.onlyKeywords(n, ptr, "date-time", "type", "format")
 	case kRaw:

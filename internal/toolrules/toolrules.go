@@ -30,6 +30,12 @@ func BusinessCode(code string) bool {
 	return len(code) <= 64 && businessCode.MatchString(code) && !slices.Contains(ExecutorCodes, code)
 }
 
+var decimalText = regexp.MustCompile(`^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$`)
+
+// DecimalText reports whether s is decimal text a bound compares
+// (formatMinimum, ...): a JSON number literal, as a decimal type writes it.
+func DecimalText(s string) bool { return decimalText.MatchString(s) }
+
 var groupName = regexp.MustCompile(`^[a-z][a-z0-9_-]{0,63}$`)
 
 // GroupName reports whether g may name a toolset (groups=): lower case,

@@ -93,17 +93,19 @@ var (
 		Flag   bool
 	}(conformance.NumberArgs{})
 	_ = struct {
-		UID      string
-		Name     *string
-		Org      int
-		Slug     string
-		Title    string
-		Tags     []string
-		Note     string
-		Author   string
-		Reviewer *string
-		At       [2]float64
-		Codes    *[3]string
+		UID       string
+		Name      *string
+		Org       int
+		Slug      string
+		Title     string
+		Tags      []string
+		Note      string
+		Author    string
+		Reviewer  *string
+		At        [2]float64
+		Codes     *[3]string
+		Window    time.Duration
+		Threshold *decimal.Decimal
 	}(conformance.PickArgs{})
 	_ = struct {
 		By string
@@ -2163,17 +2165,19 @@ func readPickArgs(d *wire.Decoder, v *conformance.PickArgs) error {
 		return err
 	}
 	var seen struct {
-		UID      bool
-		Name     bool
-		Org      bool
-		Slug     bool
-		Title    bool
-		Tags     bool
-		Note     bool
-		Author   bool
-		Reviewer bool
-		At       bool
-		Codes    bool
+		UID       bool
+		Name      bool
+		Org       bool
+		Slug      bool
+		Title     bool
+		Tags      bool
+		Note      bool
+		Author    bool
+		Reviewer  bool
+		At        bool
+		Codes     bool
+		Window    bool
+		Threshold bool
 	}
 	var given struct {
 		UID      bool
@@ -2321,6 +2325,28 @@ func readPickArgs(d *wire.Decoder, v *conformance.PickArgs) error {
 			}
 			if err := readPickArgsCodes(d, &v.Codes); err != nil {
 				return wire.At(err, "codes")
+			}
+		case "window":
+			if seen.Window {
+				return wire.Duplicate()
+			}
+			seen.Window = true
+			if d.Null() {
+				continue
+			}
+			if err := readPickArgsWindow(d, &v.Window); err != nil {
+				return wire.At(err, "window")
+			}
+		case "threshold":
+			if seen.Threshold {
+				return wire.Duplicate()
+			}
+			seen.Threshold = true
+			if d.Null() {
+				continue
+			}
+			if err := readDecimalPointer(d, &v.Threshold); err != nil {
+				return wire.At(err, "threshold")
 			}
 		default:
 			return wire.Unknown()
@@ -2473,6 +2499,63 @@ func readPickArgsCodes2Item(d *wire.Decoder, v *string) error {
 		return wire.Fail("maxLength")
 	}
 	*v = s
+	return nil
+}
+
+func readPickArgsWindow(d *wire.Decoder, v *time.Duration) error {
+	s, err := d.String()
+	if err != nil {
+		return err
+	}
+	if err := wire.Bounded(s, wire.MaxDuration); err != nil {
+		return err
+	}
+	if !patternPickArgsWindow.MatchString(s) {
+		return wire.Fail("pattern")
+	}
+	if err := wire.DurationBound(s, "formatMinimum", 1*time.Minute); err != nil {
+		return err
+	}
+	if err := wire.DurationBound(s, "formatMaximum", 168*time.Hour); err != nil {
+		return err
+	}
+	x, err := time.ParseDuration(s)
+	if err != nil {
+		return wire.Fail("range")
+	}
+	*v = x
+	return nil
+}
+
+func readDecimalPointer(d *wire.Decoder, v **decimal.Decimal) error {
+	x := new(decimal.Decimal)
+	if err := readDecimal(d, x); err != nil {
+		return err
+	}
+	*v = x
+	return nil
+}
+
+func readDecimal(d *wire.Decoder, v *decimal.Decimal) error {
+	s, err := d.String()
+	if err != nil {
+		return err
+	}
+	if err := wire.Bounded(s, wire.MaxText); err != nil {
+		return err
+	}
+	if !patternDecimal.MatchString(s) {
+		return wire.Fail("pattern")
+	}
+	if err := wire.DecimalBound(s, "formatMinimum", "0"); err != nil {
+		return err
+	}
+	if err := wire.DecimalBound(s, "formatExclusiveMaximum", "1e6"); err != nil {
+		return err
+	}
+	if err := v.UnmarshalText([]byte(s)); err != nil {
+		return wire.Fail("format")
+	}
 	return nil
 }
 
@@ -3623,7 +3706,7 @@ func readTextArgs(d *wire.Decoder, v *conformance.TextArgs) error {
 			if d.Null() {
 				continue
 			}
-			if err := readDecimalPointer(d, &v.Price); err != nil {
+			if err := readTextArgsPrice(d, &v.Price); err != nil {
 				return wire.At(err, "price")
 			}
 		case "owners":
@@ -3765,7 +3848,7 @@ func readTextArgsWait(d *wire.Decoder, v *time.Duration) error {
 	if err := wire.Bounded(s, wire.MaxDuration); err != nil {
 		return err
 	}
-	if !patternTextArgsWait.MatchString(s) {
+	if !patternPickArgsWindow.MatchString(s) {
 		return wire.Fail("pattern")
 	}
 	x, err := time.ParseDuration(s)
@@ -3776,16 +3859,16 @@ func readTextArgsWait(d *wire.Decoder, v *time.Duration) error {
 	return nil
 }
 
-func readDecimalPointer(d *wire.Decoder, v **decimal.Decimal) error {
+func readTextArgsPrice(d *wire.Decoder, v **decimal.Decimal) error {
 	x := new(decimal.Decimal)
-	if err := readDecimal(d, x); err != nil {
+	if err := readTextArgsPrice2(d, x); err != nil {
 		return err
 	}
 	*v = x
 	return nil
 }
 
-func readDecimal(d *wire.Decoder, v *decimal.Decimal) error {
+func readTextArgsPrice2(d *wire.Decoder, v *decimal.Decimal) error {
 	s, err := d.String()
 	if err != nil {
 		return err
@@ -3965,7 +4048,7 @@ func writeTextArgsBlob(e *wire.Encoder, v *[]byte) error {
 
 func writeTextArgsWait(e *wire.Encoder, v *time.Duration) error {
 	s := v.String()
-	if !patternTextArgsWait.MatchString(s) {
+	if !patternPickArgsWindow.MatchString(s) {
 		return wire.Fail("pattern")
 	}
 	return e.String(s)
@@ -4012,9 +4095,9 @@ func writeTextArgsOwners(e *wire.Encoder, v *map[string]uuid.UUID) error {
 // Patterns of the schemas, compiled once (Go's RE2 syntax, as the validator has it).
 var (
 	patternRowID               = wire.MustPattern("^R-[0-9][0-9][0-9]+$")
+	patternPickArgsWindow      = wire.MustPattern("^[-+]?((([0-9]+(\\.[0-9]*)?|\\.[0-9]+)(ns|us|µs|μs|ms|s|m|h))+|0)$")
+	patternDecimal             = wire.MustPattern("^-?[0-9]+(\\.[0-9]+)?$")
 	patternProbeArgsIncidentID = wire.MustPattern("^INC-[0-9][0-9][0-9]+$")
 	patternStringArgsWord      = wire.MustPattern("^[a-z]+$")
 	patternStringArgsDigit     = wire.MustPattern("[0-9]")
-	patternTextArgsWait        = wire.MustPattern("^[-+]?((([0-9]+(\\.[0-9]*)?|\\.[0-9]+)(ns|us|µs|μs|ms|s|m|h))+|0)$")
-	patternDecimal             = wire.MustPattern("^-?[0-9]+(\\.[0-9]+)?$")
 )

@@ -18,7 +18,7 @@ const _ = runtime.IsAtLeastVersion0_4_0
 
 // SetDigest identifies this exact tool set: the set_digest of keel.lock.json.
 // The executor recomputes it from the embedded contracts before it accepts a call.
-const SetDigest = "sha256:11d595c8fa2265d44a6830d5c928e057a5847f5372fe6df04a60496adfb8ebde"
+const SetDigest = "sha256:7c3e4bd9b00db2c2b82f34ce7fcf802a89628f909d8346d89d3de44d6486aaaf"
 
 // Tool names. Harness code that names a tool by its constant stops compiling
 // when the tool is removed.
