@@ -16,6 +16,7 @@ import (
 	"github.com/keelgen/keel/example"
 	"github.com/keelgen/keel/generated"
 	confgen "github.com/keelgen/keel/internal/conformance/generated"
+	"github.com/keelgen/keel/memstore"
 	"github.com/keelgen/keel/runtime"
 	"github.com/keelgen/keel/runtime/keeltest"
 )
@@ -45,7 +46,7 @@ var grantKey = runtime.HMACKey([]byte("test approvals: 32 bytes or more"))
 func executor(t testing.TB, p runtime.Policy) *runtime.Executor {
 	t.Helper()
 	exec, err := generated.NewExecutor(runtime.WithPolicy(p), runtime.WithLogger(slog.New(slog.DiscardHandler)),
-		runtime.WithApprovals(grantKey, runtime.NewMemoryReplayStore()))
+		runtime.WithApprovals(grantKey, memstore.NewReplayStore()))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/keelgen/keel/internal/redistest"
 	"github.com/keelgen/keel/mcpserver"
+	"github.com/keelgen/keel/memstore"
 	"github.com/keelgen/keel/redisreplay"
 	"github.com/keelgen/keel/runtime"
 )
@@ -56,7 +57,7 @@ func TestApprovalThroughTheClient(t *testing.T) {
 	}{{"2026-07-28 stateless", true, false}, {"2026-07-28 sessions server", false, false}, {"2025-11-25 session", false, true}} {
 		t.Run(mode.name, func(t *testing.T) {
 			var ran atomic.Int32
-			srv := approvingReplica(t, runtime.NewMemoryReplayStore(), &ran, mode.stateless)
+			srv := approvingReplica(t, memstore.NewReplayStore(), &ran, mode.stateless)
 			url := srv.URL
 			if mode.legacy {
 				legacy := httptest.NewServer(noDiscover(srv.Config.Handler))

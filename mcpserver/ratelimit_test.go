@@ -17,6 +17,7 @@ import (
 	"github.com/keelgen/keel/generated"
 	"github.com/keelgen/keel/internal/redistest"
 	"github.com/keelgen/keel/mcpserver"
+	"github.com/keelgen/keel/memstore"
 	"github.com/keelgen/keel/redisrate"
 	"github.com/keelgen/keel/runtime"
 )
@@ -27,7 +28,7 @@ import (
 // else of the limiter reaches the client.
 func TestRateLimitedCallsAre429(t *testing.T) {
 	exec, err := generated.NewExecutor(runtime.WithLogger(slog.New(slog.DiscardHandler)),
-		runtime.WithRateLimits(runtime.RateLimits{Limiter: runtime.NewMemoryRateLimiter(), PerCaller: runtime.RateLimit{Calls: 1, Per: time.Hour}}))
+		runtime.WithRateLimits(runtime.RateLimits{Limiter: memstore.NewRateLimiter(), PerCaller: runtime.RateLimit{Calls: 1, Per: time.Hour}}))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/keelgen/keel/generated"
 	"github.com/keelgen/keel/internal/redistest"
 	"github.com/keelgen/keel/mcpserver"
+	"github.com/keelgen/keel/memstore"
 	"github.com/keelgen/keel/redisreplay"
 	"github.com/keelgen/keel/redistasks"
 	"github.com/keelgen/keel/runtime"
@@ -190,7 +191,7 @@ func TestTasksOverHTTP(t *testing.T) {
 		t.Run(fmt.Sprintf("stateless=%v", stateless), func(t *testing.T) {
 			t.Parallel()
 			var probe taskProbe
-			srv := httptest.NewServer(taskReplica(t, &probe, runtime.NewMemoryReplayStore(), mcpserver.NewMemoryTaskStore(), stateless))
+			srv := httptest.NewServer(taskReplica(t, &probe, memstore.NewReplayStore(), mcpserver.NewMemoryTaskStore(), stateless))
 			t.Cleanup(srv.Close)
 			lookup := `"name":"lookup_incident","arguments":{"incident_id":"INC-001"}`
 
@@ -249,7 +250,7 @@ func TestTasksOverHTTP(t *testing.T) {
 func TestTaskApprovalAndCancel(t *testing.T) {
 	t.Parallel()
 	var probe taskProbe
-	srv := httptest.NewServer(taskReplica(t, &probe, runtime.NewMemoryReplayStore(), mcpserver.NewMemoryTaskStore(), true))
+	srv := httptest.NewServer(taskReplica(t, &probe, memstore.NewReplayStore(), mcpserver.NewMemoryTaskStore(), true))
 	t.Cleanup(srv.Close)
 
 	r := taskRPC(t, srv.URL, "alice", "tools/call", `"name":"create_ticket","arguments":`+ticketArgs, true)
@@ -371,7 +372,7 @@ func TestATaskSurvivesAKilledReplica(t *testing.T) {
 		t.Fatal(err)
 	}
 	var probe taskProbe
-	other := httptest.NewServer(taskReplica(t, &probe, runtime.NewMemoryReplayStore(), store, true))
+	other := httptest.NewServer(taskReplica(t, &probe, memstore.NewReplayStore(), store, true))
 	t.Cleanup(other.Close)
 
 	ended := taskRPC(t, url, "alice", "tools/call", `"name":"lookup_incident","arguments":{"incident_id":"INC-001"}`, true).str("taskId")
@@ -406,7 +407,7 @@ func TestTaskReplicaProcess(t *testing.T) {
 		t.Fatal(err)
 	}
 	var probe taskProbe
-	srv := httptest.NewServer(taskReplica(t, &probe, runtime.NewMemoryReplayStore(), store, true))
+	srv := httptest.NewServer(taskReplica(t, &probe, memstore.NewReplayStore(), store, true))
 	fmt.Println("replica", srv.URL)
 	select {}
 }

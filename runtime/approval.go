@@ -1,7 +1,6 @@
 package runtime
 
 import (
-	"container/heap"
 	"context"
 	"crypto/ed25519"
 	"crypto/hmac"
@@ -14,7 +13,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/keelgen/keel/internal/lockfile"
@@ -219,7 +217,7 @@ type ReplayStore interface {
 // CallReplayStore is a ReplayStore that remembers which call redeemed each
 // grant, so that a durable engine's later try of that call (an
 // ExecutionContext whose Attempt.Number is above 1) may redeem it again,
-// while any other use stays refused. MemoryReplayStore and redisreplay's
+// while any other use stays refused. memstore's ReplayStore and redisreplay's
 // Store are both. Given a retry and a plain ReplayStore, the executor
 // refuses the grant: a store that cannot tell a retry denies.
 type CallReplayStore interface {
@@ -227,95 +225,6 @@ type CallReplayStore interface {
 	// RedeemCall records nonce for callID until expires: true the first
 	// time, and, with retry, again for the same callID; false otherwise.
 	RedeemCall(ctx context.Context, nonce, callID string, retry bool, expires time.Time) (bool, error)
-}
-
-// DefaultReplayStoreSize is how many unexpired grants a MemoryReplayStore
-// made by NewMemoryReplayStore remembers.
-const DefaultReplayStoreSize = 1 << 20
-
-// ErrReplayStoreFull is a MemoryReplayStore's answer when it holds its
-// bound of unexpired grants: it refuses a new grant rather than forget a
-// used one.
-var ErrReplayStoreFull = errors.New("replay store is full of unexpired grants")
-
-// MemoryReplayStore is the in-memory ReplayStore of one process. It keeps
-// each nonce until its grant expires, evicts expired ones in O(log n), and
-// refuses new grants once it holds its bound of unexpired ones.
-type MemoryReplayStore struct {
-	mu       sync.Mutex
-	max      int
-	seen     map[string]string // nonce → the call that redeemed it ("" by Redeem)
-	byExpiry expiryHeap
-}
-
-// NewMemoryReplayStore returns an empty store bounded by DefaultReplayStoreSize.
-func NewMemoryReplayStore() *MemoryReplayStore {
-	return NewMemoryReplayStoreSize(DefaultReplayStoreSize)
-}
-
-// NewMemoryReplayStoreSize returns an empty store that remembers at most size
-// unexpired grants (at least 1).
-func NewMemoryReplayStoreSize(size int) *MemoryReplayStore {
-	return &MemoryReplayStore{max: max(size, 1), seen: map[string]string{}}
-}
-
-// Redeem records nonce until expires. Expired entries are evicted first.
-func (s *MemoryReplayStore) Redeem(_ context.Context, nonce string, expires time.Time) (bool, error) {
-	return s.redeem(nonce, "", false, expires)
-}
-
-// RedeemCall records nonce for callID until expires; with retry, a nonce
-// already recorded for callID is redeemed again.
-func (s *MemoryReplayStore) RedeemCall(_ context.Context, nonce, callID string, retry bool, expires time.Time) (bool, error) {
-	return s.redeem(nonce, callMarker(callID), retry, expires)
-}
-
-// callMarker is what a store records of the call that redeemed a grant: never
-// "", which Redeem records, so no call matches a grant redeemed without one.
-func callMarker(callID string) string { return "call:" + callID }
-
-func (s *MemoryReplayStore) redeem(nonce, marker string, retry bool, expires time.Time) (bool, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	now := time.Now()
-	for len(s.byExpiry) > 0 && !now.Before(s.byExpiry[0].expires) {
-		delete(s.seen, heap.Pop(&s.byExpiry).(expiring).nonce)
-	}
-	if by, used := s.seen[nonce]; used {
-		return retry && marker != "" && by == marker, nil
-	}
-	if len(s.seen) >= s.max {
-		return false, ErrReplayStoreFull
-	}
-	s.seen[nonce] = marker
-	heap.Push(&s.byExpiry, expiring{nonce: nonce, expires: expires})
-	return true, nil
-}
-
-// Len is how many unexpired grants the store remembers.
-func (s *MemoryReplayStore) Len() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(s.seen)
-}
-
-type expiring struct {
-	nonce   string
-	expires time.Time
-}
-
-// expiryHeap is a container/heap of nonces, the soonest expiry first.
-type expiryHeap []expiring
-
-func (h expiryHeap) Len() int           { return len(h) }
-func (h expiryHeap) Less(i, j int) bool { return h[i].expires.Before(h[j].expires) }
-func (h expiryHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *expiryHeap) Push(x any)        { *h = append(*h, x.(expiring)) }
-func (h *expiryHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
 }
 
 // approvals is an executor's grant checking.

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/keelgen/keel/memstore"
 	"github.com/keelgen/keel/runtime"
 	"github.com/keelgen/keel/runtime/keeltest"
 )
@@ -23,7 +24,7 @@ const writeArgs = `{"text":"hi","count":2}`
 // signed with key.
 func approvalFixture(t *testing.T, key runtime.GrantKey) (*fixture, string) {
 	t.Helper()
-	f := newFixture(t, runtime.EffectWrite, okEcho, runtime.WithApprovals(key, runtime.NewMemoryReplayStore()))
+	f := newFixture(t, runtime.EffectWrite, okEcho, runtime.WithApprovals(key, memstore.NewReplayStore()))
 	digest, err := runtime.ArgumentsDigest([]byte(writeArgs))
 	if err != nil {
 		t.Fatal(err)
@@ -125,7 +126,7 @@ func TestGrantCannotOverrideDeny(t *testing.T) {
 	deny := runtime.PolicyFunc(func(context.Context, runtime.PolicyRequest) runtime.Decision {
 		return runtime.Decision{Reason: "never"}
 	})
-	f := newFixture(t, runtime.EffectWrite, okEcho, runtime.WithApprovals(key, runtime.NewMemoryReplayStore()), runtime.WithPolicy(deny))
+	f := newFixture(t, runtime.EffectWrite, okEcho, runtime.WithApprovals(key, memstore.NewReplayStore()), runtime.WithPolicy(deny))
 	digest, _ := runtime.ArgumentsDigest([]byte(writeArgs))
 	r := f.exec.Execute(context.Background(), withGrant(alice, grantFor(t, key, digest, nil)), call(writeArgs))
 	if r.Code() != runtime.CodeApprovalRequired || r.Error.Approval != nil || f.handlerCalls.Load() != 0 {
@@ -169,7 +170,7 @@ func TestEd25519Grants(t *testing.T) {
 func TestAuditLogRecordsEveryCall(t *testing.T) {
 	var audit bytes.Buffer
 	key := runtime.HMACKey([]byte("test grant key, 32 bytes or more"))
-	f := newFixture(t, runtime.EffectWrite, okEcho, runtime.WithApprovals(key, runtime.NewMemoryReplayStore()),
+	f := newFixture(t, runtime.EffectWrite, okEcho, runtime.WithApprovals(key, memstore.NewReplayStore()),
 		runtime.WithObserver(runtime.AuditLog(slog.New(slog.NewJSONHandler(&audit, nil)))))
 	digest, _ := runtime.ArgumentsDigest([]byte(writeArgs))
 	ctx := context.Background()
@@ -259,7 +260,7 @@ func TestGrantBindsNumbersAsWritten(t *testing.T) {
 			got = append(got, string(a.Extra))
 			return struct{}{}, nil
 		}))
-	exec, err := runtime.NewExecutor(keeltest.Of(tool), runtime.WithApprovals(key, runtime.NewMemoryReplayStore()),
+	exec, err := runtime.NewExecutor(keeltest.Of(tool), runtime.WithApprovals(key, memstore.NewReplayStore()),
 		runtime.WithLogger(slog.New(slog.DiscardHandler)))
 	if err != nil {
 		t.Fatal(err)

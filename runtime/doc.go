@@ -29,7 +29,7 @@
 // [Policy], [PolicyRequest] and [Decision] decide a valid call;
 // [SideEffectPolicy] is the default. [WithApprovals] takes a [GrantKey]
 // ([HMACKey], [Ed25519Key], [Ed25519PublicKey]) and a [ReplayStore]
-// ([NewMemoryReplayStore]; redisreplay for several replicas); [IssueGrant]
+// (memstore.NewReplayStore; redisreplay for several replicas); [IssueGrant]
 // signs a person's approval of an [ApprovalRequest], bound to the call by
 // [ArgumentsDigest].
 //

@@ -8,12 +8,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/keelgen/keel/memstore"
 	"github.com/keelgen/keel/runtime"
 )
 
 // plainStore is a ReplayStore that is not a CallReplayStore: it cannot tell
 // which call redeemed a grant.
-type plainStore struct{ inner *runtime.MemoryReplayStore }
+type plainStore struct{ inner *memstore.ReplayStore }
 
 func (s plainStore) Redeem(ctx context.Context, nonce string, expires time.Time) (bool, error) {
 	return s.inner.Redeem(ctx, nonce, expires)
@@ -66,7 +67,7 @@ func TestGrantIsRedeemedOnceAcrossRetries(t *testing.T) {
 
 	// A grant whose call id another call shares its nonce with: the retry of
 	// that other call does not ride on the first one's redemption.
-	store := runtime.NewMemoryReplayStore()
+	store := memstore.NewReplayStore()
 	exp := time.Now().Add(time.Minute)
 	if ok, _ := store.RedeemCall(ctx, "n", "c1", false, exp); !ok {
 		t.Fatal("a first redemption was refused")
@@ -88,7 +89,7 @@ func TestGrantIsRedeemedOnceAcrossRetries(t *testing.T) {
 	}
 
 	// A store that cannot tell a retry denies it.
-	f2 := newFixture(t, runtime.EffectWrite, okEcho, runtime.WithApprovals(key, plainStore{runtime.NewMemoryReplayStore()}))
+	f2 := newFixture(t, runtime.EffectWrite, okEcho, runtime.WithApprovals(key, plainStore{memstore.NewReplayStore()}))
 	for n, want := range []bool{true, false} {
 		ec := withGrant(alice, tok)
 		ec.Attempt = try(n + 1)

@@ -6,14 +6,13 @@ import (
 	"crypto/ed25519"
 	"crypto/rand"
 	"encoding/json"
-	"fmt"
 	"log/slog"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/keelgen/keel/internal/lockfile"
+	"github.com/keelgen/keel/memstore"
 	"github.com/keelgen/keel/runtime"
 	"github.com/keelgen/keel/runtime/keeltest"
 )
@@ -23,7 +22,7 @@ import (
 // quietly turns its check off.
 func TestZeroValueOptionsAreRefused(t *testing.T) {
 	set, _ := lockedSet(t)
-	store := runtime.NewMemoryReplayStore()
+	store := memstore.NewReplayStore()
 	good := runtime.HMACKey([]byte("a grant key of thirty-two bytes!"))
 	cases := map[string]struct {
 		opt  runtime.Option
@@ -147,36 +146,10 @@ func mustParseLock(t *testing.T, b []byte) lockfile.Lock {
 	return l
 }
 
-// The memory store refuses, never forgets: when it holds its bound of
-// unexpired grants, a new grant is refused; an expired one frees a place.
-func TestMemoryReplayStoreIsBounded(t *testing.T) {
-	ctx := context.Background()
-	s := runtime.NewMemoryReplayStoreSize(2)
-	soon, later := time.Now().Add(50*time.Millisecond), time.Now().Add(time.Hour)
-	for _, n := range []string{"a", "b"} {
-		if ok, err := s.Redeem(ctx, n, map[string]time.Time{"a": soon, "b": later}[n]); !ok || err != nil {
-			t.Fatalf("redeem %s: %v %v", n, ok, err)
-		}
-	}
-	if ok, err := s.Redeem(ctx, "c", later); ok || err != runtime.ErrReplayStoreFull {
-		t.Fatalf("a full store accepted a grant: %v %v", ok, err)
-	}
-	if ok, _ := s.Redeem(ctx, "b", later); ok {
-		t.Fatal("a used grant was accepted again")
-	}
-	time.Sleep(60 * time.Millisecond) // "a" expires
-	if ok, err := s.Redeem(ctx, "c", later); !ok || err != nil {
-		t.Fatalf("after an expiry: %v %v", ok, err)
-	}
-	if s.Len() != 2 {
-		t.Fatalf("store holds %d grants, want 2", s.Len())
-	}
-}
-
 // A full store refuses the grant: the call stays approval_required.
 func TestFullReplayStoreDeniesTheCall(t *testing.T) {
 	key := runtime.HMACKey([]byte("harness secret: 32 bytes or more"))
-	store := runtime.NewMemoryReplayStoreSize(1)
+	store := memstore.NewReplayStoreSize(1)
 	if ok, _ := store.Redeem(context.Background(), "someone else's", time.Now().Add(time.Hour)); !ok {
 		t.Fatal("could not fill the store")
 	}
@@ -185,30 +158,5 @@ func TestFullReplayStoreDeniesTheCall(t *testing.T) {
 	r := f.exec.Execute(context.Background(), withGrant(alice, grantFor(t, key, digest, nil)), call(writeArgs))
 	if r.Code() != runtime.CodeApprovalRequired || f.handlerCalls.Load() != 0 {
 		t.Fatalf("a full store let the call run: %s", marshal(t, r))
-	}
-}
-
-// BenchmarkMemoryReplayStoreRedeem: the cost of one redeem with n live
-// grants in the store; flat in n (a heap, not a sweep of every entry).
-func BenchmarkMemoryReplayStoreRedeem(b *testing.B) {
-	for _, live := range []int{1 << 10, 1 << 16} {
-		b.Run(fmt.Sprintf("live=%d", live), func(b *testing.B) {
-			s := runtime.NewMemoryReplayStoreSize(live + b.N + 1)
-			ctx := context.Background()
-			far := time.Now().Add(time.Hour)
-			for i := range live {
-				s.Redeem(ctx, "live-"+strconv.Itoa(i), far.Add(time.Duration(i)))
-			}
-			nonces := make([]string, b.N)
-			for i := range nonces {
-				nonces[i] = "new-" + strconv.Itoa(i)
-			}
-			b.ResetTimer()
-			for i := range b.N {
-				if ok, err := s.Redeem(ctx, nonces[i], far); !ok || err != nil {
-					b.Fatal(ok, err)
-				}
-			}
-		})
 	}
 }

@@ -2,14 +2,10 @@ package runtime
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"math"
-	"sync"
 	"time"
-
-	"golang.org/x/time/rate"
 )
 
 // RateLimit is a token bucket: Calls per Per on average, and up to Burst
@@ -37,7 +33,7 @@ func (l RateLimit) burst() int {
 // RateLimiter takes one call from the bucket of key under limit: true, or
 // false and how long until the bucket has one again. A limiter that cannot
 // decide (its store is down, full, or slow) returns an error, and the call
-// is refused. NewMemoryRateLimiter is one process's; redisrate's is shared
+// is refused. memstore's is one process's; redisrate's is shared
 // by replicas.
 type RateLimiter interface {
 	Take(ctx context.Context, key string, limit RateLimit) (ok bool, retryAfter time.Duration, err error)
@@ -138,93 +134,4 @@ func take(ctx context.Context, l RateLimiter, key string, lim RateLimit) (wait t
 	default:
 		return max(retry, time.Millisecond), nil
 	}
-}
-
-// DefaultRateKeys is how many buckets a MemoryRateLimiter made by
-// NewMemoryRateLimiter holds.
-const DefaultRateKeys = 1 << 20
-
-// ErrRateLimiterFull is a MemoryRateLimiter's answer when it holds its
-// bound of buckets that are not yet full again: it refuses a new caller
-// rather than forget one that is over its limit.
-var ErrRateLimiterFull = errors.New("rate limiter is full of buckets in use")
-
-// MemoryRateLimiter is the RateLimiter of one process: a token bucket
-// (golang.org/x/time/rate) per key and limit, so executors that share one
-// limiter under different limits keep apart buckets. A bucket that has
-// refilled is the same as a new one, so it is dropped when the limiter
-// sweeps, which it does each time it has doubled; its bound counts the
-// buckets still in use.
-type MemoryRateLimiter struct {
-	mu      sync.Mutex
-	max     int
-	buckets map[bucketKey]*bucket
-	sweepAt int
-}
-
-type bucketKey struct {
-	key   string
-	limit RateLimit
-}
-
-type bucket struct {
-	lim  *rate.Limiter
-	full time.Time // when it will hold its whole burst again
-}
-
-// NewMemoryRateLimiter returns a limiter bounded by DefaultRateKeys.
-func NewMemoryRateLimiter() *MemoryRateLimiter { return NewMemoryRateLimiterSize(DefaultRateKeys) }
-
-// NewMemoryRateLimiterSize returns a limiter of at most size buckets (at
-// least 1).
-func NewMemoryRateLimiterSize(size int) *MemoryRateLimiter {
-	return &MemoryRateLimiter{max: max(size, 1), buckets: map[bucketKey]*bucket{}, sweepAt: 1024}
-}
-
-// Take takes a call from key's bucket.
-func (m *MemoryRateLimiter) Take(_ context.Context, key string, limit RateLimit) (bool, time.Duration, error) {
-	if err := limit.check(); err != nil {
-		return false, 0, err
-	}
-	now := time.Now()
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	k := bucketKey{key, limit}
-	b, ok := m.buckets[k]
-	if !ok {
-		if len(m.buckets) >= min(m.sweepAt, m.max) {
-			m.sweep(now)
-		}
-		if len(m.buckets) >= m.max {
-			return false, 0, ErrRateLimiterFull
-		}
-		every := limit.Per / time.Duration(limit.Calls)
-		b = &bucket{lim: rate.NewLimiter(rate.Every(every), limit.burst())}
-		m.buckets[k] = b
-	}
-	r := b.lim.ReserveN(now, 1)
-	if d := r.DelayFrom(now); d > 0 {
-		r.CancelAt(now)
-		return false, d, nil
-	}
-	b.full = now.Add(time.Duration(float64(limit.burst()-int(b.lim.TokensAt(now))) * float64(limit.Per) / float64(limit.Calls)))
-	return true, 0, nil
-}
-
-// sweep drops the buckets that are full again, and sets the next sweep at
-// twice what remains: amortized O(1) a call.
-func (m *MemoryRateLimiter) sweep(now time.Time) {
-	for k, b := range m.buckets {
-		if !now.Before(b.full) {
-			delete(m.buckets, k)
-		}
-	}
-	m.sweepAt = max(2*len(m.buckets), 1024)
-}
-
-// Len is how many buckets the limiter holds.
-func (m *MemoryRateLimiter) Len() int {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return len(m.buckets)
 }

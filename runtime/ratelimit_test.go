@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/keelgen/keel/memstore"
 	"github.com/keelgen/keel/runtime"
 	"github.com/keelgen/keel/runtime/keeltest"
 )
@@ -36,7 +37,7 @@ func TestRateLimitsPerCallerAndTool(t *testing.T) {
 	var audit strings.Builder
 	exec, err := runtime.NewExecutor(set, runtime.WithLogger(slog.New(slog.DiscardHandler)),
 		runtime.WithObserver(runtime.AuditLog(slog.New(slog.NewJSONHandler(&audit, nil)))),
-		runtime.WithRateLimits(runtime.RateLimits{Limiter: runtime.NewMemoryRateLimiter(),
+		runtime.WithRateLimits(runtime.RateLimits{Limiter: memstore.NewRateLimiter(),
 			PerCaller: runtime.RateLimit{Calls: 3, Per: time.Hour},
 			PerTool:   map[string]runtime.RateLimit{"export": {Calls: 1, Per: time.Hour}}}))
 	if err != nil {
@@ -84,9 +85,9 @@ func TestRateLimitsPerCallerAndTool(t *testing.T) {
 
 	for _, bad := range []runtime.RateLimits{
 		{PerCaller: runtime.RateLimit{Calls: 1, Per: time.Second}},
-		{Limiter: runtime.NewMemoryRateLimiter()},
-		{Limiter: runtime.NewMemoryRateLimiter(), PerCaller: runtime.RateLimit{Calls: 1, Per: time.Second}, PerTool: map[string]runtime.RateLimit{"lookup": {}}},
-		{Limiter: runtime.NewMemoryRateLimiter(), PerCaller: runtime.RateLimit{Calls: 1, Per: time.Second}, PerTool: map[string]runtime.RateLimit{"lookpu": {Calls: 1, Per: time.Second}}},
+		{Limiter: memstore.NewRateLimiter()},
+		{Limiter: memstore.NewRateLimiter(), PerCaller: runtime.RateLimit{Calls: 1, Per: time.Second}, PerTool: map[string]runtime.RateLimit{"lookup": {}}},
+		{Limiter: memstore.NewRateLimiter(), PerCaller: runtime.RateLimit{Calls: 1, Per: time.Second}, PerTool: map[string]runtime.RateLimit{"lookpu": {Calls: 1, Per: time.Second}}},
 	} {
 		if _, err := runtime.NewExecutor(set, runtime.WithRateLimits(bad)); err == nil || !strings.Contains(err.Error(), "WithRateLimits") {
 			t.Errorf("%+v: %v", bad, err)
@@ -94,38 +95,7 @@ func TestRateLimitsPerCallerAndTool(t *testing.T) {
 	}
 }
 
-// A bucket refills at its rate; buckets that are full again are swept, so
-// the limiter's size follows the callers over their limits, and once it
-// holds its bound of those it refuses a new caller rather than forget one.
-func TestMemoryRateLimiterRefillsAndIsBounded(t *testing.T) {
-	ctx := context.Background()
-	m := runtime.NewMemoryRateLimiterSize(2)
-	fast := runtime.RateLimit{Calls: 1, Per: 50 * time.Millisecond}
-	if ok, _, _ := m.Take(ctx, "a", fast); !ok {
-		t.Fatal("a's first call")
-	}
-	if ok, wait, _ := m.Take(ctx, "a", fast); ok || wait <= 0 || wait > 50*time.Millisecond {
-		t.Fatalf("a's second call: %v, wait %v", ok, wait)
-	}
-	time.Sleep(60 * time.Millisecond)
-	if ok, _, _ := m.Take(ctx, "a", fast); !ok {
-		t.Fatal("a's bucket did not refill")
-	}
-	slow := runtime.RateLimit{Calls: 1, Per: time.Hour}
-	m.Take(ctx, "b", slow)
-	if _, _, err := m.Take(ctx, "c", slow); !errors.Is(err, runtime.ErrRateLimiterFull) {
-		t.Fatalf("a third caller in a limiter of 2 in use: %v", err)
-	}
-	time.Sleep(60 * time.Millisecond) // a is full again: swept for c
-	if ok, _, err := m.Take(ctx, "c", slow); !ok || err != nil {
-		t.Fatalf("c, once a's bucket refilled: %v %v", ok, err)
-	}
-	if m.Len() != 2 {
-		t.Errorf("%d buckets, want 2", m.Len())
-	}
-}
-
-// Two executors that share one MemoryRateLimiter under different limits
+// Two executors that share one memstore.RateLimiter under different limits
 // keep apart buckets: neither resets the other's, so 40 calls alternating
 // between them run 1 + 2 times in the hour, not 40.
 func TestSharedMemoryLimiterKeepsEachLimit(t *testing.T) {
@@ -133,7 +103,7 @@ func TestSharedMemoryLimiterKeepsEachLimit(t *testing.T) {
 	set := keeltest.Of(runtime.NewTool(runtime.ToolInfo{Name: "lookup", Version: "1", Effect: runtime.EffectRead, Description: "lookup",
 		InputSchema: json.RawMessage(`{"type":"object","additionalProperties":false}`), OutputSchema: json.RawMessage(`{"type":"object"}`)},
 		runtime.Handle(func(context.Context, struct{}) (struct{}, error) { ran.Add(1); return struct{}{}, nil })))
-	shared := runtime.NewMemoryRateLimiter()
+	shared := memstore.NewRateLimiter()
 	var execs []*runtime.Executor
 	for _, calls := range []int{1, 2} {
 		exec, err := runtime.NewExecutor(set, runtime.WithLogger(slog.New(slog.DiscardHandler)),

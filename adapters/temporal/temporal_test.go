@@ -28,6 +28,7 @@ import (
 
 	keeltemporal "github.com/keelgen/keel/adapters/temporal"
 	"github.com/keelgen/keel/internal/redistest"
+	"github.com/keelgen/keel/memstore"
 	"github.com/keelgen/keel/redisreplay"
 	"github.com/keelgen/keel/runtime"
 )
@@ -250,7 +251,7 @@ func activityTries(t *testing.T, c client.Client, wr client.WorkflowRun) (starte
 func TestFinalAnswersAreNotRetried(t *testing.T) {
 	c := temporalClient(t)
 	var a audit
-	exec, err := newExecutor(ledger(t.TempDir()), nil, runtime.NewMemoryReplayStore(), &a)
+	exec, err := newExecutor(ledger(t.TempDir()), nil, memstore.NewReplayStore(), &a)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -303,7 +304,7 @@ func TestFinalAnswersAreNotRetried(t *testing.T) {
 func TestInternalErrorsFollowTheRetryPolicy(t *testing.T) {
 	c := temporalClient(t)
 	var a audit
-	exec, err := newExecutor(ledger(t.TempDir()), nil, runtime.NewMemoryReplayStore(), &a)
+	exec, err := newExecutor(ledger(t.TempDir()), nil, memstore.NewReplayStore(), &a)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -344,7 +345,7 @@ func TestCancelledWorkflowEndsTheHandler(t *testing.T) {
 	c := temporalClient(t)
 	var a audit
 	stall := make(stalled, 1)
-	exec, err := newExecutor(ledger(t.TempDir()), stall, runtime.NewMemoryReplayStore(), &a)
+	exec, err := newExecutor(ledger(t.TempDir()), stall, memstore.NewReplayStore(), &a)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -384,7 +385,7 @@ func TestCancelledWorkflowEndsTheHandler(t *testing.T) {
 // Temporal refuses; a call without an id never schedules an activity.
 func TestResultBoundAndCallID(t *testing.T) {
 	c := temporalClient(t)
-	exec, err := newExecutor(ledger(t.TempDir()), nil, runtime.NewMemoryReplayStore(), io.Discard)
+	exec, err := newExecutor(ledger(t.TempDir()), nil, memstore.NewReplayStore(), io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}

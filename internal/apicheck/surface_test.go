@@ -19,7 +19,7 @@ var update = flag.Bool("update", false, "rewrite testdata/surface/*.txt from the
 
 // public are the packages whose exported surface a golden holds.
 var public = []string{
-	"cedarpolicy", "keelotel", "mcpserver", "mcpserver/oidcverify",
+	"cedarpolicy", "keelotel", "mcpserver", "mcpserver/oidcverify", "memstore",
 	"provider/anthropic", "provider/bedrock", "provider/gemini", "provider/ollama", "provider/openai",
 	"redisrate", "redisreplay", "redistasks", "runtime", "runtime/keeltest", "runtime/wire",
 }

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/keelgen/keel/internal/leakcheck"
+	"github.com/keelgen/keel/memstore"
 	"github.com/keelgen/keel/runtime"
 	"github.com/keelgen/keel/runtime/keeltest"
 )
@@ -72,7 +73,7 @@ func New() (*Fixture, error) {
 	if err != nil {
 		return nil, err
 	}
-	f.Exec, err = runtime.NewExecutor(set, runtime.WithApprovals(f.key, runtime.NewMemoryReplayStore()),
+	f.Exec, err = runtime.NewExecutor(set, runtime.WithApprovals(f.key, memstore.NewReplayStore()),
 		runtime.WithLogger(slog.New(slog.DiscardHandler)))
 	if err != nil {
 		return nil, err

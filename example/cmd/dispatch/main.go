@@ -31,6 +31,7 @@ import (
 
 	"github.com/keelgen/keel/example"
 	"github.com/keelgen/keel/generated"
+	"github.com/keelgen/keel/memstore"
 	"github.com/keelgen/keel/runtime"
 )
 
@@ -60,7 +61,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if *approvalLoop {
 		// A demo key: a real harness keeps its approval key out of the code.
 		grantKey := runtime.HMACKey([]byte("dispatch demo approval key: not a secret"))
-		exec, err := generated.NewExecutor(runtime.WithLogger(logger), runtime.WithApprovals(grantKey, runtime.NewMemoryReplayStore()))
+		exec, err := generated.NewExecutor(runtime.WithLogger(logger), runtime.WithApprovals(grantKey, memstore.NewReplayStore()))
 		if err != nil {
 			return fail(stderr, err)
 		}

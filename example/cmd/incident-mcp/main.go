@@ -38,6 +38,7 @@ import (
 
 	"github.com/keelgen/keel/generated"
 	"github.com/keelgen/keel/mcpserver"
+	"github.com/keelgen/keel/memstore"
 	"github.com/keelgen/keel/redisreplay"
 	"github.com/keelgen/keel/runtime"
 )
@@ -175,7 +176,7 @@ func fixedContext(allow bool) mcpserver.ContextFunc {
 
 func replayStore(addr string) (runtime.ReplayStore, error) {
 	if addr == "" {
-		return runtime.NewMemoryReplayStore(), nil
+		return memstore.NewReplayStore(), nil
 	}
 	return redisreplay.New(redis.NewClient(&redis.Options{Addr: addr}), redisreplay.Options{})
 }

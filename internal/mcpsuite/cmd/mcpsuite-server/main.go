@@ -20,6 +20,7 @@ import (
 
 	"github.com/keelgen/keel/internal/mcpsuite/generated"
 	"github.com/keelgen/keel/mcpserver"
+	"github.com/keelgen/keel/memstore"
 	"github.com/keelgen/keel/runtime"
 )
 
@@ -40,7 +41,7 @@ func run(addr string, stateless bool, logger *slog.Logger) error {
 	rand.Read(grantKey)
 	rand.Read(stateSecret)
 	exec, err := generated.NewExecutor(
-		runtime.WithApprovals(runtime.HMACKey(grantKey), runtime.NewMemoryReplayStore()),
+		runtime.WithApprovals(runtime.HMACKey(grantKey), memstore.NewReplayStore()),
 		runtime.WithRateLimits(runtime.RateLimits{
 			Limiter:   refuseProtocolErrorJob{},
 			PerCaller: runtime.RateLimit{Calls: 1000, Per: time.Second},
