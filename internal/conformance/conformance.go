@@ -444,6 +444,18 @@ type PickArgs struct {
 	Window time.Duration `json:"window,omitzero" jsonschema_extras:"formatMinimum=1m,formatMaximum=168h"`
 	// Threshold is a non-negative value below a million.
 	Threshold *decimal.Decimal `json:"threshold,omitempty" jsonschema_extras:"formatMinimum=0,formatExclusiveMaximum=1e6"`
+	// Readings are up to three readings, each [seconds, label].
+	Readings []Reading `json:"readings,omitempty" jsonschema:"maxItems=3"`
+}
+
+// Reading is a time and its label, written [seconds, label].
+//
+//keel:tuple
+type Reading struct {
+	// Seconds since the start.
+	At float64 `jsonschema:"minimum=0"`
+	// Label names the reading.
+	Label string `jsonschema:"maxLength=8"`
 }
 
 // JSONSchemaExtend says what a member needs beside it: a note its author,
@@ -454,8 +466,10 @@ func (PickArgs) JSONSchemaExtend(s *jsonschema.Schema) {
 
 // Picked says which way the datasource was named.
 type Picked struct {
-	// By is by_uid, by_name or by_slug.
+	// By names the way the datasource was named: by_uid, by_name or by_slug.
 	By string `json:"by"`
+	// Readings are the readings given, as given.
+	Readings []Reading `json:"readings"`
 }
 
 // Pick says which way its arguments name the datasource. (Alternatives are
@@ -464,11 +478,12 @@ type Picked struct {
 //keel:tool name=pick version=1.0 effect=read
 func Pick(ctx context.Context, args PickArgs) (Picked, error) {
 	Calls.Add(1)
+	p := Picked{By: "by_slug", Readings: args.Readings}
 	switch {
 	case args.UID != "":
-		return Picked{By: "by_uid"}, nil
+		p.By = "by_uid"
 	case args.Name != nil:
-		return Picked{By: "by_name"}, nil
+		p.By = "by_name"
 	}
-	return Picked{By: "by_slug"}, nil
+	return p, nil
 }

@@ -22,7 +22,7 @@ const (
 // anthropicRefused are keywords Anthropic's strict mode cannot take and no
 // words can stand for.
 var anthropicRefused = []string{"patternProperties", "propertyNames", "unevaluatedProperties", "unevaluatedItems",
-	"contains", "minContains", "maxContains", "allOf", "not", "if", "then", "else", "dependentSchemas", "oneOf"}
+	"contains", "minContains", "maxContains", "allOf", "not", "if", "then", "else", "dependentSchemas", "oneOf", "prefixItems"}
 
 // AnthropicCost is what one strict tool spends of the request's budget.
 type AnthropicCost struct {

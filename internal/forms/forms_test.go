@@ -127,3 +127,19 @@ func TestTextBoundsInWords(t *testing.T) {
 		}
 	}
 }
+
+// A tuple's items reach Gemini's parameters as words; the strict modes,
+// which take no prefixItems, offer such a tool non-strict.
+func TestTupleInForms(t *testing.T) {
+	doc := []byte(`{"type":"object","properties":{"at":{"type":"array","description":"A reading.","prefixItems":[{"type":"number"},{"type":"string"}],"minItems":2,"maxItems":2}},"required":["at"],"additionalProperties":false}`)
+	out, _, err := forms.GeminiParameters(doc)
+	if err != nil || strings.Contains(string(out), "prefixItems") || !strings.Contains(string(out), "items in this order: number, string") {
+		t.Errorf("Gemini wrote %s %v", out, err)
+	}
+	if _, _, problems := forms.OpenAIStrict(doc); len(problems) == 0 {
+		t.Error("OpenAI's strict mode took prefixItems")
+	}
+	if _, _, problems := forms.AnthropicStrict(doc); len(problems) == 0 {
+		t.Error("Anthropic's strict mode took prefixItems")
+	}
+}

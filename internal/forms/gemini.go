@@ -114,6 +114,21 @@ func (g *geminiForm) node(s *schemamodel.Schema, path string) *schemamodel.Schem
 			for _, w := range alternativesInWords(probe) {
 				say(kw, w)
 			}
+		case kw == "prefixItems":
+			raw, _ := s.OtherValue(kw)
+			var items []struct {
+				Type any `json:"type"`
+			}
+			if json.Unmarshal(raw, &items) != nil {
+				g.note(path, "prefixItems dropped (not a list of schemas)")
+				continue
+			}
+			var each []string
+			for _, it := range items {
+				t, _ := json.Marshal(it.Type)
+				each = append(each, strings.Trim(string(t), `"`))
+			}
+			say(kw, "items in this order: "+strings.Join(each, ", "))
 		case kw == "dependentRequired" || strings.HasPrefix(kw, "format") && kw != "format":
 			probe := &schemamodel.Schema{}
 			v, _ := s.OtherValue(kw)

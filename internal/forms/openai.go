@@ -23,7 +23,7 @@ import (
 // refused are keywords strict mode does not accept and that no sentence can
 // stand for: a tool that uses one is offered non-strict.
 var refused = []string{"patternProperties", "propertyNames", "unevaluatedProperties", "unevaluatedItems",
-	"contains", "minContains", "maxContains", "allOf", "not", "if", "then", "else", "dependentSchemas"}
+	"contains", "minContains", "maxContains", "allOf", "not", "if", "then", "else", "dependentSchemas", "prefixItems"}
 
 // sayInDescription ends a schema's description with notes, in one
 // parenthesis, for a model to read what the schema no longer says.

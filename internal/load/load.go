@@ -177,8 +177,14 @@ func (l *loader) run(out *model.Package) []*ast.File {
 				funcDocs[fd.Doc] = fd
 			}
 		}
+		types := typeDocs(f)
 		for _, cg := range f.Comments {
 			l.comment(cg, funcDocs[cg], out)
+			for _, c := range cg.List {
+				if isTupleDirective(c.Text) {
+					l.tuple(c, types[cg], out)
+				}
+			}
 		}
 		l.collectComments(f, out)
 	}
@@ -476,41 +482,30 @@ func checkNames(tools []*model.Tool) []model.Diagnostic {
 // descriptions, keyed as invopop/jsonschema's CommentMap expects.
 func (l *loader) collectComments(f *ast.File, out *model.Package) {
 	into := out.Comments
-	for _, decl := range f.Decls {
-		gd, ok := decl.(*ast.GenDecl)
-		if !ok || gd.Tok != token.TYPE {
-			continue
+	eachType(f, func(ts *ast.TypeSpec, doc *ast.CommentGroup) {
+		key := l.pkg.PkgPath + "." + ts.Name.Name
+		if text := modelText(docText(doc), ts.Name.Name); text != "" {
+			into[key] = text
 		}
-		for _, spec := range gd.Specs {
-			ts := spec.(*ast.TypeSpec)
-			key := l.pkg.PkgPath + "." + ts.Name.Name
-			doc := ts.Doc
-			if doc == nil && len(gd.Specs) == 1 {
-				doc = gd.Doc
+		st, ok := ts.Type.(*ast.StructType)
+		if !ok {
+			return
+		}
+		for _, field := range st.Fields.List {
+			doc := field.Doc
+			if doc == nil {
+				doc = field.Comment
 			}
-			if text := modelText(docText(doc), ts.Name.Name); text != "" {
-				into[key] = text
-			}
-			st, ok := ts.Type.(*ast.StructType)
-			if !ok {
+			text := docText(doc)
+			if text == "" {
 				continue
 			}
-			for _, field := range st.Fields.List {
-				doc := field.Doc
-				if doc == nil {
-					doc = field.Comment
-				}
-				text := docText(doc)
-				if text == "" {
-					continue
-				}
-				for _, name := range field.Names {
-					into[key+"."+name.Name] = modelText(text, name.Name)
-					l.noteKept(out, text, name.Name, doc.Pos())
-				}
+			for _, name := range field.Names {
+				into[key+"."+name.Name] = modelText(text, name.Name)
+				l.noteKept(out, text, name.Name, doc.Pos())
 			}
 		}
-	}
+	})
 }
 
 // docText is a doc comment as plain text for a model: directives dropped,

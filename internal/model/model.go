@@ -35,6 +35,9 @@ type Package struct {
 	Enums []Enum
 	// TextTypes are the types //keel:text directives declare.
 	TextTypes TextTypes
+	// Tuples are the struct types a //keel:tuple directive marks, keyed by
+	// "pkgpath.Name": JSON arrays of their fields' values, in field order.
+	Tuples map[string]token.Position
 	// KeptNames are doc texts that start with the Go name they document
 	// but were kept as written, since the word after it does not read as a
 	// verb about it ("Page number for pagination"): keelgen -lint names
@@ -53,6 +56,15 @@ type TextType struct {
 	Format  string // the schema's format, or ""
 	Pattern string // the schema's pattern, or ""
 	Pos     token.Position
+}
+
+// IsTuple reports whether n is a //keel:tuple struct of pkg.
+func (pkg *Package) IsTuple(n *types.Named) bool {
+	if n.Obj().Pkg() == nil {
+		return false
+	}
+	_, ok := pkg.Tuples[n.Obj().Pkg().Path()+"."+n.Obj().Name()]
+	return ok
 }
 
 // Of returns the declaration of n, if any.

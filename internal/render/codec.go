@@ -68,6 +68,7 @@ var checked = map[string]bool{
 	"minimum": true, "maximum": true, "exclusiveMinimum": true, "exclusiveMaximum": true, "multipleOf": true,
 	"oneOf": true, "anyOf": true, "dependentRequired": true, // on an argument struct, of members: alternatives()
 	"formatMinimum": true, "formatExclusiveMinimum": true, "formatMaximum": true, "formatExclusiveMaximum": true, // textBounds
+	"prefixItems": true, // a //keel:tuple's items: readTuple
 }
 
 func lowerFirst(s string) string { return strings.ToLower(s[:1]) + s[1:] }
@@ -196,6 +197,12 @@ func (g *codecs) kindOf(t types.Type, n node, ptr string) (kind, bool) {
 			g.fail(ptr, "%s", why)
 			return k, false
 		}
+		if n, named := types.Unalias(t).(*types.Named); named && k == kStruct && g.pkg.IsTuple(n) {
+			k = kTuple
+		}
+	}
+	if n.Has("prefixItems") && k != kTuple && k != kPointer {
+		g.fail(ptr, "keyword \"prefixItems\" is checked by generated code only as a //keel:tuple struct's items")
 	}
 	g.checkKeywords(n, ptr)
 	if (k != kStruct && k != kPointer) || (k == kStruct && g.side != "input") { // a pointer's are its value's
@@ -232,7 +239,7 @@ func (g *codecs) checkKeywords(n node, ptr string) {
 			}
 		case !checked[k] && !schemamodel.IsAnnotation(k):
 			g.fail(ptr, "keyword %q cannot be checked by generated code; describe the value with the keywords keel checks (see the README)", k)
-		case checked[k] && unread && !(k == "items" && raw.Kind() == '[') && k != "dependentRequired" && !slices.Contains(textBoundKeywords, k):
+		case checked[k] && unread && !(k == "items" && raw.Kind() == '[') && k != "dependentRequired" && k != "prefixItems" && !slices.Contains(textBoundKeywords, k):
 			// (a tuple: itemsNode says so; dependents and textBounds read their own)
 			g.fail(ptr, "keyword %q has a value generated code cannot check (%s)", k, raw)
 		}
@@ -256,13 +263,14 @@ const (
 	kPointer
 	kSlice
 	kArray // [N]T: a list of exactly N items
+	kTuple // a //keel:tuple struct: a list of its fields' values
 	kMap
 	kStruct
 	kUnsupported
 )
 
 var jsonTypeOf = map[kind]string{kString: "string", kBool: "boolean", kInt: "integer", kUint: "integer", kFloat: "number",
-	kTime: "string", kText: "string", kBytes: "string", kDuration: "string", kPointer: "", kSlice: "array", kArray: "array", kMap: "object", kStruct: "object"}
+	kTime: "string", kText: "string", kBytes: "string", kDuration: "string", kPointer: "", kSlice: "array", kArray: "array", kTuple: "array", kMap: "object", kStruct: "object"}
 
 // classify says how t reads and writes, or why generated code cannot.
 func classify(t types.Type, texts model.TextTypes) (kind, string) {

@@ -19,8 +19,8 @@ func emitFunc(f *codecFunc) jen.Code {
 }
 
 var (
-	readBodies  = map[kind]func(*codecFunc) []jen.Code{kStruct: emitReadStruct, kPointer: emitReadPointer, kSlice: emitReadSlice, kArray: emitReadArray, kMap: emitReadMap}
-	writeBodies = map[kind]func(*codecFunc) []jen.Code{kStruct: emitWriteStruct, kPointer: emitWritePointer, kSlice: emitWriteSlice, kArray: emitWriteArray, kMap: emitWriteMap}
+	readBodies  = map[kind]func(*codecFunc) []jen.Code{kStruct: emitReadStruct, kPointer: emitReadPointer, kSlice: emitReadSlice, kArray: emitReadArray, kTuple: emitReadTuple, kMap: emitReadMap}
+	writeBodies = map[kind]func(*codecFunc) []jen.Code{kStruct: emitWriteStruct, kPointer: emitWritePointer, kSlice: emitWriteSlice, kArray: emitWriteArray, kTuple: emitWriteTuple, kMap: emitWriteMap}
 )
 
 // converted is x as a value of the plan's type.
@@ -235,6 +235,23 @@ func emitReadPointer(f *codecFunc) []jen.Code {
 		jen.Op("*").Id("v").Op("=").Id("x"),
 		jen.Return(jen.Nil()),
 	)
+}
+
+// emitReadTuple reads a tuple's items into its fields, in order: an item
+// short is minItems, one more maxItems.
+func emitReadTuple(f *codecFunc) []jen.Code {
+	body := []jen.Code{ifErr(jen.Id("d").Dot("ArrayStart").Call())}
+	for i, m := range f.members {
+		body = append(body,
+			jen.If(jen.Op("!").Id("d").Dot("More").Call()).Block(jen.Return(jen.Qual(wirePkg, "Fail").Call(jen.Lit("minItems")))),
+			jen.If(jen.Err().Op(":=").Id(m.fn).Call(jen.Id("d"), jen.Op("&").Add(selector(m.access))), jen.Err().Op("!=").Nil()).Block(
+				jen.Return(jen.Qual(wirePkg, "AtIndex").Call(jen.Err(), jen.Lit(i))),
+			))
+	}
+	return append(body,
+		jen.If(jen.Id("d").Dot("More").Call()).Block(jen.Return(jen.Qual(wirePkg, "Fail").Call(jen.Lit("maxItems")))),
+		ifErr(jen.Id("d").Dot("End").Call()),
+		jen.Return(jen.Nil()))
 }
 
 // emitReadArray reads exactly as many items as the array holds: one more

@@ -106,6 +106,19 @@ func emitWriteItems(f *codecFunc) []jen.Code {
 	}
 }
 
+// emitWriteTuple writes a tuple's fields as its items, in order.
+func emitWriteTuple(f *codecFunc) []jen.Code {
+	body := append(emitEnter(f), jen.Id("e").Dot("ArrayStart").Call())
+	for i, m := range f.members {
+		body = append(body,
+			jen.Id("e").Dot("Elem").Call(),
+			jen.If(jen.Err().Op(":=").Id(m.fn).Call(jen.Id("e"), jen.Op("&").Add(selector(m.access))), jen.Err().Op("!=").Nil()).Block(
+				jen.Return(jen.Qual(wirePkg, "AtIndex").Call(jen.Err(), jen.Lit(i))),
+			))
+	}
+	return append(body, jen.Id("e").Dot("ArrayEnd").Call(), jen.Return(jen.Nil()))
+}
+
 // emitWriteArray writes every item; its length is its type's.
 func emitWriteArray(f *codecFunc) []jen.Code {
 	body := emitEnter(f)

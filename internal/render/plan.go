@@ -210,6 +210,8 @@ func step(write bool, k kind) planStep {
 		read, wr = (*codecs).readSlice, (*codecs).writeSlice
 	case kArray:
 		read, wr = (*codecs).readArray, (*codecs).writeArray
+	case kTuple:
+		read, wr = (*codecs).readTuple, (*codecs).writeTuple
 	case kMap:
 		read, wr = (*codecs).readMap, (*codecs).writeMap
 	}

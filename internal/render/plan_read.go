@@ -6,6 +6,7 @@ import (
 	"go/types"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/keelgen/keel/internal/gocode"
@@ -258,6 +259,38 @@ func (g *codecs) readArray(f *codecFunc, t types.Type, n node, ptr, hint string)
 	f.elem = g.reader(arr.Elem(), g.itemsNode(n, ptr), ptr+"/0", hint+"Item")
 	f.elemType = typeCode(arr.Elem())
 	f.unique = g.uniqueCheck(n, arr.Elem(), ptr)
+}
+
+// readTuple plans a //keel:tuple struct's reading: its fields' values, in
+// order, from an array of exactly that many items.
+func (g *codecs) readTuple(f *codecFunc, t types.Type, n node, ptr, hint string) {
+	fields, items := g.tupleItems(t, n, ptr)
+	for i, fd := range fields {
+		f.members = append(f.members, memberPlan{json: fd.json, access: fd.access,
+			fn: g.atField(fd).reader(fd.typ, items[i], ptr+"/"+strconv.Itoa(i), hint+fieldHint(fd))})
+	}
+}
+
+// tupleItems pairs a tuple struct's fields with its prefixItems.
+func (g *codecs) tupleItems(t types.Type, n node, ptr string) ([]field, []node) {
+	fields := g.structFields(types.Unalias(t).Underlying().(*types.Struct), nil, ptr)
+	raw, _ := n.OtherValue("prefixItems")
+	var docs []json.RawMessage
+	if err := json.Unmarshal(raw, &docs); err != nil || len(docs) != len(fields) {
+		g.fail(ptr, "a //keel:tuple of %d fields needs prefixItems of %d schemas (a tuple inside a recursive type is not one)", len(fields), len(fields))
+		return nil, nil
+	}
+	g.arrayLength(n, int64(len(fields)), ptr)
+	items := make([]node, len(docs))
+	for i, d := range docs {
+		s, err := schemamodel.Parse(d)
+		if err != nil {
+			g.fail(ptr, "prefixItems/%d: %v", i, err)
+			return nil, nil
+		}
+		items[i] = g.node(s)
+	}
+	return fields, items
 }
 
 // arrayLength refuses an array's schema unless it says what the array

@@ -2,6 +2,7 @@ package render
 
 import (
 	"go/types"
+	"strconv"
 
 	"github.com/dave/jennifer/jen"
 
@@ -56,6 +57,15 @@ func (g *codecs) writeArray(f *codecFunc, t types.Type, n node, ptr, hint string
 	f.nested = gocode.ContainsItself(t)
 	f.elem = g.writer(arr.Elem(), g.itemsNode(n, ptr), ptr+"/0", hint+"Item")
 	f.unique = g.uniqueCheck(n, arr.Elem(), ptr)
+}
+
+func (g *codecs) writeTuple(f *codecFunc, t types.Type, n node, ptr, hint string) {
+	fields, items := g.tupleItems(t, n, ptr)
+	f.nested = gocode.ContainsItself(t)
+	for i, fd := range fields {
+		f.members = append(f.members, memberPlan{json: fd.json, access: fd.access,
+			fn: g.atField(fd).writer(fd.typ, items[i], ptr+"/"+strconv.Itoa(i), hint+fieldHint(fd))})
+	}
 }
 
 func (g *codecs) writeMap(f *codecFunc, t types.Type, n node, ptr, hint string) {

@@ -13,6 +13,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"go/constant"
+	"go/token"
+	"go/types"
 	"maps"
 	"os"
 	"os/exec"
@@ -79,6 +81,10 @@ func (Program) Schemas(pkg *model.Package) (map[string]model.Schemas, []model.Di
 				diags = append(diags, model.Diagnostic{Pos: t.Pos, Message: fmt.Sprintf("%s: %s schema %s", t.Name, side, msg)})
 				continue
 			}
+			if doc, err = tupleForms(doc, sideType(t, i == 0), pkg); err != nil {
+				diags = append(diags, model.Diagnostic{Pos: t.Pos, Message: fmt.Sprintf("%s: %s schema: %v", t.Name, side, err)})
+				continue
+			}
 			if *dst, err = format(doc); err != nil {
 				return nil, nil, fmt.Errorf("formatting the %s schema of %s: %w", side, t.Name, err)
 			}
@@ -86,6 +92,24 @@ func (Program) Schemas(pkg *model.Package) (map[string]model.Schemas, []model.Di
 		out[t.Name] = s
 	}
 	return out, diags, nil
+}
+
+// sideType is the Go type of a tool's arguments (input) or result: for
+// plain parameters, a struct of them under their JSON names.
+func sideType(t *model.Tool, input bool) types.Type {
+	switch {
+	case !input:
+		return t.Result
+	case t.Form == model.StructArgs:
+		return t.Args
+	}
+	var fields []*types.Var
+	var tags []string
+	for _, p := range t.Params {
+		fields = append(fields, types.NewField(token.NoPos, nil, p.Field, p.Type, false))
+		tags = append(tags, `json:"`+p.JSONName+`"`)
+	}
+	return types.NewStruct(fields, tags)
 }
 
 // checkRoot enforces the design's schema shape: an object at the root, every

@@ -106,9 +106,15 @@ var (
 		Codes     *[3]string
 		Window    time.Duration
 		Threshold *decimal.Decimal
+		Readings  []conformance.Reading
 	}(conformance.PickArgs{})
 	_ = struct {
-		By string
+		At    float64
+		Label string
+	}(conformance.Reading{})
+	_ = struct {
+		By       string
+		Readings []conformance.Reading
 	}(conformance.Picked{})
 	_ = struct {
 		IncidentID string
@@ -2178,6 +2184,7 @@ func readPickArgs(d *wire.Decoder, v *conformance.PickArgs) error {
 		Codes     bool
 		Window    bool
 		Threshold bool
+		Readings  bool
 	}
 	var given struct {
 		UID      bool
@@ -2347,6 +2354,17 @@ func readPickArgs(d *wire.Decoder, v *conformance.PickArgs) error {
 			}
 			if err := readDecimalPointer(d, &v.Threshold); err != nil {
 				return wire.At(err, "threshold")
+			}
+		case "readings":
+			if seen.Readings {
+				return wire.Duplicate()
+			}
+			seen.Readings = true
+			if d.Null() {
+				continue
+			}
+			if err := readPickArgsReadings(d, &v.Readings); err != nil {
+				return wire.At(err, "readings")
 			}
 		default:
 			return wire.Unknown()
@@ -2559,14 +2577,114 @@ func readDecimal(d *wire.Decoder, v *decimal.Decimal) error {
 	return nil
 }
 
+func readPickArgsReadings(d *wire.Decoder, v *[]conformance.Reading) error {
+	if err := d.ArrayStart(); err != nil {
+		return err
+	}
+	s := make([]conformance.Reading, 0)
+	for i := 0; d.More(); i++ {
+		var x conformance.Reading
+		if err := readReading(d, &x); err != nil {
+			return wire.AtIndex(err, i)
+		}
+		s = append(s, x)
+	}
+	if err := d.End(); err != nil {
+		return err
+	}
+	if len(s) > 3 {
+		return wire.Fail("maxItems")
+	}
+	*v = s
+	return nil
+}
+
+func readReading(d *wire.Decoder, v *conformance.Reading) error {
+	if err := d.ArrayStart(); err != nil {
+		return err
+	}
+	if !d.More() {
+		return wire.Fail("minItems")
+	}
+	if err := readItemWeight(d, &v.At); err != nil {
+		return wire.AtIndex(err, 0)
+	}
+	if !d.More() {
+		return wire.Fail("minItems")
+	}
+	if err := readReadingLabel(d, &v.Label); err != nil {
+		return wire.AtIndex(err, 1)
+	}
+	if d.More() {
+		return wire.Fail("maxItems")
+	}
+	if err := d.End(); err != nil {
+		return err
+	}
+	return nil
+}
+
+func readReadingLabel(d *wire.Decoder, v *string) error {
+	s, err := d.String()
+	if err != nil {
+		return err
+	}
+	if wire.Length(s) > 8 {
+		return wire.Fail("maxLength")
+	}
+	*v = s
+	return nil
+}
+
 func writePicked(e *wire.Encoder, v *conformance.Picked) error {
 	e.ObjectStart()
 	e.Member(`"by":`)
 	if err := writeString(e, &v.By); err != nil {
 		return wire.At(err, "by")
 	}
+	e.Member(`"readings":`)
+	if err := writePickedReadings(e, &v.Readings); err != nil {
+		return wire.At(err, "readings")
+	}
 	e.ObjectEnd()
 	return nil
+}
+
+func writePickedReadings(e *wire.Encoder, v *[]conformance.Reading) error {
+	e.ArrayStart()
+	for i := range *v {
+		e.Elem()
+		if err := writeReading(e, &(*v)[i]); err != nil {
+			return wire.AtIndex(err, i)
+		}
+		if err := e.Cap(); err != nil {
+			return err
+		}
+	}
+	e.ArrayEnd()
+	return nil
+}
+
+func writeReading(e *wire.Encoder, v *conformance.Reading) error {
+	e.ArrayStart()
+	e.Elem()
+	if err := writeItemWeight(e, &v.At); err != nil {
+		return wire.AtIndex(err, 0)
+	}
+	e.Elem()
+	if err := writeReadingLabel(e, &v.Label); err != nil {
+		return wire.AtIndex(err, 1)
+	}
+	e.ArrayEnd()
+	return nil
+}
+
+func writeReadingLabel(e *wire.Encoder, v *string) error {
+	s := *v
+	if wire.Length(s) > 8 {
+		return wire.Fail("maxLength")
+	}
+	return e.String(s)
 }
 
 func readProbeArgs(d *wire.Decoder, v *conformance.ProbeArgs) error {

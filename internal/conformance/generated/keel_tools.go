@@ -18,7 +18,7 @@ const _ = runtime.IsAtLeastVersion0_4_0
 
 // SetDigest identifies this exact tool set: the set_digest of keel.lock.json.
 // The executor recomputes it from the embedded contracts before it accepts a call.
-const SetDigest = "sha256:7c3e4bd9b00db2c2b82f34ce7fcf802a89628f909d8346d89d3de44d6486aaaf"
+const SetDigest = "sha256:3d1bfbb129de4682902a1c9de707a1b67d1c12f9a2ba5ead30417858609f06d4"
 
 // Tool names. Harness code that names a tool by its constant stops compiling
 // when the tool is removed.
