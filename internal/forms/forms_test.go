@@ -3,6 +3,7 @@ package forms_test
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -94,6 +95,12 @@ func TestAlternativesInWords(t *testing.T) {
 			!strings.Contains(got.Description, words[0]) || !strings.Contains(got.Description, words[1]) || !strings.Contains(got.Description, words[2]) {
 			t.Errorf("%s wrote %s (%v)", f.name, out, err)
 		}
+	}
+	if out, lost, err := forms.OllamaSafe(doc); err != nil || strings.Contains(string(out), "oneOf") || !strings.Contains(string(out), words[0]) || slices.ContainsFunc(lost, func(l string) bool { return strings.Contains(l, "oneOf") }) {
+		t.Errorf("Ollama's safe form wrote %s, lost %v (%v)", out, lost, err)
+	}
+	if got := forms.RootWords(doc); !slices.Equal(got, words) {
+		t.Errorf("RootWords: %q", got)
 	}
 	other := []byte(`{"type":"object","properties":{"v":{"anyOf":[{"type":"string"},{"type":"integer"}]}},"required":["v"],"additionalProperties":false}`)
 	if out, _, problems := forms.OpenAIStrict(other); len(problems) > 0 || !strings.Contains(string(out), `"anyOf"`) {

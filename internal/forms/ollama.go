@@ -66,6 +66,10 @@ func plainForm(schema json.RawMessage, keeps plainKeeps) (json.RawMessage, []str
 	if err != nil {
 		return nil, nil, err
 	}
+	// "One of these members" and "this member needs that one" are said in
+	// words: in the root's description where the form keeps one, else by
+	// the caller in the tool's (RootWords).
+	said := slices.Concat(alternativesInWords(doc), dependentsInWords(doc))
 	var lost []string
 	for _, k := range sorted(doc.Keywords()) {
 		if !keeps.root[k] && k != "additionalProperties" { // a closed root is enforced by the executor anyway
@@ -99,8 +103,22 @@ func plainForm(schema json.RawMessage, keeps plainKeeps) (json.RawMessage, []str
 		}
 		sayInDescription(p, notes)
 	}
+	if keeps.root["description"] {
+		sayInDescription(doc, said)
+	}
 	out, err := doc.MarshalJSON()
 	return out, lost, err
+}
+
+// RootWords are the rules on a tool's arguments as a whole that a form
+// without a root description says in the tool's own ("give exactly one
+// of: uid; name"); none when there are none.
+func RootWords(schema json.RawMessage) []string {
+	doc, err := schemamodel.Parse(schema)
+	if err != nil {
+		return nil
+	}
+	return slices.Concat(alternativesInWords(doc), dependentsInWords(doc))
 }
 
 func sorted(names []string) []string { return slices.Sorted(slices.Values(names)) }

@@ -10,6 +10,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/bedrockruntime/document"
@@ -43,11 +44,14 @@ type Options struct {
 func Tools(tools []runtime.ModelTool, opts Options) (*types.ToolConfiguration, error) {
 	cfg := &types.ToolConfiguration{}
 	for _, t := range tools {
-		params := t.Parameters
+		params, desc := t.Parameters, t.DescriptionForModel()
 		if opts.PlainSchemas {
 			var err error
 			if params, _, err = forms.NovaPlain(params); err != nil {
 				return nil, fmt.Errorf("tool %s: %w", t.Name, err)
+			}
+			if words := forms.RootWords(t.Parameters); len(words) > 0 { // Nova's root takes no description
+				desc = strings.TrimSpace(desc + " (" + strings.Join(words, "; ") + ")")
 			}
 		}
 		schema, err := documentValue(params)
@@ -58,8 +62,8 @@ func Tools(tools []runtime.ModelTool, opts Options) (*types.ToolConfiguration, e
 			Name:        aws.String(t.Name),
 			InputSchema: &types.ToolInputSchemaMemberJson{Value: document.NewLazyDocument(schema)},
 		}
-		if d := t.DescriptionForModel(); d != "" { // Bedrock refuses an empty description; it may be absent
-			spec.Description = aws.String(d)
+		if desc != "" { // Bedrock refuses an empty description; it may be absent
+			spec.Description = aws.String(desc)
 		}
 		cfg.Tools = append(cfg.Tools, &types.ToolMemberToolSpec{Value: spec})
 	}

@@ -118,8 +118,9 @@ func TestNoErrorStatus(t *testing.T) {
 }
 
 // PlainSchemas writes the form Amazon Nova takes: each toolSpec's root says
-// only type, properties and required, and a member's pattern moves into its
-// description; the executor still refuses what breaks it.
+// only type, properties and required, a member's pattern moves into its
+// description, and the rules on the arguments as a whole (one of these
+// members) into the tool's; the executor still refuses what breaks them.
 func TestPlainSchemasForNova(t *testing.T) {
 	cfg, err := bedrock.Tools(conformance.ModelTools(), bedrock.Options{PlainSchemas: true})
 	if err != nil {
@@ -145,6 +146,9 @@ func TestPlainSchemasForNova(t *testing.T) {
 		}
 		if aws.ToString(spec.Name) == "probe" && !strings.Contains(string(raw), `(pattern \"^INC-`) {
 			t.Errorf("probe: the pattern is not in words: %s", raw)
+		}
+		if aws.ToString(spec.Name) == "pick" && !strings.Contains(aws.ToString(spec.Description), "(give exactly one of: uid; name; org and slug; give at least one of: title; tags; note needs author") {
+			t.Errorf("pick: the rules on its arguments as a whole are not in its description: %s", aws.ToString(spec.Description))
 		}
 	}
 	exec, err := conformance.NewExecutor(runtime.WithLogger(slog.New(slog.DiscardHandler)))
