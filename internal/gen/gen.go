@@ -18,28 +18,23 @@ import (
 	"go/parser"
 	"go/token"
 	"io"
-	"maps"
 	"os"
 	"path/filepath"
 	goruntime "runtime"
-	"slices"
 	"strings"
 	"sync"
 	"time"
 	"unicode"
 
-	"github.com/go-json-experiment/json/jsontext"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/keelgen/keel/internal/contract"
 	"github.com/keelgen/keel/internal/files"
-	"github.com/keelgen/keel/internal/forms"
 	"github.com/keelgen/keel/internal/load"
 	"github.com/keelgen/keel/internal/lockfile"
 	"github.com/keelgen/keel/internal/model"
 	"github.com/keelgen/keel/internal/render"
 	"github.com/keelgen/keel/internal/schema"
-	"github.com/keelgen/keel/internal/schemamodel"
 	"github.com/keelgen/keel/internal/toolrules"
 )
 
@@ -93,121 +88,6 @@ type Config struct {
 	// that takes more than a moment (a first run compiles the packages'
 	// dependencies and the schema program's).
 	Progress io.Writer
-}
-
-// Target is a provider whose limits keelgen can warn about.
-type Target struct {
-	Name string
-	What string // for the flag's help
-	// Problems lists what the provider cannot take of an input schema.
-	Problems func(input []byte) []string
-	// SetProblems, when set, lists what the provider makes of the set as a
-	// whole (a per-request budget), reported at the first tool.
-	SetProblems func(tools []TargetTool) []string
-	// NameProblem, when set, says why the provider refuses a tool's name.
-	NameProblem func(name string) string
-}
-
-// TargetTool is one tool of the set, as a target's SetProblems sees it.
-type TargetTool struct {
-	Name     string
-	Input    []byte
-	Deferred bool
-}
-
-// orNone joins names, or says none.
-func orNone(names []string) string {
-	if len(names) == 0 {
-		return "none"
-	}
-	return strings.Join(names, ", ")
-}
-
-// firstNames joins up to n names, and counts the rest.
-func firstNames(names []string, n int) string {
-	if len(names) <= n {
-		return strings.Join(names, ", ")
-	}
-	return fmt.Sprintf("%s and %d more", strings.Join(names[:n], ", "), len(names)-n)
-}
-
-// Targets are the providers -targets knows, in the order they are listed.
-var Targets = []Target{
-	{Name: "openai-strict", What: "tools OpenAI strict mode cannot take, and why", Problems: func(in []byte) []string {
-		var out []string
-		for _, p := range forms.OpenAIStrictProblems(in) {
-			out = append(out, "not offered in OpenAI strict mode: "+p)
-		}
-		return out
-	}},
-	{Name: "anthropic-strict", What: "tools Anthropic's strict mode cannot take, and a set over its per-request budget", Problems: func(in []byte) []string {
-		var out []string
-		_, _, problems := forms.AnthropicStrict(in)
-		for _, p := range problems {
-			out = append(out, "not offered in Anthropic's strict mode: "+p)
-		}
-		return out
-	}, SetProblems: func(tools []TargetTool) []string {
-		candidates := make([]forms.AnthropicCandidate, len(tools))
-		for i, t := range tools {
-			candidates[i] = forms.AnthropicCandidate{Name: t.Name, Input: t.Input, Deferred: t.Deferred}
-		}
-		var strict, past []string
-		for i, slot := range forms.AnthropicStrictPlan(candidates) {
-			switch {
-			case slot.Strict:
-				strict = append(strict, tools[i].Name)
-			case strings.HasPrefix(slot.Why, "past the budget"):
-				past = append(past, tools[i].Name)
-			}
-		}
-		out := []string{fmt.Sprintf("anthropic.Tools with Strict makes %d of %d tools strict (up-front tools first, then deferred, each in name order; Options.StrictFirst puts chosen ones first): %s",
-			len(strict), len(tools), orNone(strict))}
-		if len(past) > 0 {
-			out = append(out, fmt.Sprintf("the set's strict tools exceed Anthropic's per-request budget (%d tools, %d optional and %d union-typed parameters); offered non-strict past it: %s",
-				forms.AnthropicStrictTools, forms.AnthropicOptionalParams, forms.AnthropicUnionParams, firstNames(past, 20)))
-		}
-		return out
-	}},
-	{Name: "gemini", What: "tool names Gemini refuses, and what its older parameters form says in words or drops", Problems: func(in []byte) []string {
-		_, changed, err := forms.GeminiParameters(in)
-		if err != nil {
-			return []string{err.Error()}
-		}
-		if len(changed) == 0 {
-			return nil
-		}
-		return []string{"Gemini's parameters form (gemini.Options.OpenAPI, for an API without parametersJsonSchema): " + strings.Join(changed, "; ") + " (keel still validates the schema as generated)"}
-	}, NameProblem: forms.GeminiNameProblem},
-	{Name: "bedrock", What: "keywords Amazon Nova models on Bedrock refuse (bedrock.Options.PlainSchemas moves them into descriptions)", Problems: func(in []byte) []string {
-		if lost := forms.NovaLost(in); len(lost) > 0 {
-			return []string{fmt.Sprintf("Amazon Nova takes only type, properties and required at the root: PlainSchemas says %s in descriptions (keel still validates them)", strings.Join(lost, ", "))}
-		}
-		return nil
-	}},
-	{Name: "ollama", What: "keywords Ollama's server drops", Problems: func(in []byte) []string {
-		if lost := forms.OllamaLost(in); len(lost) > 0 {
-			return []string{fmt.Sprintf("Ollama drops %s (the safe form repeats them in descriptions; keel still validates them)", strings.Join(lost, ", "))}
-		}
-		return nil
-	}},
-}
-
-// TargetNames lists the names of Targets, comma-separated.
-func TargetNames() string {
-	names := make([]string, len(Targets))
-	for i, t := range Targets {
-		names[i] = t.Name
-	}
-	return strings.Join(names, ", ")
-}
-
-func target(name string) (Target, bool) {
-	i := slices.IndexFunc(Targets, func(t Target) bool { return t.Name == name })
-	if i < 0 {
-		return Target{}, false
-	}
-	return Targets[i], true
 }
 
 // Result is what Generate produced. Diagnostics are problems in the user's
@@ -420,55 +300,6 @@ func slowStage(w io.Writer, msg string) (done func()) {
 	}
 }
 
-// selectTools keeps only the named tools; a name no package declares, or
-// one named twice, is an error.
-func selectTools(pkg *model.Package, names []string) error {
-	if len(names) == 0 {
-		return nil
-	}
-	want := map[string]bool{}
-	for _, n := range names {
-		if want[n] {
-			return fmt.Errorf("-tools names %s twice", n)
-		}
-		want[n] = true
-	}
-	var kept []*model.Tool
-	for _, t := range pkg.Tools {
-		if want[t.Name] {
-			kept = append(kept, t)
-			delete(want, t.Name)
-		}
-	}
-	if len(want) > 0 {
-		return fmt.Errorf("-tools names %s, which no package declares", strings.Join(slices.Sorted(maps.Keys(want)), ", "))
-	}
-	pkg.Tools = kept
-	return nil
-}
-
-// deferTools marks the tools of the set named by deferred ("*": all) and
-// not by upfront; a name the set does not have is an error.
-func deferTools(pkg *model.Package, deferred, upfront []string) error {
-	has := map[string]bool{}
-	for _, t := range pkg.Tools {
-		has[t.Name] = true
-	}
-	for flag, names := range map[string][]string{"-defer": deferred, "-upfront": upfront} {
-		for _, n := range names {
-			if n != "*" && !has[n] || n == "*" && flag == "-upfront" {
-				return fmt.Errorf("%s names %s, which is not a tool of this set", flag, n)
-			}
-		}
-	}
-	for _, t := range pkg.Tools {
-		if (slices.Contains(deferred, "*") || slices.Contains(deferred, t.Name)) && !slices.Contains(upfront, t.Name) {
-			t.Deferred, t.Namespace = true, t.PkgName
-		}
-	}
-	return nil
-}
-
 // compileSchemas compiles every schema as the executor will: an executor
 // of a locked set compiles them on first use, trusting that keelgen did.
 func compileSchemas(pkg *model.Package, schemas map[string]model.Schemas) []model.Diagnostic {
@@ -560,173 +391,6 @@ func (r *Result) compareContract(cfg Config, dir string, pkg *model.Package, sch
 	r.Previous, r.Lock, r.Changes = prev, lock, changes
 	r.Diagnostics, r.Warnings = contract.Gate(changes, pkg.Tools, lockName)
 	return nil
-}
-
-// lint reports what the model reads that could be better: a member of an
-// input or output schema without a description (for a plain parameter: no
-// //keel:param), and a Go name of the handler package in a description
-// where the model knows another name or none.
-func lint(pkg *model.Package, schemas map[string]model.Schemas) []model.Diagnostic {
-	var out []model.Diagnostic
-	warn := func(t *model.Tool, format string, args ...any) {
-		out = append(out, model.Diagnostic{Pos: t.Pos, Message: "warning: " + t.Name + ": " + fmt.Sprintf(format, args...)})
-	}
-	// Each description is split into words once and each word looked up in
-	// a set: the work follows the text, not tools × identifiers.
-	exported := make(map[string]int, len(pkg.Exported))
-	for i, ident := range pkg.Exported {
-		exported[ident] = i
-	}
-	for _, t := range pkg.Tools {
-		said := words(t.Description)
-		params := map[string]bool{}
-		for _, p := range t.Params {
-			params[p.JSONName] = true
-			if p.Description == "" {
-				warn(t, "parameter %s has no description for the model; add //keel:param %s <what it is>", p.JSONName, p.Name)
-			}
-			if p.Name != p.JSONName && said[p.Name] {
-				warn(t, "the description names parameter %s, which the model knows as %s", p.Name, p.JSONName)
-			}
-		}
-		for _, side := range []struct {
-			name string
-			doc  []byte
-		}{{"input", schemas[t.Name].Input}, {"output", schemas[t.Name].Output}} {
-			for _, ptr := range undescribed(side.doc) {
-				if side.name == "input" && t.Form == model.PlainParams && params[strings.TrimPrefix(ptr, "/")] {
-					continue // said above, with its fix
-				}
-				warn(t, "%s member %s has no description for the model; give its field a doc comment", side.name, ptr)
-			}
-			for _, d := range described(side.doc) {
-				if at, ok := pkg.KeptNames[d.text]; ok {
-					warn(t, "%s member %s: its doc comment (%s) starts with the field's Go name and is kept as written, since the next word does not read as a verb about it; the model reads %q (to have the name dropped, write \"<Name> is ...\" or \"<Name> returns ...\")",
-						side.name, d.ptr, at, d.text)
-				}
-			}
-		}
-		var named []int // indices into pkg.Exported: warnings in its order
-		for w := range said {
-			if i, ok := exported[w]; ok && w != t.Func {
-				named = append(named, i)
-			}
-		}
-		slices.Sort(named)
-		for _, i := range named {
-			warn(t, "the description names the Go identifier %s, which the model does not know", pkg.Exported[i])
-		}
-	}
-	return out
-}
-
-// describedMember is a property's JSON Pointer and its description.
-type describedMember struct{ ptr, text string }
-
-// described lists the properties of schema, at any depth, that have a
-// description.
-func described(schema []byte) []describedMember {
-	var out []describedMember
-	walkMembers(schema, false, func(ptr string, p *schemamodel.Schema, _ bool) {
-		if p.IsObject() && p.Description != "" {
-			out = append(out, describedMember{ptr, p.Description})
-		}
-	})
-	return out
-}
-
-// undescribed lists the JSON Pointers of the properties of schema, at any
-// depth, that have no description.
-func undescribed(schema []byte) []string {
-	var out []string
-	walkMembers(schema, false, func(ptr string, p *schemamodel.Schema, _ bool) {
-		if p.IsObject() && p.Description == "" {
-			out = append(out, ptr)
-		}
-	})
-	return out
-}
-
-// walkMembers calls f with every property of the object schemas in
-// schema, at any depth, by name within an object: its pointer, its schema,
-// and whether its object requires it. refs follows a $ref into $defs
-// (a recursive type's members once along a path); without it a $ref is
-// where the walk stops.
-func walkMembers(schema []byte, refs bool, f func(ptr string, p *schemamodel.Schema, required bool)) {
-	doc, err := schemamodel.Parse(schema)
-	if err != nil {
-		return
-	}
-	defs := schemamodel.DefsOf(doc)
-	inside := map[*schemamodel.Schema]bool{}
-	var walk func(s *schemamodel.Schema, ptr jsontext.Pointer)
-	walk = func(s *schemamodel.Schema, ptr jsontext.Pointer) {
-		if name, ok := schemamodel.Ref(s); ok && refs {
-			s = defs.Get(name)
-		}
-		if !s.IsObject() || inside[s] {
-			return
-		}
-		inside[s] = true
-		for _, name := range slices.Sorted(slices.Values(s.PropertyNames())) {
-			p := s.Property(name)
-			f(string(ptr.AppendToken(name)), p, slices.Contains(s.Required, name))
-			walk(p, ptr.AppendToken(name))
-		}
-		walk(s.Items, ptr.AppendToken("0"))
-		walk(s.AdditionalProperties, ptr.AppendToken("*"))
-		inside[s] = false
-	}
-	walk(doc, "")
-}
-
-// words is the set of whole words of text: the longest runs of letters,
-// digits and underscores, the characters of a Go identifier.
-func words(text string) map[string]bool {
-	out := map[string]bool{}
-	for _, w := range strings.FieldsFunc(text, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '_' }) {
-		out[w] = true
-	}
-	return out
-}
-
-// targetWarnings reports, at each tool's directive, what a target provider
-// cannot take of its input schema.
-func targetWarnings(targets []Target, pkg *model.Package, schemas map[string]model.Schemas) []model.Diagnostic {
-	var out []model.Diagnostic
-	for _, target := range targets {
-		var set []TargetTool
-		for _, t := range pkg.Tools {
-			set = append(set, TargetTool{Name: t.Name, Input: schemas[t.Name].Input, Deferred: t.Deferred})
-			if target.NameProblem != nil {
-				if p := target.NameProblem(t.Name); p != "" {
-					out = append(out, model.Diagnostic{Pos: t.Pos, Message: fmt.Sprintf("warning: %s: %s", t.Name, p)})
-				}
-			}
-			for _, p := range target.Problems(schemas[t.Name].Input) {
-				out = append(out, model.Diagnostic{Pos: t.Pos, Message: fmt.Sprintf("warning: %s: %s", t.Name, p)})
-			}
-		}
-		if target.SetProblems != nil && len(pkg.Tools) > 0 {
-			for _, p := range target.SetProblems(set) {
-				out = append(out, model.Diagnostic{Pos: pkg.Tools[0].Pos, Message: "warning: " + p})
-			}
-		}
-	}
-	if len(targets) > 0 {
-		// Every target's form takes no $ref: MCP and the providers' plain
-		// JSON Schema fields get $defs as generated.
-		names := make([]string, len(targets))
-		for i, t := range targets {
-			names[i] = t.Name
-		}
-		for _, t := range pkg.Tools {
-			if note := forms.RefNote(schemas[t.Name].Input); note != "" {
-				out = append(out, model.Diagnostic{Pos: t.Pos, Message: fmt.Sprintf("warning: %s: %s: %s", t.Name, strings.Join(names, ", "), note)})
-			}
-		}
-	}
-	return out
 }
 
 // existingPackage returns the package name of the Go files already in dir,

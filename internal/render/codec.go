@@ -7,12 +7,10 @@ import (
 	"go/types"
 	"math"
 	"math/big"
-	"reflect"
 	"slices"
 	"strings"
 
 	"github.com/dave/jennifer/jen"
-	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/keelgen/keel/internal/gocode"
 	"github.com/keelgen/keel/internal/model"
@@ -246,9 +244,6 @@ func (g *codecs) checkKeywords(n node, ptr string) {
 	}
 }
 
-// kind is how a Go type reads and writes as JSON.
-type kind int
-
 const (
 	kString kind = iota
 	kBool
@@ -269,92 +264,6 @@ const (
 	kUnsupported
 )
 
-var jsonTypeOf = map[kind]string{kString: "string", kBool: "boolean", kInt: "integer", kUint: "integer", kFloat: "number",
-	kTime: "string", kText: "string", kBytes: "string", kDuration: "string", kPointer: "", kSlice: "array", kArray: "array", kTuple: "array", kMap: "object", kStruct: "object"}
-
-// classify says how t reads and writes, or why generated code cannot.
-func classify(t types.Type, texts model.TextTypes) (kind, string) {
-	t = types.Unalias(t)
-	if n, ok := t.(*types.Named); ok {
-		obj := n.Obj()
-		if obj.Pkg() != nil {
-			switch obj.Pkg().Path() + "." + obj.Name() {
-			case "time.Time":
-				return kTime, ""
-			case "time.Duration":
-				return kDuration, ""
-			case "encoding/json.RawMessage":
-				return kRaw, ""
-			}
-			if !obj.Exported() && obj.Pkg().Name() != "main" {
-				return kUnsupported, fmt.Sprintf("type %s is not exported, so the generated package cannot fill it; export it", obj.Name())
-			}
-		}
-		if model.IsTextType(n, texts) {
-			return kText, ""
-		}
-		for _, m := range []string{"UnmarshalJSON", "MarshalJSON", "UnmarshalText", "MarshalText", "UnmarshalJSONFrom", "MarshalJSONTo"} {
-			if model.HasMethod(n, m) {
-				return kUnsupported, fmt.Sprintf("type %s has its own %s method; generated code checks only values it reads and writes itself "+
-					"(give the type a text form, MarshalText and UnmarshalText, and no JSON methods; for a type you cannot change whose "+
-					"JSON form is its text form, declare it: //keel:text %s pattern=...; else use a plain type)", obj.Name(), m, obj.Pkg().Path()+"."+obj.Name())
-			}
-		}
-	}
-	switch u := t.Underlying().(type) {
-	case *types.Basic:
-		switch {
-		case u.Info()&types.IsString != 0:
-			return kString, ""
-		case u.Info()&types.IsBoolean != 0:
-			return kBool, ""
-		case u.Info()&types.IsUnsigned != 0 && u.Kind() != types.Uintptr:
-			return kUint, ""
-		case u.Info()&types.IsInteger != 0:
-			return kInt, ""
-		case u.Info()&types.IsFloat != 0:
-			return kFloat, ""
-		}
-	case *types.Pointer:
-		return kPointer, ""
-	case *types.Slice:
-		if b, ok := types.Unalias(u.Elem()).(*types.Basic); ok && b.Kind() == types.Byte {
-			return kBytes, ""
-		}
-		if b, ok := u.Elem().Underlying().(*types.Basic); ok && b.Kind() == types.Byte {
-			return kUnsupported, "a slice of a named byte type has no JSON form keel reads; use []byte (base64 text) or a string"
-		}
-		return kSlice, ""
-	case *types.Map:
-		if k, _ := classify(u.Key(), texts); k != kString {
-			return kUnsupported, "map keys must be strings"
-		}
-		return kMap, ""
-	case *types.Struct:
-		return kStruct, ""
-	case *types.Array:
-		if b, ok := types.Unalias(u.Elem()).Underlying().(*types.Basic); ok && b.Kind() == types.Byte {
-			return kUnsupported, "an array of bytes is base64 text to json v2 and a list of numbers to the schema reflector; use []byte"
-		}
-		return kArray, ""
-	}
-	return kUnsupported, fmt.Sprintf("type %s has no generated reader", types.TypeString(t, nil))
-}
-
-// bits is the size of a numeric Go type.
-func bits(t types.Type) int {
-	b := t.Underlying().(*types.Basic)
-	switch b.Kind() {
-	case types.Int8, types.Uint8:
-		return 8
-	case types.Int16, types.Uint16:
-		return 16
-	case types.Int32, types.Uint32, types.Float32:
-		return 32
-	}
-	return 64
-}
-
 // nullable reports whether n's type takes null.
 func nullable(n node) bool { return n.Type.Admits("null") }
 
@@ -370,8 +279,6 @@ func (g *codecs) checkType(n node, k kind, t types.Type, ptr string) {
 func typeList(ts schemamodel.Types) string {
 	return strings.Join(slices.Compact(slices.Sorted(slices.Values(ts))), " or ")
 }
-
-func qualifier(p *types.Package) string { return p.Name() }
 
 // key identifies a function: the same type with the same schema (less
 // annotations) shares one.
@@ -473,126 +380,6 @@ func (g *codecs) fn(k, prefix, hint, place string, build func(name string) *code
 	g.decls[i] = build(name)
 	return name
 }
-
-func typeCode(t types.Type) jen.Code {
-	if e, emitted := t.(emittedArgs); emitted {
-		return jen.Id(e.tool.ArgsTypeName())
-	}
-	return gocode.TypeCode(t)
-}
-
-// field is one JSON member of a struct, as json v2 lays it out.
-type field struct {
-	json      string
-	access    []string // selectors from the struct value
-	typ       types.Type
-	omitEmpty bool
-	omitZero  bool
-	pos       token.Pos
-}
-
-// structFields lists the members of s: exported fields by their json
-// names, embedded structs without a name promoted.
-func (g *codecs) structFields(s *types.Struct, access []string, ptr string) []field {
-	var out []field
-	for i := 0; i < s.NumFields(); i++ {
-		f := s.Field(i)
-		tag := reflect.StructTag(s.Tag(i)).Get("json")
-		if tag == "-" {
-			continue
-		}
-		name, opts, _ := strings.Cut(tag, ",")
-		if f.Embedded() && name == "" {
-			st, ok := types.Unalias(f.Type()).Underlying().(*types.Struct)
-			if _, isPtr := types.Unalias(f.Type()).(*types.Pointer); isPtr || !ok {
-				g.fail(ptr, "embedded field %s must be a struct value to be promoted", f.Name())
-				continue
-			}
-			sub := access
-			if f.Exported() {
-				sub = append(slices.Clone(access), f.Name())
-			}
-			out = append(out, g.structFields(st, sub, ptr)...)
-			continue
-		}
-		if !f.Exported() {
-			continue
-		}
-		if name == "" {
-			name = f.Name()
-		}
-		fd := field{json: name, access: append(slices.Clone(access), f.Name()), typ: f.Type(), pos: f.Pos()}
-		for _, o := range strings.Split(opts, ",") {
-			switch o {
-			case "":
-			case "omitempty":
-				fd.omitEmpty = true
-			case "omitzero":
-				fd.omitZero = true
-			default:
-				g.fail(ptr+"/"+name, "json tag option %q is not supported by generated code", o)
-			}
-		}
-		out = append(out, fd)
-	}
-	return out
-}
-
-// members pairs the fields of a struct type with its schema's properties.
-func (g *codecs) members(t types.Type, n node, ptr string) ([]field, []node, map[string]bool) {
-	var st *types.Struct
-	if e, emitted := t.(emittedArgs); emitted {
-		var fields []field
-		var nodes []node
-		for _, p := range e.tool.Params {
-			fields = append(fields, field{json: p.JSONName, access: []string{p.Field}, typ: p.Type})
-			nodes = append(nodes, g.node(n.Property(p.JSONName)))
-		}
-		return fields, nodes, g.required(n, fields, ptr)
-	}
-	st = types.Unalias(t).Underlying().(*types.Struct)
-	fields := g.structFields(st, nil, ptr)
-	seen := map[string]bool{}
-	var nodes []node
-	for _, f := range fields {
-		if seen[f.json] {
-			g.fail(ptr, "two fields have the JSON name %q", f.json)
-		}
-		seen[f.json] = true
-		p := n.Property(f.json)
-		if p == nil {
-			g.fail(ptr, "field %s has no property %q in the schema", strings.Join(f.access, "."), f.json)
-		}
-		nodes = append(nodes, g.node(p))
-	}
-	for _, name := range slices.Sorted(slices.Values(n.PropertyNames())) {
-		if !seen[name] {
-			g.fail(ptr, "the schema declares %q, which no field of %s has", name, types.TypeString(t, qualifier))
-		}
-	}
-	return fields, nodes, g.required(n, fields, ptr)
-}
-
-func (g *codecs) required(n node, fields []field, ptr string) map[string]bool {
-	req := map[string]bool{}
-	for _, name := range n.Required {
-		if !slices.ContainsFunc(fields, func(f field) bool { return f.json == name }) {
-			g.fail(ptr, "required member %q is no field", name)
-		}
-		req[name] = true
-	}
-	if n.Has("additionalProperties") && !n.AdditionalProperties.IsFalse() {
-		g.fail(ptr, "additionalProperties must be false for a struct: generated code refuses unknown members")
-	}
-	for _, k := range []string{"minProperties", "maxProperties"} {
-		if n.Has(k) {
-			g.fail(ptr, "keyword %q on a struct cannot be checked by generated code", k)
-		}
-	}
-	return req
-}
-
-func ptrTo(ptr, name string) string { return string(jsontext.Pointer(ptr).AppendToken(name)) }
 
 func errReturn() jen.Code {
 	return jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err()))
@@ -708,26 +495,4 @@ func (g *codecs) valuesNode(n node, ptr string) node {
 		g.fail(ptr, "a map whose schema allows no member cannot be checked by generated code; use a struct")
 	}
 	return g.node(n.AdditionalProperties)
-}
-
-// isFloatish: floats, and types containing them, compare differently in Go
-// (NaN, -0) than in JSON; uniqueItems is not offered on them.
-func isFloatish(t types.Type) bool {
-	switch u := t.Underlying().(type) {
-	case *types.Basic:
-		return u.Info()&types.IsFloat != 0
-	case *types.Struct, *types.Pointer, *types.Interface, *types.Array:
-		return true
-	}
-	return false
-}
-
-// atField is the planner for f's value: the same side, its diagnostics
-// pointing at f.
-func (g *codecs) atField(f field) *codecs {
-	h := *g
-	if f.pos.IsValid() {
-		h.at = f.pos
-	}
-	return &h
 }
