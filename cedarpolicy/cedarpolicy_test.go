@@ -18,6 +18,7 @@ import (
 	confgen "github.com/keelgen/keel/internal/conformance/generated"
 	"github.com/keelgen/keel/memstore"
 	"github.com/keelgen/keel/runtime"
+	"github.com/keelgen/keel/runtime/grant"
 	"github.com/keelgen/keel/runtime/keeltest"
 )
 
@@ -41,7 +42,7 @@ func incidentPolicy(t testing.TB) *cedarpolicy.Policy {
 	})
 }
 
-var grantKey = runtime.HMACKey([]byte("test approvals: 32 bytes or more"))
+var grantKey = grant.HMACKey([]byte("test approvals: 32 bytes or more"))
 
 func executor(t testing.TB, p runtime.Policy) *runtime.Executor {
 	t.Helper()
@@ -86,7 +87,7 @@ func TestIncidentPolicyRules(t *testing.T) {
 	if r.Code() != runtime.CodeApprovalRequired || r.Error.Approval == nil {
 		t.Fatalf("alice creates a ticket without approval: %+v", r.Error)
 	}
-	tok, err := runtime.IssueGrant(grantKey, r.Error.Approval.Grant("acme", "alice", time.Now().Add(time.Minute)))
+	tok, err := grant.Issue(grantKey, r.Error.Approval.Grant("acme", "alice", time.Now().Add(time.Minute)))
 	if err != nil {
 		t.Fatal(err)
 	}

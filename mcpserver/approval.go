@@ -18,6 +18,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/keelgen/keel/runtime"
+	"github.com/keelgen/keel/runtime/grant"
 )
 
 // Approvals lets the person at an MCP client approve a call the policy sent
@@ -30,7 +31,7 @@ import (
 // elicitation, or a call Ask keeps from the client, gets approval_required
 // as before. Make one with NewApprovals.
 type Approvals struct {
-	key    runtime.GrantKey
+	key    grant.Key
 	secret []byte
 
 	// Ask decides whether the client's person may approve this call. Nil
@@ -56,11 +57,11 @@ const minStateSecret = 32
 // runtime.WithApprovals key: an HMAC key, or an ed25519 private key) and
 // whose request state stateSecret signs: at least 32 random bytes, the same
 // on every replica, never the grant key's secret (a state is not a grant).
-func NewApprovals(key runtime.GrantKey, stateSecret []byte) (*Approvals, error) {
+func NewApprovals(key grant.Key, stateSecret []byte) (*Approvals, error) {
 	if key == nil {
 		return nil, errors.New("mcpserver: NewApprovals: the grant key is nil")
 	}
-	if _, err := runtime.IssueGrant(key, runtime.Grant{Expires: time.Unix(0, 0)}); err != nil {
+	if _, err := grant.Issue(key, grant.Grant{Expires: time.Unix(0, 0)}); err != nil {
 		return nil, fmt.Errorf("mcpserver: NewApprovals: the key cannot sign grants: %w", err)
 	}
 	if len(stateSecret) < minStateSecret {
@@ -198,7 +199,7 @@ func (a *Approvals) ask(ctx context.Context, ec runtime.ExecutionContext, r runt
 // person's yes becomes ("" for a no, or no answer yet). A state keel did
 // not sign, expired, or made for another caller is an error: the call runs
 // nothing.
-func (a *Approvals) answer(req *mcp.CallToolRequest, ec runtime.ExecutionContext) (callID, grant string, asked bool, err error) {
+func (a *Approvals) answer(req *mcp.CallToolRequest, ec runtime.ExecutionContext) (callID, token string, asked bool, err error) {
 	p := req.Params
 	if p.RequestState == "" {
 		if len(p.InputResponses) > 0 {
@@ -217,12 +218,12 @@ func (a *Approvals) answer(req *mcp.CallToolRequest, ec runtime.ExecutionContext
 	if res.Action != "accept" || res.Content["approve"] != true {
 		return st.CallID, "", true, nil
 	}
-	grant, err = runtime.IssueGrant(a.key, runtime.Grant{
+	token, err = grant.Issue(a.key, grant.Grant{
 		Tenant: st.Tenant, Principal: st.Principal, SetDigest: st.SetDigest, CallID: st.CallID,
 		Tool: st.Tool, Version: st.ToolVersion, ArgumentsDigest: st.ArgumentsDigest,
 		Expires: time.Unix(st.Expires, 0), Nonce: "mcp-approval-" + st.Nonce,
 	})
-	return st.CallID, grant, true, err
+	return st.CallID, token, true, err
 }
 
 // invalidState is the protocol error of a request state refused.

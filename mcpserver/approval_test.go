@@ -18,6 +18,7 @@ import (
 	"github.com/keelgen/keel/memstore"
 	"github.com/keelgen/keel/redisreplay"
 	"github.com/keelgen/keel/runtime"
+	"github.com/keelgen/keel/runtime/grant"
 )
 
 var (
@@ -33,11 +34,11 @@ const ticketArgs = `{"incident_id":"INC-042","summary":"page the on-call"}`
 func approvingReplica(t *testing.T, store runtime.ReplayStore, ran *atomic.Int32, stateless bool) *httptest.Server {
 	t.Helper()
 	exec, err := runtime.NewExecutor(counted(t, ran), runtime.WithLogger(slog.New(slog.DiscardHandler)),
-		runtime.WithApprovals(runtime.HMACKey(grantSecret), store))
+		runtime.WithApprovals(grant.HMACKey(grantSecret), store))
 	if err != nil {
 		t.Fatal(err)
 	}
-	approvals, err := mcpserver.NewApprovals(runtime.HMACKey(grantSecret), stateSecret)
+	approvals, err := mcpserver.NewApprovals(grant.HMACKey(grantSecret), stateSecret)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,6 +24,7 @@ import (
 	"github.com/keelgen/keel/internal/doortest"
 	"github.com/keelgen/keel/mcpserver"
 	"github.com/keelgen/keel/runtime"
+	"github.com/keelgen/keel/runtime/grant"
 	"github.com/keelgen/keel/runtime/keeltest"
 )
 
@@ -297,7 +298,7 @@ func TestDoorStdioOverLongLine(t *testing.T) {
 // one) and of 2026-07-28 (which opens none), and a stateless server. Each
 // answers every call with keel's code, audited.
 func TestDoorHTTP(t *testing.T) {
-	approvals, err := mcpserver.NewApprovals(runtime.HMACKey(grantSecret), stateSecret)
+	approvals, err := mcpserver.NewApprovals(grant.HMACKey(grantSecret), stateSecret)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -25,6 +25,7 @@ import (
 	"github.com/keelgen/keel/redisreplay"
 	"github.com/keelgen/keel/redistasks"
 	"github.com/keelgen/keel/runtime"
+	"github.com/keelgen/keel/runtime/grant"
 	"github.com/keelgen/keel/runtime/keeltest"
 )
 
@@ -81,11 +82,11 @@ func byHeader(_ context.Context, req *mcp.CallToolRequest) runtime.ExecutionCont
 func taskReplica(t testing.TB, probe *taskProbe, tasks runtime.ReplayStore, store mcpserver.TaskStore, stateless bool) http.Handler {
 	t.Helper()
 	exec, err := runtime.NewExecutor(probe.tools(), runtime.WithLogger(slog.New(slog.DiscardHandler)),
-		runtime.WithApprovals(runtime.HMACKey(grantSecret), tasks))
+		runtime.WithApprovals(grant.HMACKey(grantSecret), tasks))
 	if err != nil {
 		t.Fatal(err)
 	}
-	approvals, err := mcpserver.NewApprovals(runtime.HMACKey(grantSecret), stateSecret)
+	approvals, err := mcpserver.NewApprovals(grant.HMACKey(grantSecret), stateSecret)
 	if err != nil {
 		t.Fatal(err)
 	}

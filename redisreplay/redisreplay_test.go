@@ -17,10 +17,11 @@ import (
 	"github.com/keelgen/keel/memstore"
 	"github.com/keelgen/keel/redisreplay"
 	"github.com/keelgen/keel/runtime"
+	"github.com/keelgen/keel/runtime/grant"
 )
 
 var (
-	grantKey = runtime.HMACKey([]byte("replicas share this key: 32+ bytes"))
+	grantKey = grant.HMACKey([]byte("replicas share this key: 32+ bytes"))
 	alice    = runtime.ExecutionContext{Tenant: "acme", Principal: "alice"}
 	write    = runtime.ToolCall{ID: "call-write", Name: generated.ToolCreateTicket,
 		Arguments: json.RawMessage(`{"incident_id":"INC-001","summary":"raise pool size"}`)}
@@ -44,13 +45,13 @@ func replica(t testing.TB, addr string, timeout time.Duration) *runtime.Executor
 }
 
 // grant is a person's approval of the write call, as the executor asked for it.
-func grant(t testing.TB, exec *runtime.Executor) string {
+func grantFor(t testing.TB, exec *runtime.Executor) string {
 	t.Helper()
 	r := exec.Execute(context.Background(), alice, write)
 	if r.Code() != runtime.CodeApprovalRequired || r.Error.Approval == nil {
 		t.Fatalf("no approval request: %+v", r)
 	}
-	tok, err := runtime.IssueGrant(grantKey, r.Error.Approval.Grant(alice.Tenant, alice.Principal, time.Now().Add(time.Minute)))
+	tok, err := grant.Issue(grantKey, r.Error.Approval.Grant(alice.Tenant, alice.Principal, time.Now().Add(time.Minute)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +66,7 @@ func TestTwoReplicasRunAGrantOnce(t *testing.T) {
 	a, b := replica(t, srv.Addr, time.Second), replica(t, srv.Addr, time.Second)
 	for round := range 3 {
 		ec := alice
-		ec.Grant = grant(t, a)
+		ec.Grant = grantFor(t, a)
 		var ok, refused atomic.Int32
 		var wg sync.WaitGroup
 		for i := range 64 {
@@ -101,7 +102,7 @@ func TestRetryOnAnotherReplicaRedeemsAgain(t *testing.T) {
 	srv := redistest.Start(t)
 	a, b := replica(t, srv.Addr, time.Second), replica(t, srv.Addr, time.Second)
 	ec := alice
-	ec.Grant = grant(t, a)
+	ec.Grant = grantFor(t, a)
 	attempt := func(n int) runtime.ExecutionContext {
 		c := ec
 		c.Attempt = &runtime.Attempt{Engine: "temporal", WorkflowID: "wf", RunID: "r", ActivityID: "1", Number: n}
@@ -151,7 +152,7 @@ func TestStoreThatCannotDecideDenies(t *testing.T) {
 	down := replica(t, srv.Addr, time.Second)
 	srv.Kill()
 	ec := alice
-	ec.Grant = grant(t, issuer)
+	ec.Grant = grantFor(t, issuer)
 	if r := down.Execute(context.Background(), ec, write); r.Code() != runtime.CodeApprovalRequired {
 		t.Fatalf("Redis down: %+v", r)
 	}

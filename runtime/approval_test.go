@@ -15,6 +15,7 @@ import (
 
 	"github.com/keelgen/keel/memstore"
 	"github.com/keelgen/keel/runtime"
+	"github.com/keelgen/keel/runtime/grant"
 	"github.com/keelgen/keel/runtime/keeltest"
 )
 
@@ -22,7 +23,7 @@ const writeArgs = `{"text":"hi","count":2}`
 
 // approvalFixture: the echo tool as a write tool, the default policy, grants
 // signed with key.
-func approvalFixture(t *testing.T, key runtime.GrantKey) (*fixture, string) {
+func approvalFixture(t *testing.T, key grant.Key) (*fixture, string) {
 	t.Helper()
 	f := newFixture(t, runtime.EffectWrite, okEcho, runtime.WithApprovals(key, memstore.NewReplayStore()))
 	digest, err := runtime.ArgumentsDigest([]byte(writeArgs))
@@ -32,13 +33,13 @@ func approvalFixture(t *testing.T, key runtime.GrantKey) (*fixture, string) {
 	return f, digest
 }
 
-func grantFor(t *testing.T, key runtime.GrantKey, digest string, change func(*runtime.Grant)) string {
+func grantFor(t *testing.T, key grant.Key, digest string, change func(*grant.Grant)) string {
 	t.Helper()
-	g := runtime.Grant{Tenant: "acme", Principal: "alice", CallID: "c1", Tool: "echo", Version: "2.1", ArgumentsDigest: digest, Expires: time.Now().Add(time.Minute)}
+	g := grant.Grant{Tenant: "acme", Principal: "alice", CallID: "c1", Tool: "echo", Version: "2.1", ArgumentsDigest: digest, Expires: time.Now().Add(time.Minute)}
 	if change != nil {
 		change(&g)
 	}
-	tok, err := runtime.IssueGrant(key, g)
+	tok, err := grant.Issue(key, g)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +54,7 @@ func withGrant(ec runtime.ExecutionContext, tok string) runtime.ExecutionContext
 }
 
 func TestApprovalLoop(t *testing.T) {
-	key := runtime.HMACKey([]byte("harness secret: 32 bytes or more"))
+	key := grant.HMACKey([]byte("harness secret: 32 bytes or more"))
 	f, digest := approvalFixture(t, key)
 	ctx := context.Background()
 
@@ -81,8 +82,8 @@ func TestApprovalLoop(t *testing.T) {
 }
 
 func TestGrantMismatches(t *testing.T) {
-	key := runtime.HMACKey([]byte("harness secret: 32 bytes or more"))
-	other := runtime.HMACKey([]byte("another secret, 32 bytes or more"))
+	key := grant.HMACKey([]byte("harness secret: 32 bytes or more"))
+	other := grant.HMACKey([]byte("another secret, 32 bytes or more"))
 	f, digest := approvalFixture(t, key)
 	otherDigest, _ := runtime.ArgumentsDigest([]byte(`{"text":"hi","count":3}`))
 	cases := map[string]struct {
@@ -90,13 +91,13 @@ func TestGrantMismatches(t *testing.T) {
 		ec  runtime.ExecutionContext
 	}{
 		"other arguments": {grantFor(t, key, otherDigest, nil), alice},
-		"other tool":      {grantFor(t, key, digest, func(g *runtime.Grant) { g.Tool = "shout" }), alice},
-		"other version":   {grantFor(t, key, digest, func(g *runtime.Grant) { g.Version = "2.0" }), alice},
-		"other call id":   {grantFor(t, key, digest, func(g *runtime.Grant) { g.CallID = "c0" }), alice},
-		"other tool set":  {grantFor(t, key, digest, func(g *runtime.Grant) { g.SetDigest = "sha256:" + strings.Repeat("0", 64) }), alice},
+		"other tool":      {grantFor(t, key, digest, func(g *grant.Grant) { g.Tool = "shout" }), alice},
+		"other version":   {grantFor(t, key, digest, func(g *grant.Grant) { g.Version = "2.0" }), alice},
+		"other call id":   {grantFor(t, key, digest, func(g *grant.Grant) { g.CallID = "c0" }), alice},
+		"other tool set":  {grantFor(t, key, digest, func(g *grant.Grant) { g.SetDigest = "sha256:" + strings.Repeat("0", 64) }), alice},
 		"other tenant":    {grantFor(t, key, digest, nil), runtime.ExecutionContext{Tenant: "globex", Principal: "alice"}},
 		"other principal": {grantFor(t, key, digest, nil), runtime.ExecutionContext{Tenant: "acme", Principal: "mallory"}},
-		"expired":         {grantFor(t, key, digest, func(g *runtime.Grant) { g.Expires = time.Now().Add(-time.Second) }), alice},
+		"expired":         {grantFor(t, key, digest, func(g *grant.Grant) { g.Expires = time.Now().Add(-time.Second) }), alice},
 		"wrong key":       {grantFor(t, other, digest, nil), alice},
 		"garbage":         {"not-a-grant", alice},
 	}
@@ -122,7 +123,7 @@ func TestGrantMismatches(t *testing.T) {
 // A grant cannot override a plain deny: only calls the policy sent for
 // approval can be approved.
 func TestGrantCannotOverrideDeny(t *testing.T) {
-	key := runtime.HMACKey([]byte("test grant key, 32 bytes or more"))
+	key := grant.HMACKey([]byte("test grant key, 32 bytes or more"))
 	deny := runtime.PolicyFunc(func(context.Context, runtime.PolicyRequest) runtime.Decision {
 		return runtime.Decision{Reason: "never"}
 	})
@@ -135,7 +136,7 @@ func TestGrantCannotOverrideDeny(t *testing.T) {
 }
 
 func TestConcurrentRedemptionHasOneWinner(t *testing.T) {
-	key := runtime.HMACKey([]byte("test grant key, 32 bytes or more"))
+	key := grant.HMACKey([]byte("test grant key, 32 bytes or more"))
 	f, digest := approvalFixture(t, key)
 	tok := grantFor(t, key, digest, nil)
 	var ok atomic.Int32
@@ -157,9 +158,9 @@ func TestConcurrentRedemptionHasOneWinner(t *testing.T) {
 
 func TestEd25519Grants(t *testing.T) {
 	pub, priv, _ := ed25519.GenerateKey(rand.Reader)
-	approver := runtime.Ed25519Key(priv)
-	f, digest := approvalFixture(t, runtime.Ed25519PublicKey(pub)) // the executor can verify, not issue
-	if _, err := runtime.IssueGrant(runtime.Ed25519PublicKey(pub), runtime.Grant{}); err == nil {
+	approver := grant.Ed25519Key(priv)
+	f, digest := approvalFixture(t, grant.Ed25519PublicKey(pub)) // the executor can verify, not issue
+	if _, err := grant.Issue(grant.Ed25519PublicKey(pub), grant.Grant{}); err == nil {
 		t.Fatal("a public key issued a grant")
 	}
 	if r := f.exec.Execute(context.Background(), withGrant(alice, grantFor(t, approver, digest, nil)), call(writeArgs)); !r.OK {
@@ -169,7 +170,7 @@ func TestEd25519Grants(t *testing.T) {
 
 func TestAuditLogRecordsEveryCall(t *testing.T) {
 	var audit bytes.Buffer
-	key := runtime.HMACKey([]byte("test grant key, 32 bytes or more"))
+	key := grant.HMACKey([]byte("test grant key, 32 bytes or more"))
 	f := newFixture(t, runtime.EffectWrite, okEcho, runtime.WithApprovals(key, memstore.NewReplayStore()),
 		runtime.WithObserver(runtime.AuditLog(slog.New(slog.NewJSONHandler(&audit, nil)))))
 	digest, _ := runtime.ArgumentsDigest([]byte(writeArgs))
@@ -251,7 +252,7 @@ type rawArgs struct {
 // member hands the handler its bytes, so two number spellings that one
 // float64 holds (RFC 8785 would give them one digest) need two approvals.
 func TestGrantBindsNumbersAsWritten(t *testing.T) {
-	key := runtime.HMACKey([]byte("harness secret: 32 bytes or more"))
+	key := grant.HMACKey([]byte("harness secret: 32 bytes or more"))
 	var got []string
 	tool := runtime.NewTool(runtime.ToolInfo{Name: "pay", Version: "1", Effect: runtime.EffectWrite, Description: "Pay.",
 		InputSchema:  json.RawMessage(`{"type":"object","properties":{"extra":{}},"required":["extra"],"additionalProperties":false}`),
@@ -276,7 +277,7 @@ func TestGrantBindsNumbersAsWritten(t *testing.T) {
 		if r.Error == nil || r.Error.Approval == nil {
 			t.Fatalf("%s: %+v", approved, r.Error)
 		}
-		tok, err := runtime.IssueGrant(key, r.Error.Approval.Grant("acme", "alice", time.Now().Add(time.Minute)))
+		tok, err := grant.Issue(key, r.Error.Approval.Grant("acme", "alice", time.Now().Add(time.Minute)))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -27,11 +27,11 @@
 // # Policy and approvals
 //
 // [Policy], [PolicyRequest] and [Decision] decide a valid call;
-// [SideEffectPolicy] is the default. [WithApprovals] takes a [GrantKey]
-// ([HMACKey], [Ed25519Key], [Ed25519PublicKey]) and a [ReplayStore]
-// (memstore.NewReplayStore; redisreplay for several replicas); [IssueGrant]
-// signs a person's approval of an [ApprovalRequest], bound to the call by
-// [ArgumentsDigest].
+// [SideEffectPolicy] is the default. [WithApprovals] takes a grant.Key
+// (grant.HMACKey, grant.Ed25519Key, grant.Ed25519PublicKey) and a
+// [ReplayStore] (memstore.NewReplayStore; redisreplay for several
+// replicas); grant.Issue signs a person's approval of an
+// [ApprovalRequest], bound to the call by [ArgumentsDigest].
 //
 // # The lock and signatures
 //

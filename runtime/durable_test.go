@@ -10,6 +10,7 @@ import (
 
 	"github.com/keelgen/keel/memstore"
 	"github.com/keelgen/keel/runtime"
+	"github.com/keelgen/keel/runtime/grant"
 )
 
 // plainStore is a ReplayStore that is not a CallReplayStore: it cannot tell
@@ -32,7 +33,7 @@ func try(n int) *runtime.Attempt {
 // whose grant was redeemed by Redeem alone, or a retry with a store that
 // cannot tell which call redeemed it.
 func TestGrantIsRedeemedOnceAcrossRetries(t *testing.T) {
-	key := runtime.HMACKey([]byte("harness secret: 32 bytes or more"))
+	key := grant.HMACKey([]byte("harness secret: 32 bytes or more"))
 	f, digest := approvalFixture(t, key)
 	ctx := context.Background()
 	tok := grantFor(t, key, digest, nil)

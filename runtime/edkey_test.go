@@ -13,6 +13,7 @@ import (
 	"github.com/keelgen/keel/internal/lockfile"
 	"github.com/keelgen/keel/memstore"
 	"github.com/keelgen/keel/runtime"
+	"github.com/keelgen/keel/runtime/grant"
 	"github.com/keelgen/keel/runtime/keeltest"
 )
 
@@ -57,7 +58,7 @@ func TestSmallOrderKeysAreRefused(t *testing.T) {
 		if _, err := runtime.NewExecutor(set, runtime.WithRequiredSignature(pub)); err == nil {
 			t.Errorf("WithRequiredSignature took the small-order key %s", enc)
 		}
-		if _, err := runtime.NewExecutor(set, runtime.WithApprovals(runtime.Ed25519PublicKey(pub), memstore.NewReplayStore())); err == nil {
+		if _, err := runtime.NewExecutor(set, runtime.WithApprovals(grant.Ed25519PublicKey(pub), memstore.NewReplayStore())); err == nil {
 			t.Errorf("Ed25519PublicKey took the small-order key %s", enc)
 		}
 		if sig != nil {
@@ -82,7 +83,7 @@ func TestSmallOrderKeysAreRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := runtime.NewExecutor(set, runtime.WithApprovals(runtime.Ed25519PublicKey(pub), memstore.NewReplayStore())); err != nil {
+	if _, err := runtime.NewExecutor(set, runtime.WithApprovals(grant.Ed25519PublicKey(pub), memstore.NewReplayStore())); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/keelgen/keel/internal/lockfile"
 	"github.com/keelgen/keel/memstore"
 	"github.com/keelgen/keel/runtime"
+	"github.com/keelgen/keel/runtime/grant"
 	"github.com/keelgen/keel/runtime/keeltest"
 )
 
@@ -23,7 +24,7 @@ import (
 func TestZeroValueOptionsAreRefused(t *testing.T) {
 	set, _ := lockedSet(t)
 	store := memstore.NewReplayStore()
-	good := runtime.HMACKey([]byte("a grant key of thirty-two bytes!"))
+	good := grant.HMACKey([]byte("a grant key of thirty-two bytes!"))
 	cases := map[string]struct {
 		opt  runtime.Option
 		want string
@@ -34,11 +35,11 @@ func TestZeroValueOptionsAreRefused(t *testing.T) {
 		"pin: not a digest":          {runtime.WithExpectedSetDigest("sha256:abc"), "is not a set digest"},
 		"approvals: nil key":         {runtime.WithApprovals(nil, store), "WithApprovals: the grant key is nil"},
 		"approvals: nil store":       {runtime.WithApprovals(good, nil), "WithApprovals: the replay store is nil"},
-		"approvals: HMAC nil":        {runtime.WithApprovals(runtime.HMACKey(nil), store), "the HMAC grant key is 0 bytes; at least 32 are required"},
-		"approvals: HMAC short":      {runtime.WithApprovals(runtime.HMACKey([]byte("secret")), store), "the HMAC grant key is 6 bytes"},
-		"approvals: HMAC zeros":      {runtime.WithApprovals(runtime.HMACKey(make([]byte, 32)), store), "the HMAC grant key is all zero bytes"},
-		"approvals: ed25519 nil pub": {runtime.WithApprovals(runtime.Ed25519PublicKey(nil), store), "the ed25519 grant key is 0 bytes"},
-		"approvals: ed25519 nil key": {runtime.WithApprovals(runtime.Ed25519Key(nil), store), "the ed25519 grant key is 0 bytes"},
+		"approvals: HMAC nil":        {runtime.WithApprovals(grant.HMACKey(nil), store), "the HMAC grant key is 0 bytes; at least 32 are required"},
+		"approvals: HMAC short":      {runtime.WithApprovals(grant.HMACKey([]byte("secret")), store), "the HMAC grant key is 6 bytes"},
+		"approvals: HMAC zeros":      {runtime.WithApprovals(grant.HMACKey(make([]byte, 32)), store), "the HMAC grant key is all zero bytes"},
+		"approvals: ed25519 nil pub": {runtime.WithApprovals(grant.Ed25519PublicKey(nil), store), "the ed25519 grant key is 0 bytes"},
+		"approvals: ed25519 nil key": {runtime.WithApprovals(grant.Ed25519Key(nil), store), "the ed25519 grant key is 0 bytes"},
 		"policy: nil":                {runtime.WithPolicy(nil), "WithPolicy: the policy is nil"},
 		"logger: nil":                {runtime.WithLogger(nil), "WithLogger: the logger is nil"},
 		"observer: nil":              {runtime.WithObserver(nil), "WithObserver: the observer is nil"},
@@ -61,28 +62,28 @@ func TestZeroValueOptionsAreRefused(t *testing.T) {
 
 // A bad key neither issues nor verifies a grant, and nothing panics.
 func TestBadGrantKeysIssueAndVerifyNothing(t *testing.T) {
-	g := runtime.Grant{Tool: "echo", Expires: time.Now().Add(time.Minute)}
-	for name, key := range map[string]runtime.GrantKey{
-		"HMAC nil":        runtime.HMACKey(nil),
-		"HMAC empty":      runtime.HMACKey([]byte{}),
-		"ed25519 nil":     runtime.Ed25519Key(nil),
-		"ed25519 pub nil": runtime.Ed25519PublicKey(nil),
+	g := grant.Grant{Tool: "echo", Expires: time.Now().Add(time.Minute)}
+	for name, key := range map[string]grant.Key{
+		"HMAC nil":        grant.HMACKey(nil),
+		"HMAC empty":      grant.HMACKey([]byte{}),
+		"ed25519 nil":     grant.Ed25519Key(nil),
+		"ed25519 pub nil": grant.Ed25519PublicKey(nil),
 		"nil":             nil,
 	} {
-		if tok, err := runtime.IssueGrant(key, g); err == nil {
+		if tok, err := grant.Issue(key, g); err == nil {
 			t.Errorf("%s issued %q", name, tok)
 		}
-		if _, err := runtime.ParseGrant(key, "e30.AAAA"); err == nil {
+		if _, err := grant.Parse(key, "e30.AAAA"); err == nil {
 			t.Errorf("%s verified a grant", name)
 		}
 	}
 	// A grant signed with an empty HMAC secret by someone else never verifies.
 	_, priv, _ := ed25519.GenerateKey(rand.Reader)
-	tok, err := runtime.IssueGrant(runtime.Ed25519Key(priv), g)
+	tok, err := grant.Issue(grant.Ed25519Key(priv), g)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := runtime.ParseGrant(runtime.HMACKey(nil), tok); err == nil {
+	if _, err := grant.Parse(grant.HMACKey(nil), tok); err == nil {
 		t.Error("an empty HMAC key verified a grant")
 	}
 }
@@ -148,7 +149,7 @@ func mustParseLock(t *testing.T, b []byte) lockfile.Lock {
 
 // A full store refuses the grant: the call stays approval_required.
 func TestFullReplayStoreDeniesTheCall(t *testing.T) {
-	key := runtime.HMACKey([]byte("harness secret: 32 bytes or more"))
+	key := grant.HMACKey([]byte("harness secret: 32 bytes or more"))
 	store := memstore.NewReplayStoreSize(1)
 	if ok, _ := store.Redeem(context.Background(), "someone else's", time.Now().Add(time.Hour)); !ok {
 		t.Fatal("could not fill the store")

@@ -22,7 +22,7 @@ type ExecutionContext struct {
 	// Groups the principal belongs to, for policies (e.g. "oncall").
 	Groups []string
 	// Grant is an approval grant the harness presents for this call (see
-	// IssueGrant). It lets a call run that the policy sent for approval, if
+	// grant.Issue). It lets a call run that the policy sent for approval, if
 	// it matches the call exactly; it is used once.
 	Grant string
 	// Scopes are the OAuth scopes the caller's verified credentials grant

@@ -47,7 +47,7 @@ type Options struct {
 	// Anthropic choose the definitions' form (strict, and which tools first).
 	Anthropic anthropic.Options
 	// Approve asks a person, while the call waits, to approve a call the
-	// policy sent for approval, and returns the grant (runtime.IssueGrant)
+	// policy sent for approval, and returns the grant (grant.Issue)
 	// that runs it once; "" or an error leaves it refused. Nil never asks.
 	Approve func(ctx context.Context, req runtime.ApprovalRequest) (grant string, err error)
 }

@@ -146,7 +146,7 @@ func Approvals(err error) []Approval {
 
 // Resume is ctx for running an interrupted graph again (with the same
 // checkpoint id): each interrupt in grants runs its call once more, by the
-// same call id, presenting the grant (from runtime.IssueGrant). An
+// same call id, presenting the grant (from grant.Issue). An
 // interrupt given "" is refused: the model reads approval_required.
 func Resume(ctx context.Context, grants map[string]string) context.Context {
 	data := make(map[string]any, len(grants))

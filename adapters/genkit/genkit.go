@@ -84,7 +84,7 @@ func ApprovalRequest(p *ai.Part) (runtime.ApprovalRequest, bool) {
 
 // Restart is the part for ai.WithToolRestarts that runs an interrupted
 // call again, the same call by id, presenting grant (from
-// runtime.IssueGrant). The grant is checked by the executor and used once;
+// grant.Issue). The grant is checked by the executor and used once;
 // nil when p is not keel's interrupt.
 func Restart(p *ai.Part, grant string) *ai.Part {
 	req, ok := ApprovalRequest(p)

@@ -38,7 +38,7 @@ type Options struct {
 	// under which the default policy refuses every write.
 	Context func(context.Context) runtime.ExecutionContext
 	// Approve asks a person, while the call waits, to approve a call the
-	// policy sent for approval, and returns the grant (runtime.IssueGrant)
+	// policy sent for approval, and returns the grant (grant.Issue)
 	// that runs it once; "" or an error leaves it refused. Nil never asks.
 	Approve func(ctx context.Context, req runtime.ApprovalRequest) (grant string, err error)
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/keelgen/keel/redisreplay"
 	"github.com/keelgen/keel/redistasks"
 	"github.com/keelgen/keel/runtime"
+	"github.com/keelgen/keel/runtime/grant"
 )
 
 // An MCP task whose call runs on Temporal (mcpserver.Tasks.Runner): a
@@ -50,7 +51,7 @@ func TestTaskRunsOnTemporalAndOutlivesReplicaAndWorker(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		approvals, err := mcpserver.NewApprovals(runtime.HMACKey([]byte(grantSecret)), []byte("the replicas share this state secret: 32+ bytes"))
+		approvals, err := mcpserver.NewApprovals(grant.HMACKey([]byte(grantSecret)), []byte("the replicas share this state secret: 32+ bytes"))
 		if err != nil {
 			t.Fatal(err)
 		}

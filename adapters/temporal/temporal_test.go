@@ -31,6 +31,7 @@ import (
 	"github.com/keelgen/keel/memstore"
 	"github.com/keelgen/keel/redisreplay"
 	"github.com/keelgen/keel/runtime"
+	"github.com/keelgen/keel/runtime/grant"
 )
 
 // The tests run against a real Temporal server: the Temporal CLI's dev
@@ -174,7 +175,7 @@ func newExecutor(l ledger, stall stalled, store runtime.ReplayStore, auditTo io.
 	}
 	return runtime.NewExecutor(set,
 		runtime.WithLogger(slog.New(slog.DiscardHandler)),
-		runtime.WithApprovals(runtime.HMACKey([]byte(grantSecret)), store),
+		runtime.WithApprovals(grant.HMACKey([]byte(grantSecret)), store),
 		runtime.WithObserver(runtime.AuditLog(slog.New(slog.NewJSONHandler(auditTo, nil)))))
 }
 
@@ -461,7 +462,7 @@ func TestKilledWorkerCallFinishesElsewhere(t *testing.T) {
 
 	// A person approves the call the workflow waits on.
 	req := waitApproval(t, c, wr)
-	tok, err := runtime.IssueGrant(runtime.HMACKey([]byte(grantSecret)), req.Grant(alice.Tenant, alice.Principal, time.Now().Add(10*time.Minute)))
+	tok, err := grant.Issue(grant.HMACKey([]byte(grantSecret)), req.Grant(alice.Tenant, alice.Principal, time.Now().Add(10*time.Minute)))
 	if err != nil {
 		t.Fatal(err)
 	}

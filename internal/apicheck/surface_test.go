@@ -21,7 +21,7 @@ var update = flag.Bool("update", false, "rewrite testdata/surface/*.txt from the
 var public = []string{
 	"cedarpolicy", "keelotel", "mcpserver", "mcpserver/oidcverify", "memstore",
 	"provider/anthropic", "provider/bedrock", "provider/gemini", "provider/ollama", "provider/openai",
-	"redisrate", "redisreplay", "redistasks", "runtime", "runtime/keeltest", "runtime/wire",
+	"redisrate", "redisreplay", "redistasks", "runtime", "runtime/grant", "runtime/keeltest", "runtime/wire",
 }
 
 // Each public package's exported surface (every exported name, its

@@ -13,7 +13,7 @@ import (
 )
 
 // Approver asks a person to approve req, while the call waits, and returns
-// the grant (from runtime.IssueGrant). "" or an error leaves the call
+// the grant (from grant.Issue). "" or an error leaves the call
 // refused with approval_required.
 type Approver func(ctx context.Context, req runtime.ApprovalRequest) (grant string, err error)
 

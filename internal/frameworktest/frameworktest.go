@@ -19,6 +19,7 @@ import (
 	"github.com/keelgen/keel/internal/leakcheck"
 	"github.com/keelgen/keel/memstore"
 	"github.com/keelgen/keel/runtime"
+	"github.com/keelgen/keel/runtime/grant"
 	"github.com/keelgen/keel/runtime/keeltest"
 )
 
@@ -60,7 +61,7 @@ func Steps() []Step {
 // Fixture is an executor over the set, with approvals on.
 type Fixture struct {
 	Exec *runtime.Executor
-	key  runtime.GrantKey
+	key  grant.Key
 
 	mu   sync.Mutex
 	runs map[string]int
@@ -68,7 +69,7 @@ type Fixture struct {
 
 // New makes a fixture.
 func New() (*Fixture, error) {
-	f := &Fixture{key: runtime.HMACKey([]byte("frameworktest grant key, 32 bytes or more")), runs: map[string]int{}}
+	f := &Fixture{key: grant.HMACKey([]byte("frameworktest grant key, 32 bytes or more")), runs: map[string]int{}}
 	set, err := keeltest.Locked(f.tools()...)
 	if err != nil {
 		return nil, err
@@ -88,7 +89,7 @@ func (f *Fixture) Context(context.Context) runtime.ExecutionContext {
 
 // Approve is the person who approves: it signs a grant for exactly req.
 func (f *Fixture) Approve(_ context.Context, req runtime.ApprovalRequest) (string, error) {
-	return runtime.IssueGrant(f.key, req.Grant(Tenant, Principal, time.Now().Add(5*time.Minute)))
+	return grant.Issue(f.key, req.Grant(Tenant, Principal, time.Now().Add(5*time.Minute)))
 }
 
 // Runs is how many times tool's handler has run.

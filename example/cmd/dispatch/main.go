@@ -33,6 +33,7 @@ import (
 	"github.com/keelgen/keel/generated"
 	"github.com/keelgen/keel/memstore"
 	"github.com/keelgen/keel/runtime"
+	"github.com/keelgen/keel/runtime/grant"
 )
 
 // codeInvalidCall is this demo's code for an input line that is not a call.
@@ -60,7 +61,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelError}))
 	if *approvalLoop {
 		// A demo key: a real harness keeps its approval key out of the code.
-		grantKey := runtime.HMACKey([]byte("dispatch demo approval key: not a secret"))
+		grantKey := grant.HMACKey([]byte("dispatch demo approval key: not a secret"))
 		exec, err := generated.NewExecutor(runtime.WithLogger(logger), runtime.WithApprovals(grantKey, memstore.NewReplayStore()))
 		if err != nil {
 			return fail(stderr, err)
@@ -141,7 +142,7 @@ func storyTable(stdout, stderr io.Writer, execute func(runtime.ToolCall) runtime
 
 // approvals runs the loop: a write is refused with an approval request, a
 // person approves exactly that call, it runs once, and a replay is refused.
-func approvals(stdout, stderr io.Writer, exec *runtime.Executor, key runtime.GrantKey) int {
+func approvals(stdout, stderr io.Writer, exec *runtime.Executor, key grant.Key) int {
 	ctx := context.Background()
 	ec := runtime.ExecutionContext{Tenant: "acme", Principal: "alice"}
 	write := example.StoryCalls()[3]
@@ -157,7 +158,7 @@ func approvals(stdout, stderr io.Writer, exec *runtime.Executor, key runtime.Gra
 	}
 	req := r.Error.Approval
 	approve := func() (string, error) {
-		return runtime.IssueGrant(key, req.Grant(ec.Tenant, ec.Principal, time.Now().Add(5*time.Minute)))
+		return grant.Issue(key, req.Grant(ec.Tenant, ec.Principal, time.Now().Add(5*time.Minute)))
 	}
 	grant, err := approve()
 	if err != nil {

@@ -41,6 +41,7 @@ import (
 	"github.com/keelgen/keel/memstore"
 	"github.com/keelgen/keel/redisreplay"
 	"github.com/keelgen/keel/runtime"
+	"github.com/keelgen/keel/runtime/grant"
 )
 
 func main() {
@@ -105,7 +106,7 @@ func run(args []string, stderr io.Writer) int {
 			fmt.Fprintln(stderr, "incident-mcp:", err)
 			return 1
 		}
-		opts = append(opts, runtime.WithApprovals(runtime.HMACKey(bytes.TrimSpace(key)), store))
+		opts = append(opts, runtime.WithApprovals(grant.HMACKey(bytes.TrimSpace(key)), store))
 	}
 	exec, err := generated.NewExecutor(opts...)
 	if err != nil {

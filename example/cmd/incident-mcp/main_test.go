@@ -20,6 +20,7 @@ import (
 
 	"github.com/keelgen/keel/internal/redistest"
 	"github.com/keelgen/keel/runtime"
+	"github.com/keelgen/keel/runtime/grant"
 )
 
 // The test binary runs itself as the command (stringer's trick): no build.
@@ -171,7 +172,7 @@ func TestTwoReplicasBehindALoadBalancer(t *testing.T) {
 	if r.Code() != runtime.CodeApprovalRequired || r.Error.Approval == nil || r.Error.Approval.CallID != "ticket-1" {
 		t.Fatalf("write without a grant: %+v", r.Error)
 	}
-	grant, err := runtime.IssueGrant(runtime.HMACKey([]byte(grantKey)), r.Error.Approval.Grant("acme", "alice", time.Now().Add(time.Minute)))
+	grant, err := grant.Issue(grant.HMACKey([]byte(grantKey)), r.Error.Approval.Grant("acme", "alice", time.Now().Add(time.Minute)))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -22,6 +22,7 @@ import (
 	"github.com/keelgen/keel/mcpserver"
 	"github.com/keelgen/keel/memstore"
 	"github.com/keelgen/keel/runtime"
+	"github.com/keelgen/keel/runtime/grant"
 )
 
 func main() {
@@ -41,7 +42,7 @@ func run(addr string, stateless bool, logger *slog.Logger) error {
 	rand.Read(grantKey)
 	rand.Read(stateSecret)
 	exec, err := generated.NewExecutor(
-		runtime.WithApprovals(runtime.HMACKey(grantKey), memstore.NewReplayStore()),
+		runtime.WithApprovals(grant.HMACKey(grantKey), memstore.NewReplayStore()),
 		runtime.WithRateLimits(runtime.RateLimits{
 			Limiter:   refuseProtocolErrorJob{},
 			PerCaller: runtime.RateLimit{Calls: 1000, Per: time.Second},
@@ -50,7 +51,7 @@ func run(addr string, stateless bool, logger *slog.Logger) error {
 	if err != nil {
 		return err
 	}
-	approvals, err := mcpserver.NewApprovals(runtime.HMACKey(grantKey), stateSecret)
+	approvals, err := mcpserver.NewApprovals(grant.HMACKey(grantKey), stateSecret)
 	if err != nil {
 		return err
 	}
