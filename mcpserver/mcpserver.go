@@ -145,7 +145,7 @@ func New(exec *runtime.Executor, opts Options) *mcp.Server {
 		registerTasks(s)
 	}
 	for _, t := range exec.ToolSet().Tools() {
-		if execinfo.Offered(exec, t) { // one the toolset leaves out is absent, and its call the executor's unknown_tool
+		if execinfo.Offered(exec, t) { // one the tool groups leave out is absent, and its call the executor's unknown_tool
 			s.AddTool(Tool(t.Info()), h.call)
 		}
 	}
@@ -299,14 +299,14 @@ func Tool(info runtime.ToolInfo) *mcp.Tool {
 }
 
 // registered reports whether the SDK holds the tool name names: one of
-// the set that the toolset offers.
+// the set that the executor's tool groups offer.
 func (h *handler) registered(name string) bool {
 	t := h.exec.ToolSet().Lookup(name)
 	return t != nil && execinfo.Offered(h.exec, t)
 }
 
 // GroupsMetaKey names a listed tool's groups (//keel:tool groups=) in its
-// _meta, for a client or directory that shows toolsets.
+// _meta, for a client or directory that shows them.
 const GroupsMetaKey = "io.keelgen/groups"
 
 func groupsMeta(groups []string) mcp.Meta {

@@ -40,10 +40,10 @@ type Executor struct {
 	filter ToolFilter
 	scoped bool
 	rates  *RateLimits
-	// verified holds the tools NewExecutor checked and the toolset offers;
-	// Execute dispatches to no other. off holds those the toolset leaves out.
+	// verified holds the tools NewExecutor checked and the ToolGroups
+	// offer; Execute dispatches to no other. off holds those they leave out.
 	verified map[*Tool]struct{}
-	toolset  *Toolset
+	groups   *ToolGroups
 	off      map[*Tool]struct{}
 	// unknownMessage lists the valid names (bounded); built once.
 	unknownMessage string
@@ -220,7 +220,7 @@ func NewExecutor(set ToolSet, opts ...Option) (*Executor, error) {
 		e.verified[t] = struct{}{}
 		e.scoped = e.scoped || len(t.info.Scopes) > 0
 	}
-	if err := e.applyToolset(tools); err != nil {
+	if err := e.applyToolGroups(tools); err != nil {
 		return nil, fmt.Errorf("keel: %w", err)
 	}
 	for t := range e.verified {
@@ -390,8 +390,8 @@ func (e *Executor) execute(ctx context.Context, ec ExecutionContext, call ToolCa
 // selects a tool NewExecutor did not verify under that very name (a case
 // added to the switch by hand): the latter at error level.
 func (e *Executor) logUnknown(ctx context.Context, callID string, nameBytes int, selected *Tool) {
-	if _, off := e.off[selected]; off && selected != nil {
-		e.log.LogAttrs(ctx, slog.LevelInfo, "keel: a tool this server's toolset leaves out; refused as unknown",
+	if _, off := e.off[selected]; off {
+		e.log.LogAttrs(ctx, slog.LevelInfo, "keel: a tool this server's tool groups leave out; refused as unknown",
 			slog.String("call_id", callID), slog.String("tool", selected.info.Name))
 		return
 	}

@@ -56,9 +56,9 @@ type ToolInfo struct {
 	// ExecutionContext.Scopes lacks one is insufficient_scope, before
 	// anything else runs.
 	Scopes []string
-	// Groups are the toolsets the tool belongs to (//keel:tool
+	// Groups are the tool groups the tool belongs to (//keel:tool
 	// groups=dashboards,admin), sorted: a server enables groups with
-	// WithToolset, and a tool of none it enables is absent.
+	// WithToolGroups, and a tool of none it enables is absent.
 	Groups []string
 }
 

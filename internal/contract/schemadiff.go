@@ -6,7 +6,6 @@ import (
 	"maps"
 	"slices"
 	"sort"
-	"strings"
 
 	"github.com/go-json-experiment/json/jsontext"
 
@@ -103,7 +102,7 @@ func (d *schemaDiff) compareAlternatives(old, new *schemamodel.Schema, path stri
 			continue // other alternatives: compared as a constraint
 		}
 		done[c.kw] = true
-		switch o, n := setsInWords(oldSets), setsInWords(newSets); {
+		switch o, n := schemamodel.RequiredSetsInWords(oldSets), schemamodel.RequiredSetsInWords(newSets); {
 		case o == n:
 		case o == "":
 			d.add(d.pick(Major, Minor), "%s must now give %s: %s", where(d.part, path), c.need, n)
@@ -114,15 +113,6 @@ func (d *schemaDiff) compareAlternatives(old, new *schemamodel.Schema, path stri
 		}
 	}
 	return done
-}
-
-// setsInWords is "uid; org and slug", "" for none.
-func setsInWords(sets [][]string) string {
-	var each []string
-	for _, set := range sets {
-		each = append(each, strings.Join(set, " and "))
-	}
-	return strings.Join(each, "; ")
 }
 
 // compareRefs compares a use of a recursive type: the same type's schema,

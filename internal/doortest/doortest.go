@@ -29,7 +29,7 @@ const (
 	Probe   = "lookup_incident" // the tool the hostile arguments are shaped for
 	Hidden  = "hidden_tool"     // the fixture's ToolFilter hides it from everyone
 	Scoped  = "admin_tool"      // needs the scope "admin", which Caller lacks
-	LeftOut = "legacy_tool"     // in the group "legacy", which the fixture's toolset leaves out
+	LeftOut = "legacy_tool"     // in the group "legacy", which the fixture's tool groups leave out
 )
 
 // Caller is who every door's calls run as.
@@ -64,7 +64,7 @@ func Calls() []Case {
 		{Name: "a number past any width", Tool: Probe, Arguments: `{"incident_id":"INC-001","count":1` + strings.Repeat("0", 400) + `}`, Code: runtime.CodeInvalidArguments},
 		{Name: "hidden tool", Tool: Hidden, Arguments: `{"incident_id":"INC-001"}`, Code: runtime.CodeUnknownTool},
 		{Name: "hidden tool, bad arguments", Tool: Hidden, Arguments: `{"x":1e400}`, Code: runtime.CodeUnknownTool},
-		{Name: "tool the toolset leaves out", Tool: LeftOut, Arguments: `{"incident_id":"INC-001"}`, Code: runtime.CodeUnknownTool},
+		{Name: "tool its groups leave out", Tool: LeftOut, Arguments: `{"incident_id":"INC-001"}`, Code: runtime.CodeUnknownTool},
 		{Name: "scoped-out tool", Tool: Scoped, Arguments: `{"incident_id":"INC-001"}`, Code: runtime.CodeInsufficientScope},
 	} {
 		cases = append(cases, extra)
@@ -144,7 +144,7 @@ func New(opts ...runtime.Option) (*Fixture, error) {
 	base := []runtime.Option{
 		runtime.WithLogger(slog.New(slog.DiscardHandler)),
 		runtime.WithToolFilter(func(_ context.Context, _ runtime.ExecutionContext, t runtime.ToolInfo) bool { return t.Name != Hidden }),
-		runtime.WithToolset(runtime.Toolset{Without: []string{"legacy"}}),
+		runtime.WithToolGroups(runtime.ToolGroups{Without: []string{"legacy"}}),
 		runtime.WithObserver(f),
 	}
 	f.Exec, err = runtime.NewExecutor(set, append(base, opts...)...)

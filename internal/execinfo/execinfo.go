@@ -9,7 +9,7 @@ package execinfo
 // runtime.
 var Varies func(exec any) bool
 
-// Offered reports whether exec's toolset offers tool (a *runtime.Tool of
+// Offered reports whether exec's tool groups offer tool (a *runtime.Tool of
 // its set): keel's MCP server registers no other with the SDK. Set by the
 // runtime.
 var Offered func(exec, tool any) bool

@@ -71,17 +71,7 @@ func TestAlternativesInWords(t *testing.T) {
 		"properties":{"uid":{"type":"string"},"org":{"type":"integer"},"slug":{"type":"string"},"title":{"type":"string"},"tags":{"type":"array","items":{"type":"string"}}},
 		"additionalProperties":false}`)
 	words := []string{"give exactly one of: uid; org and slug", "give at least one of: title; tags", "slug needs org"}
-	for _, f := range []struct {
-		name string
-		form func([]byte) (json.RawMessage, []string)
-	}{
-		{"OpenAI strict", func(d []byte) (json.RawMessage, []string) { out, _, p := forms.OpenAIStrict(d); return out, p }},
-		{"Anthropic strict", func(d []byte) (json.RawMessage, []string) { out, _, p := forms.AnthropicStrict(d); return out, p }},
-		{"Gemini parameters", func(d []byte) (json.RawMessage, []string) {
-			out, _, err := forms.GeminiParameters(d)
-			return out, errs(err)
-		}},
-	} {
+	for _, f := range wordForms {
 		out, problems := f.form(doc)
 		if len(problems) > 0 {
 			t.Errorf("%s: %v", f.name, problems)
@@ -108,29 +98,32 @@ func TestAlternativesInWords(t *testing.T) {
 	}
 }
 
-func errs(err error) []string {
-	if err == nil {
-		return nil
-	}
-	return []string{err.Error()}
+// wordForms are the forms that say in words what they cannot hold: each
+// returns its schema and the problems that keep it from being written.
+var wordForms = []struct {
+	name string
+	form func([]byte) (json.RawMessage, []string)
+}{
+	{"OpenAI strict", func(d []byte) (json.RawMessage, []string) { out, _, p := forms.OpenAIStrict(d); return out, p }},
+	{"Anthropic strict", func(d []byte) (json.RawMessage, []string) { out, _, p := forms.AnthropicStrict(d); return out, p }},
+	{"Gemini parameters", func(d []byte) (json.RawMessage, []string) {
+		out, _, err := forms.GeminiParameters(d)
+		if err != nil {
+			return nil, []string{err.Error()}
+		}
+		return out, nil
+	}},
 }
 
 // A bound on a value written as text (a duration's, a decimal's) reaches
 // a form that does not take it as words on the member.
 func TestTextBoundsInWords(t *testing.T) {
 	doc := []byte(`{"type":"object","properties":{"window":{"type":"string","description":"How far back.","formatMinimum":"1m","formatExclusiveMaximum":"168h"}},"required":["window"],"additionalProperties":false}`)
-	for name, form := range map[string]func([]byte) (json.RawMessage, []string){
-		"OpenAI strict":    func(d []byte) (json.RawMessage, []string) { out, _, p := forms.OpenAIStrict(d); return out, p },
-		"Anthropic strict": func(d []byte) (json.RawMessage, []string) { out, _, p := forms.AnthropicStrict(d); return out, p },
-		"Gemini parameters": func(d []byte) (json.RawMessage, []string) {
-			out, _, err := forms.GeminiParameters(d)
-			return out, errs(err)
-		},
-	} {
-		out, problems := form(doc)
+	for _, f := range wordForms {
+		out, problems := f.form(doc)
 		if len(problems) > 0 || strings.Contains(string(out), "formatMinimum") ||
 			!strings.Contains(string(out), "at least 1m") || !strings.Contains(string(out), "less than 168h") {
-			t.Errorf("%s wrote %s %v", name, out, problems)
+			t.Errorf("%s wrote %s %v", f.name, out, problems)
 		}
 	}
 }

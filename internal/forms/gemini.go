@@ -104,16 +104,9 @@ func (g *geminiForm) node(s *schemamodel.Schema, path string) *schemamodel.Schem
 			continue
 		}
 		switch {
-		case (kw == "anyOf" || kw == "oneOf") && isRequiredSets(s, kw):
-			probe := &schemamodel.Schema{AnyOf: s.AnyOf, OneOf: s.OneOf}
-			if kw == "anyOf" {
-				probe.OneOf = nil
-			} else {
-				probe.AnyOf = nil
-			}
-			for _, w := range alternativesInWords(probe) {
-				say(kw, w)
-			}
+		case (kw == "anyOf" || kw == "oneOf") && schemamodel.IsRequiredSets(alternatives(s, kw)):
+			words, _ := alternativeWords(kw, alternatives(s, kw))
+			say(kw, words)
 		case kw == "prefixItems":
 			raw, _ := s.OtherValue(kw)
 			var items []struct {
@@ -224,11 +217,8 @@ func (g *geminiForm) node(s *schemamodel.Schema, path string) *schemamodel.Schem
 		}
 	}
 	for _, kw := range []string{"anyOf", "oneOf"} {
-		alts := s.AnyOf
-		if kw == "oneOf" {
-			alts = s.OneOf
-		}
-		if _, sets := schemamodel.RequiredSets(alts); sets { // said in words above
+		alts := alternatives(s, kw)
+		if schemamodel.IsRequiredSets(alts) { // said in words above
 			continue
 		}
 		if kw == "oneOf" && alts != nil {
@@ -249,17 +239,6 @@ func (g *geminiForm) node(s *schemamodel.Schema, path string) *schemamodel.Schem
 	}
 	sayInDescription(out, words)
 	return out
-}
-
-// isRequiredSets reports whether s's kw (anyOf or oneOf) is alternatives
-// of required members.
-func isRequiredSets(s *schemamodel.Schema, kw string) bool {
-	alts := s.AnyOf
-	if kw == "oneOf" {
-		alts = s.OneOf
-	}
-	_, ok := schemamodel.RequiredSets(alts)
-	return ok
 }
 
 // malformed notes a keyword whose value is not of its JSON type, dropped.

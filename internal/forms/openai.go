@@ -63,22 +63,32 @@ func uniqueInWords(s *schemamodel.Schema) []string {
 // Other alternatives stay where they are.
 func alternativesInWords(s *schemamodel.Schema) []string {
 	var notes []string
-	for _, c := range []struct {
-		kw, words string
-		alts      []*schemamodel.Schema
-	}{{"oneOf", "give exactly one of: ", s.OneOf}, {"anyOf", "give at least one of: ", s.AnyOf}} {
-		sets, ok := schemamodel.RequiredSets(c.alts)
-		if !ok {
-			continue
+	for _, kw := range []string{"oneOf", "anyOf"} {
+		if words, ok := alternativeWords(kw, alternatives(s, kw)); ok {
+			notes = append(notes, words)
+			s.Delete(kw)
 		}
-		var each []string
-		for _, set := range sets {
-			each = append(each, strings.Join(set, " and "))
-		}
-		notes = append(notes, c.words+strings.Join(each, "; "))
-		s.Delete(c.kw)
 	}
 	return notes
+}
+
+// alternativeWords says alts, s's oneOf or anyOf (kw), in words, when they
+// are sets of required members: false for any other alternatives.
+func alternativeWords(kw string, alts []*schemamodel.Schema) (string, bool) {
+	sets, ok := schemamodel.RequiredSets(alts)
+	if !ok {
+		return "", false
+	}
+	need := map[string]string{"oneOf": "give exactly one of: ", "anyOf": "give at least one of: "}[kw]
+	return need + schemamodel.RequiredSetsInWords(sets), true
+}
+
+// alternatives is s's oneOf or anyOf (kw).
+func alternatives(s *schemamodel.Schema, kw string) []*schemamodel.Schema {
+	if kw == "oneOf" {
+		return s.OneOf
+	}
+	return s.AnyOf
 }
 
 // dependentsInWords moves dependentRequired out of s, as the words a model

@@ -3,9 +3,7 @@ package gen
 import (
 	"fmt"
 	"go/types"
-	"reflect"
 	"slices"
-	"strings"
 
 	"github.com/go-json-experiment/json/jsontext"
 
@@ -49,7 +47,7 @@ func why(t *model.Tool, ptr string) string {
 		typ, tokens = t.Params[i].Type, tokens[1:]
 	}
 	var field *types.Var
-	var tag string
+	var opts []string
 	for _, tok := range tokens {
 		st := structOf(typ)
 		if st == nil {
@@ -59,14 +57,14 @@ func why(t *model.Tool, ptr string) string {
 			}
 			return "declared by its type's schema"
 		}
-		field, tag = nil, ""
+		field, opts = nil, nil
 		for i := range st.NumFields() {
-			name, _, _ := strings.Cut(reflect.StructTag(st.Tag(i)).Get("json"), ",")
+			name, o, skip := model.JSONName(st.Field(i), st.Tag(i))
 			if name == "" {
 				name = st.Field(i).Name()
 			}
-			if name == tok {
-				field, tag = st.Field(i), reflect.StructTag(st.Tag(i)).Get("json")
+			if !skip && name == tok {
+				field, opts = st.Field(i), o
 				break
 			}
 		}
@@ -78,11 +76,10 @@ func why(t *model.Tool, ptr string) string {
 	if field == nil {
 		return "declared by its type's schema"
 	}
-	_, opts, _ := strings.Cut(tag, ",")
 	switch {
-	case slices.Contains(strings.Split(opts, ","), "omitempty"):
+	case slices.Contains(opts, "omitempty"):
 		return "field " + field.Name() + ": omitempty in its json tag"
-	case slices.Contains(strings.Split(opts, ","), "omitzero"):
+	case slices.Contains(opts, "omitzero"):
 		return "field " + field.Name() + ": omitzero in its json tag"
 	}
 	return "field " + field.Name() + ": its json tag has no omitempty or omitzero"

@@ -37,7 +37,7 @@ type directive struct {
 	hints                 runtime.Hints
 	content               []string // MIME types of content blocks (content=)
 	scopes                []string // OAuth scopes a caller's credentials must grant (scopes=)
-	groups                []string // toolsets the tool belongs to (groups=)
+	groups                []string // tool groups it belongs to (groups=)
 }
 
 // maxTimeout bounds timeout=; a longer tool call is a job, not a tool.

@@ -69,7 +69,7 @@ type Entry struct {
 	Content []string `json:"content,omitempty"`
 	// Scopes are the OAuth scopes a caller's credentials must grant.
 	Scopes []string `json:"scopes,omitempty"`
-	// Groups are the toolsets the tool belongs to (groups=): a server that
+	// Groups are the tool groups it belongs to (groups=): a server that
 	// enables some groups offers only their tools.
 	Groups []string `json:"groups,omitempty"`
 }

@@ -121,7 +121,7 @@ type Tool struct {
 	Returned types.Type
 	Content  []string
 	Scopes   []string // OAuth scopes a caller must hold (scopes=), sorted
-	Groups   []string // toolsets the tool belongs to (groups=), sorted
+	Groups   []string // tool groups it belongs to (groups=), sorted
 	// RecursiveInput and RecursiveOutput: a type of the side contains
 	// itself, so its schema keeps that type in $defs.
 	RecursiveInput, RecursiveOutput bool

@@ -244,26 +244,6 @@ func (g *codecs) checkKeywords(n node, ptr string) {
 	}
 }
 
-const (
-	kString kind = iota
-	kBool
-	kInt
-	kUint
-	kFloat
-	kTime
-	kRaw
-	kText     // a type with MarshalText and UnmarshalText: a string
-	kBytes    // []byte: a string of base64 text
-	kDuration // time.Duration: a string in Go's duration syntax
-	kPointer
-	kSlice
-	kArray // [N]T: a list of exactly N items
-	kTuple // a //keel:tuple struct: a list of its fields' values
-	kMap
-	kStruct
-	kUnsupported
-)
-
 // nullable reports whether n's type takes null.
 func nullable(n node) bool { return n.Type.Admits("null") }
 

@@ -13,6 +13,26 @@ import (
 // kind is how a Go type reads and writes as JSON.
 type kind int
 
+const (
+	kString kind = iota
+	kBool
+	kInt
+	kUint
+	kFloat
+	kTime
+	kRaw
+	kText     // a type with MarshalText and UnmarshalText: a string
+	kBytes    // []byte: a string of base64 text
+	kDuration // time.Duration: a string in Go's duration syntax
+	kPointer
+	kSlice
+	kArray // [N]T: a list of exactly N items
+	kTuple // a //keel:tuple struct: a list of its fields' values
+	kMap
+	kStruct
+	kUnsupported
+)
+
 var jsonTypeOf = map[kind]string{kString: "string", kBool: "boolean", kInt: "integer", kUint: "integer", kFloat: "number",
 	kTime: "string", kText: "string", kBytes: "string", kDuration: "string", kPointer: "", kSlice: "array", kArray: "array", kTuple: "array", kMap: "object", kStruct: "object"}
 

@@ -3,11 +3,11 @@ package render
 import (
 	"go/token"
 	"go/types"
-	"reflect"
 	"slices"
 	"strings"
 
 	"github.com/go-json-experiment/json/jsontext"
+	"github.com/keelgen/keel/internal/model"
 )
 
 // field is one JSON member of a struct, as json v2 lays it out.
@@ -26,11 +26,10 @@ func (g *codecs) structFields(s *types.Struct, access []string, ptr string) []fi
 	var out []field
 	for i := 0; i < s.NumFields(); i++ {
 		f := s.Field(i)
-		tag := reflect.StructTag(s.Tag(i)).Get("json")
-		if tag == "-" {
+		name, opts, skip := model.JSONName(f, s.Tag(i))
+		if skip {
 			continue
 		}
-		name, opts, _ := strings.Cut(tag, ",")
 		if f.Embedded() && name == "" {
 			st, ok := types.Unalias(f.Type()).Underlying().(*types.Struct)
 			if _, isPtr := types.Unalias(f.Type()).(*types.Pointer); isPtr || !ok {
@@ -51,7 +50,7 @@ func (g *codecs) structFields(s *types.Struct, access []string, ptr string) []fi
 			name = f.Name()
 		}
 		fd := field{json: name, access: append(slices.Clone(access), f.Name()), typ: f.Type(), pos: f.Pos()}
-		for _, o := range strings.Split(opts, ",") {
+		for _, o := range opts {
 			switch o {
 			case "":
 			case "omitempty":

@@ -4,9 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"go/types"
-	"reflect"
 	"strconv"
-	"strings"
 
 	"github.com/go-json-experiment/json/jsontext"
 
@@ -75,7 +73,7 @@ func (w *tupleWalk) walk(t types.Type, n *schemamodel.Schema, root bool) {
 func (w *tupleWalk) members(st *types.Struct, n *schemamodel.Schema) {
 	for i := range st.NumFields() {
 		f := st.Field(i)
-		name, skip := jsonName(f, st.Tag(i))
+		name, _, skip := model.JSONName(f, st.Tag(i))
 		switch {
 		case skip:
 		case f.Embedded() && name == "":
@@ -94,7 +92,7 @@ func (w *tupleWalk) tuple(st *types.Struct, n *schemamodel.Schema) {
 	count := 0
 	for i := range st.NumFields() {
 		f := st.Field(i)
-		name, skip := jsonName(f, st.Tag(i))
+		name, _, skip := model.JSONName(f, st.Tag(i))
 		if skip || !f.Exported() {
 			continue
 		}
@@ -126,21 +124,4 @@ func (w *tupleWalk) tuple(st *types.Struct, n *schemamodel.Schema) {
 	n.MinItems = schemamodel.Number(strconv.Itoa(count))
 	n.MaxItems = n.MinItems
 	w.changed = true
-}
-
-// jsonName is a field's JSON member name from its json tag ("" for its Go
-// name, or an embedded struct's members), and whether json skips it.
-func jsonName(f *types.Var, tag string) (string, bool) {
-	if !f.Exported() && !f.Embedded() {
-		return "", true
-	}
-	v, _ := reflect.StructTag(tag).Lookup("json")
-	name, _, _ := strings.Cut(v, ",")
-	if name == "-" && v == "-" {
-		return "", true
-	}
-	if name == "" && !f.Embedded() {
-		name = f.Name()
-	}
-	return name, false
 }

@@ -1,5 +1,7 @@
 package schemamodel
 
+import "strings"
+
 // RequiredSets reads alternatives that are each only a set of required
 // members (and annotations): their sets, and true; false for any other.
 func RequiredSets(alts []*Schema) ([][]string, bool) {
@@ -19,4 +21,19 @@ func RequiredSets(alts []*Schema) ([][]string, bool) {
 		sets = append(sets, alt.Required)
 	}
 	return sets, true
+}
+
+// IsRequiredSets reports whether alts are sets of required members.
+func IsRequiredSets(alts []*Schema) bool {
+	_, ok := RequiredSets(alts)
+	return ok
+}
+
+// RequiredSetsInWords is sets as a reader reads them: "uid; org and slug".
+func RequiredSetsInWords(sets [][]string) string {
+	each := make([]string, len(sets))
+	for i, set := range sets {
+		each[i] = strings.Join(set, " and ")
+	}
+	return strings.Join(each, "; ")
 }

@@ -38,7 +38,7 @@ func DecimalText(s string) bool { return decimalText.MatchString(s) }
 
 var groupName = regexp.MustCompile(`^[a-z][a-z0-9_-]{0,63}$`)
 
-// GroupName reports whether g may name a toolset (groups=): lower case,
+// GroupName reports whether g may name a tool group (groups=): lower case,
 // like a flag's value a server's operator types.
 func GroupName(g string) bool { return groupName.MatchString(g) }
 

@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"cmp"
 	"time"
 
 	"github.com/keelgen/keel/internal/toolrules"
@@ -17,7 +18,7 @@ func DurationBound(s, keyword string, bound time.Duration) error {
 	if err != nil {
 		return Fail("range")
 	}
-	return boundFails(cmpInt(int64(d), int64(bound)), keyword)
+	return boundFails(cmp.Compare(d, bound), keyword)
 }
 
 // DecimalBound checks the decimal text s (a JSON number literal, such as
@@ -28,16 +29,6 @@ func DecimalBound(s, keyword, bound string) error {
 		return Fail("format")
 	}
 	return boundFails(cmpDecimal(parseDecimal([]byte(s)), parseDecimal([]byte(bound))), keyword)
-}
-
-func cmpInt(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // boundFails is the refusal of a value that compares c to its bound under

@@ -17,7 +17,7 @@ import (
 // enables are listed and run; the others, those of a group it leaves out,
 // and writes under read-only are absent (not listed, unknown_tool when
 // called, with the message an absent name gets), and none of them runs.
-func TestToolsetOffersOnlyItsGroups(t *testing.T) {
+func TestToolGroupsOfferOnlyTheirTools(t *testing.T) {
 	var ran atomic.Int32
 	tool := func(name string, effect runtime.Effect, groups ...string) *runtime.Tool {
 		return runtime.NewTool(runtime.ToolInfo{Name: name, Version: "1", Effect: effect, Description: name, Groups: groups,
@@ -34,18 +34,18 @@ func TestToolsetOffersOnlyItsGroups(t *testing.T) {
 	ctx := context.Background()
 	for _, c := range []struct {
 		name    string
-		ts      runtime.Toolset
+		ts      runtime.ToolGroups
 		offered string
 	}{
-		{"every tool", runtime.Toolset{}, "delete_datasource,get_dashboard,list_alerts,update_dashboard,whoami"},
-		{"one group", runtime.Toolset{Groups: []string{"dashboards"}}, "get_dashboard,update_dashboard"},
-		{"two groups", runtime.Toolset{Groups: []string{"dashboards", "datasources"}}, "delete_datasource,get_dashboard,update_dashboard"},
-		{"without a group", runtime.Toolset{Without: []string{"admin"}}, "get_dashboard,list_alerts,update_dashboard,whoami"},
-		{"read-only", runtime.Toolset{ReadOnly: true}, "get_dashboard,list_alerts,whoami"},
-		{"a group, read-only", runtime.Toolset{Groups: []string{"dashboards"}, ReadOnly: true}, "get_dashboard"},
+		{"every tool", runtime.ToolGroups{}, "delete_datasource,get_dashboard,list_alerts,update_dashboard,whoami"},
+		{"one group", runtime.ToolGroups{Only: []string{"dashboards"}}, "get_dashboard,update_dashboard"},
+		{"two groups", runtime.ToolGroups{Only: []string{"dashboards", "datasources"}}, "delete_datasource,get_dashboard,update_dashboard"},
+		{"without a group", runtime.ToolGroups{Without: []string{"admin"}}, "get_dashboard,list_alerts,update_dashboard,whoami"},
+		{"read-only", runtime.ToolGroups{ReadOnly: true}, "get_dashboard,list_alerts,whoami"},
+		{"a group, read-only", runtime.ToolGroups{Only: []string{"dashboards"}, ReadOnly: true}, "get_dashboard"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			exec, err := runtime.NewExecutor(set, runtime.WithToolset(c.ts), runtime.WithLogger(slog.New(slog.DiscardHandler)),
+			exec, err := runtime.NewExecutor(set, runtime.WithToolGroups(c.ts), runtime.WithLogger(slog.New(slog.DiscardHandler)),
 				runtime.WithPolicy(runtime.PolicyFunc(func(context.Context, runtime.PolicyRequest) runtime.Decision { return runtime.Decision{Allow: true} })))
 			if err != nil {
 				t.Fatal(err)
@@ -76,27 +76,27 @@ func TestToolsetOffersOnlyItsGroups(t *testing.T) {
 		})
 	}
 	for _, c := range []struct {
-		ts   runtime.Toolset
+		ts   runtime.ToolGroups
 		want string
 	}{
-		{runtime.Toolset{Groups: []string{"dashbaords"}}, `no tool of the set is in group "dashbaords" (its groups: admin, alerts, dashboards, datasources)`},
-		{runtime.Toolset{Without: []string{"Admin"}}, `"Admin" is not a group name`},
+		{runtime.ToolGroups{Only: []string{"dashbaords"}}, `no tool of the set is in group "dashbaords" (its groups: admin, alerts, dashboards, datasources)`},
+		{runtime.ToolGroups{Without: []string{"Admin"}}, `"Admin" is not a group name`},
 	} {
-		if _, err := runtime.NewExecutor(set, runtime.WithToolset(c.ts)); err == nil || !strings.Contains(err.Error(), c.want) {
+		if _, err := runtime.NewExecutor(set, runtime.WithToolGroups(c.ts)); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%+v: got %v, want an error saying %s", c.ts, err, c.want)
 		}
 	}
 }
 
-// The flags a server's main passes through set the toolset.
-func TestToolsetFlags(t *testing.T) {
-	var ts runtime.Toolset
+// The flags a server's main passes through set the tool groups.
+func TestToolGroupsFlags(t *testing.T) {
+	var ts runtime.ToolGroups
 	fs := flag.NewFlagSet("server", flag.ContinueOnError)
 	ts.Flags(fs)
 	if err := fs.Parse([]string{"-groups", "dashboards, alerts", "-groups", "search", "-without-groups", "admin", "-read-only"}); err != nil {
 		t.Fatal(err)
 	}
-	if got := strings.Join(ts.Groups, ",") + "|" + strings.Join(ts.Without, ","); got != "dashboards,alerts,search|admin" || !ts.ReadOnly {
+	if got := strings.Join(ts.Only, ",") + "|" + strings.Join(ts.Without, ","); got != "dashboards,alerts,search|admin" || !ts.ReadOnly {
 		t.Errorf("parsed %+v", ts)
 	}
 }

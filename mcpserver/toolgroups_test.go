@@ -16,10 +16,10 @@ import (
 	"github.com/keelgen/keel/runtime/keeltest"
 )
 
-// A server started with a toolset lists only its groups' tools, each with
+// A server started with tool groups lists only its groups' tools, each with
 // its groups in _meta; a call to a tool it leaves out is answered as one
 // to a name the set lacks, over stdio framing and HTTP, and its handler never runs.
-func TestToolsetOverMCP(t *testing.T) {
+func TestToolGroupsOverMCP(t *testing.T) {
 	ran := map[string]int{}
 	tool := func(name string, groups ...string) *runtime.Tool {
 		return runtime.NewTool(runtime.ToolInfo{Name: name, Version: "1", Effect: runtime.EffectRead, Description: name, Groups: groups,
@@ -27,7 +27,7 @@ func TestToolsetOverMCP(t *testing.T) {
 			runtime.Handle(func(context.Context, struct{}) (struct{}, error) { ran[name]++; return struct{}{}, nil }))
 	}
 	exec, err := runtime.NewExecutor(keeltest.Of(tool("list_alerts", "alerts"), tool("get_dashboard", "dashboards")),
-		runtime.WithToolset(runtime.Toolset{Groups: []string{"alerts"}}), runtime.WithLogger(slog.New(slog.DiscardHandler)))
+		runtime.WithToolGroups(runtime.ToolGroups{Only: []string{"alerts"}}), runtime.WithLogger(slog.New(slog.DiscardHandler)))
 	if err != nil {
 		t.Fatal(err)
 	}
