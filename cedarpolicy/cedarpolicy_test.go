@@ -15,7 +15,7 @@ import (
 	"github.com/keelgen/keel/cedarpolicy"
 	"github.com/keelgen/keel/example"
 	"github.com/keelgen/keel/generated"
-	confgen "github.com/keelgen/keel/internal/conformance/generated"
+	confgen "github.com/keelgen/keel/internal/testing/conformance/generated"
 	"github.com/keelgen/keel/memstore"
 	"github.com/keelgen/keel/runtime"
 	"github.com/keelgen/keel/runtime/grant"

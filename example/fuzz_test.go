@@ -17,7 +17,8 @@ import (
 
 	"github.com/keelgen/keel/example"
 	"github.com/keelgen/keel/generated"
-	"github.com/keelgen/keel/internal/leakcheck"
+	"github.com/keelgen/keel/internal/testing/leakcheck"
+	"github.com/keelgen/keel/internal/toolrules"
 	"github.com/keelgen/keel/runtime"
 )
 
@@ -114,10 +115,10 @@ func FuzzExecute(f *testing.F) {
 	}
 	unknown := exec.Execute(context.Background(), runtime.ExecutionContext{}, runtime.ToolCall{Name: "?"}).Error.Message
 	allowed := append([]string{unknown}, businessMessages...)
-	codes := append(runtime.ExecutorCodes(), "incident_not_found")
+	codes := append(slices.Clone(toolrules.ExecutorCodes), "incident_not_found")
 	f.Fuzz(func(t *testing.T, name string, args []byte) {
 		r := exec.Execute(context.Background(), runtime.ExecutionContext{}, runtime.ToolCall{ID: "f", Name: name, Arguments: args})
-		if !r.OK && !slices.Contains(codes, r.Code()) {
+		if !r.OK && !slices.Contains(codes, string(r.Code())) {
 			t.Fatalf("code %q outside the closed set", r.Code())
 		}
 		if r.OK == (r.Error != nil) || (r.OK && r.Data == nil) || (!r.OK && r.Data != nil) {
@@ -139,7 +140,7 @@ func FuzzExecute(f *testing.F) {
 // tool set (runtime.Handle: validator, then json v2): whenever a handler
 // runs, the typed value it received, encoded again, equals the JSON value
 // the schema validator accepted (same members, same strings, numbers equal
-// exactly). The generated path has its own, in internal/conformance.
+// exactly). The generated path has its own, in internal/testing/conformance.
 func FuzzHandlerSeesWhatValidatorSaw(f *testing.F) {
 	for _, args := range fuzzSeeds {
 		f.Add(false, []byte(args))

@@ -6,7 +6,6 @@ import (
 	"context"
 
 	"github.com/keelgen/keel/example"
-	"github.com/keelgen/keel/runtime"
 	"github.com/keelgen/keel/runtime/wire"
 )
 
@@ -34,7 +33,7 @@ var (
 type createTicketArgsHandler func(context.Context, CreateTicketArgs) (example.Ticket, error)
 
 // Read reads and checks a call's arguments.
-func (h createTicketArgsHandler) Read(d *wire.Decoder) (runtime.Call, error) {
+func (h createTicketArgsHandler) Read(d *wire.Decoder) (wire.Call, error) {
 	c := &createTicketArgsCall{handler: h}
 	if err := readCreateTicketArgs(d, &c.args); err != nil {
 		return nil, err
@@ -67,7 +66,7 @@ func (c *createTicketArgsCall) Result(e *wire.Encoder) error {
 type lookupIncidentArgsHandler func(context.Context, example.LookupIncidentArgs) (example.Incident, error)
 
 // Read reads and checks a call's arguments.
-func (h lookupIncidentArgsHandler) Read(d *wire.Decoder) (runtime.Call, error) {
+func (h lookupIncidentArgsHandler) Read(d *wire.Decoder) (wire.Call, error) {
 	c := &lookupIncidentArgsCall{handler: h}
 	if err := readLookupIncidentArgs(d, &c.args); err != nil {
 		return nil, err

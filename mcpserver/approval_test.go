@@ -13,10 +13,10 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/keelgen/keel/internal/redistest"
 	"github.com/keelgen/keel/mcpserver"
 	"github.com/keelgen/keel/memstore"
 	"github.com/keelgen/keel/redisreplay"
+	"github.com/keelgen/keel/redistest"
 	"github.com/keelgen/keel/runtime"
 	"github.com/keelgen/keel/runtime/grant"
 )

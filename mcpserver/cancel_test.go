@@ -15,9 +15,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/keelgen/keel/internal/redistest"
 	"github.com/keelgen/keel/mcpserver"
 	"github.com/keelgen/keel/redistasks"
+	"github.com/keelgen/keel/redistest"
 	"github.com/keelgen/keel/runtime"
 	"github.com/keelgen/keel/runtime/keeltest"
 )

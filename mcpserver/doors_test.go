@@ -21,11 +21,11 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/keelgen/keel/internal/doortest"
 	"github.com/keelgen/keel/mcpserver"
 	"github.com/keelgen/keel/runtime"
 	"github.com/keelgen/keel/runtime/grant"
 	"github.com/keelgen/keel/runtime/keeltest"
+	"github.com/keelgen/keel/runtime/keeltest/doortest"
 )
 
 // The doors of this package: the corpus through each, as a client sends it.

@@ -13,9 +13,9 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/keelgen/keel/internal/doortest"
 	"github.com/keelgen/keel/mcpserver"
 	"github.com/keelgen/keel/runtime"
+	"github.com/keelgen/keel/runtime/keeltest/doortest"
 )
 
 // fuzzServer is the corpus fixture's server, made once per fuzz process.

@@ -23,6 +23,7 @@ import (
 	"github.com/keelgen/keel/mcpserver"
 	"github.com/keelgen/keel/runtime"
 	"github.com/keelgen/keel/runtime/keeltest"
+	"github.com/keelgen/keel/runtime/report"
 )
 
 const (
@@ -550,7 +551,7 @@ func slowServer(t *testing.T, opts mcpserver.HTTPOptions) *httptest.Server {
 			MS int `json:"ms"`
 		}) (struct{}, error) {
 			time.Sleep(time.Duration(a.MS/2) * time.Millisecond)
-			runtime.ReportProgress(ctx, 1, 2, "halfway")
+			report.Progress(ctx, 1, 2, "halfway")
 			time.Sleep(time.Duration(a.MS/2) * time.Millisecond)
 			return struct{}{}, nil
 		}))

@@ -35,8 +35,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/keelgen/keel/internal/execinfo"
-	"github.com/keelgen/keel/internal/resultjson"
 	"github.com/keelgen/keel/runtime"
+	"github.com/keelgen/keel/runtime/report"
+	"github.com/keelgen/keel/runtime/resultjson"
 )
 
 // ContextFunc decides the ExecutionContext of one call: per session (stdio:
@@ -54,7 +55,7 @@ type Options struct {
 	// ExecutionContext: read tools run, write tools need approval.
 	Context ContextFunc
 	// ProgressInterval is the least time between two progress
-	// notifications of one call (default runtime.ProgressInterval); reports
+	// notifications of one call (default report.ProgressInterval); reports
 	// in between are coalesced, the latest delivered when it ends.
 	ProgressInterval time.Duration
 	// Approvals, when set, asks the person at a client that takes
@@ -347,19 +348,19 @@ func (h *handler) run(ctx context.Context, req *mcp.CallToolRequest, task bool) 
 		ctx = h.request(ctx, req)
 	}
 	if token := req.Params.GetProgressToken(); token != nil && !task {
-		// The client asked to hear: a handler's runtime.ReportProgress becomes
+		// The client asked to hear: a handler's report.Progress becomes
 		// notifications/progress, bounded and rate-limited by the runtime.
 		var stop func()
-		ctx, stop = runtime.WithProgressInterval(ctx, func(p runtime.Progress) {
+		ctx, stop = report.WithProgress(ctx, func(p report.ProgressEntry) {
 			req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: token, Progress: p.Done, Total: p.Total, Message: p.Message})
 		}, h.progressEvery)
 		defer stop()
 	}
-	// A handler's runtime.Log becomes notifications/message, which the SDK
+	// A handler's report.Log becomes notifications/message, which the SDK
 	// sends at or above the level the client set (none before it sets one).
 	if !task {
 		var stopLog func()
-		ctx, stopLog = runtime.WithLog(ctx, func(e runtime.LogEntry) {
+		ctx, stopLog = report.WithLog(ctx, func(e report.LogEntry) {
 			req.Session.Log(ctx, &mcp.LoggingMessageParams{Level: mcp.LoggingLevel(e.Level), Logger: call.Name, Data: e.Message})
 		})
 		defer stopLog()

@@ -21,10 +21,11 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/keelgen/keel/generated"
-	"github.com/keelgen/keel/internal/jsontest"
+	"github.com/keelgen/keel/internal/testing/jsontest"
 	"github.com/keelgen/keel/mcpserver"
 	"github.com/keelgen/keel/runtime"
 	"github.com/keelgen/keel/runtime/keeltest"
+	"github.com/keelgen/keel/runtime/report"
 )
 
 func quietExecutor(t testing.TB, set runtime.ToolSet) *runtime.Executor {
@@ -314,8 +315,8 @@ func TestProgressReachesTheClient(t *testing.T) {
 		InputSchema: json.RawMessage(`{"type":"object","additionalProperties":false}`), OutputSchema: json.RawMessage(`{"type":"object"}`)},
 		runtime.Handle(func(ctx context.Context, _ struct{}) (struct{}, error) {
 			for i := 1; i <= 3; i++ {
-				time.Sleep(runtime.ProgressInterval + 10*time.Millisecond)
-				runtime.ReportProgress(ctx, float64(i), 3, fmt.Sprintf("step %d of 3", i))
+				time.Sleep(report.ProgressInterval + 10*time.Millisecond)
+				report.Progress(ctx, float64(i), 3, fmt.Sprintf("step %d of 3", i))
 			}
 			return struct{}{}, nil
 		}))
@@ -373,7 +374,7 @@ func TestProgressReachesTheClient(t *testing.T) {
 	}
 }
 
-// A handler's runtime.Log reaches a client that asked for a level, as
+// A handler's report.Log reaches a client that asked for a level, as
 // notifications/message at or above it, named by the tool, before the
 // result; a client that asked for none hears nothing.
 func TestLogsReachTheClient(t *testing.T) {
@@ -381,12 +382,12 @@ func TestLogsReachTheClient(t *testing.T) {
 	tool := runtime.NewTool(runtime.ToolInfo{Name: "migrate", Version: "1", Effect: runtime.EffectRead, Description: "Migrates.", Timeout: 10 * time.Second,
 		InputSchema: json.RawMessage(`{"type":"object","additionalProperties":false}`), OutputSchema: json.RawMessage(`{"type":"object"}`)},
 		runtime.Handle(func(ctx context.Context, _ struct{}) (struct{}, error) {
-			runtime.Log(ctx, runtime.LogDebug, "connecting")
-			runtime.Log(ctx, runtime.LogInfo, "Tool execution started")
+			report.Log(ctx, report.LogDebug, "connecting")
+			report.Log(ctx, report.LogInfo, "Tool execution started")
 			time.Sleep(50 * time.Millisecond)
-			runtime.Log(ctx, runtime.LogInfo, "Tool processing data")
+			report.Log(ctx, report.LogInfo, "Tool processing data")
 			time.Sleep(50 * time.Millisecond)
-			runtime.Log(ctx, runtime.LogWarning, "Tool execution completed")
+			report.Log(ctx, report.LogWarning, "Tool execution completed")
 			return struct{}{}, nil
 		}))
 	set := keeltest.Of(tool)

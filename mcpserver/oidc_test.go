@@ -27,8 +27,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 
-	"github.com/keelgen/keel/internal/oidctest"
-	"github.com/keelgen/keel/internal/testmod"
+	"github.com/keelgen/keel/internal/testing/oidctest"
+	"github.com/keelgen/keel/internal/testing/testmod"
 	"github.com/keelgen/keel/mcpserver"
 	"github.com/keelgen/keel/mcpserver/oidcverify"
 	"github.com/keelgen/keel/runtime"

@@ -15,10 +15,10 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/keelgen/keel/generated"
-	"github.com/keelgen/keel/internal/redistest"
 	"github.com/keelgen/keel/mcpserver"
 	"github.com/keelgen/keel/memstore"
 	"github.com/keelgen/keel/redisrate"
+	"github.com/keelgen/keel/redistest"
 	"github.com/keelgen/keel/runtime"
 )
 

@@ -196,7 +196,7 @@ func (p *postWriter) startStream() {
 	p.startBeat(p.w, p.fw.heartbeat)
 }
 
-// logNotification is what a handler's runtime.Log puts on its call's stream.
+// logNotification is what a handler's report.Log puts on its call's stream.
 var logNotification = []byte(`"notifications/message"`)
 
 // elicitRequest is the method of the SDK's request to a client of the

@@ -19,11 +19,11 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/keelgen/keel/generated"
-	"github.com/keelgen/keel/internal/redistest"
 	"github.com/keelgen/keel/mcpserver"
 	"github.com/keelgen/keel/memstore"
 	"github.com/keelgen/keel/redisreplay"
 	"github.com/keelgen/keel/redistasks"
+	"github.com/keelgen/keel/redistest"
 	"github.com/keelgen/keel/runtime"
 	"github.com/keelgen/keel/runtime/grant"
 	"github.com/keelgen/keel/runtime/keeltest"

@@ -1,6 +1,6 @@
 // Package memstore holds the in-memory stores of one process that a
 // deployment plugs into the executor: a rate limiter (runtime.RateLimiter)
-// and a store of redeemed approval grants (runtime.CallReplayStore). Their
+// and a store of redeemed approval grants (runtime.ReplayStore). Their
 // shared counterparts for replicas are redisrate and redisreplay.
 package memstore
 

@@ -1,4 +1,4 @@
-// Package redisreplay is a runtime.CallReplayStore on Redis, for several
+// Package redisreplay is a runtime.ReplayStore on Redis, for several
 // replicas of one harness: a grant is used up once across all of them.
 // Each redeem is one atomic SET NX that lives until the grant's expiry plus
 // a skew margin, so the marker outlives the grant on every replica whose

@@ -13,9 +13,9 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/keelgen/keel/generated"
-	"github.com/keelgen/keel/internal/redistest"
 	"github.com/keelgen/keel/memstore"
 	"github.com/keelgen/keel/redisreplay"
+	"github.com/keelgen/keel/redistest"
 	"github.com/keelgen/keel/runtime"
 	"github.com/keelgen/keel/runtime/grant"
 )
@@ -238,7 +238,7 @@ func BenchmarkRedeem(b *testing.B) {
 			ctx := context.Background()
 			exp := time.Now().Add(time.Hour)
 			for b.Loop() {
-				if ok, err := store.Redeem(ctx, fmt.Sprintf("%s-%d", name, nonces.Add(1)), exp); !ok || err != nil {
+				if ok, err := store.RedeemCall(ctx, fmt.Sprintf("%s-%d", name, nonces.Add(1)), "call", false, exp); !ok || err != nil {
 					b.Fatal(ok, err)
 				}
 			}

@@ -10,9 +10,9 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/keelgen/keel/internal/redistest"
 	"github.com/keelgen/keel/mcpserver"
 	"github.com/keelgen/keel/redistasks"
+	"github.com/keelgen/keel/redistest"
 )
 
 func store(t *testing.T, addr string) *redistasks.Store {

@@ -27,23 +27,14 @@ func (r ApprovalRequest) Grant(tenant, principal string, expires time.Time) gran
 		Tool: r.Tool, Version: r.Version, ArgumentsDigest: r.ArgumentsDigest, Expires: expires}
 }
 
-// ReplayStore makes grants single-use. Redeem returns true the first time
-// it sees nonce, false ever after (until expires has passed). A store that
-// cannot decide returns an error, and the grant is refused.
+// ReplayStore makes grants single-use and remembers which call redeemed
+// each. RedeemCall records nonce for callID until expires: it returns true
+// the first time, and, with retry, again for the same callID, so that a
+// durable engine's later try of that call (an ExecutionContext whose
+// Attempt.Number is above 1) may run; false otherwise. A store that cannot
+// decide returns an error, and the grant is refused. memstore's
+// ReplayStore and redisreplay's Store are both.
 type ReplayStore interface {
-	Redeem(ctx context.Context, nonce string, expires time.Time) (bool, error)
-}
-
-// CallReplayStore is a ReplayStore that remembers which call redeemed each
-// grant, so that a durable engine's later try of that call (an
-// ExecutionContext whose Attempt.Number is above 1) may redeem it again,
-// while any other use stays refused. memstore's ReplayStore and redisreplay's
-// Store are both. Given a retry and a plain ReplayStore, the executor
-// refuses the grant: a store that cannot tell a retry denies.
-type CallReplayStore interface {
-	ReplayStore
-	// RedeemCall records nonce for callID until expires: true the first
-	// time, and, with retry, again for the same callID; false otherwise.
 	RedeemCall(ctx context.Context, nonce, callID string, retry bool, expires time.Time) (bool, error)
 }
 
@@ -92,16 +83,7 @@ func (a *approvals) redeem(ctx context.Context, ec ExecutionContext, call Approv
 	case !time.Now().Before(g.Expires):
 		return errors.New("grant: expired")
 	}
-	var ok bool
-	cs, byCall := a.store.(CallReplayStore)
-	switch {
-	case byCall:
-		ok, err = cs.RedeemCall(ctx, g.Nonce, g.CallID, ec.Attempt.retry(), g.Expires)
-	case ec.Attempt.retry():
-		return errors.New("grant: a retry, and the replay store cannot tell which call redeemed the grant (not a CallReplayStore)")
-	default:
-		ok, err = a.store.Redeem(ctx, g.Nonce, g.Expires)
-	}
+	ok, err := a.store.RedeemCall(ctx, g.Nonce, g.CallID, ec.Attempt.retry(), g.Expires)
 	if err != nil {
 		return fmt.Errorf("grant: replay store: %w", err)
 	}

@@ -26,7 +26,7 @@ const writeArgs = `{"text":"hi","count":2}`
 func approvalFixture(t *testing.T, key grant.Key) (*fixture, string) {
 	t.Helper()
 	f := newFixture(t, runtime.EffectWrite, okEcho, runtime.WithApprovals(key, memstore.NewReplayStore()))
-	digest, err := runtime.ArgumentsDigest([]byte(writeArgs))
+	digest, err := grant.ArgumentsDigest([]byte(writeArgs))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,7 +85,7 @@ func TestGrantMismatches(t *testing.T) {
 	key := grant.HMACKey([]byte("harness secret: 32 bytes or more"))
 	other := grant.HMACKey([]byte("another secret, 32 bytes or more"))
 	f, digest := approvalFixture(t, key)
-	otherDigest, _ := runtime.ArgumentsDigest([]byte(`{"text":"hi","count":3}`))
+	otherDigest, _ := grant.ArgumentsDigest([]byte(`{"text":"hi","count":3}`))
 	cases := map[string]struct {
 		tok string
 		ec  runtime.ExecutionContext
@@ -128,7 +128,7 @@ func TestGrantCannotOverrideDeny(t *testing.T) {
 		return runtime.Decision{Reason: "never"}
 	})
 	f := newFixture(t, runtime.EffectWrite, okEcho, runtime.WithApprovals(key, memstore.NewReplayStore()), runtime.WithPolicy(deny))
-	digest, _ := runtime.ArgumentsDigest([]byte(writeArgs))
+	digest, _ := grant.ArgumentsDigest([]byte(writeArgs))
 	r := f.exec.Execute(context.Background(), withGrant(alice, grantFor(t, key, digest, nil)), call(writeArgs))
 	if r.Code() != runtime.CodeApprovalRequired || r.Error.Approval != nil || f.handlerCalls.Load() != 0 {
 		t.Fatalf("deny with a grant: %s", marshal(t, r))
@@ -173,7 +173,7 @@ func TestAuditLogRecordsEveryCall(t *testing.T) {
 	key := grant.HMACKey([]byte("test grant key, 32 bytes or more"))
 	f := newFixture(t, runtime.EffectWrite, okEcho, runtime.WithApprovals(key, memstore.NewReplayStore()),
 		runtime.WithObserver(runtime.AuditLog(slog.New(slog.NewJSONHandler(&audit, nil)))))
-	digest, _ := runtime.ArgumentsDigest([]byte(writeArgs))
+	digest, _ := grant.ArgumentsDigest([]byte(writeArgs))
 	ctx := context.Background()
 	f.exec.Execute(ctx, alice, call(writeArgs))
 	f.exec.Execute(ctx, withGrant(alice, grantFor(t, key, digest, nil)), call(writeArgs))

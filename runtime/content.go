@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/keelgen/keel/internal/toolrules"
+	"github.com/keelgen/keel/runtime/wire"
 )
 
 // ContentKind is what a content block of a result is.
@@ -81,16 +82,16 @@ type contentCarrier interface {
 // ContentCall is a Call whose result carries content blocks: the call type
 // keelgen generates for a handler that returns WithContent.
 type ContentCall interface {
-	Call
+	wire.Call
 	Content() []Content
 }
 
 // Bounds of a result's content blocks (Limits has the executor's).
 const (
-	// MaxContentName is a resource link's name or description in bytes.
-	MaxContentName = 1024
-	// MaxContentURI is a resource's URI in bytes.
-	MaxContentURI = 2048
+	// maxContentName is a resource link's name or description in bytes.
+	maxContentName = 1024
+	// maxContentURI is a resource's URI in bytes.
+	maxContentURI = 2048
 )
 
 // checkContent checks blocks against the MIME types a tool declares and
@@ -135,15 +136,15 @@ func checkBlock(b Content, declared []string) error {
 		if b.Name == "" || len(b.Data) > 0 || b.Text != "" {
 			return errors.New("wants a URI, a Name and a MIMEType, and no Data or Text")
 		}
-		if len(b.Name) > MaxContentName || len(b.Description) > MaxContentName || !utf8.ValidString(b.Name) || !utf8.ValidString(b.Description) {
-			return fmt.Errorf("name or description not valid UTF-8 of at most %d bytes", MaxContentName)
+		if len(b.Name) > maxContentName || len(b.Description) > maxContentName || !utf8.ValidString(b.Name) || !utf8.ValidString(b.Description) {
+			return fmt.Errorf("name or description not valid UTF-8 of at most %d bytes", maxContentName)
 		}
 	default:
 		return errors.New("not a kind of content")
 	}
 	if b.Kind == ContentResource || b.Kind == ContentResourceLink {
-		if len(b.URI) > MaxContentURI || !utf8.ValidString(b.URI) {
-			return fmt.Errorf("URI not valid UTF-8 of at most %d bytes", MaxContentURI)
+		if len(b.URI) > maxContentURI || !utf8.ValidString(b.URI) {
+			return fmt.Errorf("URI not valid UTF-8 of at most %d bytes", maxContentURI)
 		}
 		if u, err := url.Parse(b.URI); err != nil || u.Scheme == "" {
 			return errors.New("URI is not absolute")

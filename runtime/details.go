@@ -15,6 +15,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 
 	"github.com/keelgen/keel/internal/schemamodel"
+	"github.com/keelgen/keel/internal/toolrules"
 	"github.com/keelgen/keel/runtime/wire"
 )
 
@@ -163,7 +164,7 @@ func undeclared(args []byte, tokens []string, at *schemamodel.Schema) []string {
 		if len(out) == maxUnknownMembers {
 			break
 		}
-		out = append(out, boundText(name, maxUnknownNameBytes))
+		out = append(out, toolrules.BoundText(name, maxUnknownNameBytes))
 	}
 	return out
 }

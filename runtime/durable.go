@@ -12,7 +12,7 @@ import (
 // the execution it belongs to and which try this is. The executor records
 // it beside the call id (CallRecord.Attempt: the audit log, traces), and a
 // try after the first may redeem again the grant an earlier try of the same
-// call redeemed, when the replay store is a CallReplayStore.
+// call redeemed (ReplayStore.RedeemCall).
 //
 // Only the harness sets it, never from anything a model or a client sent:
 // a claimed retry lets a grant through a second time for its one call.

@@ -13,14 +13,6 @@ import (
 	"github.com/keelgen/keel/runtime/grant"
 )
 
-// plainStore is a ReplayStore that is not a CallReplayStore: it cannot tell
-// which call redeemed a grant.
-type plainStore struct{ inner *memstore.ReplayStore }
-
-func (s plainStore) Redeem(ctx context.Context, nonce string, expires time.Time) (bool, error) {
-	return s.inner.Redeem(ctx, nonce, expires)
-}
-
 func try(n int) *runtime.Attempt {
 	if n == 0 {
 		return nil
@@ -87,19 +79,6 @@ func TestGrantIsRedeemedOnceAcrossRetries(t *testing.T) {
 	}
 	if ok, _ := store.RedeemCall(ctx, "m", "", true, exp); ok {
 		t.Error("a retry rode on a grant Redeem redeemed for no call")
-	}
-
-	// A store that cannot tell a retry denies it.
-	f2 := newFixture(t, runtime.EffectWrite, okEcho, runtime.WithApprovals(key, plainStore{memstore.NewReplayStore()}))
-	for n, want := range []bool{true, false} {
-		ec := withGrant(alice, tok)
-		ec.Attempt = try(n + 1)
-		if r := f2.exec.Execute(ctx, ec, call(writeArgs)); r.OK != want {
-			t.Errorf("plain store, try %d: %s", n+1, marshal(t, r))
-		}
-	}
-	if !strings.Contains(f2.log.String(), "not a CallReplayStore") {
-		t.Errorf("the refused retry is not logged with its reason: %s", f2.log.String())
 	}
 }
 

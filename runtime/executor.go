@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -17,6 +16,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/keelgen/keel/internal/lockfile"
+	"github.com/keelgen/keel/runtime/grant"
 	"github.com/keelgen/keel/runtime/wire"
 )
 
@@ -105,8 +105,8 @@ func WithLimits(l Limits) Option {
 	}
 }
 
-// DefaultTimeout bounds a handler whose tool declares no timeout=.
-const DefaultTimeout = 30 * time.Second
+// defaultTimeout bounds a handler whose tool declares no timeout= (WithDefaultTimeout sets another).
+const defaultTimeout = 30 * time.Second
 
 // WithDefaultTimeout bounds handlers of tools that declare no timeout.
 func WithDefaultTimeout(d time.Duration) Option {
@@ -123,15 +123,17 @@ func WithDefaultTimeout(d time.Duration) Option {
 func WithErrorDetails() Option { return func(e *Executor) { e.details = true } }
 
 // WithRequiredSignature makes NewExecutor refuse a tool set whose lock is
-// not signed (keelgen -sign) by the private key of pub. A nil or malformed
-// pub (say, after an ignored ParsePublicKeyPEM error) fails NewExecutor.
-func WithRequiredSignature(pub ed25519.PublicKey) Option {
+// not signed (keelgen -sign) by the private key of publicKeyPEM, the public
+// key as keelgen -genkey writes it (PEM, "PUBLIC KEY"). A key that is not
+// such a PEM ed25519 key fails NewExecutor.
+func WithRequiredSignature(publicKeyPEM []byte) Option {
 	return func(e *Executor) {
-		if err := lockfile.CheckPublicKey(pub); err != nil {
+		pub, err := lockfile.ParsePublicKeyPEM(publicKeyPEM)
+		if err != nil {
 			e.refuse("WithRequiredSignature", "%v", err)
 			return
 		}
-		e.signer = slices.Clone(pub)
+		e.signer = pub
 	}
 }
 
@@ -170,7 +172,7 @@ const maxListedTools = 20
 // when the options ask for them; for a set without a lock it compiles every
 // schema. Any disagreement is an error here, never a surprise during a call.
 func NewExecutor(set ToolSet, opts ...Option) (*Executor, error) {
-	e := &Executor{set: set, policy: SideEffectPolicy{}, log: slog.Default(), limits: DefaultLimits(), timeout: DefaultTimeout}
+	e := &Executor{set: set, policy: SideEffectPolicy{}, log: slog.Default(), limits: DefaultLimits(), timeout: defaultTimeout}
 	if set == nil {
 		return nil, errors.New("keel: the tool set is nil")
 	}
@@ -341,51 +343,6 @@ func (e *Executor) dispatchable(tool *Tool, name string) bool {
 // maxRecordedName bounds the tool name an observer records.
 const maxRecordedName = 128
 
-// execute is the fixed order, one step per stage. rec, when not nil,
-// collects what observers see.
-func (e *Executor) execute(ctx context.Context, ec ExecutionContext, call ToolCall, rec *CallRecord) ToolResult {
-	tool := e.set.Lookup(call.Name) // 1. registered, for this caller?
-	if tool == nil || !e.dispatchable(tool, call.Name) {
-		e.logUnknown(ctx, call.ID, len(call.Name), tool)
-		return ToolResult{CallID: call.ID, ToolName: call.Name, Error: &ToolError{Code: CodeUnknownTool, Message: e.unknownMessageFor(ctx, ec)}}
-	}
-	if e.filter != nil && !e.kept(ctx, ec, tool) { // hidden from this caller: absent, as far as it can tell
-		e.log.LogAttrs(ctx, slog.LevelInfo, "keel: a tool the tool filter hides from this caller; refused as unknown",
-			slog.String("call_id", call.ID), slog.String("tool", tool.info.Name))
-		return ToolResult{CallID: call.ID, ToolName: call.Name, Error: &ToolError{Code: CodeUnknownTool, Message: e.unknownMessageFor(ctx, ec)}}
-	}
-	c := newCallRun(e, ctx, call, tool, rec)
-	if len(c.info.Scopes) > 0 && !c.scoped(ec) { // the credentials first: nothing is read for a caller without them
-		return c.result
-	}
-	if e.rates != nil && c.limited(ec) { // then the caller's rate, before any work on its arguments
-		return c.result
-	}
-	args, ok := c.input() // 2. input schema
-	if !ok {
-		return c.result
-	}
-	if !c.policy(ec, args) { // 3. effect / approval policy
-		return c.result
-	}
-	err := e.invoke(ctx, ec, call.ID, tool, args) // 4. handler
-	c.sw.lap(stageHandler)
-	if err != nil { // 5. business error or internal error
-		return c.classify(err)
-	}
-	out, ok := c.output(args) // 6. output schema
-	if !ok {
-		return c.result
-	}
-	var blocks []Content
-	if cc, has := args.(ContentCall); has {
-		if blocks, ok = c.content(cc); !ok {
-			return c.result
-		}
-	}
-	return ToolResult{CallID: call.ID, ToolName: c.info.Name, ToolVersion: &c.info.Version, OK: true, Data: out, Content: blocks} // 7. result
-}
-
 // logUnknown logs a name the generated switch does not select, or that
 // selects a tool NewExecutor did not verify under that very name (a case
 // added to the switch by hand): the latter at error level.
@@ -400,29 +357,6 @@ func (e *Executor) logUnknown(ctx context.Context, callID string, nameBytes int,
 			slog.String("call_id", callID), slog.Int("name_bytes", nameBytes), slog.String("selected", selected.info.Name))
 	}
 	e.log.LogAttrs(ctx, slog.LevelWarn, "keel: unknown tool", slog.String("call_id", callID), slog.Int("name_bytes", nameBytes))
-}
-
-// callRun is one registered call on its way through the stages: what each
-// stage needs, and the result of the stage that stopped it.
-type callRun struct {
-	e          *Executor
-	ctx        context.Context
-	call       ToolCall
-	tool       *Tool
-	info       *ToolInfo
-	rec        *CallRecord
-	sw         stopwatch
-	argsDigest string
-	result     ToolResult
-}
-
-func newCallRun(e *Executor, ctx context.Context, call ToolCall, tool *Tool, rec *CallRecord) *callRun {
-	c := &callRun{e: e, ctx: ctx, call: call, tool: tool, info: &tool.info, rec: rec, sw: stopwatch{rec: rec}}
-	if rec != nil {
-		rec.Version = c.info.Version
-		c.sw.last = rec.Start
-	}
-	return c
 }
 
 // fail stops the call with an executor code and a fixed message.
@@ -440,54 +374,9 @@ func (c *callRun) log(level slog.Level, msg string, attrs ...slog.Attr) {
 // observers and approvals ask for it.
 func (c *callRun) digest() string {
 	if c.argsDigest == "" {
-		c.argsDigest, _ = ArgumentsDigest(c.call.Arguments) // valid JSON: it passed the strict parse
+		c.argsDigest, _ = grant.ArgumentsDigest(c.call.Arguments) // valid JSON: it passed the strict parse
 	}
 	return c.argsDigest
-}
-
-// scoped reports whether ec grants every scope the tool declares; else the
-// call is insufficient_scope, naming them, so a client can ask for more.
-func (c *callRun) scoped(ec ExecutionContext) bool {
-	missing := missingScopes(c.info.Scopes, ec.Scopes)
-	if missing == nil {
-		return true
-	}
-	c.log(slog.LevelInfo, "keel: insufficient scope", slog.Any("missing", missing))
-	c.fail(CodeInsufficientScope, "The caller's credentials lack a scope this tool needs: "+strings.Join(missing, " ")+".")
-	return false
-}
-
-// input reads the arguments into the call the handler gets. A compiled
-// tool's generated reader does it in one pass, checking the schema's
-// keywords on the Go values; a hand-bound tool's arguments are parsed
-// strictly, validated against the schema, then decoded.
-func (c *callRun) input() (Call, bool) {
-	if absent(c.call.Arguments) {
-		// MCP makes arguments optional and models send null for "none":
-		// the call is {} from here on, which a schema with a required
-		// member still refuses.
-		c.call.Arguments = []byte(`{}`) // its own: a policy may hold it
-	}
-	var call Call
-	var err error
-	if c.tool.compiled {
-		call, err = readCompiled(c.tool.handler, c.call.Arguments, c.e.limits)
-		c.sw.lap(stageDecode)
-	} else {
-		call, err = c.validatedInput()
-	}
-	if err != nil {
-		c.log(slog.LevelInfo, "keel: invalid arguments", slog.Any("detail", err))
-		r := c.fail(CodeInvalidArguments, msgInvalidArguments)
-		if c.e.details {
-			r.Error.Details = argumentDetails(err, c.tool.inputForDetails(), c.call.Arguments)
-		}
-		return nil, false
-	}
-	if c.rec != nil {
-		c.rec.ArgumentsDigest = c.digest()
-	}
-	return call, true
 }
 
 // absent reports whether a call's arguments are none at all: empty, only
@@ -502,27 +391,6 @@ func absent(args []byte) bool {
 
 func isJSONSpace(b byte) bool { return b == ' ' || b == '\t' || b == '\n' || b == '\r' }
 
-// validatedInput is input for a hand-bound tool (Handle).
-func (c *callRun) validatedInput() (Call, error) {
-	inSchema, _, err := c.tool.schemas()
-	if err != nil { // only for tools that bypassed NewExecutor's check
-		return nil, fmt.Errorf("schema does not compile: %w", err)
-	}
-	doc, err := parseObject(c.call.Arguments, c.e.limits)
-	c.sw.lap(stageDecode)
-	if err == nil {
-		dropOptionalNulls(doc, c.tool.inputDoc)
-		err = c.validate(inSchema, doc)
-		c.sw.lap(stageValidate)
-	}
-	if err != nil {
-		return nil, err
-	}
-	call, err := c.tool.handler.(validatedHandler).decodeValidated(c.call.Arguments)
-	c.sw.lap(stageDecode)
-	return call, err
-}
-
 // validate runs the validator, which must not take the process down with
 // it: a panic in it (math/big on a number it mishandles) refuses the call
 // and is logged.
@@ -536,124 +404,8 @@ func (c *callRun) validate(s *jsonschema.Schema, doc any) (err error) {
 	return s.Validate(doc)
 }
 
-// decide asks the policy; a policy that panics has decided nothing, and a
-// path that cannot decide denies.
-func (c *callRun) decide(req PolicyRequest) (d Decision) {
-	defer func() {
-		if p := recover(); p != nil {
-			c.log(slog.LevelError, "keel: the policy panicked; the call is denied", slog.Any("panic", p))
-			d = Decision{Reason: "the policy panicked"}
-		}
-	}()
-	return c.e.policy.Decide(c.ctx, req)
-}
-
-// policy decides on a valid call. A call it sends for approval runs only
-// with a grant for exactly this call.
-func (c *callRun) policy(ec ExecutionContext, args Call) bool {
-	e := c.e
-	req := PolicyRequest{CallID: c.call.ID, Tool: *c.info, Context: ec, Arguments: c.call.Arguments}
-	if v, ok := args.(argumentValuer); ok {
-		req.Value = v.Arguments()
-	}
-	d := c.decide(req)
-	decision := "allow"
-	if !d.Allow {
-		decision = "deny"
-		if d.NeedsApproval {
-			decision = "approval_required"
-			if e.approvals != nil && ec.Grant != "" {
-				if err := e.approvals.redeem(c.ctx, ec, c.approvalRequest()); err != nil {
-					c.log(slog.LevelWarn, "keel: grant refused", slog.Any("reason", err))
-				} else {
-					decision = "approved"
-				}
-			}
-		}
-	}
-	c.sw.lap(stagePolicy)
-	if c.rec != nil {
-		c.rec.Decision, c.rec.PolicyReason = decision, d.Reason
-	}
-	if decision == "allow" || decision == "approved" {
-		return true
-	}
-	c.log(slog.LevelInfo, "keel: policy denied", slog.String("reason", d.Reason))
-	r := c.fail(CodeApprovalRequired, msgApprovalRequired)
-	if decision == "approval_required" && e.approvals != nil {
-		req := c.approvalRequest()
-		r.Error.Approval = &req
-	}
-	return false
-}
-
 func (c *callRun) approvalRequest() ApprovalRequest {
 	return ApprovalRequest{Tool: c.info.Name, Version: c.info.Version, SetDigest: c.e.setDigest, CallID: c.call.ID, ArgumentsDigest: c.digest()}
-}
-
-// classify: a declared business failure keeps its code and message;
-// everything else gets an executor code, and its detail is logged.
-func (c *callRun) classify(err error) ToolResult {
-	var biz *ToolExecutionError
-	switch {
-	case errors.Is(err, errCancelled):
-		c.log(slog.LevelInfo, "keel: the caller cancelled the call", slog.Any("error", err))
-		return c.fail(CodeToolCancelled, msgCancelled)
-	case errors.Is(err, errTimeout):
-		c.log(slog.LevelWarn, "keel: handler timed out", slog.Any("error", err))
-		return c.fail(CodeToolTimeout, msgTimeout)
-	case errors.As(err, &biz) && c.info.declares(biz.Code):
-		return c.fail(biz.Code, biz.Message)
-	case errors.As(err, &biz):
-		c.log(slog.LevelError, "keel: handler returned an undeclared error code", slog.String("code", string(biz.Code)), slog.String("message", biz.Message))
-		return c.fail(CodeToolInternalError, msgInternal)
-	default:
-		c.log(slog.LevelError, "keel: handler error", slog.Any("error", err))
-		return c.fail(CodeToolInternalError, msgInternal)
-	}
-}
-
-// output checks and encodes the handler's result within MaxOutputBytes:
-// nothing unchecked reaches the model. A compiled tool's generated writer
-// checks the Go value as it writes; a hand-bound tool's encoded result is
-// validated against the output schema.
-func (c *callRun) output(call Call) ([]byte, bool) {
-	var out []byte
-	var err error
-	if c.tool.compiled {
-		out, err = c.e.writeResult(call)
-	} else {
-		out, err = c.validatedOutput(call.(encoder))
-	}
-	c.sw.lap(stageOutput)
-	if err != nil {
-		c.log(slog.LevelError, "keel: invalid tool output", slog.Any("detail", err))
-		c.fail(CodeInvalidToolOutput, msgInvalidOutput)
-		return nil, false
-	}
-	return out, true
-}
-
-// content checks a result's content blocks against the MIME types the tool
-// declares and the limits, as part of its output: a block that breaks them
-// is invalid_tool_output, and the audit records kinds and sizes, never bytes.
-func (c *callRun) content(call ContentCall) ([]Content, bool) {
-	blocks := call.Content()
-	if len(blocks) == 0 {
-		return nil, true
-	}
-	if err := checkContent(blocks, c.info.Content, c.e.limits); err != nil {
-		c.log(slog.LevelError, "keel: invalid tool output", slog.Any("detail", err))
-		c.fail(CodeInvalidToolOutput, msgInvalidOutput)
-		return nil, false
-	}
-	if c.rec != nil {
-		c.rec.Content = make([]ContentRecord, len(blocks))
-		for i, b := range blocks {
-			c.rec.Content[i] = ContentRecord{Kind: b.Kind, MIMEType: b.MIMEType, Bytes: len(b.Data) + len(b.Text)}
-		}
-	}
-	return blocks, true
 }
 
 // encoders reuses result buffers; one grown past maxPooledResult is dropped.
@@ -663,7 +415,7 @@ const maxPooledResult = 64 << 10
 
 // writeResult runs a compiled call's result writer; a panic in a method
 // the result's types bring (MarshalText, IsZero) is an invalid result.
-func (e *Executor) writeResult(call Call) (out []byte, err error) {
+func (e *Executor) writeResult(call wire.Call) (out []byte, err error) {
 	enc := encoders.Get().(*wire.Encoder)
 	enc.Reset(e.limits.MaxOutputBytes)
 	defer func() {

@@ -6,6 +6,7 @@ import (
 	"crypto/ed25519"
 	"crypto/rand"
 	"encoding/json"
+	"encoding/pem"
 	"log/slog"
 	"strings"
 	"testing"
@@ -29,8 +30,8 @@ func TestZeroValueOptionsAreRefused(t *testing.T) {
 		opt  runtime.Option
 		want string
 	}{
-		"signature: nil key":         {runtime.WithRequiredSignature(nil), "WithRequiredSignature: the public key is 0 bytes"},
-		"signature: short key":       {runtime.WithRequiredSignature(make(ed25519.PublicKey, 31)), "WithRequiredSignature: the public key is 31 bytes"},
+		"signature: nil key":         {runtime.WithRequiredSignature(nil), `WithRequiredSignature: no PEM "PUBLIC KEY" block`},
+		"signature: not PKIX":        {runtime.WithRequiredSignature(pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: []byte{1, 2, 3}})), "WithRequiredSignature: the PUBLIC KEY block is not a PKIX public key"},
 		"pin: empty":                 {runtime.WithExpectedSetDigest(""), `WithExpectedSetDigest: "" is not a set digest`},
 		"pin: not a digest":          {runtime.WithExpectedSetDigest("sha256:abc"), "is not a set digest"},
 		"approvals: nil key":         {runtime.WithApprovals(nil, store), "WithApprovals: the grant key is nil"},
@@ -155,7 +156,7 @@ func TestFullReplayStoreDeniesTheCall(t *testing.T) {
 		t.Fatal("could not fill the store")
 	}
 	f := newFixture(t, runtime.EffectWrite, okEcho, runtime.WithApprovals(key, store))
-	digest, _ := runtime.ArgumentsDigest([]byte(writeArgs))
+	digest, _ := grant.ArgumentsDigest([]byte(writeArgs))
 	r := f.exec.Execute(context.Background(), withGrant(alice, grantFor(t, key, digest, nil)), call(writeArgs))
 	if r.Code() != runtime.CodeApprovalRequired || f.handlerCalls.Load() != 0 {
 		t.Fatalf("a full store let the call run: %s", marshal(t, r))

@@ -9,8 +9,8 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/keelgen/keel/internal/hostile"
-	"github.com/keelgen/keel/internal/leakcheck"
+	"github.com/keelgen/keel/internal/testing/hostile"
+	"github.com/keelgen/keel/internal/testing/leakcheck"
 	"github.com/keelgen/keel/runtime"
 	"github.com/keelgen/keel/runtime/keeltest"
 )

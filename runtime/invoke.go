@@ -4,11 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	goruntime "runtime"
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/keelgen/keel/runtime/wire"
 )
 
 // callContext is the context a handler runs under: the caller's context,
@@ -111,52 +112,6 @@ var (
 	dones = sync.Pool{New: func() any { return make(chan error, 1) }}
 )
 
-// invoke runs the handler in its own goroutine, so that one which ignores
-// its context still yields a result at the deadline. A panic becomes an
-// error carrying its stack. A handler still running after the deadline is
-// left to finish; its result is dropped.
-func (e *Executor) invoke(ctx context.Context, ec ExecutionContext, callID string, tool *Tool, call Call) error {
-	timeout := tool.info.Timeout
-	if timeout <= 0 {
-		timeout = e.timeout
-	}
-	if err := ctx.Err(); err != nil { // the caller already gave up: run nothing
-		return fmt.Errorf("%w: %w before the handler started", errCancelled, err)
-	}
-	hctx := &callContext{parent: ctx, ec: ec, callID: callID, tool: tool.info.Name, deadline: time.Now().Add(timeout)}
-	defer hctx.cancel(context.Canceled) // as a cancel func would: the handler's own goroutines see the end
-	go run(hctx, call)
-	// A handler that does not block usually finishes while the caller yields
-	// once; then neither a channel nor a timer is used.
-	goruntime.Gosched()
-	if hctx.state.Load() == finishedFirst {
-		return finished(hctx, hctx.result)
-	}
-	wake := dones.Get().(chan error)
-	hctx.wake = wake // published by the CompareAndSwap below
-	if !hctx.state.CompareAndSwap(running, callerWaits) {
-		dones.Put(wake) // finished in between, before it could send
-		return finished(hctx, hctx.result)
-	}
-	timer := timers.Get().(*time.Timer)
-	timer.Reset(time.Until(hctx.deadline))
-	defer func() {
-		timer.Stop()
-		timers.Put(timer)
-	}()
-	select {
-	case err := <-wake:
-		dones.Put(wake)
-		return finished(hctx, err)
-	case <-timer.C:
-		hctx.cancel(context.DeadlineExceeded)
-		return fmt.Errorf("%w: %w after %v", errTimeout, context.DeadlineExceeded, timeout)
-	case <-ctx.Done(): // nil for a context that is never cancelled: never chosen
-		hctx.cancel(ctx.Err())
-		return fmt.Errorf("%w: %w", errCancelled, context.Cause(ctx))
-	}
-}
-
 // finished reads the handler's error: one that came after the deadline, or
 // that gave up on its context, is a timeout.
 func finished(hctx *callContext, err error) error {
@@ -174,7 +129,7 @@ func finished(hctx *callContext, err error) error {
 }
 
 // run is the handler's goroutine.
-func run(ctx *callContext, call Call) {
+func run(ctx *callContext, call wire.Call) {
 	defer func() {
 		if p := recover(); p != nil {
 			ctx.finish(fmt.Errorf("panic: %v\n%s", p, debug.Stack()))

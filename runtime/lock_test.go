@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"crypto/ed25519"
 	"crypto/rand"
+	"crypto/x509"
 	"encoding/json"
+	"encoding/pem"
 	"log/slog"
 	"strings"
 	"testing"
@@ -124,24 +126,24 @@ func TestSignedLock(t *testing.T) {
 
 	set, _ := lockedSet(t)
 	set.Signature = lockfile.Sign(priv, set.LockFile)
-	executorForSet(t, set, runtime.WithRequiredSignature(pub))
+	executorForSet(t, set, runtime.WithRequiredSignature(publicKeyPEM(t, pub)))
 
-	if _, err := runtime.NewExecutor(set, runtime.WithRequiredSignature(otherPub)); err == nil || !strings.Contains(err.Error(), "signature") {
+	if _, err := runtime.NewExecutor(set, runtime.WithRequiredSignature(publicKeyPEM(t, otherPub))); err == nil || !strings.Contains(err.Error(), "signature") {
 		t.Errorf("wrong key: %v", err)
 	}
 	altered := set
 	altered.LockFile = bytes.Replace(bytes.Clone(set.LockFile), []byte("\n"), []byte("\n "), 1) // same content, other bytes
-	if _, err := runtime.NewExecutor(altered, runtime.WithRequiredSignature(pub)); err == nil || !strings.Contains(err.Error(), "signature") {
+	if _, err := runtime.NewExecutor(altered, runtime.WithRequiredSignature(publicKeyPEM(t, pub))); err == nil || !strings.Contains(err.Error(), "signature") {
 		t.Errorf("altered lock: %v", err)
 	}
 	unsigned := set
 	unsigned.Signature = nil
-	if _, err := runtime.NewExecutor(unsigned, runtime.WithRequiredSignature(pub)); err == nil || !strings.Contains(err.Error(), "missing") {
+	if _, err := runtime.NewExecutor(unsigned, runtime.WithRequiredSignature(publicKeyPEM(t, pub))); err == nil || !strings.Contains(err.Error(), "missing") {
 		t.Errorf("unsigned lock: %v", err)
 	}
 	garbage := set
 	garbage.Signature = []byte("not base64!\n")
-	if _, err := runtime.NewExecutor(garbage, runtime.WithRequiredSignature(pub)); err == nil {
+	if _, err := runtime.NewExecutor(garbage, runtime.WithRequiredSignature(publicKeyPEM(t, pub))); err == nil {
 		t.Error("garbage signature accepted")
 	}
 	// Without the option, a signature is not required.
@@ -170,4 +172,14 @@ func executorForSet(t *testing.T, set keeltest.Set, opts ...runtime.Option) *run
 		t.Fatal(err)
 	}
 	return exec
+}
+
+// publicKeyPEM is pub as keelgen -genkey writes it.
+func publicKeyPEM(t *testing.T, pub ed25519.PublicKey) []byte {
+	t.Helper()
+	der, err := x509.MarshalPKIXPublicKey(pub)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der})
 }

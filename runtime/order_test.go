@@ -4,7 +4,9 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -21,12 +23,13 @@ const theOrder = "registered and visible? → scopes → rate → input schema �
 var spine = []string{"kept", "scoped", "limited", "input", "policy", "invoke", "classify", "output"}
 
 // The order is one text: execute's stage calls are spine, in that order,
-// and each copy of the order (the package doc, Execute's comment,
-// docs/durable.md) writes theOrder; docs/executor.md's diagram has its
-// stages in that order.
+// in order.go, where every stage method lives; each copy of the order (the
+// package doc, Execute's comment, docs/durable.md, and any other file of
+// the repository that starts to write it) writes theOrder; and
+// docs/executor.md's diagram has its stages in that order.
 func TestOneTextOfTheOrder(t *testing.T) {
 	fset := token.NewFileSet()
-	f, err := parser.ParseFile(fset, "executor.go", nil, parser.ParseComments)
+	f, err := parser.ParseFile(fset, "order.go", nil, parser.ParseComments)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +49,18 @@ func TestOneTextOfTheOrder(t *testing.T) {
 		})
 	}
 	if !slices.Equal(calls, spine) {
-		t.Errorf("execute calls its stages as %v, not %v", calls, spine)
+		t.Errorf("order.go's execute calls its stages as %v, not %v", calls, spine)
+	}
+	defined := map[string]bool{}
+	for _, d := range f.Decls {
+		if fd, ok := d.(*ast.FuncDecl); ok && fd.Recv != nil {
+			defined[fd.Name.Name] = true
+		}
+	}
+	for _, stage := range spine {
+		if !defined[stage] {
+			t.Errorf("the stage method %s is not in order.go, beside the spine", stage)
+		}
 	}
 	flat := regexp.MustCompile(`\s*\n(//)?\s*`)
 	for _, path := range []string{"doc.go", "executor.go", "../docs/durable.md"} {
@@ -57,6 +71,39 @@ func TestOneTextOfTheOrder(t *testing.T) {
 		if text := flat.ReplaceAllString(string(b), " "); !strings.Contains(text, theOrder) {
 			t.Errorf("%s does not write the order as %q", path, theOrder)
 		}
+	}
+	// Any other copy: a text that names the first stages as the order does
+	// writes all of it.
+	start := regexp.MustCompile(`registered(,| and)[^.]{0,40}→`)
+	copies := 0
+	err = filepath.WalkDir("..", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == ".git" || d.Name() == "node_modules" || d.Name() == "testdata") {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !(strings.HasSuffix(path, ".md") || strings.HasSuffix(path, ".go")) || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		text := flat.ReplaceAllString(string(b), " ")
+		for _, at := range start.FindAllStringIndex(text, -1) {
+			copies++
+			if !strings.HasPrefix(text[at[0]:], theOrder) {
+				t.Errorf("%s writes the order otherwise: %.160s", path, text[at[0]:])
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if copies < 3 {
+		t.Fatalf("found %d copies of the order in the repository; the walk missed the tree", copies)
 	}
 	b, err := os.ReadFile("../docs/executor.md")
 	if err != nil {

@@ -3,8 +3,6 @@ package runtime
 import (
 	"context"
 	"fmt"
-	"log/slog"
-	"math"
 	"time"
 )
 
@@ -91,28 +89,6 @@ func (e *Executor) checkRateTools() error {
 // lengths keep two callers' parts from running together alike.
 func rateKey(ec ExecutionContext, tool string) string {
 	return fmt.Sprintf("%d:%s|%d:%s|%s", len(ec.Tenant), ec.Tenant, len(ec.Principal), ec.Principal, tool)
-}
-
-// limited takes the call from its caller's buckets; false when it is over
-// one, or a limiter cannot decide.
-func (c *callRun) limited(ec ExecutionContext) bool {
-	r := c.e.rates
-	wait, err := take(c.ctx, r.Limiter, rateKey(ec, ""), r.PerCaller)
-	if lim, ok := r.PerTool[c.info.Name]; ok && err == nil && wait == 0 {
-		wait, err = take(c.ctx, r.Limiter, rateKey(ec, c.info.Name), lim)
-	}
-	switch {
-	case err != nil:
-		c.log(slog.LevelWarn, "keel: the rate limiter could not decide; the call is refused", slog.Any("error", err))
-		c.fail(CodeRateLimitExceeded, msgRateUnknown)
-		return true
-	case wait > 0:
-		c.log(slog.LevelInfo, "keel: over the rate limit", slog.Duration("retry_after", wait))
-		secs := int(math.Ceil(wait.Seconds()))
-		c.fail(CodeRateLimitExceeded, fmt.Sprintf("Too many calls; try again in %d s.", secs)).Error.RetryAfterSeconds = secs
-		return true
-	}
-	return false
 }
 
 const msgRateUnknown = "Too many calls; try again later."

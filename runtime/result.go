@@ -2,7 +2,6 @@ package runtime
 
 import (
 	"encoding/json"
-	"slices"
 )
 
 // Code is a stable, machine-readable error code in a ToolResult.
@@ -29,9 +28,6 @@ const (
 	// message says when to try again.
 	CodeRateLimitExceeded Code = "rate_limit_exceeded"
 )
-
-// ExecutorCodes lists the executor's own codes (a copy).
-func ExecutorCodes() []Code { return slices.Clone(executorCodes) }
 
 var executorCodes = []Code{
 	CodeUnknownTool, CodeInvalidArguments, CodeApprovalRequired,

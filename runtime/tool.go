@@ -15,7 +15,6 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
-	"github.com/keelgen/keel/internal/lockfile"
 	"github.com/keelgen/keel/internal/schemamodel"
 	"github.com/keelgen/keel/internal/toolrules"
 	"github.com/keelgen/keel/runtime/wire"
@@ -211,14 +210,6 @@ func (info ToolInfo) modelTool() ModelTool {
 	return ModelTool{Name: info.Name, Description: info.Description, Parameters: info.InputSchema, ErrorCodes: info.Errors}
 }
 
-// EmbeddedLock reads keel.lock.json and its detached signature from the
-// generated package's embedded files; either is nil when absent.
-func EmbeddedLock(fsys fs.FS) (lock, signature []byte) {
-	lock, _ = fs.ReadFile(fsys, lockfile.FileName)
-	signature, _ = fs.ReadFile(fsys, lockfile.SignatureFileName)
-	return lock, signature
-}
-
 // ModelTool is what a model is shown of a tool.
 type ModelTool struct {
 	Name        string          `json:"name"`
@@ -257,17 +248,7 @@ func (m ModelTool) DescriptionForModel() string {
 // and checks every keyword of the input schema on that value); Handle makes
 // one for a tool set written by hand.
 type Handler interface {
-	Read(d *wire.Decoder) (Call, error)
-}
-
-// Call is one call's decoded, checked arguments bound to its handler.
-// keelgen generates one type per argument and result type; harness code has
-// no need to.
-type Call interface {
-	// Run calls the handler with the arguments and keeps its result.
-	Run(ctx context.Context) error
-	// Result checks the handler's result and appends its JSON to e.
-	Result(e *wire.Encoder) error
+	Read(d *wire.Decoder) (wire.Call, error)
 }
 
 // ToolSpec is one tool as generated code lists it, in a table the compiler
@@ -296,7 +277,7 @@ func NewTools(fsys fs.FS, specs []ToolSpec) []*Tool {
 var wireDecoders = sync.Pool{New: func() any { return new(wire.Decoder) }}
 
 // readCompiled runs a generated reader over args, within the limits.
-func readCompiled(h Handler, args []byte, lim Limits) (Call, error) {
+func readCompiled(h Handler, args []byte, lim Limits) (wire.Call, error) {
 	if len(args) > lim.MaxArgumentBytes {
 		return nil, wire.Failf("maxBytes", fmt.Sprintf("%d bytes, over the limit of %d", len(args), lim.MaxArgumentBytes))
 	}
@@ -367,11 +348,11 @@ var resultEncode = jsonv2.Deterministic(true)
 // validatedHandler is a Handler whose arguments the executor validates
 // against the schema before it decodes them (Handle's).
 type validatedHandler interface {
-	decodeValidated(args []byte) (Call, error)
+	decodeValidated(args []byte) (wire.Call, error)
 }
 
 // decodeValidated decodes args; the executor has validated them.
-func (h *typedHandler[A, R]) decodeValidated(args []byte) (Call, error) {
+func (h *typedHandler[A, R]) decodeValidated(args []byte) (wire.Call, error) {
 	c := &typedCall[A, R]{fn: h.fn}
 	if err := jsonv2.Unmarshal(args, &c.args, strictDecode); err != nil {
 		return nil, err
@@ -381,7 +362,7 @@ func (h *typedHandler[A, R]) decodeValidated(args []byte) (Call, error) {
 
 // Read decodes the decoder's whole input with json v2; the executor calls
 // decodeValidated instead, after the validator.
-func (h *typedHandler[A, R]) Read(d *wire.Decoder) (Call, error) {
+func (h *typedHandler[A, R]) Read(d *wire.Decoder) (wire.Call, error) {
 	return h.decodeValidated(d.Source())
 }
 
@@ -424,6 +405,6 @@ func (c *typedCall[A, R]) Content() []Content {
 	return nil
 }
 
-// encoder is a Call whose result the executor validates against the
+// encoder is a wire.Call whose result the executor validates against the
 // output schema (Handle's).
 type encoder interface{ encode() ([]byte, error) }

@@ -3,7 +3,6 @@ package runtime
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"slices"
 	"strings"
 
@@ -89,17 +88,6 @@ func (e *Executor) ModelTools(ctx context.Context, ec ExecutionContext) []ModelT
 		}
 	}
 	return out
-}
-
-// kept asks the filter; a panic is a no.
-func (e *Executor) kept(ctx context.Context, ec ExecutionContext, tool *Tool) (ok bool) {
-	defer func() {
-		if p := recover(); p != nil {
-			e.log.LogAttrs(ctx, slog.LevelError, "keel: the tool filter panicked; the tool is hidden", slog.String("tool", tool.info.Name), slog.Any("panic", p))
-			ok = false
-		}
-	}()
-	return e.filter(ctx, ec, tool.Info())
 }
 
 // unknownMessageFor is the unknown_tool message for ec: the names ec may

@@ -25,16 +25,16 @@ package anthropicrunner
 
 import (
 	"context"
+	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
 
 	sdk "github.com/anthropics/anthropic-sdk-go/v2"
 
-	"github.com/keelgen/keel/internal/approvecall"
-	"github.com/keelgen/keel/internal/callid"
 	"github.com/keelgen/keel/provider/anthropic"
 	"github.com/keelgen/keel/runtime"
+	"github.com/keelgen/keel/runtime/approvecall"
 )
 
 // Options configure the tools.
@@ -98,7 +98,7 @@ func (t *tool) InputSchema() sdk.BetaToolInputSchemaParam { return t.schema }
 // them; a failed one is an error whose text is keel's result JSON, stable
 // code included, which the runner sends as an is_error tool_result.
 func (t *tool) Execute(ctx context.Context, input json.RawMessage) ([]sdk.BetaToolResultBlockParamContentUnion, error) {
-	r := approvecall.Run(ctx, t.exec, t.context(ctx), runtime.ToolCall{ID: callid.New("runner"), Name: t.def.Name, Arguments: input}, t.approve)
+	r := approvecall.Run(ctx, t.exec, t.context(ctx), runtime.ToolCall{ID: "runner-" + rand.Text(), Name: t.def.Name, Arguments: input}, t.approve)
 	block := anthropic.Result(r)
 	if !r.OK {
 		return nil, resultError{block.Content[0].Text}

@@ -11,8 +11,8 @@ import (
 	"github.com/anthropics/anthropic-sdk-go/v2/option"
 
 	"github.com/keelgen/keel/adapters/anthropicrunner"
-	"github.com/keelgen/keel/internal/doortest"
 	"github.com/keelgen/keel/runtime"
+	"github.com/keelgen/keel/runtime/keeltest/doortest"
 )
 
 // The corpus through the SDK's tool runner against a Messages API on

@@ -4,7 +4,7 @@ go 1.26.0
 
 require (
 	github.com/anthropics/anthropic-sdk-go/v2 v2.15.0
-	github.com/keelgen/keel v0.0.0
+	github.com/keelgen/keel v0.6.0
 )
 
 require (
@@ -33,5 +33,3 @@ require (
 	golang.org/x/text v0.43.0 // indirect
 	golang.org/x/time v0.15.0 // indirect
 )
-
-replace github.com/keelgen/keel => ../..

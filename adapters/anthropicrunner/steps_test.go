@@ -11,8 +11,8 @@ import (
 	"github.com/anthropics/anthropic-sdk-go/v2/option"
 
 	"github.com/keelgen/keel/adapters/anthropicrunner"
-	"github.com/keelgen/keel/internal/frameworktest"
 	"github.com/keelgen/keel/runtime"
+	"github.com/keelgen/keel/runtime/keeltest/frameworktest"
 )
 
 // The runner plays the six steps against a Messages API on loopback: each

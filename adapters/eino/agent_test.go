@@ -12,7 +12,7 @@ import (
 	"github.com/cloudwego/eino/schema"
 
 	keeleino "github.com/keelgen/keel/adapters/eino"
-	"github.com/keelgen/keel/internal/frameworktest"
+	"github.com/keelgen/keel/runtime/keeltest/frameworktest"
 )
 
 // scripted is a tool-calling chat model that asks for the steps' calls in

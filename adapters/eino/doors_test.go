@@ -9,8 +9,8 @@ import (
 	"github.com/cloudwego/eino/schema"
 
 	keeleino "github.com/keelgen/keel/adapters/eino"
-	"github.com/keelgen/keel/internal/doortest"
 	"github.com/keelgen/keel/runtime"
+	"github.com/keelgen/keel/runtime/keeltest/doortest"
 )
 
 // The corpus through eino's own ToolsNode: it lists only what the caller

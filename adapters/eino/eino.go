@@ -19,6 +19,7 @@ package eino
 
 import (
 	"context"
+	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -28,9 +29,8 @@ import (
 	"github.com/cloudwego/eino/schema"
 	"github.com/eino-contrib/jsonschema"
 
-	"github.com/keelgen/keel/internal/callid"
-	"github.com/keelgen/keel/internal/resultjson"
 	"github.com/keelgen/keel/runtime"
+	"github.com/keelgen/keel/runtime/resultjson"
 )
 
 // Options configure the tools.
@@ -98,7 +98,7 @@ func run(ctx context.Context, exec *runtime.Executor, opts Options, id, name, ar
 		id = compose.GetToolCallID(ctx)
 	}
 	if id == "" {
-		id = callid.New("eino")
+		id = "eino-" + rand.Text()
 	}
 	ec := opts.Context(ctx)
 	if grant != "" {

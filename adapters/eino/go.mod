@@ -5,7 +5,7 @@ go 1.26.0
 require (
 	github.com/cloudwego/eino v0.7.36
 	github.com/eino-contrib/jsonschema v1.0.3
-	github.com/keelgen/keel v0.0.0
+	github.com/keelgen/keel v0.6.0
 )
 
 require (
@@ -44,5 +44,3 @@ require (
 	golang.org/x/time v0.15.0 // indirect
 	gopkg.in/yaml.v3 v3.0.1 // indirect
 )
-
-replace github.com/keelgen/keel => ../..

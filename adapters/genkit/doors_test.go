@@ -9,9 +9,9 @@ import (
 	"github.com/firebase/genkit/go/genkit"
 
 	keelgenkit "github.com/keelgen/keel/adapters/genkit"
-	"github.com/keelgen/keel/internal/doortest"
-	"github.com/keelgen/keel/internal/frameworktest"
 	"github.com/keelgen/keel/runtime"
+	"github.com/keelgen/keel/runtime/keeltest/doortest"
+	"github.com/keelgen/keel/runtime/keeltest/frameworktest"
 )
 
 // The corpus through Genkit's Generate: it lists only what the caller may

@@ -15,6 +15,7 @@ package keelgenkit
 
 import (
 	"context"
+	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -23,9 +24,8 @@ import (
 	"github.com/firebase/genkit/go/ai"
 	"github.com/firebase/genkit/go/core/api"
 
-	"github.com/keelgen/keel/internal/callid"
-	"github.com/keelgen/keel/internal/resultjson"
 	"github.com/keelgen/keel/runtime"
+	"github.com/keelgen/keel/runtime/resultjson"
 )
 
 // Options configure the tools.
@@ -120,7 +120,7 @@ func (t *tool) run(exec *runtime.Executor, opts Options) ai.ToolFunc[any, any] {
 		if resumed {
 			ec.Grant, _ = tc.Resumed[grantKey].(string)
 		} else {
-			id = callid.New("genkit")
+			id = "genkit-" + rand.Text()
 		}
 		r := exec.Execute(tc, ec, runtime.ToolCall{ID: id, Name: t.def.Name, Arguments: raw})
 		if r.Code() == runtime.CodeApprovalRequired && r.Error.Approval != nil && !resumed {

@@ -14,8 +14,8 @@ import (
 	"github.com/firebase/genkit/go/genkit"
 
 	keelgenkit "github.com/keelgen/keel/adapters/genkit"
-	"github.com/keelgen/keel/internal/frameworktest"
 	"github.com/keelgen/keel/runtime"
+	"github.com/keelgen/keel/runtime/keeltest/frameworktest"
 )
 
 // scripted is a Genkit model that asks for the given tool calls in its

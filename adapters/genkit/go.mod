@@ -2,7 +2,7 @@ module github.com/keelgen/keel/adapters/genkit
 
 go 1.26.0
 
-require github.com/keelgen/keel v0.0.0
+require github.com/keelgen/keel v0.6.0
 
 require (
 	filippo.io/edwards25519 v1.2.0 // indirect
@@ -37,8 +37,6 @@ require (
 	golang.org/x/time v0.15.0 // indirect
 	gopkg.in/yaml.v3 v3.0.1 // indirect
 )
-
-replace github.com/keelgen/keel => ../..
 
 // Genkit's prompt library (google/dotprompt) is built against
 // invopop/jsonschema v0.13; v0.14, which keel and the Anthropic SDK

@@ -14,9 +14,9 @@ import (
 	"github.com/tmc/langchaingo/schema"
 
 	"github.com/keelgen/keel/adapters/langchaingo"
-	"github.com/keelgen/keel/internal/doortest"
 	"github.com/keelgen/keel/runtime"
 	"github.com/keelgen/keel/runtime/keeltest"
+	"github.com/keelgen/keel/runtime/keeltest/doortest"
 )
 
 // The corpus through langchaingo's agent executor: it lists only what the

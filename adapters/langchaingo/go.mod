@@ -3,7 +3,7 @@ module github.com/keelgen/keel/adapters/langchaingo
 go 1.26.0
 
 require (
-	github.com/keelgen/keel v0.0.0
+	github.com/keelgen/keel v0.6.0
 	github.com/tmc/langchaingo v0.1.14
 )
 
@@ -46,5 +46,3 @@ require (
 	golang.org/x/time v0.15.0 // indirect
 	gopkg.in/yaml.v3 v3.0.1 // indirect
 )
-
-replace github.com/keelgen/keel => ../..

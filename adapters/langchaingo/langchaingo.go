@@ -17,6 +17,7 @@ package langchaingo
 
 import (
 	"context"
+	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -25,10 +26,9 @@ import (
 	"github.com/tmc/langchaingo/llms"
 	"github.com/tmc/langchaingo/tools"
 
-	"github.com/keelgen/keel/internal/approvecall"
-	"github.com/keelgen/keel/internal/callid"
-	"github.com/keelgen/keel/internal/resultjson"
 	"github.com/keelgen/keel/runtime"
+	"github.com/keelgen/keel/runtime/approvecall"
+	"github.com/keelgen/keel/runtime/resultjson"
 )
 
 // Options configure the tools.
@@ -98,7 +98,7 @@ func (t *tool) Description() string {
 // Call runs input, the model's JSON arguments, through the executor and
 // returns keel's result JSON, whatever the outcome.
 func (t *tool) Call(ctx context.Context, input string) (string, error) {
-	r := approvecall.Run(ctx, t.exec, t.context(ctx), runtime.ToolCall{ID: callid.New("agent"), Name: t.model.Name, Arguments: json.RawMessage(input)}, t.approve)
+	r := approvecall.Run(ctx, t.exec, t.context(ctx), runtime.ToolCall{ID: "agent-" + rand.Text(), Name: t.model.Name, Arguments: json.RawMessage(input)}, t.approve)
 	return text(r), nil
 }
 

@@ -12,8 +12,8 @@ import (
 	"github.com/tmc/langchaingo/schema"
 
 	"github.com/keelgen/keel/adapters/langchaingo"
-	"github.com/keelgen/keel/internal/frameworktest"
 	"github.com/keelgen/keel/runtime"
+	"github.com/keelgen/keel/runtime/keeltest/frameworktest"
 )
 
 // langchaingo's agent executor plays the six steps: each observation is

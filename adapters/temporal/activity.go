@@ -13,6 +13,7 @@ import (
 	"go.temporal.io/sdk/worker"
 
 	"github.com/keelgen/keel/runtime"
+	"github.com/keelgen/keel/runtime/report"
 )
 
 // Options configure the worker's side.
@@ -64,7 +65,7 @@ func (a *executorActivity) execute(ctx context.Context, req Request) (runtime.To
 	version := a.version(req.Call.Name)
 	beat := newHeartbeater(ctx, version, info.HeartbeatTimeout)
 	defer beat.stop()
-	ctx, stopProgress := runtime.WithProgress(ctx, beat.progress)
+	ctx, stopProgress := report.WithProgress(ctx, beat.progress, 0)
 	r := a.exec.Execute(ctx, ec, req.Call)
 	stopProgress()
 
@@ -147,7 +148,7 @@ func (h *heartbeater) loop(every time.Duration) {
 
 // progress records a report and heartbeats it (the SDK batches heartbeats
 // within its own interval, so a chatty handler costs no extra requests).
-func (h *heartbeater) progress(p runtime.Progress) {
+func (h *heartbeater) progress(p report.ProgressEntry) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.last.Progress = &p

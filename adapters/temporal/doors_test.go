@@ -10,8 +10,8 @@ import (
 	"go.temporal.io/sdk/testsuite"
 
 	keeltemporal "github.com/keelgen/keel/adapters/temporal"
-	"github.com/keelgen/keel/internal/doortest"
 	"github.com/keelgen/keel/runtime"
+	"github.com/keelgen/keel/runtime/keeltest/doortest"
 )
 
 // The corpus through the durable activity, in Temporal's own activity

@@ -2,10 +2,8 @@ module github.com/keelgen/keel/adapters/temporal
 
 go 1.26.0
 
-replace github.com/keelgen/keel => ../..
-
 require (
-	github.com/keelgen/keel v0.0.0
+	github.com/keelgen/keel v0.6.0
 	github.com/modelcontextprotocol/go-sdk v1.8.0
 	github.com/redis/go-redis/v9 v9.23.0
 	go.temporal.io/api v1.64.3

@@ -20,7 +20,7 @@
 // audit log and traces follow one call across retries and workers, and a
 // grant the first try redeemed is redeemed again by a retry of that same
 // call, and by nothing else (the executor's replay store must be a
-// runtime.CallReplayStore shared by the workers: redisreplay's is). A
+// runtime.ReplayStore shared by the workers: redisreplay's is). A
 // handler makes its own side effect once-only with runtime.IdempotencyKey.
 //
 // This package is a module of its own, so that only its users have
@@ -31,6 +31,7 @@ import (
 	"time"
 
 	"github.com/keelgen/keel/runtime"
+	"github.com/keelgen/keel/runtime/report"
 )
 
 // ActivityName is the activity type a worker registers and Execute
@@ -54,8 +55,8 @@ type Request struct {
 // version, and the handler's last progress report, if any. Temporal shows
 // it as the pending activity's heartbeat details.
 type Heartbeat struct {
-	ToolVersion string            `json:"tool_version,omitempty"`
-	Progress    *runtime.Progress `json:"progress,omitempty"`
+	ToolVersion string                `json:"tool_version,omitempty"`
+	Progress    *report.ProgressEntry `json:"progress,omitempty"`
 }
 
 // Defaults Execute fills into activity options that leave them zero; a

@@ -15,10 +15,10 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	keeltemporal "github.com/keelgen/keel/adapters/temporal"
-	"github.com/keelgen/keel/internal/redistest"
 	"github.com/keelgen/keel/mcpserver"
 	"github.com/keelgen/keel/redisreplay"
 	"github.com/keelgen/keel/redistasks"
+	"github.com/keelgen/keel/redistest"
 	"github.com/keelgen/keel/runtime"
 	"github.com/keelgen/keel/runtime/grant"
 )

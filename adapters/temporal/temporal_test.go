@@ -27,9 +27,9 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	keeltemporal "github.com/keelgen/keel/adapters/temporal"
-	"github.com/keelgen/keel/internal/redistest"
 	"github.com/keelgen/keel/memstore"
 	"github.com/keelgen/keel/redisreplay"
+	"github.com/keelgen/keel/redistest"
 	"github.com/keelgen/keel/runtime"
 	"github.com/keelgen/keel/runtime/grant"
 )

@@ -12,6 +12,7 @@ import (
 
 	"github.com/keelgen/keel/runtime"
 	"github.com/keelgen/keel/runtime/keeltest"
+	"github.com/keelgen/keel/runtime/report"
 )
 
 // The tools the tests run: a read with a business error, a long write that
@@ -118,7 +119,7 @@ func testTools(l ledger, stall stalled) (keeltest.Set, error) {
 			runtime.Handle(func(ctx context.Context, a rolloutArgs) (rolloutResult, error) {
 				l.tried(ctx)
 				for i := range a.Steps {
-					runtime.ReportProgress(ctx, float64(i), float64(a.Steps), "step "+fmt.Sprint(i+1))
+					report.Progress(ctx, float64(i), float64(a.Steps), "step "+fmt.Sprint(i+1))
 					select {
 					case <-ctx.Done():
 						return rolloutResult{}, ctx.Err()
@@ -141,7 +142,7 @@ func testTools(l ledger, stall stalled) (keeltest.Set, error) {
 			})),
 		tool("stall", runtime.EffectRead, emptyIn, textOut, nil, nil,
 			runtime.Handle(func(ctx context.Context, _ emptyArgs) (textResult, error) {
-				runtime.ReportProgress(ctx, 1, 0, "waiting")
+				report.Progress(ctx, 1, 0, "waiting")
 				<-ctx.Done()
 				if stall != nil {
 					stall <- ctx.Err()

@@ -3,7 +3,7 @@ module github.com/keelgen/keel/benchmarks/peers
 go 1.26.0
 
 require (
-	github.com/keelgen/keel v0.0.0
+	github.com/keelgen/keel v0.6.0
 	github.com/modelcontextprotocol/go-sdk v1.8.0
 )
 
@@ -29,5 +29,3 @@ require (
 	golang.org/x/text v0.43.0 // indirect
 	golang.org/x/time v0.15.0 // indirect
 )
-
-replace github.com/keelgen/keel => ../..

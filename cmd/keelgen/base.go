@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/keelgen/keel/internal/files"
+	"github.com/keelgen/keel/cmd/keelgen/internal/files"
 	"github.com/keelgen/keel/internal/lockfile"
 )
 

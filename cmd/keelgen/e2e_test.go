@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/keelgen/keel/internal/testmod"
+	"github.com/keelgen/keel/internal/testing/testmod"
 )
 
 // A user's module, written from the README: its own handlers, a go:generate
@@ -93,11 +93,7 @@ func main() {
 		if err != nil {
 			panic(err)
 		}
-		pub, err := runtime.ParsePublicKeyPEM(pem)
-		if err != nil {
-			panic(err)
-		}
-		opts = append(opts, runtime.WithRequiredSignature(pub))
+		opts = append(opts, runtime.WithRequiredSignature(pem))
 	}
 	exec, err := notetools.NewExecutor(opts...)
 	if err != nil {

@@ -33,11 +33,11 @@ import (
 	"runtime/debug"
 	"strings"
 
-	"github.com/keelgen/keel/internal/contract"
-	"github.com/keelgen/keel/internal/gen"
+	"github.com/keelgen/keel/cmd/keelgen/internal/contract"
+	"github.com/keelgen/keel/cmd/keelgen/internal/gen"
+	"github.com/keelgen/keel/cmd/keelgen/internal/output"
+	"github.com/keelgen/keel/cmd/keelgen/internal/signing"
 	"github.com/keelgen/keel/internal/lockfile"
-	"github.com/keelgen/keel/internal/output"
-	"github.com/keelgen/keel/internal/signing"
 )
 
 // Exit codes.

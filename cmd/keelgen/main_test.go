@@ -8,8 +8,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/keelgen/keel/internal/gen"
-	"github.com/keelgen/keel/internal/testmod"
+	"github.com/keelgen/keel/cmd/keelgen/internal/gen"
+	"github.com/keelgen/keel/internal/testing/testmod"
 )
 
 func TestMain(m *testing.M) {
@@ -52,7 +52,7 @@ func TestCommittedOutputIsCurrent(t *testing.T) {
 	t.Parallel()
 	for _, args := range [][]string{
 		{"-check", "-targets", "openai-strict", "-out", "../../generated", "../../example"},
-		{"-check", "-out", "../../internal/conformance/generated", "../../internal/conformance"},
+		{"-check", "-out", "../../internal/testing/conformance/generated", "../../internal/testing/conformance"},
 	} {
 		if code, out := keelgen(t, args...); code != 0 {
 			t.Errorf("keelgen %s exited %d:\n%s", strings.Join(args, " "), code, out)

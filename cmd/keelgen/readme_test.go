@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/keelgen/keel/internal/testmod"
+	"github.com/keelgen/keel/internal/testing/testmod"
 )
 
 // block is one fenced block of a Markdown file and the marker comment on the
@@ -58,19 +58,33 @@ func blocks(t *testing.T, path string) []block {
 // /path/to/keel), each file block written, each output block compared with
 // what the block before it printed. Then every Go snippet of the docs is
 // compiled in that module, and every excerpt is found in the file it quotes.
+// The install from a checkout runs here; the one from the module proxy runs
+// in TestReleaseRehearsal.
 func TestREADMEWalkthrough(t *testing.T) {
 	testmod.EndToEnd(t)
 	t.Parallel()
 	root := testmod.Root(t)
 	dir := t.TempDir()
+	walkthrough(t, dir, root, "checkout", testmod.UserEnv())
+	snippets(t, root, dir, testmod.UserEnv())
+}
+
+// walkthrough types the README's walkthrough in dir with env: the install
+// block marked install ("checkout" or "proxy"), then every other block.
+func walkthrough(t *testing.T, dir, root, install string, env []string) {
+	t.Helper()
 	var last string
-	ran := 0
+	ran, installed := 0, 0
 	for _, b := range blocks(t, filepath.Join(root, "README.md")) {
 		at := fmt.Sprintf("README.md:%d", b.line)
 		switch kind, arg, _ := strings.Cut(b.marker, " "); {
-		case b.marker == "walkthrough sh":
-			last = typeIn(t, dir, root, at, b.text)
+		case b.marker == "walkthrough sh" || b.marker == "walkthrough sh "+install:
+			last = typeIn(t, dir, root, at, b.text, env)
 			ran++
+			if b.marker != "walkthrough sh" {
+				installed++
+			}
+		case strings.HasPrefix(b.marker, "walkthrough sh "): // the other install
 		case b.marker == "walkthrough output":
 			if last != b.text {
 				t.Fatalf("%s: the walkthrough printed\n%s\nthe README shows\n%s", at, last, b.text)
@@ -81,28 +95,27 @@ func TestREADMEWalkthrough(t *testing.T) {
 			t.Errorf("%s: a Go block without a walkthrough marker", at)
 		}
 	}
-	if ran < 5 {
-		t.Fatalf("the README's walkthrough ran %d shell blocks", ran)
+	if ran < 5 || installed != 1 {
+		t.Fatalf("the README's walkthrough ran %d shell blocks, %d of them its install from the %s", ran, installed, install)
 	}
 
 	// Tidy and generate again, in both orders: nothing changes (the
 	// walkthrough has built and run what it wrote).
 	before := snapshot(t, dir)
 	for _, args := range [][]string{{"mod", "tidy"}, {"generate", "./..."}, {"mod", "tidy"}} {
-		if out, err := goAsUser(dir, args...); err != nil {
+		if out, err := goAs(dir, env, args...); err != nil {
 			t.Fatalf("go %s after the walkthrough: %v\n%s", strings.Join(args, " "), err, out)
 		}
 	}
 	if snapshot(t, dir) != before {
 		t.Fatal("go mod tidy and go generate after the walkthrough changed the module")
 	}
-	snippets(t, root, dir)
 }
 
 // snippets compiles every Go block of docs/*.md in the walkthrough's module:
 // "snippet" blocks are whole files, each its own package; "snippet excerpt
 // PATH" blocks must stand verbatim in keel's PATH.
-func snippets(t *testing.T, root, dir string) {
+func snippets(t *testing.T, root, dir string, env []string) {
 	docs, err := filepath.Glob(filepath.Join(root, "docs", "*.md"))
 	if err != nil || len(docs) == 0 {
 		t.Fatalf("no docs: %v", err)
@@ -130,7 +143,7 @@ func snippets(t *testing.T, root, dir string) {
 		t.Fatalf("the docs have %d Go snippets; expected every page's examples", n)
 	}
 	for _, args := range [][]string{{"mod", "tidy"}, {"vet", "./snippets/..."}} {
-		if out, err := goAsUser(dir, args...); err != nil {
+		if out, err := goAs(dir, env, args...); err != nil {
 			t.Fatalf("go %s over %d doc snippets: %v\n%s", strings.Join(args, " "), n, err, out)
 		}
 	}
@@ -138,10 +151,10 @@ func snippets(t *testing.T, root, dir string) {
 
 // typeIn runs a shell block of the README in dir as a user types it, with
 // keel's checkout at root for /path/to/keel, and returns what it printed.
-func typeIn(t *testing.T, dir, root, at, script string) string {
+func typeIn(t *testing.T, dir, root, at, script string, env []string) string {
 	t.Helper()
 	cmd := exec.Command("bash", "-euo", "pipefail", "-c", strings.ReplaceAll(script, "/path/to/keel", root))
-	cmd.Dir, cmd.Env = dir, testmod.UserEnv()
+	cmd.Dir, cmd.Env = dir, env
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
@@ -150,9 +163,10 @@ func typeIn(t *testing.T, dir, root, at, script string) string {
 	return stdout.String()
 }
 
-func goAsUser(dir string, args ...string) (string, error) {
+// goAs runs the go command in dir with env.
+func goAs(dir string, env []string, args ...string) (string, error) {
 	cmd := exec.Command("go", args...)
-	cmd.Dir, cmd.Env = dir, testmod.UserEnv()
+	cmd.Dir, cmd.Env = dir, env
 	out, err := cmd.CombinedOutput()
 	return string(out), err
 }
@@ -167,7 +181,7 @@ func TestTidyBeforeGenerate(t *testing.T) {
 	var setup, handlers *block
 	for _, b := range blocks(t, filepath.Join(root, "README.md")) {
 		switch {
-		case b.marker == "walkthrough sh" && setup == nil:
+		case b.marker == "walkthrough sh checkout":
 			setup = &b
 		case b.marker == "walkthrough file notes/notes.go":
 			handlers = &b
@@ -176,10 +190,10 @@ func TestTidyBeforeGenerate(t *testing.T) {
 	if setup == nil || handlers == nil {
 		t.Fatal("the README has no setup block or no notes/notes.go")
 	}
-	typeIn(t, dir, root, fmt.Sprintf("README.md:%d", setup.line), setup.text)
+	typeIn(t, dir, root, fmt.Sprintf("README.md:%d", setup.line), setup.text, testmod.UserEnv())
 	testmod.Write(t, dir, map[string]string{"notes/notes.go": handlers.text})
 	for _, args := range [][]string{{"mod", "tidy"}, {"generate", "./..."}, {"mod", "tidy"}, {"generate", "./..."}, {"build", "./..."}} {
-		if out, err := goAsUser(dir, args...); err != nil {
+		if out, err := goAs(dir, testmod.UserEnv(), args...); err != nil {
 			t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, out)
 		}
 	}
@@ -203,8 +217,8 @@ func TestAdapterFromALocalCheckout(t *testing.T) {
 	if setup == nil {
 		t.Fatal("docs/frameworks.md has no walkthrough block")
 	}
-	typeIn(t, dir, root, "go mod init", "go mod init example.com/you\n")
-	typeIn(t, dir, root, fmt.Sprintf("docs/frameworks.md:%d", setup.line), setup.text)
+	typeIn(t, dir, root, "go mod init", "go mod init example.com/you\n", testmod.UserEnv())
+	typeIn(t, dir, root, fmt.Sprintf("docs/frameworks.md:%d", setup.line), setup.text, testmod.UserEnv())
 	testmod.Write(t, dir, map[string]string{"main.go": `package main
 
 import (
@@ -232,7 +246,7 @@ func main() {
 }
 `})
 	for _, args := range [][]string{{"mod", "tidy"}, {"run", "."}} {
-		out, err := goAsUser(dir, args...)
+		out, err := goAs(dir, testmod.UserEnv(), args...)
 		if err != nil {
 			t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, out)
 		}

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/keelgen/keel/internal/testmod"
+	"github.com/keelgen/keel/internal/testing/testmod"
 )
 
 // The reviewer's view of a pull request whose generated files are already

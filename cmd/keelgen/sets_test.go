@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/keelgen/keel/internal/testmod"
+	"github.com/keelgen/keel/internal/testing/testmod"
 )
 
 // Two handler packages with a package name in common, and two agents: the

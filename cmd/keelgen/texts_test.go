@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/keelgen/keel/internal/testmod"
+	"github.com/keelgen/keel/internal/testing/testmod"
 )
 
 // thingHandlers use the Go a team already writes: a uuid, an address, bytes,

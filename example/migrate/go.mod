@@ -2,10 +2,8 @@ module github.com/keelgen/keel/example/migrate
 
 go 1.26.0
 
-replace github.com/keelgen/keel => ../..
-
 require (
-	github.com/keelgen/keel v0.0.0
+	github.com/keelgen/keel v0.6.0
 	github.com/mark3labs/mcp-go v1.2.1
 	github.com/modelcontextprotocol/go-sdk v1.8.0
 )

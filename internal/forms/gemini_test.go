@@ -9,7 +9,7 @@ import (
 	"google.golang.org/genai"
 
 	"github.com/keelgen/keel/internal/forms"
-	"github.com/keelgen/keel/internal/jsontest"
+	"github.com/keelgen/keel/internal/testing/jsontest"
 )
 
 // Each keyword the parameters form has no member for becomes what it takes

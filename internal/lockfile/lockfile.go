@@ -1,7 +1,7 @@
 // Package lockfile is keel.lock.json: the reviewed contract of a tool set,
 // its digests and its detached signature. keelgen writes and compares it;
 // the runtime verifies the embedded one when an executor starts. Neither a
-// harness nor generated code needs more of it than runtime.EmbeddedLock and
+// harness nor generated code needs more of it than wire.EmbeddedLock and
 // runtime.WithRequiredSignature, so it is not part of runtime's surface.
 package lockfile
 

@@ -3,6 +3,8 @@ package lockfile
 import (
 	"bytes"
 	"crypto/ed25519"
+	"crypto/x509"
+	"encoding/pem"
 	"errors"
 	"fmt"
 
@@ -29,4 +31,25 @@ func CheckPublicKey(pub ed25519.PublicKey) error {
 		return errors.New("the public key is a point of small order, under which forged signatures verify")
 	}
 	return nil
+}
+
+// ParsePublicKeyPEM reads an ed25519 public key in PEM ("PUBLIC KEY", PKIX),
+// as keelgen -genkey writes it.
+func ParsePublicKeyPEM(b []byte) (ed25519.PublicKey, error) {
+	block, _ := pem.Decode(b)
+	if block == nil || block.Type != "PUBLIC KEY" {
+		return nil, errors.New("no PEM \"PUBLIC KEY\" block")
+	}
+	k, err := x509.ParsePKIXPublicKey(block.Bytes)
+	if err != nil {
+		return nil, errors.New("the PUBLIC KEY block is not a PKIX public key")
+	}
+	pub, ok := k.(ed25519.PublicKey)
+	if !ok {
+		return nil, fmt.Errorf("the key is %T, not ed25519", k)
+	}
+	if err := CheckPublicKey(pub); err != nil {
+		return nil, err
+	}
+	return pub, nil
 }

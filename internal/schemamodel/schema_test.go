@@ -54,7 +54,7 @@ func TestRoundTripKeepsEveryByte(t *testing.T) {
 // own bytes.
 func TestCommittedSchemasRoundTrip(t *testing.T) {
 	var files []string
-	for _, glob := range []string{"../../generated/schemas/*.json", "../conformance/generated/schemas/*.json", "../gen/testdata/golden/*/out/schemas/*.json"} {
+	for _, glob := range []string{"../../generated/schemas/*.json", "../testing/conformance/generated/schemas/*.json", "../../cmd/keelgen/internal/gen/testdata/golden/*/out/schemas/*.json"} {
 		found, _ := filepath.Glob(glob)
 		files = append(files, found...)
 	}

@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
@@ -109,4 +110,18 @@ func CompileSchema(name string, doc []byte) (*jsonschema.Schema, error) {
 		return nil, fmt.Errorf("schema %s: %w", name, err)
 	}
 	return s, nil
+}
+
+// BoundText is m as valid UTF-8, cut at a character boundary to at most
+// limit bytes.
+func BoundText(m string, limit int) string {
+	m = strings.ToValidUTF8(m, "\uFFFD")
+	if len(m) <= limit {
+		return m
+	}
+	cut := limit
+	for cut > 0 && !utf8.RuneStart(m[cut]) {
+		cut--
+	}
+	return m[:cut]
 }

@@ -14,7 +14,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
 
-	"github.com/keelgen/keel/internal/oidctest"
+	"github.com/keelgen/keel/internal/testing/oidctest"
 	"github.com/keelgen/keel/mcpserver/oidcverify"
 )
 

@@ -11,8 +11,8 @@ import (
 	"strings"
 
 	"github.com/keelgen/keel/internal/forms"
-	"github.com/keelgen/keel/internal/resultjson"
 	"github.com/keelgen/keel/runtime"
+	"github.com/keelgen/keel/runtime/resultjson"
 )
 
 // Tool is one entry of a Messages request's "tools".

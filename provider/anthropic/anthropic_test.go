@@ -16,8 +16,8 @@ import (
 	"github.com/anthropics/anthropic-sdk-go/v2/option"
 
 	"github.com/keelgen/keel/generated"
-	"github.com/keelgen/keel/internal/contenttest"
-	"github.com/keelgen/keel/internal/jsontest"
+	"github.com/keelgen/keel/internal/testing/contenttest"
+	"github.com/keelgen/keel/internal/testing/jsontest"
 	"github.com/keelgen/keel/provider/anthropic"
 	"github.com/keelgen/keel/runtime"
 )

@@ -18,8 +18,8 @@ import (
 	smithydoc "github.com/aws/smithy-go/document"
 
 	"github.com/keelgen/keel/internal/forms"
-	"github.com/keelgen/keel/internal/resultjson"
 	"github.com/keelgen/keel/runtime"
+	"github.com/keelgen/keel/runtime/resultjson"
 )
 
 // Options shape the definitions (Tools) and the results (Result).

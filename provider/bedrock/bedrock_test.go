@@ -17,9 +17,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/bedrockruntime/types"
 
 	"github.com/keelgen/keel/generated"
-	conformance "github.com/keelgen/keel/internal/conformance/generated"
-	"github.com/keelgen/keel/internal/contenttest"
-	"github.com/keelgen/keel/internal/jsontest"
+	conformance "github.com/keelgen/keel/internal/testing/conformance/generated"
+	"github.com/keelgen/keel/internal/testing/contenttest"
+	"github.com/keelgen/keel/internal/testing/jsontest"
 	"github.com/keelgen/keel/provider/bedrock"
 	"github.com/keelgen/keel/runtime"
 )

@@ -12,8 +12,8 @@ import (
 	"path"
 
 	"github.com/keelgen/keel/internal/forms"
-	"github.com/keelgen/keel/internal/resultjson"
 	"github.com/keelgen/keel/runtime"
+	"github.com/keelgen/keel/runtime/resultjson"
 )
 
 // FunctionDeclaration is one entry of a Tool's functionDeclarations: its

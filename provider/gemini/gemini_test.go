@@ -14,10 +14,10 @@ import (
 	"google.golang.org/genai"
 
 	"github.com/keelgen/keel/generated"
-	conformance "github.com/keelgen/keel/internal/conformance/generated"
-	"github.com/keelgen/keel/internal/contenttest"
-	"github.com/keelgen/keel/internal/jsontest"
-	mcpsuite "github.com/keelgen/keel/internal/mcpsuite/generated"
+	conformance "github.com/keelgen/keel/internal/testing/conformance/generated"
+	"github.com/keelgen/keel/internal/testing/contenttest"
+	"github.com/keelgen/keel/internal/testing/jsontest"
+	mcpsuite "github.com/keelgen/keel/internal/testing/mcpsuite/generated"
 	"github.com/keelgen/keel/provider/gemini"
 	"github.com/keelgen/keel/runtime"
 )

@@ -12,8 +12,8 @@ import (
 	"fmt"
 
 	"github.com/keelgen/keel/internal/forms"
-	"github.com/keelgen/keel/internal/resultjson"
 	"github.com/keelgen/keel/runtime"
+	"github.com/keelgen/keel/runtime/resultjson"
 )
 
 // Tool is one entry of an /api/chat request's "tools".

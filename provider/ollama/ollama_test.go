@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/keelgen/keel/generated"
-	"github.com/keelgen/keel/internal/contenttest"
+	"github.com/keelgen/keel/internal/testing/contenttest"
 	"github.com/keelgen/keel/provider/ollama"
 	"github.com/keelgen/keel/runtime"
 )

@@ -12,8 +12,8 @@ import (
 	"strings"
 
 	"github.com/keelgen/keel/internal/forms"
-	"github.com/keelgen/keel/internal/resultjson"
 	"github.com/keelgen/keel/runtime"
+	"github.com/keelgen/keel/runtime/resultjson"
 )
 
 // Options configure an Adapter.

@@ -15,8 +15,8 @@ import (
 	"github.com/openai/openai-go/v3/responses"
 
 	"github.com/keelgen/keel/generated"
-	"github.com/keelgen/keel/internal/contenttest"
-	"github.com/keelgen/keel/internal/jsontest"
+	"github.com/keelgen/keel/internal/testing/contenttest"
+	"github.com/keelgen/keel/internal/testing/jsontest"
 	"github.com/keelgen/keel/provider/openai"
 	"github.com/keelgen/keel/runtime"
 	"github.com/keelgen/keel/runtime/keeltest"

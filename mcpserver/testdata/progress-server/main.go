@@ -23,6 +23,7 @@ import (
 	"github.com/keelgen/keel/mcpserver"
 	"github.com/keelgen/keel/runtime"
 	"github.com/keelgen/keel/runtime/keeltest"
+	"github.com/keelgen/keel/runtime/report"
 )
 
 // step is longer than the progress rate limit, so every report passes.
@@ -51,7 +52,7 @@ func main() {
 				return deployResult{}, ctx.Err()
 			case <-time.After(step):
 			}
-			runtime.ReportProgress(ctx, float64(i), float64(a.Steps), fmt.Sprintf("step %d of %d", i, a.Steps))
+			report.Progress(ctx, float64(i), float64(a.Steps), fmt.Sprintf("step %d of %d", i, a.Steps))
 		}
 		return deployResult{Done: a.Steps}, nil
 	}))

@@ -7,7 +7,6 @@ import (
 	"strconv"
 
 	"github.com/keelgen/keel/example/migrate/dashboards"
-	"github.com/keelgen/keel/runtime"
 	"github.com/keelgen/keel/runtime/wire"
 )
 
@@ -39,7 +38,7 @@ var (
 type annotationArgsHandler func(context.Context, dashboards.AnnotationArgs) (dashboards.Annotation, error)
 
 // Read reads and checks a call's arguments.
-func (h annotationArgsHandler) Read(d *wire.Decoder) (runtime.Call, error) {
+func (h annotationArgsHandler) Read(d *wire.Decoder) (wire.Call, error) {
 	c := &annotationArgsCall{handler: h}
 	if err := readAnnotationArgs(d, &c.args); err != nil {
 		return nil, err
@@ -72,7 +71,7 @@ func (c *annotationArgsCall) Result(e *wire.Encoder) error {
 type searchArgsHandler func(context.Context, dashboards.SearchArgs) (dashboards.SearchResult, error)
 
 // Read reads and checks a call's arguments.
-func (h searchArgsHandler) Read(d *wire.Decoder) (runtime.Call, error) {
+func (h searchArgsHandler) Read(d *wire.Decoder) (wire.Call, error) {
 	c := &searchArgsCall{handler: h}
 	if err := readSearchArgs(d, &c.args); err != nil {
 		return nil, err

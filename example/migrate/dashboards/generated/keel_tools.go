@@ -11,10 +11,11 @@ import (
 
 	"github.com/keelgen/keel/example/migrate/dashboards"
 	"github.com/keelgen/keel/runtime"
+	"github.com/keelgen/keel/runtime/wire"
 )
 
 // The runtime must be at least as new as the generator that wrote this file.
-const _ = runtime.IsAtLeastVersion0_4_0
+const _ = runtime.IsAtLeastVersion0_6_0
 
 // SetDigest identifies this exact tool set: the set_digest of keel.lock.json.
 // The executor recomputes it from the embedded contracts before it accepts a call.
@@ -103,7 +104,7 @@ var lockFS embed.FS
 
 // Lock returns the embedded lock and its signature (nil when unsigned).
 func (toolSet) Lock() (lock, signature []byte) {
-	return runtime.EmbeddedLock(lockFS)
+	return wire.EmbeddedLock(lockFS)
 }
 
 // ModelTools is what the model sees: each tool's name, description and

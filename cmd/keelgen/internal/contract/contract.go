@@ -1,0 +1,299 @@
+// Package contract treats the generated tool set as a versioned contract:
+// it builds keel.lock.json, compares a new generation with the committed
+// lock (and the committed schemas, to say how they changed), refuses a
+// changed contract whose version was not bumped enough, and renders the
+// review diff.
+package contract
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/keelgen/keel/cmd/keelgen/internal/model"
+	"github.com/keelgen/keel/internal/lockfile"
+	"github.com/keelgen/keel/internal/runtimelock"
+	"github.com/keelgen/keel/internal/schemamodel"
+	"github.com/keelgen/keel/runtime"
+)
+
+// Level is how large a change is, and so which version bump it needs.
+type Level int
+
+const (
+	Patch Level = iota + 1 // the description changed
+	Minor                  // something was added that no caller relies on
+	Major                  // a caller that worked before may fail now
+)
+
+func (l Level) String() string {
+	return map[Level]string{Patch: "patch", Minor: "minor", Major: "major"}[l]
+}
+
+// Item is one change to one part of a tool's contract.
+type Item struct {
+	Part  string // "input", "output", "effect", "hints", "errors", "content", "title", "description"
+	Text  string
+	Level Level
+}
+
+// Kind says what happened to a tool.
+type Kind int
+
+const (
+	Unchanged Kind = iota
+	Added
+	Removed
+	Changed
+)
+
+// ToolChange is what happened to one tool between the lock and now.
+type ToolChange struct {
+	Name     string
+	Kind     Kind
+	Old, New *lockfile.Entry
+	Items    []Item // for Changed
+}
+
+// Level is the largest level among the items.
+func (c ToolChange) Level() Level {
+	var l Level
+	for _, it := range c.Items {
+		l = max(l, it.Level)
+	}
+	return l
+}
+
+// Infos turns the model and its schemas into the contracts the runtime will
+// hold, in tool-name order.
+func Infos(pkg *model.Package, schemas map[string]model.Schemas) []runtime.ToolInfo {
+	var infos []runtime.ToolInfo
+	for _, t := range pkg.Tools {
+		s := schemas[t.Name]
+		info := runtime.ToolInfo{Name: t.Name, Version: t.Version, Effect: runtime.Effect(t.Effect),
+			Description: t.Description, InputSchema: s.Input, OutputSchema: s.Output, Timeout: t.Timeout,
+			Title: t.Title, Hints: t.Hints, Deferred: t.Deferred, Namespace: t.Namespace, Content: t.Content, Scopes: t.Scopes, Groups: t.Groups}
+		for _, c := range t.Errors {
+			info.Errors = append(info.Errors, runtime.Code(c))
+		}
+		infos = append(infos, info)
+	}
+	return infos
+}
+
+// Previous is the committed contract: the lock, and the directories of the
+// committed schema files whose digests match it.
+type Previous struct {
+	Lock    lockfile.Lock
+	dirs    []string
+	schemas map[string][]byte // digest → schema file; read by Compare only when a schema changed
+}
+
+// ReadPrevious reads the lock at lockPath; the schema files in schemaDirs
+// explain, by digest, how a locked schema changed. No lock yet is (nil,
+// nil): every tool is new.
+func ReadPrevious(lockPath string, schemaDirs ...string) (*Previous, error) {
+	data, err := os.ReadFile(lockPath)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	l, err := lockfile.Parse(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", lockPath, err)
+	}
+	return &Previous{Lock: l, dirs: schemaDirs}, nil
+}
+
+// readSchemas indexes the schema files of p's directories by digest. An
+// unchanged set never needs them: reading and digesting every file was a
+// tenth of a run at 1,000 tools.
+func (p *Previous) readSchemas() error {
+	p.schemas = map[string][]byte{}
+	var files []string
+	for _, dir := range p.dirs {
+		found, _ := filepath.Glob(filepath.Join(dir, "*.json"))
+		files = append(files, found...)
+	}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return err
+		}
+		d, err := lockfile.Digest(b)
+		if err != nil {
+			continue // not JSON: it explains nothing
+		}
+		p.schemas[d] = b
+	}
+	return nil
+}
+
+// Compare lists what changed from prev to the tools now, sorted by name.
+func Compare(prev *Previous, now []runtime.ToolInfo) ([]ToolChange, lockfile.Lock, error) {
+	lock, err := runtimelock.New(now)
+	if err != nil {
+		return nil, lockfile.Lock{}, err
+	}
+	old := map[string]*lockfile.Entry{}
+	if prev != nil {
+		for i := range prev.Lock.Tools {
+			old[prev.Lock.Tools[i].Name] = &prev.Lock.Tools[i]
+		}
+	}
+	for i := range lock.Tools {
+		if ot, ok := old[lock.Tools[i].Name]; ok && prev.schemas == nil &&
+			(ot.InputSchemaDigest != lock.Tools[i].InputSchemaDigest || ot.OutputSchemaDigest != lock.Tools[i].OutputSchemaDigest) {
+			if err := prev.readSchemas(); err != nil {
+				return nil, lockfile.Lock{}, err
+			}
+		}
+	}
+	var changes []ToolChange
+	for i := range lock.Tools {
+		nt, info := &lock.Tools[i], now[i]
+		ot, ok := old[nt.Name]
+		delete(old, nt.Name)
+		if !ok {
+			changes = append(changes, ToolChange{Name: nt.Name, Kind: Added, New: nt})
+			continue
+		}
+		items := compareTool(prev, ot, nt, info)
+		kind := Changed
+		if len(items) == 0 {
+			kind = Unchanged
+		}
+		changes = append(changes, ToolChange{Name: nt.Name, Kind: kind, Old: ot, New: nt, Items: items})
+	}
+	for _, ot := range old {
+		changes = append(changes, ToolChange{Name: ot.Name, Kind: Removed, Old: ot})
+	}
+	slices.SortFunc(changes, func(a, b ToolChange) int { return strings.Compare(a.Name, b.Name) })
+	return changes, lock, nil
+}
+
+// compareHints compares the hints as they resolve (an unstated hint is its
+// default, so stating the default changes nothing). A hint that drops a
+// caution (no longer destructive, now idempotent, now closed-world) lets
+// clients skip a confirmation they made before: major. One that adds a
+// caution: minor.
+func compareHints(ot, nt *lockfile.Entry) []Item {
+	resolve := func(t *lockfile.Entry) runtime.ToolInfo {
+		return runtime.ToolInfo{Effect: runtime.Effect(t.Effect), Hints: runtime.Hints{Destructive: t.Destructive, Idempotent: t.Idempotent, OpenWorld: t.OpenWorld}}
+	}
+	o, n := resolve(ot), resolve(nt)
+	var items []Item
+	for _, h := range []struct {
+		name      string
+		old, new  bool
+		cautionIs bool // the value that asks clients for care
+		unstated  bool // on both sides: a change of effect moved the default, and says so itself
+	}{
+		{"destructive", o.Destructive(), n.Destructive(), true, ot.Destructive == nil && nt.Destructive == nil},
+		{"idempotent", o.Idempotent(), n.Idempotent(), false, ot.Idempotent == nil && nt.Idempotent == nil},
+		{"open-world", o.OpenWorld(), n.OpenWorld(), true, ot.OpenWorld == nil && nt.OpenWorld == nil},
+	} {
+		switch {
+		case h.old == h.new, h.unstated && ot.Effect != nt.Effect:
+		case h.new == h.cautionIs:
+			items = append(items, Item{"hints", fmt.Sprintf("hint %s changed from %v to %v", h.name, h.old, h.new), Minor})
+		default:
+			items = append(items, Item{"hints", fmt.Sprintf("hint %s changed from %v to %v: clients may now skip a confirmation", h.name, h.old, h.new), Major})
+		}
+	}
+	return items
+}
+
+func compareTool(prev *Previous, ot, nt *lockfile.Entry, info runtime.ToolInfo) []Item {
+	var items []Item
+	if ot.DescriptionDigest != nt.DescriptionDigest {
+		items = append(items, Item{"description", "description changed", Patch})
+	}
+	switch {
+	case ot.Effect == nt.Effect:
+	case ot.Effect == string(runtime.EffectRead) && nt.Effect == string(runtime.EffectWrite):
+		items = append(items, Item{"effect", "effect escalated from read to write", Major})
+	default:
+		items = append(items, Item{"effect", fmt.Sprintf("effect changed from %s to %s", ot.Effect, nt.Effect), Minor})
+	}
+	if ot.Title != nt.Title {
+		items = append(items, Item{"title", "title changed", Patch})
+	}
+	items = append(items, compareHints(ot, nt)...)
+	for _, c := range setDiff(ot.Errors, nt.Errors) {
+		items = append(items, Item{"errors", fmt.Sprintf("error code %q added", c), Minor})
+	}
+	for _, c := range setDiff(nt.Errors, ot.Errors) {
+		items = append(items, Item{"errors", fmt.Sprintf("error code %q removed", c), Minor})
+	}
+	// Content the tool may return is output: a new type may reach a client
+	// that cannot take it; one it no longer returns breaks no one.
+	for _, c := range setDiff(ot.Content, nt.Content) {
+		items = append(items, Item{"content", fmt.Sprintf("content type %q added", c), Major})
+	}
+	for _, c := range setDiff(nt.Content, ot.Content) {
+		items = append(items, Item{"content", fmt.Sprintf("content type %q removed", c), Minor})
+	}
+	// A scope required is a caller who could call refused: major.
+	for _, s := range setDiff(ot.Scopes, nt.Scopes) {
+		items = append(items, Item{"scopes", fmt.Sprintf("scope %q required", s), Major})
+	}
+	for _, s := range setDiff(nt.Scopes, ot.Scopes) {
+		items = append(items, Item{"scopes", fmt.Sprintf("scope %q no longer required", s), Minor})
+	}
+	// A server that enables only a group the tool leaves no longer offers
+	// it: major. Joining a group offers it to more servers: minor.
+	for _, g := range setDiff(ot.Groups, nt.Groups) {
+		items = append(items, Item{"groups", fmt.Sprintf("joins group %q", g), Minor})
+	}
+	for _, g := range setDiff(nt.Groups, ot.Groups) {
+		items = append(items, Item{"groups", fmt.Sprintf("leaves group %q", g), Major})
+	}
+	for _, side := range []struct {
+		part     string
+		old, new string
+		doc      []byte
+	}{{"input", ot.InputSchemaDigest, nt.InputSchemaDigest, info.InputSchema}, {"output", ot.OutputSchemaDigest, nt.OutputSchemaDigest, info.OutputSchema}} {
+		if side.old == side.new {
+			continue
+		}
+		newDoc, err := schemamodel.Parse(side.doc)
+		if err != nil { // keelgen's own schema: unreachable, and never read as unchanged
+			items = append(items, Item{side.part, side.part + " schema changed", Major})
+			continue
+		}
+		oldDoc, err := schemamodel.Parse(prev.schemas[side.old])
+		if prev.schemas[side.old] == nil || err != nil {
+			items = append(items, Item{side.part, side.part + " schema changed (the committed schema file that would say how is missing or differs from the lock)", Major})
+			continue
+		}
+		d := newSchemaDiff(side.part, oldDoc, newDoc)
+		d.compare(oldDoc, newDoc, "")
+		if len(d.items) == 0 { // only formatting-invisible differences the walk does not name
+			d.items = append(d.items, Item{side.part, side.part + " schema changed", Major})
+		}
+		items = append(items, d.items...)
+	}
+	return items
+}
+
+// setDiff lists the members of b that are not in a.
+func setDiff[T comparable](a, b []T) []T {
+	in := map[T]bool{}
+	for _, c := range a {
+		in[c] = true
+	}
+	var out []T
+	for _, c := range b {
+		if !in[c] {
+			out = append(out, c)
+		}
+	}
+	return out
+}

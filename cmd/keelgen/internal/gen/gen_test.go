@@ -1,0 +1,616 @@
+package gen_test
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/keelgen/keel/cmd/keelgen/internal/contract"
+	"github.com/keelgen/keel/cmd/keelgen/internal/files"
+	"github.com/keelgen/keel/cmd/keelgen/internal/gen"
+	"github.com/keelgen/keel/cmd/keelgen/internal/model"
+	"github.com/keelgen/keel/cmd/keelgen/internal/output"
+	"github.com/keelgen/keel/cmd/keelgen/internal/render"
+	"github.com/keelgen/keel/internal/testing/testmod"
+	"github.com/keelgen/keel/internal/testing/txtartest"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata (output and diagnostics)")
+
+func TestMain(m *testing.M) {
+	testmod.Setup()
+	os.Exit(m.Run())
+}
+
+func generate(t *testing.T, cfg gen.Config) *gen.Result {
+	t.Helper()
+	res, err := gen.Generate(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range res.Diagnostics {
+		t.Error(d.Format(cfg.Dir))
+	}
+	if !res.Writable() {
+		t.FailNow()
+	}
+	return res
+}
+
+// Each testdata/golden/NAME/in holds handler packages; NAME/out holds what
+// keelgen must write for it. go test ./cmd/keelgen/internal/gen -update rewrites out.
+func TestGolden(t *testing.T) {
+	t.Parallel()
+	cases, err := filepath.Glob("testdata/golden/*")
+	if err != nil || len(cases) == 0 {
+		t.Fatalf("no golden cases: %v", err)
+	}
+	for _, dir := range cases {
+		t.Run(filepath.Base(dir), func(t *testing.T) {
+			// Warnings for every target, golden in targets.txt: what each
+			// provider's form cannot take of each tool, at its directive.
+			var every []string
+			for _, target := range gen.Targets {
+				every = append(every, target.Name)
+			}
+			res := generate(t, gen.Config{Dir: dir, Patterns: []string{"./in/..."}, OutDir: "out", Targets: every})
+			targetWarnings(t, dir, res)
+			if *update {
+				changes, err := output.Compare(res.OutDir, res.Files)
+				if err == nil {
+					err = output.Write(res.OutDir, res.Files, changes)
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			changes, err := output.Compare(res.OutDir, res.Files)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, l := range changes.Lines("out") {
+				t.Errorf("%s (run go test ./cmd/keelgen/internal/gen -update and review the diff)", l)
+			}
+			for _, f := range res.Files {
+				if strings.HasSuffix(f.Path, ".go") && !bytes.HasPrefix(f.Content, []byte("// "+files.Header+"\n")) {
+					t.Errorf("%s lacks the header", f.Path)
+				}
+			}
+		})
+	}
+}
+
+// The golden output compiles and passes vet: one go vet for every case.
+func TestGoldenOutputPassesVet(t *testing.T) {
+	testmod.EndToEnd(t) // go vet compiles the output and its dependencies
+	t.Parallel()
+	outs, err := filepath.Glob("testdata/golden/*/out")
+	if err != nil || len(outs) == 0 {
+		t.Fatalf("no golden output: %v", err)
+	}
+	args := []string{"vet"}
+	for _, dir := range outs {
+		args = append(args, "./"+filepath.ToSlash(dir))
+	}
+	if out, err := testmod.Go(".", args...); err != nil {
+		t.Errorf("go vet of the golden output: %v\n%s", err, out)
+	}
+}
+
+// Two runs give the same bytes, and so does the same package with its files
+// in the other order.
+func TestDeterministic(t *testing.T) {
+	testmod.EndToEnd(t) // two modules, a run in each
+	t.Parallel()
+	// Two runs on one package give the same bytes: TestGolden compares
+	// every run with the committed output. Here, the order of the files.
+	search, err := os.ReadFile("testdata/golden/mixed/in/search.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tag, err := os.ReadFile("testdata/golden/mixed/in/tag.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Same declarations, file names swapped: go list order is reversed.
+	fwd := testmod.New(t, map[string]string{"in/a.go": string(search), "in/b.go": string(tag)})
+	rev := testmod.New(t, map[string]string{"in/b.go": string(search), "in/a.go": string(tag)})
+	x := generate(t, gen.Config{Dir: fwd, Patterns: []string{"./in"}, OutDir: "out"})
+	y := generate(t, gen.Config{Dir: rev, Patterns: []string{"./in"}, OutDir: "out"})
+	sameFiles(t, x.Files, y.Files)
+}
+
+// A run goes ahead on the committed schema files while the schema program
+// runs, and keeps that work only when the program gives the same bytes: a
+// schema file edited by hand is replaced by the program's, and nothing
+// derived from the edit survives.
+func TestCommittedSchemasAreOnlyAGuess(t *testing.T) {
+	testmod.EndToEnd(t) // three runs on one module
+	t.Parallel()
+	search, err := os.ReadFile("testdata/golden/mixed/in/search.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := testmod.New(t, map[string]string{"in/search.go": string(search)})
+	cfg := gen.Config{Dir: dir, Patterns: []string{"./in"}, OutDir: "out"}
+	first := generate(t, cfg)
+	writeResult(t, first)
+	i := slices.IndexFunc(first.Files, func(f render.File) bool { return strings.HasSuffix(f.Path, ".input.json") })
+	if i < 0 {
+		t.Fatal("the set has no input schema")
+	}
+	schema := first.Files[i]
+	edited := bytes.Replace(schema.Content, []byte(`"type": "object"`), []byte(`"type": "object", "minProperties": 0`), 1)
+	if bytes.Equal(edited, schema.Content) {
+		t.Fatalf("%s has no root type to edit:\n%s", schema.Path, schema.Content)
+	}
+	path := filepath.Join(first.OutDir, filepath.FromSlash(schema.Path))
+	if err := os.WriteFile(path, edited, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// The edited file is what the guess reads; the program's bytes win.
+	sameFiles(t, first.Files, generate(t, cfg).Files)
+	if err := os.WriteFile(path, schema.Content, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// Every committed file as the program makes it: the guess is the run.
+	sameFiles(t, first.Files, generate(t, cfg).Files)
+}
+
+// writeResult writes a run's files as the command does.
+func writeResult(t *testing.T, res *gen.Result) {
+	t.Helper()
+	changes, err := output.Compare(res.OutDir, res.Files)
+	if err == nil {
+		err = output.Write(res.OutDir, res.Files, changes)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func sameFiles(t *testing.T, a, b []render.File) {
+	t.Helper()
+	if len(a) != len(b) {
+		t.Fatalf("%d files vs %d", len(a), len(b))
+	}
+	for i := range a {
+		if a[i].Path != b[i].Path || !bytes.Equal(a[i].Content, b[i].Content) {
+			t.Errorf("file %d differs: %s vs %s", i, a[i].Path, b[i].Path)
+		}
+	}
+}
+
+// Each testdata/diag/*.txtar holds a handler package and, in its "want"
+// section, every diagnostic keelgen must report for it, in order.
+func TestDiagnostics(t *testing.T) {
+	t.Parallel()
+	txtartest.Run(t, "testdata/diag/*.txtar", *update, func(t *testing.T, sections map[string]string) string {
+		files := map[string]string{}
+		for name, data := range sections {
+			if name != "want" {
+				files[name] = data
+			}
+		}
+		dir := testmod.New(t, files) // requires what keel does: a case may use invopop/jsonschema
+		res, err := gen.Generate(gen.Config{Dir: dir, OutDir: "out"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Writable() || res.Files != nil {
+			t.Fatal("Generate returned files for a package with problems")
+		}
+		var got strings.Builder
+		for _, d := range res.Diagnostics {
+			got.WriteString(d.Format(dir) + "\n")
+		}
+		return got.String()
+	})
+}
+
+// Each testdata/contract/*.txtar holds a handler package before (old.go)
+// and after (new.go) a change. The test generates and writes the old
+// package, then generates the new one against the written lock, and
+// compares the warnings, the version gate's refusals and the review diff
+// with the "want" section: the whole path from Go types to the gate, on a
+// few cases. cmd/keelgen/internal/contract's cases cover the gate on schema pairs.
+// Each case runs keelgen twice on a module, so the fast group runs one
+// (fastContractCase, a refusal and its diff) and the end-to-end group, or
+// -update, runs them all.
+func TestContractChanges(t *testing.T) {
+	t.Parallel()
+	if _, err := os.Stat("testdata/contract/" + fastContractCase + ".txtar"); err != nil {
+		t.Fatalf("the fast group's contract case: %v", err)
+	}
+	txtartest.Run(t, "testdata/contract/*.txtar", *update, func(t *testing.T, sections map[string]string) string {
+		if path.Base(t.Name()) != fastContractCase && !*update {
+			testmod.EndToEnd(t)
+		}
+		dir := testmod.New(t, map[string]string{"h/h.go": sections["old.go"]})
+		cfg := gen.Config{Dir: dir, Patterns: []string{"./h"}, OutDir: "out"}
+		writeResult(t, generate(t, cfg))
+		testmod.Write(t, dir, map[string]string{"h/h.go": sections["new.go"]})
+		res, err := gen.Generate(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got strings.Builder
+		for _, list := range [][]model.Diagnostic{res.Warnings, res.Diagnostics} {
+			for _, d := range list {
+				got.WriteString(d.Format(dir) + "\n")
+			}
+		}
+		got.WriteString(contract.Diff(res.Previous, res.Lock, res.Changes))
+		return got.String()
+	})
+}
+
+// fastContractCase is the contract case that go test ./... runs: a
+// required field added without a version bump, refused, with the review
+// diff of the change.
+const fastContractCase = "required_field_without_bump"
+
+func targetWarnings(t *testing.T, dir string, res *gen.Result) {
+	t.Helper()
+	var got strings.Builder
+	for _, w := range res.Warnings {
+		abs, _ := filepath.Abs(dir)
+		got.WriteString(w.Format(abs) + "\n")
+	}
+	file := filepath.Join(dir, "targets.txt")
+	if *update {
+		if err := os.WriteFile(file, []byte(got.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.String() != string(want) {
+		t.Errorf("warnings:\n%s\nwant:\n%s", got.String(), want)
+	}
+}
+
+func TestUnknownTarget(t *testing.T) {
+	t.Parallel()
+	if _, err := gen.Generate(gen.Config{Dir: "testdata/golden/mixed", Patterns: []string{"./in"}, OutDir: "out", Targets: []string{"palm"}}); err == nil {
+		t.Fatal("an unknown target was accepted")
+	}
+}
+
+// A schema the executor could not compile is a diagnostic at generate time:
+// an executor of a locked set trusts keelgen to have compiled it.
+func TestSchemaThatDoesNotCompile(t *testing.T) {
+	t.Parallel()
+	dir := testmod.New(t, map[string]string{"h/h.go": `package h
+
+import (
+	"context"
+
+	"github.com/invopop/jsonschema"
+)
+
+// Code is a code with a broken pattern.
+type Code string
+
+func (Code) JSONSchema() *jsonschema.Schema { return &jsonschema.Schema{Type: "string", Pattern: "(unclosed"} }
+
+// Find finds by code.
+//
+//keel:tool name=find version=1.0 effect=read
+func Find(ctx context.Context, code Code) (struct{}, error) { return struct{}{}, nil }
+`})
+	res, err := gen.Generate(gen.Config{Dir: dir, Patterns: []string{"./h"}, OutDir: "out"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Writable() || len(res.Diagnostics) != 1 || !strings.Contains(res.Diagnostics[0].Format(dir), "h/h.go:16:1: find: input schema does not compile:") {
+		t.Fatalf("diagnostics %v", res.Diagnostics)
+	}
+}
+
+// What the model reads of plain-parameter tools: //keel:param
+// descriptions, a type's own JSONSchema description where no //keel:param
+// gives one, no leading Go identifier, no root description restating the
+// arguments; -lint names what is still undescribed.
+func TestModelFacingText(t *testing.T) {
+	t.Parallel()
+	dir := testmod.New(t, map[string]string{"h/h.go": `package h
+
+import (
+	"context"
+	"time"
+
+	"github.com/invopop/jsonschema"
+)
+
+// RoomID names a room.
+type RoomID string
+
+func (RoomID) JSONSchema() *jsonschema.Schema {
+	return &jsonschema.Schema{Type: "string", Pattern: "^R[0-9]+$", Description: "A room, such as R12."}
+}
+
+// Booking is a confirmed booking.
+type Booking struct {
+	// ID is the booking's id.
+	ID   string ` + "`json:\"id\"`" + `
+	Room string ` + "`json:\"room\"`" + `
+}
+
+// BookRoom books a room for waitMs milliseconds at most and returns a Booking.
+//
+//keel:tool name=book_room version=1.0 effect=write
+//keel:param minutes how long the booking lasts, in minutes
+func BookRoom(ctx context.Context, roomID RoomID, minutes int, waitMs int) (Booking, error) {
+	return Booking{}, nil
+}
+
+// Weekday books the day of a moment. A struct with a JSON form of its own
+// (time.Time) as the only parameter is a plain parameter.
+//
+//keel:tool name=weekday version=1.0 effect=read
+//keel:param at the moment
+func Weekday(ctx context.Context, at time.Time) (Booking, error) { return Booking{}, nil }
+`})
+	res, err := gen.Generate(gen.Config{Dir: dir, Patterns: []string{"./h"}, OutDir: "out", Lint: true})
+	if err != nil || !res.Writable() {
+		t.Fatal(err, res.Diagnostics)
+	}
+	files := map[string]string{}
+	for _, f := range res.Files {
+		files[f.Path] = string(f.Content)
+	}
+	for file, wants := range map[string][]string{
+		"schemas/book_room.input.json":  {`"description": "how long the booking lasts, in minutes"`, `"description": "A room, such as R12."`},
+		"schemas/book_room.output.json": {`"description": "The booking's id."`, `"description": "A confirmed booking."`},
+		"schemas/weekday.input.json":    {"\"at\": {\n      \"type\": \"string\",\n      \"format\": \"date-time\",\n      \"description\": \"the moment\"", "\"required\": [\n    \"at\"\n  ]"},
+		"keel_tools.go":                 {`"Books a room for waitMs milliseconds at most and returns a Booking."`, "jsonschema_description:\"how long the booking lasts, in minutes\""},
+	} {
+		for _, want := range wants {
+			if !strings.Contains(files[file], want) {
+				t.Errorf("%s lacks %s:\n%s", file, want, files[file])
+			}
+		}
+	}
+	if strings.Contains(files["schemas/book_room.input.json"], "BookRoomArgs") || strings.Count(files["schemas/book_room.input.json"], `"description"`) != 2 {
+		t.Errorf("input schema has a root description or a Go name:\n%s", files["schemas/book_room.input.json"])
+	}
+	var warnings []string
+	for _, w := range res.Warnings {
+		warnings = append(warnings, w.Message)
+	}
+	want := []string{
+		"warning: book_room: parameter room_id has no description for the model; add //keel:param roomID <what it is>",
+		"warning: book_room: the description names parameter waitMs, which the model knows as wait_ms",
+		"warning: book_room: parameter wait_ms has no description for the model; add //keel:param waitMs <what it is>",
+		"warning: book_room: output member /room has no description for the model; give its field a doc comment",
+		"warning: book_room: the description names the Go identifier Booking, which the model does not know",
+		"warning: weekday: output member /room has no description for the model; give its field a doc comment",
+	}
+	slices.Sort(warnings)
+	slices.Sort(want)
+	if !slices.Equal(warnings, want) {
+		t.Errorf("lint warnings:\n%s\nwant:\n%s", strings.Join(warnings, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// A module that builds a reflector older than v0.14 (a replace, as a
+// Genkit module needs) is refused, with why and what to do: v0.13 would
+// make omitzero fields required, schemas unlike the reviewed ones.
+func TestOldReflectorRefused(t *testing.T) {
+	testmod.EndToEnd(t) // go mod edit and go mod tidy, then a run
+	t.Parallel()
+	dir := testmod.New(t, map[string]string{"h/h.go": `package h
+
+import "context"
+
+// Args are optional.
+type Args struct {
+	Limit int ` + "`json:\"limit,omitzero\"`" + `
+}
+
+// List lists.
+//
+//keel:tool name=list version=1.0 effect=read
+func List(ctx context.Context, args Args) (struct{}, error) { return struct{}{}, nil }
+`})
+	testmod.MustGo(t, dir, "mod", "edit", "-replace=github.com/invopop/jsonschema=github.com/invopop/jsonschema@v0.13.0")
+	testmod.MustGo(t, dir, "mod", "tidy")
+	_, err := gen.Generate(gen.Config{Dir: dir, Patterns: []string{"./h"}, OutDir: "out"})
+	if err == nil || !strings.Contains(err.Error(), "keelgen needs github.com/invopop/jsonschema v0.14.0 or later") ||
+		strings.Contains(err.Error(), "go get") {
+		t.Fatalf("Generate under a v0.13 replace: %v", err)
+	}
+}
+
+// keel never changes what a description means: a field comment that starts
+// with the field's Go name loses the name only where a verb about it
+// follows (Go's doc convention); ordinary English that happens to start
+// with the name is kept as written, and -lint says so, with where.
+func TestAuthorsWordsKept(t *testing.T) {
+	t.Parallel()
+	dir := testmod.New(t, map[string]string{"h/h.go": `package h
+
+import "context"
+
+// Args are a dashboard update.
+type Args struct {
+	// Overwrite the dashboard if it exists.
+	Overwrite bool ` + "`json:\"overwrite,omitempty\"`" + `
+	// Page number for pagination (1-indexed).
+	Page int ` + "`json:\"page,omitempty\"`" + `
+	// UID of existing dashboard to update.
+	UID string ` + "`json:\"uid,omitempty\"`" + `
+	// Limit caps the results.
+	Limit int ` + "`json:\"limit,omitempty\"`" + `
+	// Folder is where the dashboard goes.
+	Folder string ` + "`json:\"folder,omitempty\"`" + `
+	// Labels map names to values.
+	Labels map[string]string ` + "`json:\"labels,omitempty\"`" + `
+	// Title must not be empty.
+	Title string ` + "`json:\"title,omitempty\"`" + `
+}
+
+// Out is the update's outcome.
+type Out struct {
+	// Status of the update.
+	Status string ` + "`json:\"status\"`" + `
+}
+
+// Update updates a dashboard.
+//
+//keel:tool name=update_dashboard version=1.0 effect=write
+func Update(ctx context.Context, a Args) (Out, error) { return Out{}, nil }
+`})
+	res, err := gen.Generate(gen.Config{Dir: dir, Patterns: []string{"./h"}, OutDir: "out", Lint: true})
+	if err != nil || !res.Writable() {
+		t.Fatal(err, res.Diagnostics)
+	}
+	files := map[string]string{}
+	for _, f := range res.Files {
+		files[f.Path] = string(f.Content)
+	}
+	for file, wants := range map[string][]string{
+		"schemas/update_dashboard.input.json": {
+			`"Overwrite the dashboard if it exists."`, `"Page number for pagination (1-indexed)."`, `"UID of existing dashboard to update."`,
+			`"Caps the results."`, `"Where the dashboard goes."`, `"Map names to values."`, `"Must not be empty."`,
+		},
+		"schemas/update_dashboard.output.json": {`"Status of the update."`},
+		"keel_tools.go":                        {`"Updates a dashboard."`},
+	} {
+		for _, want := range wants {
+			if !strings.Contains(files[file], want) {
+				t.Errorf("%s lacks %s:\n%s", file, want, files[file])
+			}
+		}
+	}
+	var kept []string
+	for _, w := range res.Warnings {
+		if strings.Contains(w.Message, "kept as written") {
+			kept = append(kept, w.Message)
+		}
+	}
+	slices.Sort(kept)
+	if len(kept) != 4 || !strings.Contains(kept[0], "input member /overwrite: its doc comment (") || !strings.Contains(kept[0], "h.go:7:") ||
+		!strings.Contains(kept[3], "output member /status") {
+		t.Errorf("-lint on the texts kept:\n%s", strings.Join(kept, "\n"))
+	}
+}
+
+// A handler package named as the generated package (admin, generated into
+// admin) is imported under a name of its own, never under the name of the
+// file's own package.
+func TestHandlerPackageNamedAsTheOutput(t *testing.T) {
+	t.Parallel()
+	dir := testmod.New(t, map[string]string{"admin/admin.go": `package admin
+
+import "context"
+
+// Out is what Ping says.
+type Out struct {
+	// Text is the answer.
+	Text string ` + "`json:\"text\"`" + `
+}
+
+// Ping answers.
+//
+//keel:tool name=ping version=1.0 effect=read
+func Ping(ctx context.Context) (Out, error) { return Out{Text: "pong"}, nil }
+`})
+	res, err := gen.Generate(gen.Config{Dir: dir, Patterns: []string{"./admin"}, OutDir: "gen/admin"})
+	if err != nil || !res.Writable() {
+		t.Fatal(err, res.Diagnostics)
+	}
+	for _, f := range res.Files {
+		if f.Path != "keel_tools.go" {
+			continue
+		}
+		src := string(f.Content)
+		if !strings.HasPrefix(strings.SplitN(src, "\npackage ", 2)[1], "admin\n") {
+			t.Fatalf("the generated package is not admin:\n%.400s", src)
+		}
+		for _, line := range strings.Split(src, "\n") {
+			if !strings.HasSuffix(line, `/admin"`) {
+				continue
+			}
+			if f := strings.Fields(line); len(f) != 2 || f[0] == "admin" {
+				t.Fatalf("the handler package is imported under the generated package's name: %q", line)
+			}
+			return
+		}
+		t.Fatalf("no import of the handler package:\n%s", src)
+	}
+	t.Fatal("no keel_tools.go")
+}
+
+// keelgen -required lists each member of a tool's arguments as required or
+// optional, and why: what a team porting structs from the go-sdk or mcp-go
+// reads to see which members keel reads as required.
+func TestRequiredReport(t *testing.T) {
+	t.Parallel()
+	dir := testmod.New(t, map[string]string{"h/h.go": `package h
+
+import "context"
+
+// Filter narrows a search.
+type Filter struct {
+	// Team is whose.
+	Team string ` + "`json:\"team\"`" + `
+	// Since is how far back.
+	Since string ` + "`json:\"since,omitzero\"`" + `
+}
+
+// Args are a search.
+type Args struct {
+	// Query is what to find.
+	Query string ` + "`json:\"query\"`" + `
+	// Page is which page.
+	Page int ` + "`json:\"page,omitempty\"`" + `
+	// Filters narrow it.
+	Filters []Filter ` + "`json:\"filters,omitempty\"`" + `
+}
+
+// Out is nothing much.
+type Out struct {
+	// N counts.
+	N int ` + "`json:\"n\"`" + `
+}
+
+// Search searches.
+//
+//keel:tool name=search version=1.0 effect=read
+func Search(ctx context.Context, a Args) (Out, error) { return Out{}, nil }
+
+// Ping pings.
+//
+//keel:tool name=ping version=1.0 effect=read
+//keel:param host the host
+func Ping(ctx context.Context, host string) (Out, error) { return Out{}, nil }
+`})
+	res, err := gen.Generate(gen.Config{Dir: dir, Patterns: []string{"./h"}, OutDir: "out"})
+	if err != nil || !res.Writable() {
+		t.Fatal(err, res.Diagnostics)
+	}
+	want := []string{
+		"ping: required /host (a parameter of Ping)",
+		"search: optional /filters (field Filters: omitempty in its json tag)",
+		"search: optional /filters/0/since (field Since: omitzero in its json tag)",
+		"search: optional /page (field Page: omitempty in its json tag)",
+		"search: required /filters/0/team (field Team: its json tag has no omitempty or omitzero)",
+		"search: required /query (field Query: its json tag has no omitempty or omitzero)",
+	}
+	got := slices.Clone(res.Required)
+	slices.Sort(got)
+	if !slices.Equal(got, want) {
+		t.Errorf("the report:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}

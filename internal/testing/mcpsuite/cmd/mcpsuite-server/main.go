@@ -1,0 +1,97 @@
+// Command mcpsuite-server serves the mcpsuite tool set over Streamable HTTP
+// on a loopback address, for the MCP conformance suite in CI (.ci/run):
+// with sessions, or -stateless without. It prints "listening URL" once it
+// accepts connections and serves until interrupted.
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strings"
+	"time"
+
+	"github.com/keelgen/keel/internal/testing/mcpsuite/generated"
+	"github.com/keelgen/keel/mcpserver"
+	"github.com/keelgen/keel/memstore"
+	"github.com/keelgen/keel/runtime"
+	"github.com/keelgen/keel/runtime/grant"
+)
+
+func main() {
+	addr := flag.String("http", "127.0.0.1:0", "serve Streamable HTTP on this loopback `address`")
+	stateless := flag.Bool("stateless", false, "serve without sessions")
+	flag.Parse()
+	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	if err := run(*addr, *stateless, logger); err != nil {
+		logger.Error("mcpsuite-server", "error", err)
+		os.Exit(1)
+	}
+}
+
+func run(addr string, stateless bool, logger *slog.Logger) error {
+	// Writes need a person's approval, which the client is asked for.
+	grantKey, stateSecret := make([]byte, 32), make([]byte, 32)
+	rand.Read(grantKey)
+	rand.Read(stateSecret)
+	exec, err := generated.NewExecutor(
+		runtime.WithApprovals(grant.HMACKey(grantKey), memstore.NewReplayStore()),
+		runtime.WithRateLimits(runtime.RateLimits{
+			Limiter:   refuseProtocolErrorJob{},
+			PerCaller: runtime.RateLimit{Calls: 1000, Per: time.Second},
+			PerTool:   map[string]runtime.RateLimit{"protocol_error_job": {Calls: 1, Per: time.Hour}},
+		}))
+	if err != nil {
+		return err
+	}
+	approvals, err := mcpserver.NewApprovals(grant.HMACKey(grantKey), stateSecret)
+	if err != nil {
+		return err
+	}
+	server := mcpserver.New(exec, mcpserver.Options{Name: "keel-mcpsuite", Approvals: approvals, Tasks: &mcpserver.Tasks{Mode: taskMode}})
+	h, err := mcpserver.HTTPHandler(server, mcpserver.HTTPOptions{Stateless: stateless, Logger: logger})
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 5 * time.Second}
+	go func() { <-ctx.Done(); srv.Close() }()
+	fmt.Printf("listening http://%s/\n", ln.Addr())
+	if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+// taskMode serves the tasks scenarios' jobs as tasks; failing_job must be
+// one (the suite checks -32021 for a client without the extension).
+func taskMode(t runtime.ToolInfo) mcpserver.TaskMode {
+	switch t.Name {
+	case "slow_compute", "protocol_error_job", "confirm_delete":
+		return mcpserver.TaskOptional
+	case "failing_job":
+		return mcpserver.TaskRequired
+	}
+	return mcpserver.TaskNever
+}
+
+// refuseProtocolErrorJob has no call of protocol_error_job to give, so
+// each is refused with a JSON-RPC error (-32029) and its task fails, the
+// protocol error the suite asks for; it gives every other call.
+type refuseProtocolErrorJob struct{}
+
+func (refuseProtocolErrorJob) Take(_ context.Context, key string, _ runtime.RateLimit) (bool, time.Duration, error) {
+	return !strings.HasSuffix(key, "|protocol_error_job"), time.Minute, nil
+}

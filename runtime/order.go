@@ -1,0 +1,348 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math"
+	goruntime "runtime"
+	"strings"
+	"time"
+
+	"github.com/keelgen/keel/runtime/wire"
+)
+
+// The fixed order: execute runs a call through one stage after another, each
+// a method here, and stops at the first that ends the call. The order is
+// written out in docs/executor.md; TestOneTextOfTheOrder holds every copy of
+// it to this file.
+
+// execute is the fixed order, one step per stage. rec, when not nil,
+// collects what observers see.
+func (e *Executor) execute(ctx context.Context, ec ExecutionContext, call ToolCall, rec *CallRecord) ToolResult {
+	tool := e.set.Lookup(call.Name) // 1. registered, for this caller?
+	if tool == nil || !e.dispatchable(tool, call.Name) {
+		e.logUnknown(ctx, call.ID, len(call.Name), tool)
+		return ToolResult{CallID: call.ID, ToolName: call.Name, Error: &ToolError{Code: CodeUnknownTool, Message: e.unknownMessageFor(ctx, ec)}}
+	}
+	if e.filter != nil && !e.kept(ctx, ec, tool) { // hidden from this caller: absent, as far as it can tell
+		e.log.LogAttrs(ctx, slog.LevelInfo, "keel: a tool the tool filter hides from this caller; refused as unknown",
+			slog.String("call_id", call.ID), slog.String("tool", tool.info.Name))
+		return ToolResult{CallID: call.ID, ToolName: call.Name, Error: &ToolError{Code: CodeUnknownTool, Message: e.unknownMessageFor(ctx, ec)}}
+	}
+	c := newCallRun(e, ctx, call, tool, rec)
+	if len(c.info.Scopes) > 0 && !c.scoped(ec) { // the credentials first: nothing is read for a caller without them
+		return c.result
+	}
+	if e.rates != nil && c.limited(ec) { // then the caller's rate, before any work on its arguments
+		return c.result
+	}
+	args, ok := c.input() // 2. input schema
+	if !ok {
+		return c.result
+	}
+	if !c.policy(ec, args) { // 3. effect / approval policy
+		return c.result
+	}
+	err := e.invoke(ctx, ec, call.ID, tool, args) // 4. handler
+	c.sw.lap(stageHandler)
+	if err != nil { // 5. business error or internal error
+		return c.classify(err)
+	}
+	out, ok := c.output(args) // 6. output schema
+	if !ok {
+		return c.result
+	}
+	var blocks []Content
+	if cc, has := args.(ContentCall); has {
+		if blocks, ok = c.content(cc); !ok {
+			return c.result
+		}
+	}
+	return ToolResult{CallID: call.ID, ToolName: c.info.Name, ToolVersion: &c.info.Version, OK: true, Data: out, Content: blocks} // 7. result
+}
+
+// callRun is one registered call on its way through the stages: what each
+// stage needs, and the result of the stage that stopped it.
+type callRun struct {
+	e          *Executor
+	ctx        context.Context
+	call       ToolCall
+	tool       *Tool
+	info       *ToolInfo
+	rec        *CallRecord
+	sw         stopwatch
+	argsDigest string
+	result     ToolResult
+}
+
+func newCallRun(e *Executor, ctx context.Context, call ToolCall, tool *Tool, rec *CallRecord) *callRun {
+	c := &callRun{e: e, ctx: ctx, call: call, tool: tool, info: &tool.info, rec: rec, sw: stopwatch{rec: rec}}
+	if rec != nil {
+		rec.Version = c.info.Version
+		c.sw.last = rec.Start
+	}
+	return c
+}
+
+// kept asks the filter; a panic is a no.
+func (e *Executor) kept(ctx context.Context, ec ExecutionContext, tool *Tool) (ok bool) {
+	defer func() {
+		if p := recover(); p != nil {
+			e.log.LogAttrs(ctx, slog.LevelError, "keel: the tool filter panicked; the tool is hidden", slog.String("tool", tool.info.Name), slog.Any("panic", p))
+			ok = false
+		}
+	}()
+	return e.filter(ctx, ec, tool.Info())
+}
+
+// scoped reports whether ec grants every scope the tool declares; else the
+// call is insufficient_scope, naming them, so a client can ask for more.
+func (c *callRun) scoped(ec ExecutionContext) bool {
+	missing := missingScopes(c.info.Scopes, ec.Scopes)
+	if missing == nil {
+		return true
+	}
+	c.log(slog.LevelInfo, "keel: insufficient scope", slog.Any("missing", missing))
+	c.fail(CodeInsufficientScope, "The caller's credentials lack a scope this tool needs: "+strings.Join(missing, " ")+".")
+	return false
+}
+
+// limited takes the call from its caller's buckets; false when it is over
+// one, or a limiter cannot decide.
+func (c *callRun) limited(ec ExecutionContext) bool {
+	r := c.e.rates
+	wait, err := take(c.ctx, r.Limiter, rateKey(ec, ""), r.PerCaller)
+	if lim, ok := r.PerTool[c.info.Name]; ok && err == nil && wait == 0 {
+		wait, err = take(c.ctx, r.Limiter, rateKey(ec, c.info.Name), lim)
+	}
+	switch {
+	case err != nil:
+		c.log(slog.LevelWarn, "keel: the rate limiter could not decide; the call is refused", slog.Any("error", err))
+		c.fail(CodeRateLimitExceeded, msgRateUnknown)
+		return true
+	case wait > 0:
+		c.log(slog.LevelInfo, "keel: over the rate limit", slog.Duration("retry_after", wait))
+		secs := int(math.Ceil(wait.Seconds()))
+		c.fail(CodeRateLimitExceeded, fmt.Sprintf("Too many calls; try again in %d s.", secs)).Error.RetryAfterSeconds = secs
+		return true
+	}
+	return false
+}
+
+// input reads the arguments into the call the handler gets. A compiled
+// tool's generated reader does it in one pass, checking the schema's
+// keywords on the Go values; a hand-bound tool's arguments are parsed
+// strictly, validated against the schema, then decoded.
+func (c *callRun) input() (wire.Call, bool) {
+	if absent(c.call.Arguments) {
+		// MCP makes arguments optional and models send null for "none":
+		// the call is {} from here on, which a schema with a required
+		// member still refuses.
+		c.call.Arguments = []byte(`{}`) // its own: a policy may hold it
+	}
+	var call wire.Call
+	var err error
+	if c.tool.compiled {
+		call, err = readCompiled(c.tool.handler, c.call.Arguments, c.e.limits)
+		c.sw.lap(stageDecode)
+	} else {
+		call, err = c.validatedInput()
+	}
+	if err != nil {
+		c.log(slog.LevelInfo, "keel: invalid arguments", slog.Any("detail", err))
+		r := c.fail(CodeInvalidArguments, msgInvalidArguments)
+		if c.e.details {
+			r.Error.Details = argumentDetails(err, c.tool.inputForDetails(), c.call.Arguments)
+		}
+		return nil, false
+	}
+	if c.rec != nil {
+		c.rec.ArgumentsDigest = c.digest()
+	}
+	return call, true
+}
+
+// validatedInput is input for a hand-bound tool (Handle).
+func (c *callRun) validatedInput() (wire.Call, error) {
+	inSchema, _, err := c.tool.schemas()
+	if err != nil { // only for tools that bypassed NewExecutor's check
+		return nil, fmt.Errorf("schema does not compile: %w", err)
+	}
+	doc, err := parseObject(c.call.Arguments, c.e.limits)
+	c.sw.lap(stageDecode)
+	if err == nil {
+		dropOptionalNulls(doc, c.tool.inputDoc)
+		err = c.validate(inSchema, doc)
+		c.sw.lap(stageValidate)
+	}
+	if err != nil {
+		return nil, err
+	}
+	call, err := c.tool.handler.(validatedHandler).decodeValidated(c.call.Arguments)
+	c.sw.lap(stageDecode)
+	return call, err
+}
+
+// policy decides on a valid call. A call it sends for approval runs only
+// with a grant for exactly this call.
+func (c *callRun) policy(ec ExecutionContext, args wire.Call) bool {
+	e := c.e
+	req := PolicyRequest{CallID: c.call.ID, Tool: *c.info, Context: ec, Arguments: c.call.Arguments}
+	if v, ok := args.(argumentValuer); ok {
+		req.Value = v.Arguments()
+	}
+	d := c.decide(req)
+	decision := "allow"
+	if !d.Allow {
+		decision = "deny"
+		if d.NeedsApproval {
+			decision = "approval_required"
+			if e.approvals != nil && ec.Grant != "" {
+				if err := e.approvals.redeem(c.ctx, ec, c.approvalRequest()); err != nil {
+					c.log(slog.LevelWarn, "keel: grant refused", slog.Any("reason", err))
+				} else {
+					decision = "approved"
+				}
+			}
+		}
+	}
+	c.sw.lap(stagePolicy)
+	if c.rec != nil {
+		c.rec.Decision, c.rec.PolicyReason = decision, d.Reason
+	}
+	if decision == "allow" || decision == "approved" {
+		return true
+	}
+	c.log(slog.LevelInfo, "keel: policy denied", slog.String("reason", d.Reason))
+	r := c.fail(CodeApprovalRequired, msgApprovalRequired)
+	if decision == "approval_required" && e.approvals != nil {
+		req := c.approvalRequest()
+		r.Error.Approval = &req
+	}
+	return false
+}
+
+// decide asks the policy; a policy that panics has decided nothing, and a
+// path that cannot decide denies.
+func (c *callRun) decide(req PolicyRequest) (d Decision) {
+	defer func() {
+		if p := recover(); p != nil {
+			c.log(slog.LevelError, "keel: the policy panicked; the call is denied", slog.Any("panic", p))
+			d = Decision{Reason: "the policy panicked"}
+		}
+	}()
+	return c.e.policy.Decide(c.ctx, req)
+}
+
+// invoke runs the handler in its own goroutine, so that one which ignores
+// its context still yields a result at the deadline. A panic becomes an
+// error carrying its stack. A handler still running after the deadline is
+// left to finish; its result is dropped.
+func (e *Executor) invoke(ctx context.Context, ec ExecutionContext, callID string, tool *Tool, call wire.Call) error {
+	timeout := tool.info.Timeout
+	if timeout <= 0 {
+		timeout = e.timeout
+	}
+	if err := ctx.Err(); err != nil { // the caller already gave up: run nothing
+		return fmt.Errorf("%w: %w before the handler started", errCancelled, err)
+	}
+	hctx := &callContext{parent: ctx, ec: ec, callID: callID, tool: tool.info.Name, deadline: time.Now().Add(timeout)}
+	defer hctx.cancel(context.Canceled) // as a cancel func would: the handler's own goroutines see the end
+	go run(hctx, call)
+	// A handler that does not block usually finishes while the caller yields
+	// once; then neither a channel nor a timer is used.
+	goruntime.Gosched()
+	if hctx.state.Load() == finishedFirst {
+		return finished(hctx, hctx.result)
+	}
+	wake := dones.Get().(chan error)
+	hctx.wake = wake // published by the CompareAndSwap below
+	if !hctx.state.CompareAndSwap(running, callerWaits) {
+		dones.Put(wake) // finished in between, before it could send
+		return finished(hctx, hctx.result)
+	}
+	timer := timers.Get().(*time.Timer)
+	timer.Reset(time.Until(hctx.deadline))
+	defer func() {
+		timer.Stop()
+		timers.Put(timer)
+	}()
+	select {
+	case err := <-wake:
+		dones.Put(wake)
+		return finished(hctx, err)
+	case <-timer.C:
+		hctx.cancel(context.DeadlineExceeded)
+		return fmt.Errorf("%w: %w after %v", errTimeout, context.DeadlineExceeded, timeout)
+	case <-ctx.Done(): // nil for a context that is never cancelled: never chosen
+		hctx.cancel(ctx.Err())
+		return fmt.Errorf("%w: %w", errCancelled, context.Cause(ctx))
+	}
+}
+
+// classify: a declared business failure keeps its code and message;
+// everything else gets an executor code, and its detail is logged.
+func (c *callRun) classify(err error) ToolResult {
+	var biz *businessError
+	switch {
+	case errors.Is(err, errCancelled):
+		c.log(slog.LevelInfo, "keel: the caller cancelled the call", slog.Any("error", err))
+		return c.fail(CodeToolCancelled, msgCancelled)
+	case errors.Is(err, errTimeout):
+		c.log(slog.LevelWarn, "keel: handler timed out", slog.Any("error", err))
+		return c.fail(CodeToolTimeout, msgTimeout)
+	case errors.As(err, &biz) && c.info.declares(biz.Code):
+		return c.fail(biz.Code, biz.Message)
+	case errors.As(err, &biz):
+		c.log(slog.LevelError, "keel: handler returned an undeclared error code", slog.String("code", string(biz.Code)), slog.String("message", biz.Message))
+		return c.fail(CodeToolInternalError, msgInternal)
+	default:
+		c.log(slog.LevelError, "keel: handler error", slog.Any("error", err))
+		return c.fail(CodeToolInternalError, msgInternal)
+	}
+}
+
+// output checks and encodes the handler's result within MaxOutputBytes:
+// nothing unchecked reaches the model. A compiled tool's generated writer
+// checks the Go value as it writes; a hand-bound tool's encoded result is
+// validated against the output schema.
+func (c *callRun) output(call wire.Call) ([]byte, bool) {
+	var out []byte
+	var err error
+	if c.tool.compiled {
+		out, err = c.e.writeResult(call)
+	} else {
+		out, err = c.validatedOutput(call.(encoder))
+	}
+	c.sw.lap(stageOutput)
+	if err != nil {
+		c.log(slog.LevelError, "keel: invalid tool output", slog.Any("detail", err))
+		c.fail(CodeInvalidToolOutput, msgInvalidOutput)
+		return nil, false
+	}
+	return out, true
+}
+
+// content checks a result's content blocks against the MIME types the tool
+// declares and the limits, as part of its output: a block that breaks them
+// is invalid_tool_output, and the audit records kinds and sizes, never bytes.
+func (c *callRun) content(call ContentCall) ([]Content, bool) {
+	blocks := call.Content()
+	if len(blocks) == 0 {
+		return nil, true
+	}
+	if err := checkContent(blocks, c.info.Content, c.e.limits); err != nil {
+		c.log(slog.LevelError, "keel: invalid tool output", slog.Any("detail", err))
+		c.fail(CodeInvalidToolOutput, msgInvalidOutput)
+		return nil, false
+	}
+	if c.rec != nil {
+		c.rec.Content = make([]ContentRecord, len(blocks))
+		for i, b := range blocks {
+			c.rec.Content[i] = ContentRecord{Kind: b.Kind, MIMEType: b.MIMEType, Bytes: len(b.Data) + len(b.Text)}
+		}
+	}
+	return blocks, true
+}
