@@ -23,7 +23,7 @@
 // [WithObserver] (and [AuditLog]), [WithToolGroups]. A handler fails with
 // [Fail], reads the caller with [ExecutionContextFrom], returns content
 // blocks with [WithContent], and sends logs and progress to a caller that
-// listens with runtime/report. [Executor.ModelTools] is what this caller's
+// listens with runtime/report. [Executor.ModelToolsFor] is what this caller's
 // model is shown; [ModelTools], a whole set.
 //
 // # Policy and approvals

@@ -189,7 +189,7 @@ type ToolSet interface {
 	Lock() (lock, signature []byte)
 }
 
-// ModelTools is what a model is shown of set: each tool's name,
+// ModelTools is what a model is shown of a whole set (Executor.ModelToolsFor: of what one caller may call): each tool's name,
 // description, parameters schema and business codes, in the set's order
 // (sorted by name). Generated code's ModelTools calls it, so every
 // description is written once, in the tool's contract.

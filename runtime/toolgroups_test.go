@@ -51,7 +51,7 @@ func TestToolGroupsOfferOnlyTheirTools(t *testing.T) {
 				t.Fatal(err)
 			}
 			var listed []string
-			for _, m := range exec.ModelTools(ctx, runtime.ExecutionContext{}) {
+			for _, m := range exec.ModelToolsFor(ctx, runtime.ExecutionContext{}) {
 				listed = append(listed, m.Name)
 			}
 			if got := strings.Join(listed, ","); got != c.offered {

@@ -11,7 +11,7 @@ import (
 
 // ToolFilter is a harness's own rule for which tools a caller has at all
 // (a tenant's plan, a feature not yet rolled out to a group). A tool it
-// hides is absent for that caller: Executor.ModelTools and an MCP server's
+// hides is absent for that caller: Executor.ModelToolsFor and an MCP server's
 // tools/list leave it out, and a call to it is unknown_tool, exactly as for
 // a name the set lacks, so a model cannot tell hidden from absent. A filter
 // that panics hides the tool.
@@ -74,9 +74,9 @@ func init() {
 	execinfo.Varies = func(exec any) bool { return exec.(*Executor).varies() }
 }
 
-// ModelTools is what ec's model is shown: ModelTools of the executor's set,
+// ModelToolsFor is what ec's model is shown: ModelTools of the executor's set,
 // less the tools ec may not call (Visible), in the set's order.
-func (e *Executor) ModelTools(ctx context.Context, ec ExecutionContext) []ModelTool {
+func (e *Executor) ModelToolsFor(ctx context.Context, ec ExecutionContext) []ModelTool {
 	all := ModelTools(e.set)
 	if !e.varies() && len(e.off) == 0 {
 		return all

@@ -40,7 +40,7 @@ func TestToolsAreShownAndRunByWhoCalls(t *testing.T) {
 	paid := runtime.ExecutionContext{Tenant: "paid", Principal: "bob", Scopes: []string{"ops:admin"}}
 	names := func(ec runtime.ExecutionContext) string {
 		var n []string
-		for _, m := range exec.ModelTools(ctx, ec) {
+		for _, m := range exec.ModelToolsFor(ctx, ec) {
 			n = append(n, m.Name)
 		}
 		return strings.Join(n, ",")

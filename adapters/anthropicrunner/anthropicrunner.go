@@ -53,7 +53,7 @@ type Options struct {
 }
 
 // Tools returns, as the runner's tools in the set's order, the tools the
-// caller of ctx (opts.Context) may call: exec.ModelTools, so a tool the
+// caller of ctx (opts.Context) may call: exec.ModelToolsFor, so a tool the
 // ToolFilter hides or whose scopes the caller lacks never reaches the model.
 func Tools(ctx context.Context, exec *runtime.Executor, opts Options) ([]sdk.BetaTool, error) {
 	if exec == nil {
@@ -62,7 +62,7 @@ func Tools(ctx context.Context, exec *runtime.Executor, opts Options) ([]sdk.Bet
 	if opts.Context == nil {
 		opts.Context = func(context.Context) runtime.ExecutionContext { return runtime.ExecutionContext{} }
 	}
-	defs, err := anthropic.Tools(exec.ModelTools(ctx, opts.Context(ctx)), opts.Anthropic)
+	defs, err := anthropic.Tools(exec.ModelToolsFor(ctx, opts.Context(ctx)), opts.Anthropic)
 	if err != nil {
 		return nil, err
 	}

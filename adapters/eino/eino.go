@@ -42,7 +42,7 @@ type Options struct {
 }
 
 // Tools returns, as eino tools in the set's order, the tools the caller of
-// ctx (opts.Context) may call: exec.ModelTools, so a tool the ToolFilter
+// ctx (opts.Context) may call: exec.ModelToolsFor, so a tool the ToolFilter
 // hides or whose scopes the caller lacks never reaches the model.
 func Tools(ctx context.Context, exec *runtime.Executor, opts Options) ([]tool.BaseTool, error) {
 	if exec == nil {
@@ -50,7 +50,7 @@ func Tools(ctx context.Context, exec *runtime.Executor, opts Options) ([]tool.Ba
 	}
 	opts = withDefaults(opts)
 	var out []tool.BaseTool
-	for _, m := range exec.ModelTools(ctx, opts.Context(ctx)) {
+	for _, m := range exec.ModelToolsFor(ctx, opts.Context(ctx)) {
 		var s jsonschema.Schema
 		if err := json.Unmarshal(m.Parameters, &s); err != nil {
 			return nil, fmt.Errorf("eino: tool %s: %w", m.Name, err)

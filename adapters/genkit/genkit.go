@@ -44,7 +44,7 @@ const (
 )
 
 // Tools returns, as Genkit tools in the set's order for ai.WithTools, the
-// tools the caller of ctx (opts.Context) may call: exec.ModelTools, so a
+// tools the caller of ctx (opts.Context) may call: exec.ModelToolsFor, so a
 // tool the ToolFilter hides or whose scopes the caller lacks never reaches
 // the model.
 func Tools(ctx context.Context, exec *runtime.Executor, opts Options) ([]ai.ToolRef, error) {
@@ -55,7 +55,7 @@ func Tools(ctx context.Context, exec *runtime.Executor, opts Options) ([]ai.Tool
 		opts.Context = func(context.Context) runtime.ExecutionContext { return runtime.ExecutionContext{} }
 	}
 	var out []ai.ToolRef
-	for _, m := range exec.ModelTools(ctx, opts.Context(ctx)) {
+	for _, m := range exec.ModelToolsFor(ctx, opts.Context(ctx)) {
 		var input map[string]any
 		if err := json.Unmarshal(m.Parameters, &input); err != nil {
 			return nil, fmt.Errorf("keelgenkit: tool %s: %w", m.Name, err)

@@ -44,7 +44,7 @@ type Options struct {
 }
 
 // Tools returns, as agent tools in the set's order, the tools the caller
-// of ctx (opts.Context) may call: exec.ModelTools, so a tool the
+// of ctx (opts.Context) may call: exec.ModelToolsFor, so a tool the
 // ToolFilter hides or whose scopes the caller lacks never reaches the
 // model. Each description ends with the JSON Schema the input must match,
 // since an agent's prompt is all the model reads of a tool. langchaingo's
@@ -58,7 +58,7 @@ func Tools(ctx context.Context, exec *runtime.Executor, opts Options) ([]tools.T
 	if opts.Context == nil {
 		opts.Context = func(context.Context) runtime.ExecutionContext { return runtime.ExecutionContext{} }
 	}
-	listed := exec.ModelTools(ctx, opts.Context(ctx))
+	listed := exec.ModelToolsFor(ctx, opts.Context(ctx))
 	if err := caseCollision(listed); err != nil {
 		return nil, err
 	}
@@ -109,10 +109,10 @@ func text(r runtime.ToolResult) string {
 }
 
 // Definitions returns, for native function calling (llms.WithTools), the
-// tools ec may call (exec.ModelTools), keel's schemas as their parameters.
+// tools ec may call (exec.ModelToolsFor), keel's schemas as their parameters.
 func Definitions(ctx context.Context, exec *runtime.Executor, ec runtime.ExecutionContext) []llms.Tool {
 	var out []llms.Tool
-	for _, m := range exec.ModelTools(ctx, ec) {
+	for _, m := range exec.ModelToolsFor(ctx, ec) {
 		out = append(out, llms.Tool{Type: "function", Function: &llms.FunctionDefinition{
 			Name: m.Name, Description: m.DescriptionForModel(), Parameters: json.RawMessage(m.Parameters)}})
 	}

@@ -163,7 +163,7 @@ func TestDoorProviders(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			listed, err := door.list(f.Exec.ModelTools(ctx, doortest.Caller()))
+			listed, err := door.list(f.Exec.ModelToolsFor(ctx, doortest.Caller()))
 			if err != nil {
 				t.Fatal(err)
 			}
