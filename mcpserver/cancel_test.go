@@ -28,6 +28,7 @@ import (
 // handler's context ends and the audit records tool_cancelled. Another
 // principal's cancel with the same request id ends nothing.
 func TestStatelessCancelFromAnotherPost(t *testing.T) {
+	t.Parallel()
 	started := make(chan struct{}, 1)
 	ended := make(chan struct{}, 1)
 	var audit bytes.Buffer

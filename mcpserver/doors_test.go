@@ -298,6 +298,7 @@ func TestDoorStdioOverLongLine(t *testing.T) {
 // one) and of 2026-07-28 (which opens none), and a stateless server. Each
 // answers every call with keel's code, audited.
 func TestDoorHTTP(t *testing.T) {
+	t.Parallel()
 	approvals, err := mcpserver.NewApprovals(grant.HMACKey(grantSecret), stateSecret)
 	if err != nil {
 		t.Fatal(err)
@@ -505,6 +506,7 @@ func TestDoorHTTPRaw(t *testing.T) {
 // may call, in one page: no cursor names a hidden tool, and a cursor the
 // client makes up is refused.
 func TestListPagesAfterFiltering(t *testing.T) {
+	t.Parallel()
 	var tools []*runtime.Tool
 	for i := range 1500 {
 		tools = append(tools, runtime.NewTool(runtime.ToolInfo{Name: fmt.Sprintf("tool_%04d", i), Version: "1", Effect: runtime.EffectRead, Description: "x",
@@ -569,6 +571,7 @@ func TestDoorStdioLeaksNothing(t *testing.T) {
 // keel's answer (in the task's inlined result, or at once for a name the
 // set lacks), audited; a hidden tool is never a task.
 func TestDoorTasks(t *testing.T) {
+	t.Parallel()
 	f, err := doortest.New()
 	if err != nil {
 		t.Fatal(err)

@@ -146,6 +146,7 @@ func TestCrossOriginRequestsAreRefused(t *testing.T) {
 
 // Idle sessions close after the timeout; past the cap a new session is 503.
 func TestSessionsExpireAndAreCapped(t *testing.T) {
+	t.Parallel()
 	s := exampleServer(t)
 	srv := serve(t, s, mcpserver.HTTPOptions{SessionTimeout: 300 * time.Millisecond, MaxSessions: 2})
 	var ids []string
@@ -568,6 +569,7 @@ func slowServer(t *testing.T, opts mcpserver.HTTPOptions) *httptest.Server {
 // the result. The same call without a token is one application/json body,
 // with no heartbeat in it.
 func TestProgressCallsStreamWithHeartbeats(t *testing.T) {
+	t.Parallel()
 	srv := slowServer(t, mcpserver.HTTPOptions{Stateless: true, Heartbeat: 30 * time.Millisecond})
 	version := map[string]string{"Mcp-Protocol-Version": "2025-06-18"}
 	r := post(t, srv.URL, `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"_meta":{"progressToken":"p1"},"name":"slow","arguments":{"ms":300}}}`, version)

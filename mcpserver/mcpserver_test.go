@@ -194,6 +194,7 @@ type out struct {
 }
 
 func TestEveryFailureCodeIsAnErrorResult(t *testing.T) {
+	t.Parallel()
 	// A tool set whose handlers fail in each way the executor names.
 	set := keeltest.Of(
 		faulty("bad_output", runtime.Handle(func(context.Context, none) (out, error) { return out{N: -1}, nil })),
