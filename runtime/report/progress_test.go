@@ -17,7 +17,7 @@ import (
 // interval ends), the first that says done at once, none that goes back,
 // none after stop; without a caller that asked, Progress does
 // nothing.
-func TestReportProgress(t *testing.T) {
+func TestProgress(t *testing.T) {
 	report.Progress(context.Background(), 1, 2, "nobody listens") // must not panic or block
 
 	var got []report.ProgressEntry
