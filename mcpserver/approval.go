@@ -12,11 +12,11 @@ import (
 	"fmt"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/keelgen/keel/internal/toolrules"
 	"github.com/keelgen/keel/runtime"
 	"github.com/keelgen/keel/runtime/grant"
 )
@@ -141,11 +141,7 @@ func question(req runtime.ApprovalRequest, arguments json.RawMessage) *mcp.Elici
 	}
 	const maxShown = 2000
 	if len(args) > maxShown {
-		cut := maxShown
-		for cut > 0 && !utf8.RuneStart(args[cut]) {
-			cut-- // not inside a character
-		}
-		args = args[:cut] + " … (" + fmt.Sprint(len(arguments)) + " bytes in all; the approval is for all of them)"
+		args = toolrules.BoundText(args, maxShown) + " … (" + fmt.Sprint(len(arguments)) + " bytes in all; the approval is for all of them)"
 	}
 	return &mcp.ElicitParams{
 		Mode: "form",

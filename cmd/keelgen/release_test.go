@@ -28,9 +28,12 @@ func TestReleaseRehearsal(t *testing.T) {
 	t.Parallel()
 	root := testmod.Root(t)
 	proxy := t.TempDir()
-	version := releaseVersion(t, root)
-	mods, err := modproxy.Build(root, proxy, version)
+	mods, files, err := modproxy.Modules(root)
 	if err != nil {
+		t.Fatal(err)
+	}
+	version := releaseVersion(t, mods[1:])
+	if err := modproxy.Build(root, proxy, version, mods, files); err != nil {
 		t.Fatal(err)
 	}
 	env := proxyEnv(t, proxy)
@@ -95,39 +98,31 @@ func TestReleaseRehearsal(t *testing.T) {
 
 // releaseVersion is the version of keel every other module requires: the
 // one they are released with.
-func releaseVersion(t *testing.T, root string) string {
+func releaseVersion(t *testing.T, others []modproxy.Module) string {
 	t.Helper()
-	paths, err := filepath.Glob(filepath.Join(root, "*", "*", "go.mod"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	versions := map[string][]string{}
-	for _, p := range paths {
-		data, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		f, err := modfile.Parse(p, data, nil)
+	for _, m := range others {
+		f, err := modfile.Parse(m.Dir+"/go.mod", m.GoMod, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, r := range f.Require {
 			if r.Mod.Path == "github.com/keelgen/keel" {
-				versions[r.Mod.Version] = append(versions[r.Mod.Version], p)
+				versions[r.Mod.Version] = append(versions[r.Mod.Version], m.Dir)
 			}
 		}
 		for _, r := range f.Replace {
 			if strings.HasPrefix(r.Old.Path, "github.com/keelgen/keel") {
-				t.Errorf("%s replaces %s: a published module's replace lines are not seen by its users (use .ci/workspaces)", p, r.Old.Path)
+				t.Errorf("%s/go.mod replaces %s: a published module's replace lines are not seen by its users (use .ci/workspaces)", m.Dir, r.Old.Path)
 			}
 		}
 	}
 	if len(versions) != 1 {
 		t.Fatalf("the other modules require keel at %d versions, not one: %v", len(versions), versions)
 	}
-	for v, ps := range versions {
-		if len(ps) < 7 {
-			t.Fatalf("only %d modules require keel: %v", len(ps), ps)
+	for v, dirs := range versions {
+		if len(dirs) < 7 {
+			t.Fatalf("only %d modules require keel: %v", len(dirs), dirs)
 		}
 		if v != "v"+runtime.Version {
 			t.Fatalf("the other modules require keel %s, but its runtime.Version is %s: a release is both (docs/release.md)", v, runtime.Version)

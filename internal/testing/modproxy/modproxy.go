@@ -26,18 +26,20 @@ import (
 	"golang.org/x/mod/zip"
 )
 
-// Module is one module the proxy holds.
+// Module is one module of the repository.
 type Module struct {
-	Path string // github.com/keelgen/keel/adapters/eino
-	Dir  string // adapters/eino, relative to the repository
+	Path  string // github.com/keelgen/keel/adapters/eino
+	Dir   string // adapters/eino, relative to the repository
+	GoMod []byte
 }
 
-// Build writes into dir a proxy holding every module of the repository at
-// root at version, and returns the modules it holds, keel's own first.
-func Build(root, dir, version string) ([]Module, error) {
+// Modules lists the modules of the repository at root (a go.mod outside
+// testdata, among the files git would commit), keel's own first, and the
+// files they hold.
+func Modules(root string) ([]Module, []string, error) {
 	files, err := gitFiles(root)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var mods []Module
 	for _, f := range files {
@@ -46,20 +48,26 @@ func Build(root, dir, version string) ([]Module, error) {
 		}
 		data, err := os.ReadFile(filepath.Join(root, f))
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		mods = append(mods, Module{Path: modfile.ModulePath(data), Dir: path.Dir(f)})
+		mods = append(mods, Module{Path: modfile.ModulePath(data), Dir: path.Dir(f), GoMod: data})
 	}
 	slices.SortFunc(mods, func(a, b Module) int { return strings.Compare(a.Path, b.Path) })
 	if len(mods) == 0 || mods[0].Dir != "." {
-		return nil, fmt.Errorf("modproxy: no go.mod at the root of %s", root)
+		return nil, nil, fmt.Errorf("modproxy: no go.mod at the root of %s", root)
 	}
+	return mods, files, nil
+}
+
+// Build writes into dir a proxy holding mods, the modules of the
+// repository at root whose files are files (from Modules), at version.
+func Build(root, dir, version string, mods []Module, files []string) error {
 	for _, m := range mods {
 		if err := add(root, dir, version, m, files); err != nil {
-			return nil, fmt.Errorf("modproxy: %s: %w", m.Path, err)
+			return fmt.Errorf("modproxy: %s: %w", m.Path, err)
 		}
 	}
-	return mods, nil
+	return nil
 }
 
 // add writes m's list, info, mod and zip files.
@@ -86,15 +94,11 @@ func add(root, dir, version string, m Module, files []string) error {
 	if err := zip.Create(&buf, module.Version{Path: m.Path, Version: version}, zipped); err != nil {
 		return err
 	}
-	gomod, err := os.ReadFile(filepath.Join(root, m.Dir, "go.mod"))
-	if err != nil {
-		return err
-	}
 	info, err := json.Marshal(struct{ Version, Time string }{version, time.Now().UTC().Format(time.RFC3339)})
 	if err != nil {
 		return err
 	}
-	for name, data := range map[string][]byte{"list": []byte(version + "\n"), version + ".info": info, version + ".mod": gomod, version + ".zip": buf.Bytes()} {
+	for name, data := range map[string][]byte{"list": []byte(version + "\n"), version + ".info": info, version + ".mod": m.GoMod, version + ".zip": buf.Bytes()} {
 		if err := os.WriteFile(filepath.Join(at, name), data, 0o644); err != nil {
 			return err
 		}
