@@ -21,8 +21,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/go-json-experiment/json/jsontext"
-
 	"github.com/keelgen/keel/internal/lockfile"
 )
 
@@ -196,15 +194,4 @@ func Parse(key Key, token string) (Grant, error) {
 		return Grant{}, fmt.Errorf("grant: %w", err)
 	}
 	return g, nil
-}
-
-// ArgumentsDigest is "sha256:" and the hex SHA-256 of a call's arguments in
-// the form a grant binds: RFC 8785's member order, whitespace and string
-// escapes, but every number exactly as written. RFC 8785 maps numbers
-// through float64, which would give 9007199254740992 and
-// 9007199254740993.0, or 0 and 1e-400, one digest, while a handler (a
-// json.RawMessage member, an exact decimal) can tell them apart; so a
-// number spelled differently needs its own approval.
-func ArgumentsDigest(args []byte) (string, error) {
-	return lockfile.CanonicalDigest(args, jsontext.CanonicalizeRawInts(false), jsontext.CanonicalizeRawFloats(false))
 }
