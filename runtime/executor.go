@@ -314,20 +314,39 @@ func (e *Executor) Execute(ctx context.Context, ec ExecutionContext, call ToolCa
 	if len(name) > maxRecordedName { // an unknown name is the model's: bound what the log keeps
 		name = name[:maxRecordedName] + "…"
 	}
-	rec := &CallRecord{CallID: call.ID, Tool: name, SetDigest: e.setDigest, Tenant: ec.Tenant, Principal: ec.Principal, Start: time.Now()}
+	obs := &observedCall{rec: CallRecord{CallID: call.ID, Tool: name, SetDigest: e.setDigest, Tenant: ec.Tenant, Principal: ec.Principal, Start: time.Now()}}
+	rec := &obs.rec
 	if ec.Attempt != nil {
 		rec.Attempt = *ec.Attempt
 	}
-	ends := make([]func(*CallRecord), len(e.observers))
-	for i, o := range e.observers {
-		ctx, ends[i] = o.Begin(ctx, call)
+	ctxs := obs.ctxs[:0]
+	for _, o := range e.observers {
+		ctx = o.Begin(ctx, call)
+		ctxs = append(ctxs, ctx)
+		t, ok := o.(stageTimer)
+		obs.timed = obs.timed || !ok || t.TimesStages(ctx)
 	}
-	r = e.execute(ctx, ec, call, rec)
+	r = e.execute(ctx, ec, call, obs)
 	rec.Duration, rec.Code, rec.OK = time.Since(rec.Start), r.Code(), r.OK
-	for i := len(ends) - 1; i >= 0; i-- {
-		ends[i](rec)
+	for i := len(ctxs) - 1; i >= 0; i-- {
+		e.observers[i].End(ctxs[i], rec)
 	}
 	return r
+}
+
+// observedCall is the state of an observed call, in one allocation: the
+// record, the context each Begin returned (for the usual one or two
+// observers), and the context the handler runs under.
+type observedCall struct {
+	rec     CallRecord
+	timed   bool // an observer reads the record's Stages
+	ctxs    [2]context.Context
+	handler callContext
+}
+
+// stageTimer is an Observer that says which calls it reads Stages of.
+type stageTimer interface {
+	TimesStages(ctx context.Context) bool
 }
 
 // dispatchable reports whether tool was verified by NewExecutor and carries
@@ -370,9 +389,12 @@ func (c *callRun) log(level slog.Level, msg string, attrs ...slog.Attr) {
 	c.e.log.LogAttrs(c.ctx, level, msg, append([]slog.Attr{slog.String("call_id", c.call.ID), slog.String("tool", c.info.Name)}, attrs...)...)
 }
 
-// digest is the canonical argument digest; it costs a re-encode, so only
-// observers and approvals ask for it.
+// digest is the canonical argument digest, computed once and only when
+// asked for (by observers and approvals), and shared with the record.
 func (c *callRun) digest() string {
+	if c.rec != nil {
+		return c.rec.ArgumentsDigest()
+	}
 	if c.argsDigest == "" {
 		c.argsDigest, _ = grant.ArgumentsDigest(c.call.Arguments) // valid JSON: it passed the strict parse
 	}
@@ -408,23 +430,22 @@ func (c *callRun) approvalRequest() ApprovalRequest {
 	return ApprovalRequest{Tool: c.info.Name, Version: c.info.Version, SetDigest: c.e.setDigest, CallID: c.call.ID, ArgumentsDigest: c.digest()}
 }
 
-// encoders reuses result buffers; one grown past maxPooledResult is dropped.
+// encoders reuses the encoders, not their buffers: a result is written
+// into a buffer of its own, sized by the tool's last result, and kept as
+// it is, with no copy.
 var encoders = sync.Pool{New: func() any { return new(wire.Encoder) }}
-
-const maxPooledResult = 64 << 10
 
 // writeResult runs a compiled call's result writer; a panic in a method
 // the result's types bring (MarshalText, IsZero) is an invalid result.
-func (e *Executor) writeResult(call wire.Call) (out []byte, err error) {
+func (e *Executor) writeResult(tool *Tool, call wire.Call) (out []byte, err error) {
 	enc := encoders.Get().(*wire.Encoder)
-	enc.Reset(e.limits.MaxOutputBytes)
+	enc.ResetInto(make([]byte, 0, tool.resultSize.Load()), e.limits.MaxOutputBytes)
 	defer func() {
 		if p := recover(); p != nil {
 			out, err = nil, fmt.Errorf("panic while writing the result: %v", p)
 		}
-		if cap(enc.Bytes()) <= maxPooledResult {
-			encoders.Put(enc)
-		}
+		enc.ResetInto(nil, 0) // the buffer is the result's, or garbage
+		encoders.Put(enc)
 	}()
 	if err = call.Result(enc); err == nil {
 		err = enc.Cap()
@@ -432,8 +453,19 @@ func (e *Executor) writeResult(call wire.Call) (out []byte, err error) {
 	if err != nil {
 		return nil, err
 	}
-	return bytes.Clone(enc.Bytes()), nil
+	out = enc.Bytes()
+	tool.resultSize.Store(sizeHint(len(out)))
+	return out, nil
 }
+
+// sizeHint is the buffer for a tool's next result after one of n bytes:
+// enough for the same size, with some room, up to maxResultHint.
+func sizeHint(n int) int32 {
+	return int32(min(n+n/8+32, maxResultHint))
+}
+
+// maxResultHint bounds the buffer made up front; a larger result grows it.
+const maxResultHint = 64 << 10
 
 // validatedOutput is output for a hand-bound tool (Handle).
 func (c *callRun) validatedOutput(call encoder) ([]byte, error) {

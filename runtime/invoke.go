@@ -45,7 +45,7 @@ const (
 
 // finish records the handler's outcome and wakes a waiting caller.
 func (c *callContext) finish(err error) {
-	c.result, c.late = err, time.Now().After(c.deadline)
+	c.result, c.late = err, time.Until(c.deadline) < 0 // the monotonic clock alone
 	if !c.state.CompareAndSwap(running, finishedFirst) {
 		c.wake <- err // buffered: a caller that gave up is not waited for
 	}

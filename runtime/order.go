@@ -18,9 +18,9 @@ import (
 // written out in docs/executor.md; TestOneTextOfTheOrder holds every copy of
 // it to this file.
 
-// execute is the fixed order, one step per stage. rec, when not nil,
+// execute is the fixed order, one step per stage. obs, when not nil,
 // collects what observers see.
-func (e *Executor) execute(ctx context.Context, ec ExecutionContext, call ToolCall, rec *CallRecord) ToolResult {
+func (e *Executor) execute(ctx context.Context, ec ExecutionContext, call ToolCall, obs *observedCall) ToolResult {
 	tool := e.set.Lookup(call.Name) // 1. registered, for this caller?
 	if tool == nil || !e.dispatchable(tool, call.Name) {
 		e.logUnknown(ctx, call.ID, len(call.Name), tool)
@@ -31,7 +31,7 @@ func (e *Executor) execute(ctx context.Context, ec ExecutionContext, call ToolCa
 			slog.String("call_id", call.ID), slog.String("tool", tool.info.Name))
 		return ToolResult{CallID: call.ID, ToolName: call.Name, Error: &ToolError{Code: CodeUnknownTool, Message: e.unknownMessageFor(ctx, ec)}}
 	}
-	c := newCallRun(e, ctx, call, tool, rec)
+	c := newCallRun(e, ctx, call, tool, obs)
 	if len(c.info.Scopes) > 0 && !c.scoped(ec) { // the credentials first: nothing is read for a caller without them
 		return c.result
 	}
@@ -45,7 +45,7 @@ func (e *Executor) execute(ctx context.Context, ec ExecutionContext, call ToolCa
 	if !c.policy(ec, args) { // 3. effect / approval policy
 		return c.result
 	}
-	err := e.invoke(ctx, ec, call.ID, tool, args) // 4. handler
+	err := c.invoke(ec, args) // 4. handler
 	c.sw.lap(stageHandler)
 	if err != nil { // 5. business error or internal error
 		return c.classify(err)
@@ -72,16 +72,20 @@ type callRun struct {
 	tool       *Tool
 	info       *ToolInfo
 	rec        *CallRecord
+	handler    *callContext // made with the record, for an observed call
 	sw         stopwatch
-	argsDigest string
+	argsDigest string // without a record; with one, the record keeps it
 	result     ToolResult
 }
 
-func newCallRun(e *Executor, ctx context.Context, call ToolCall, tool *Tool, rec *CallRecord) *callRun {
-	c := &callRun{e: e, ctx: ctx, call: call, tool: tool, info: &tool.info, rec: rec, sw: stopwatch{rec: rec}}
-	if rec != nil {
-		rec.Version = c.info.Version
-		c.sw.last = rec.Start
+func newCallRun(e *Executor, ctx context.Context, call ToolCall, tool *Tool, obs *observedCall) *callRun {
+	c := &callRun{e: e, ctx: ctx, call: call, tool: tool, info: &tool.info}
+	if obs != nil {
+		c.rec, c.handler = &obs.rec, &obs.handler
+		obs.rec.Version = c.info.Version
+		if obs.timed {
+			c.sw.rec = &obs.rec
+		}
 	}
 	return c
 }
@@ -159,7 +163,7 @@ func (c *callRun) input() (wire.Call, bool) {
 		return nil, false
 	}
 	if c.rec != nil {
-		c.rec.ArgumentsDigest = c.digest()
+		c.rec.args = c.call.Arguments // digested only if an observer or the approval check asks
 	}
 	return call, true
 }
@@ -240,15 +244,20 @@ func (c *callRun) decide(req PolicyRequest) (d Decision) {
 // its context still yields a result at the deadline. A panic becomes an
 // error carrying its stack. A handler still running after the deadline is
 // left to finish; its result is dropped.
-func (e *Executor) invoke(ctx context.Context, ec ExecutionContext, callID string, tool *Tool, call wire.Call) error {
-	timeout := tool.info.Timeout
+func (c *callRun) invoke(ec ExecutionContext, call wire.Call) error {
+	ctx := c.ctx
+	timeout := c.info.Timeout
 	if timeout <= 0 {
-		timeout = e.timeout
+		timeout = c.e.timeout
 	}
 	if err := ctx.Err(); err != nil { // the caller already gave up: run nothing
 		return fmt.Errorf("%w: %w before the handler started", errCancelled, err)
 	}
-	hctx := &callContext{parent: ctx, ec: ec, callID: callID, tool: tool.info.Name, deadline: time.Now().Add(timeout)}
+	hctx := c.handler // an observed call's, made with its record
+	if hctx == nil {
+		hctx = new(callContext)
+	}
+	hctx.parent, hctx.ec, hctx.callID, hctx.tool, hctx.deadline = ctx, ec, c.call.ID, c.info.Name, c.sw.now().Add(timeout)
 	defer hctx.cancel(context.Canceled) // as a cancel func would: the handler's own goroutines see the end
 	go run(hctx, call)
 	// A handler that does not block usually finishes while the caller yields
@@ -312,7 +321,7 @@ func (c *callRun) output(call wire.Call) ([]byte, bool) {
 	var out []byte
 	var err error
 	if c.tool.compiled {
-		out, err = c.e.writeResult(call)
+		out, err = c.e.writeResult(c.tool, call)
 	} else {
 		out, err = c.validatedOutput(call.(encoder))
 	}

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	jsonv2 "github.com/go-json-experiment/json"
@@ -120,6 +121,8 @@ type Tool struct {
 
 	detailOnce sync.Once
 	detailDoc  *schemamodel.Schema // the input schema, typed, read on a compiled tool's first Details
+
+	resultSize atomic.Int32 // the buffer for the next result (sizeHint of the last)
 }
 
 // inputForDetails is the input schema, typed, for the Details of a refused

@@ -25,8 +25,13 @@ type Encoder struct {
 const MaxWriteDepth = 1000
 
 // Reset empties e and caps what it may write at max bytes.
-func (e *Encoder) Reset(max int) {
-	e.buf, e.max, e.depth = e.buf[:0], max, 0
+func (e *Encoder) Reset(max int) { e.ResetInto(e.buf, max) }
+
+// ResetInto empties e, which then writes into buf's spare capacity (its
+// length is dropped), and caps what it may write at max bytes: what Bytes
+// then returns is the caller's to keep.
+func (e *Encoder) ResetInto(buf []byte, max int) {
+	e.buf, e.max, e.depth = buf[:0], max, 0
 }
 
 // Enter counts one level of a value of a type that contains itself, which

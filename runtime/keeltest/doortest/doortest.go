@@ -151,13 +151,13 @@ func New(opts ...runtime.Option) (*Fixture, error) {
 	return f, err
 }
 
-// Begin is the fixture's audit: one record per call the executor ran.
-func (f *Fixture) Begin(ctx context.Context, call runtime.ToolCall) (context.Context, func(*runtime.CallRecord)) {
-	return ctx, func(r *runtime.CallRecord) {
-		f.mu.Lock()
-		defer f.mu.Unlock()
-		f.audited[r.CallID]++
-	}
+// Begin and End are the fixture's audit: one record per call the executor ran.
+func (f *Fixture) Begin(ctx context.Context, _ runtime.ToolCall) context.Context { return ctx }
+
+func (f *Fixture) End(_ context.Context, r *runtime.CallRecord) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.audited[r.CallID]++
 }
 
 // Records is how many audit records the executor has written so far.
