@@ -2,6 +2,7 @@ package example_test
 
 import (
 	"context"
+	"io"
 	"log/slog"
 	goruntime "runtime"
 	"testing"
@@ -21,7 +22,7 @@ import (
 
 // BenchmarkExecute sends the four story calls through the executor, then the
 // valid call again as deployments run it: with the audit log (to a
-// discarding handler), and traced by keelotel on a no-op provider and on a
+// discarding handler, and as JSON text written nowhere), and traced by keelotel on a no-op provider and on a
 // recording one (the SDK, sampling every span, exporting nowhere). Compare
 // each with BenchmarkFloorInGoroutine in the same run.
 func BenchmarkExecute(b *testing.B) {
@@ -56,6 +57,7 @@ func BenchmarkExecute(b *testing.B) {
 		observer runtime.Observer
 	}{
 		{"call-valid-audited", runtime.AuditLog(slog.New(slog.DiscardHandler))},
+		{"call-valid-audited-json", runtime.AuditLog(slog.New(slog.NewJSONHandler(io.Discard, nil)))},
 		{"call-valid-traced", noop},
 		{"call-valid-traced-recording", recording},
 	} {
