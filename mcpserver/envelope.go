@@ -13,8 +13,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// envelopeCheck refuses, over HTTP, a POST whose envelope names a member
-// twice (400, nothing runs). A body over the cap passes untouched, for the
+// envelopeCheck refuses, over HTTP, a POST that is a batch or whose
+// envelope names a member twice (400, nothing runs). A body over the cap passes untouched, for the
 // SDK's 413.
 type envelopeCheck struct {
 	next     http.Handler
@@ -68,6 +68,15 @@ func (c envelopeCheck) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		m, err := readMessage(body)
 		if err != nil {
 			c.log.LogAttrs(r.Context(), slog.LevelWarn, "keel: a POST body that is not one JSON value; refused")
+			http.Error(w, "Bad Request", http.StatusBadRequest)
+			return
+		}
+		if m.kind != '{' {
+			// A batch (none in MCP since 2025-06-18, and none the front
+			// reads), or a value that is no message: the SDK would read a
+			// batch itself, past the front, whatever revision a session
+			// opened at.
+			c.log.LogAttrs(r.Context(), slog.LevelWarn, "keel: a POST body that is no single JSON-RPC message (a batch?); refused")
 			http.Error(w, "Bad Request", http.StatusBadRequest)
 			return
 		}
