@@ -176,16 +176,26 @@ func taskNameMatches(r *http.Request, m *message) bool {
 	default:
 		return true
 	}
-	if r.Header.Get("Mcp-Protocol-Version") < sessionlessRevision || !m.hasParams {
+	if r.Header.Get("Mcp-Protocol-Version") < sessionlessRevision || !m.hasParams || !m.paramsObject {
 		return true // an older revision's, or one the SDK refuses itself
 	}
-	var p struct {
-		TaskID *string `json:"taskId"`
+	// The member exactly as the method reads it: a member whose name is
+	// "taskId" but for case ("TASKID", which encoding/json would take)
+	// matches nothing, so the header is checked against the bytes that run.
+	var id []byte
+	for _, p := range m.paramMembers {
+		switch {
+		case p.name == "taskId":
+			id = p.value.bytesOf(m.raw)
+		case strings.EqualFold(p.name, "taskId"):
+			return false
+		}
 	}
-	if json.Unmarshal(m.params.bytesOf(m.raw), &p) != nil || p.TaskID == nil {
+	var taskID string
+	if id == nil || json.Unmarshal(id, &taskID) != nil {
 		return true // the method answers Invalid params
 	}
-	return r.Header.Get("Mcp-Name") == *p.TaskID
+	return r.Header.Get("Mcp-Name") == taskID
 }
 
 // headerMismatch answers a request whose headers do not match its body:

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
+	"strconv"
 	"sync"
 	"time"
 
@@ -230,9 +231,11 @@ func missingTasks() error {
 	return e
 }
 
-// owner is who a task belongs to: its creator's tenant and principal.
+// owner is who a task belongs to: its creator's tenant and principal,
+// the tenant length-prefixed, since either may hold any byte (a token's
+// claims): no two pairs are one owner.
 func owner(ec runtime.ExecutionContext) string {
-	sum := sha256.Sum256([]byte(ec.Tenant + "\x00" + ec.Principal))
+	sum := sha256.Sum256([]byte(strconv.Itoa(len(ec.Tenant)) + ":" + ec.Tenant + ec.Principal))
 	return hex.EncodeToString(sum[:])
 }
 

@@ -240,6 +240,16 @@ func TestTasksOverHTTP(t *testing.T) {
 			if raw.status != http.StatusBadRequest || !strings.Contains(raw.body, "-32020") || !strings.Contains(raw.body, `"id":3`) {
 				t.Fatalf("a tasks/get whose Mcp-Name is another task: %d %q", raw.status, raw.body)
 			}
+			// A member "taskId" but for case, with the header naming it, is
+			// refused too: encoding/json read "TASKID" where the method
+			// serves "taskId".
+			for _, params := range []string{`"taskId":"` + id + `","TASKID":"task-other"`, `"TASKID":"task-other","taskId":"` + id + `"`, `"TaskId":"task-other"`} {
+				body := `{"jsonrpc":"2.0","id":4,"method":"tasks/get","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"extensions":{"io.modelcontextprotocol/tasks":{}}}},` + params + `}}`
+				raw := post(t, srv.URL, body, map[string]string{"Mcp-Protocol-Version": "2026-07-28", "Mcp-Method": "tasks/get", "Mcp-Name": "task-other", callerHeader: "alice"})
+				if raw.status != http.StatusBadRequest || !strings.Contains(raw.body, "-32020") || strings.Contains(raw.body, id) {
+					t.Fatalf("%s under Mcp-Name task-other: %d %q", params, raw.status, raw.body)
+				}
+			}
 		})
 	}
 }
