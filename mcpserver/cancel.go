@@ -2,6 +2,8 @@ package mcpserver
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"log/slog"
 	"net/http"
@@ -14,12 +16,18 @@ import (
 
 // A Stateless server gives each POST a session of its own, so a client that
 // cancels in a POST of its own (the TypeScript SDK does, keeping the call's
-// POST open) reaches no session. inflight keeps, per verified principal and
-// request id, the calls in flight on this replica, and a
-// notifications/cancelled from the same principal ends them: their
-// handlers' contexts end, and the executor records tool_cancelled. Without a
-// Verifier no client is told apart, so none may cancel another's call by
-// guessing its id: a POST's own end still cancels its call.
+// POST open) reaches no session. inflight keeps, per client and request id,
+// the calls in flight on this replica, and a notifications/cancelled from
+// the same client ends the one it names: its handler's context ends, and
+// the executor records tool_cancelled. A client is a verified principal
+// with the credentials it presented: two clients of one principal (each
+// numbering its first call 1) hold tokens of their own, and so does a
+// same-named principal of another tenant, so neither can end the other's
+// call. Where two calls in flight here have one client and one id, keel
+// cannot tell which the cancel means and ends neither (their POSTs' ends
+// still cancel them). Without a Verifier no client is told apart, so none
+// may cancel another's call by guessing its id: a POST's own end still
+// cancels its call.
 //
 // With replicas behind one load balancer, the cancel may reach another
 // replica than the call: with CancelSignals set, every cancel is also
@@ -48,7 +56,8 @@ type CancelSignals interface {
 // another replica.
 const cancelPoll = 250 * time.Millisecond
 
-type inflightKey struct{ principal, id string }
+// inflightKey names a call by its client (clientOf) and request id.
+type inflightKey struct{ client, id string }
 
 // envelope is what a POST's body says of itself, for cancellation.
 type envelope struct {
@@ -63,12 +72,12 @@ type envelope struct {
 // whose scope ends with a cancellation too, and the function that forgets
 // it; for any other body, r and a no-op.
 func (f *inflight) track(r *http.Request, body []byte) (*http.Request, func()) {
-	principal, env, ok := f.read(r, body)
+	client, env, ok := f.read(r, body)
 	if !ok || env.Method != "tools/call" || len(env.ID) == 0 || string(env.ID) == "null" {
 		return r, func() {}
 	}
 	ctx, cancel := context.WithCancel(r.Context())
-	key := inflightKey{principal, compactID(env.ID)}
+	key := inflightKey{client, compactID(env.ID)}
 	f.mu.Lock()
 	f.calls[key] = append(f.calls[key], &cancel)
 	f.mu.Unlock()
@@ -96,21 +105,31 @@ func (f *inflight) track(r *http.Request, body []byte) (*http.Request, func()) {
 	}
 }
 
-// cancel ends the calls a notifications/cancelled body names, when its
-// principal's; it reports whether the body was one.
+// cancel ends the call a notifications/cancelled body names, when its
+// client's and the only one so named; it reports whether the body was one.
 func (f *inflight) cancel(r *http.Request, body []byte) bool {
-	principal, env, ok := f.read(r, body)
+	client, env, ok := f.read(r, body)
 	if !ok || env.Method != "notifications/cancelled" || len(env.Params.RequestID) == 0 {
 		return false
 	}
-	key := inflightKey{principal, compactID(env.Params.RequestID)}
+	key := inflightKey{client, compactID(env.Params.RequestID)}
 	f.mu.Lock()
-	list := append([]*context.CancelFunc(nil), f.calls[key]...)
-	f.mu.Unlock()
-	for _, c := range list {
-		(*c)()
+	var only *context.CancelFunc
+	named := len(f.calls[key])
+	if named == 1 {
+		only = f.calls[key][0]
 	}
-	if f.signals != nil { // the call may run on another replica
+	f.mu.Unlock()
+	switch {
+	case only != nil:
+		(*only)()
+		return true
+	case named > 1:
+		f.log.LogAttrs(r.Context(), slog.LevelWarn, "keel: a cancel names calls of one client that share a request id; none is cancelled",
+			slog.Int("calls", named))
+		return true
+	}
+	if f.signals != nil { // none here: the call may run on another replica
 		if err := f.signals.SignalCancel(r.Context(), key.signal(), time.Now()); err != nil {
 			f.log.LogAttrs(r.Context(), slog.LevelWarn, "keel: a cancel could not be signalled to the other replicas", slog.Any("error", err))
 		}
@@ -118,9 +137,9 @@ func (f *inflight) cancel(r *http.Request, body []byte) bool {
 	return true
 }
 
-// signal is the key's name among replicas: principal and id, told apart.
+// signal is the key's name among replicas: client and id, told apart.
 func (k inflightKey) signal() string {
-	return strconv.Itoa(len(k.principal)) + ":" + k.principal + "|" + k.id
+	return strconv.Itoa(len(k.client)) + ":" + k.client + "|" + k.id
 }
 
 // watch looks for a cancel of key signalled after now on another replica,
@@ -155,8 +174,8 @@ func (f *inflight) watch(ctx context.Context, key inflightKey, cancel context.Ca
 	}
 }
 
-// read decodes a single message's envelope and the verified principal; not
-// ok without a principal or for a batch.
+// read decodes a single message's envelope and its client (clientOf); not
+// ok without a verified principal or for a batch.
 func (f *inflight) read(r *http.Request, body []byte) (string, envelope, bool) {
 	tok := auth.TokenInfoFromContext(r.Context())
 	if f == nil || tok == nil || tok.UserID == "" {
@@ -166,7 +185,16 @@ func (f *inflight) read(r *http.Request, body []byte) (string, envelope, bool) {
 	if json.Unmarshal(body, &env) != nil {
 		return "", envelope{}, false
 	}
-	return tok.UserID, env, true
+	return clientOf(r, tok), env, true
+}
+
+// clientOf is who sent r: the verified principal, length-prefixed, and a
+// digest of the credentials it presented (the Authorization header the
+// Verifier accepted), which the same client sends with its call and with
+// its cancel.
+func clientOf(r *http.Request, tok *auth.TokenInfo) string {
+	sum := sha256.Sum256([]byte(r.Header.Get("Authorization")))
+	return strconv.Itoa(len(tok.UserID)) + ":" + tok.UserID + hex.EncodeToString(sum[:])
 }
 
 // compactID is a request id as one spelling: 7 and 7.0 are not the same

@@ -154,3 +154,84 @@ func TestCancelReachesAnotherReplica(t *testing.T) {
 	}
 	<-done
 }
+
+// A stateless cancel ends only the call of the client that sent it: two
+// clients of one principal, each with a token of its own, both number
+// their call 7 (two TypeScript clients do), and each cancel ends its own
+// sender's call alone; a same-named principal of another tenant ends
+// nothing. Two calls in flight that one client numbered alike are not told
+// apart, so a cancel ends neither; their POSTs' ends still do.
+func TestStatelessCancelEndsOnlyItsClientsCall(t *testing.T) {
+	t.Parallel()
+	started := make(chan struct{}, 4)
+	ended := make(chan struct{}, 4)
+	exec, err := runtime.NewExecutor(keeltest.Of(waitTool(started, ended)), runtime.WithLogger(slog.New(slog.DiscardHandler)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	verify := func(_ context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
+		// Two of alice's clients, and an alice of another tenant.
+		users := map[string]string{"alice-laptop": "alice", "alice-phone": "alice", "other-tenant-alice": "alice"}
+		return &auth.TokenInfo{UserID: users[token], Expiration: time.Now().Add(time.Hour)}, nil
+	}
+	srv := serve(t, mcpserver.New(exec, mcpserver.Options{}), mcpserver.HTTPOptions{Stateless: true, Verifier: verify})
+	call := `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"wait","arguments":{}}}`
+	cancel := `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7}}`
+	var calls sync.WaitGroup
+	for _, token := range []string{"alice-laptop", "alice-phone"} {
+		calls.Go(func() { postAs(t, srv.URL, token, call) })
+		<-started
+	}
+	endedWithin := func(d time.Duration) bool {
+		select {
+		case <-ended:
+			return true
+		case <-time.After(d):
+			return false
+		}
+	}
+	postAs(t, srv.URL, "other-tenant-alice", cancel)
+	if endedWithin(200 * time.Millisecond) {
+		t.Fatal("a same-named principal of another tenant ended a call")
+	}
+	postAs(t, srv.URL, "alice-phone", cancel)
+	if !endedWithin(5 * time.Second) {
+		t.Fatal("the phone's cancel did not end the phone's call")
+	}
+	if endedWithin(200 * time.Millisecond) {
+		t.Fatal("the phone's cancel ended the laptop's call too")
+	}
+	postAs(t, srv.URL, "alice-laptop", cancel)
+	if !endedWithin(5 * time.Second) {
+		t.Fatal("the laptop's cancel did not end its call")
+	}
+	calls.Wait()
+
+	// One client, two calls numbered 7 at once: the cancel ends neither;
+	// closing their POSTs ends both.
+	ctx, closePosts := context.WithCancel(context.Background())
+	for range 2 {
+		calls.Go(func() {
+			req, _ := http.NewRequestWithContext(ctx, http.MethodPost, srv.URL, strings.NewReader(call))
+			req.Header.Set("Authorization", "Bearer alice-laptop")
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Accept", "application/json, text/event-stream")
+			req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+			if resp, err := http.DefaultClient.Do(req); err == nil {
+				resp.Body.Close()
+			}
+		})
+		<-started
+	}
+	postAs(t, srv.URL, "alice-laptop", cancel)
+	if endedWithin(200 * time.Millisecond) {
+		t.Fatal("a cancel that names two calls of one client ended one")
+	}
+	closePosts()
+	for range 2 {
+		if !endedWithin(5 * time.Second) {
+			t.Fatal("closing a call's POST did not end it")
+		}
+	}
+	calls.Wait()
+}
