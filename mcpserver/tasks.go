@@ -286,6 +286,10 @@ func (h *handler) taskCall(ctx context.Context, req *mcp.CallToolRequest) (res m
 	}
 	// Created before it is answered: a tasks/get on any replica finds it.
 	if err := t.Store.CreateTask(ctx, rec); err != nil {
+		if errors.Is(err, ErrTooManyTasks) { // this caller's bound: the store serves everyone else
+			t.Logger.LogAttrs(ctx, slog.LevelWarn, "keel: the caller holds as many tasks as the store allows one owner; the call does not run")
+			return nil, rateLimited(0), true
+		}
 		t.Logger.LogAttrs(ctx, slog.LevelError, "keel: a task could not be stored; the call does not run", slog.Any("error", err))
 		return nil, protocolError(jsonrpc.CodeInternalError), true
 	}

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -452,4 +453,50 @@ func TestTasksOverStdio(t *testing.T) {
 			t.Fatalf("the task: %v", got)
 		}
 	}
+}
+
+// onePerOwner is a task store that holds one task per owner, as a store at
+// its per-owner bound does (the bound itself is each store's own test).
+type onePerOwner struct {
+	mcpserver.TaskStore
+	mu    sync.Mutex
+	owned map[string]bool
+}
+
+func (s *onePerOwner) CreateTask(ctx context.Context, t mcpserver.TaskRecord) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.owned[t.Owner] {
+		return mcpserver.ErrTooManyTasks
+	}
+	s.owned[t.Owner] = true
+	return s.TaskStore.CreateTask(ctx, t)
+}
+
+// A caller whose tasks fill the store's bound for one owner gets -32029
+// (429 over HTTP), and nothing runs; every other caller is still served.
+func TestATaskBoundRefusesOnlyItsOwner(t *testing.T) {
+	t.Parallel()
+	var probe taskProbe
+	store := &onePerOwner{TaskStore: mcpserver.NewMemoryTaskStore(), owned: map[string]bool{}}
+	srv := httptest.NewServer(taskReplica(t, &probe, memstore.NewReplayStore(), store, true))
+	t.Cleanup(srv.Close)
+	lookup := `"name":"lookup_incident","arguments":{"incident_id":"INC-001"}`
+	first := taskRPC(t, srv.URL, "mallory", "tools/call", lookup, true)
+	if first.Error != nil || first.str("taskId") == "" {
+		t.Fatalf("mallory's first task: %+v", first)
+	}
+	awaitTask(t, srv.URL, "mallory", first.str("taskId"), "completed")
+	ran := probe.started.Load()
+	if r := taskRPC(t, srv.URL, "mallory", "tools/call", lookup, true); r.Error == nil || r.Error.Code != mcpserver.CodeRateLimited || r.status != http.StatusTooManyRequests {
+		t.Fatalf("mallory's task past the bound: %d %+v", r.status, r)
+	}
+	if probe.started.Load() != ran {
+		t.Fatal("a refused task ran its call")
+	}
+	other := taskRPC(t, srv.URL, "alice", "tools/call", lookup, true)
+	if other.Error != nil || other.str("taskId") == "" {
+		t.Fatalf("alice's task while mallory is at the bound: %+v", other)
+	}
+	awaitTask(t, srv.URL, "alice", other.str("taskId"), "completed")
 }

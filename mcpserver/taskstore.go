@@ -65,11 +65,24 @@ type TaskRecord struct {
 // created, or past its expiry).
 var ErrNoTask = errors.New("mcpserver: no such task")
 
+// ErrTooManyTasks is a TaskStore's answer to a new task whose owner holds
+// as many unexpired tasks as the store allows one owner
+// (DefaultMaxTasksPerOwner, unless the store says otherwise): that caller
+// is refused (-32029), and every other caller is still served.
+var ErrTooManyTasks = errors.New("mcpserver: the task's owner holds as many tasks as a store allows one owner")
+
+// DefaultMaxTasksPerOwner is how many unexpired tasks one owner (a tenant's
+// principal) may hold in a store: enough for a busy client within a
+// task's TTL, and a sixteenth of what a memory store holds, so that no
+// caller fills a store for the others.
+const DefaultMaxTasksPerOwner = 4096
+
 // TaskStore keeps tasks where every replica that serves them reads them.
 // NewMemoryTaskStore is one process's; redistasks' is shared through Redis.
 type TaskStore interface {
 	// CreateTask stores a new task, durably: once it returns, Task finds
-	// it on every replica.
+	// it on every replica. An owner already holding as many unexpired
+	// tasks as the store allows one owner gets ErrTooManyTasks.
 	CreateTask(ctx context.Context, t TaskRecord) error
 	// Task returns the task id, or ErrNoTask.
 	Task(ctx context.Context, id string) (TaskRecord, error)
@@ -81,19 +94,23 @@ type TaskStore interface {
 
 // MemoryTaskStore is a TaskStore in one process's memory: tasks live as
 // long as the process, so it serves one replica only. It holds at most
-// maxMemoryTasks unexpired tasks; past that, a new task is refused (the
-// call is -32603, nothing runs) rather than memory grown without bound.
+// maxMemoryTasks unexpired tasks, and DefaultMaxTasksPerOwner of one owner;
+// past either, a new task is refused (the call is -32603, or -32029 for
+// the owner's bound; nothing runs) rather than memory grown without bound.
 type MemoryTaskStore struct {
 	mu        sync.Mutex
 	tasks     map[string]TaskRecord
+	owners    map[string]map[string]struct{} // owner -> its tasks' ids
 	now       func() time.Time
 	nextSweep time.Time // when a create next forgets the expired tasks
 	max       int
+	maxOwner  int
 }
 
 // NewMemoryTaskStore returns an empty store.
 func NewMemoryTaskStore() *MemoryTaskStore {
-	return &MemoryTaskStore{tasks: map[string]TaskRecord{}, now: time.Now, max: maxMemoryTasks}
+	return &MemoryTaskStore{tasks: map[string]TaskRecord{}, owners: map[string]map[string]struct{}{},
+		now: time.Now, max: maxMemoryTasks, maxOwner: DefaultMaxTasksPerOwner}
 }
 
 // maxMemoryTasks bounds a MemoryTaskStore: a task's record is small, and a
@@ -106,29 +123,58 @@ var errTasksFull = errors.New("mcpserver: the memory task store is full of unexp
 func (s *MemoryTaskStore) CreateTask(_ context.Context, t TaskRecord) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if now := s.now(); now.After(s.nextSweep) {
-		for id, old := range s.tasks {
-			if !now.Before(old.Expires) {
-				delete(s.tasks, id)
-			}
-		}
+	now := s.now()
+	if now.After(s.nextSweep) {
+		s.sweep(now)
 		s.nextSweep = now.Add(time.Minute)
 	}
 	if _, ok := s.tasks[t.ID]; ok {
 		return errors.New("mcpserver: a task with this id exists")
 	}
-	if len(s.tasks) >= s.max {
-		for id, old := range s.tasks { // the sweep's minute may not have come
-			if !s.now().Before(old.Expires) {
-				delete(s.tasks, id)
+	mine := s.owners[t.Owner]
+	if len(mine) >= s.maxOwner {
+		for id := range mine { // the owner's own, not the whole store
+			if !now.Before(s.tasks[id].Expires) {
+				s.forget(id)
 			}
 		}
+		if len(s.owners[t.Owner]) >= s.maxOwner {
+			return ErrTooManyTasks
+		}
+	}
+	if len(s.tasks) >= s.max {
+		s.sweep(now) // the sweep's minute may not have come
 		if len(s.tasks) >= s.max {
 			return errTasksFull
 		}
 	}
 	s.tasks[t.ID] = cloneRecord(t)
+	if s.owners[t.Owner] == nil {
+		s.owners[t.Owner] = map[string]struct{}{}
+	}
+	s.owners[t.Owner][t.ID] = struct{}{}
 	return nil
+}
+
+// sweep forgets every expired task.
+func (s *MemoryTaskStore) sweep(now time.Time) {
+	for id, old := range s.tasks {
+		if !now.Before(old.Expires) {
+			s.forget(id)
+		}
+	}
+}
+
+// forget deletes the task id, and it from its owner's.
+func (s *MemoryTaskStore) forget(id string) {
+	owner := s.tasks[id].Owner
+	delete(s.tasks, id)
+	if mine := s.owners[owner]; mine != nil {
+		delete(mine, id)
+		if len(mine) == 0 {
+			delete(s.owners, owner)
+		}
+	}
 }
 
 // Task returns the task id.
@@ -162,7 +208,7 @@ func (s *MemoryTaskStore) UpdateTask(_ context.Context, id string, change func(*
 func (s *MemoryTaskStore) live(id string) (TaskRecord, bool) {
 	t, ok := s.tasks[id]
 	if ok && !s.now().Before(t.Expires) {
-		delete(s.tasks, id)
+		s.forget(id)
 		return TaskRecord{}, false
 	}
 	return t, ok

@@ -34,3 +34,34 @@ func TestMemoryTaskStoreIsBounded(t *testing.T) {
 		t.Fatalf("an expired task: %v", err)
 	}
 }
+
+// One owner holds at most its bound of unexpired tasks: past it that
+// owner's new task is ErrTooManyTasks while another owner's is stored, and
+// once the owner's tasks expire it has room again.
+func TestMemoryTaskStoreBoundsEachOwner(t *testing.T) {
+	now := time.Unix(1000, 0)
+	s := NewMemoryTaskStore()
+	s.now = func() time.Time { return now }
+	s.maxOwner = 2
+	add := func(owner string, i int) error {
+		return s.CreateTask(context.Background(), TaskRecord{ID: fmt.Sprint(owner, i), Owner: owner, Status: TaskWorking, Expires: now.Add(time.Minute)})
+	}
+	for i := range 2 {
+		if err := add("mallory", i); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := add("mallory", 2); !errors.Is(err, ErrTooManyTasks) {
+		t.Fatalf("a third task of one owner: %v", err)
+	}
+	if err := add("alice", 0); err != nil {
+		t.Fatalf("another owner's task while mallory is at the bound: %v", err)
+	}
+	now = now.Add(2 * time.Minute)
+	if err := add("mallory", 3); err != nil {
+		t.Fatalf("after mallory's tasks expired: %v", err)
+	}
+	if _, err := s.Task(context.Background(), "mallory0"); !errors.Is(err, ErrNoTask) {
+		t.Fatalf("an expired task: %v", err)
+	}
+}

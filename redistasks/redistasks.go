@@ -2,8 +2,10 @@
 // on Redis, for several replicas of one MCP server: a task made on one is
 // read, answered and cancelled on any, and a client's cancel of a call
 // reaches the replica where the call runs. Each task is one key holding its record as JSON, which
-// Redis forgets at the task's expiry. A create is one SET NX, acknowledged
-// before the server answers with the task; an update is an optimistic
+// Redis forgets at the task's expiry. A create first takes a place among
+// its owner's unexpired tasks (a sorted set per owner, bounded by
+// Options.MaxTasksPerOwner), then is one SET NX, acknowledged before the
+// server answers with the task; an update is an optimistic
 // transaction (WATCH, read, MULTI SET), retried when another replica
 // changed the task in between. It lives in its own package so that
 // mcpserver keeps no Redis dependency.
@@ -44,14 +46,19 @@ type Options struct {
 	Timeout time.Duration
 	// Retries bounds the tries of one update (default DefaultRetries).
 	Retries int
+	// MaxTasksPerOwner bounds one owner's unexpired tasks (default
+	// mcpserver.DefaultMaxTasksPerOwner); past it a create is
+	// mcpserver.ErrTooManyTasks.
+	MaxTasksPerOwner int
 }
 
 // Store is an mcpserver.TaskStore backed by Redis.
 type Store struct {
-	client  redis.UniversalClient
-	prefix  string
-	timeout time.Duration
-	retries int
+	client   redis.UniversalClient
+	prefix   string
+	timeout  time.Duration
+	retries  int
+	maxOwner int
 }
 
 var (
@@ -65,8 +72,11 @@ func New(client redis.UniversalClient, opts Options) (*Store, error) {
 	if client == nil {
 		return nil, errors.New("redistasks: the client is nil")
 	}
-	if opts.Timeout < 0 || opts.Retries < 0 {
-		return nil, errors.New("redistasks: the timeout and retries may not be negative")
+	if opts.Timeout < 0 || opts.Retries < 0 || opts.MaxTasksPerOwner < 0 {
+		return nil, errors.New("redistasks: the timeout, retries and tasks per owner may not be negative")
+	}
+	if opts.MaxTasksPerOwner == 0 {
+		opts.MaxTasksPerOwner = mcpserver.DefaultMaxTasksPerOwner
 	}
 	if opts.Prefix == "" {
 		opts.Prefix = DefaultPrefix
@@ -77,10 +87,12 @@ func New(client redis.UniversalClient, opts Options) (*Store, error) {
 	if opts.Retries == 0 {
 		opts.Retries = DefaultRetries
 	}
-	return &Store{client: client, prefix: opts.Prefix, timeout: opts.Timeout, retries: opts.Retries}, nil
+	return &Store{client: client, prefix: opts.Prefix, timeout: opts.Timeout, retries: opts.Retries, maxOwner: opts.MaxTasksPerOwner}, nil
 }
 
-// CreateTask stores t until t.Expires; a task of the same id is an error.
+// CreateTask stores t until t.Expires; a task of the same id is an error,
+// and so, mcpserver.ErrTooManyTasks, is one whose owner holds
+// MaxTasksPerOwner unexpired tasks.
 func (s *Store) CreateTask(ctx context.Context, t mcpserver.TaskRecord) error {
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
@@ -88,7 +100,20 @@ func (s *Store) CreateTask(ctx context.Context, t mcpserver.TaskRecord) error {
 	if err != nil {
 		return err
 	}
+	owner := s.ownerKey(t.Owner)
+	placed, err := reserve.Run(ctx, s.client, []string{owner}, time.Now().UnixMilli(), s.maxOwner, t.ID, t.Expires.UnixMilli()).Int()
+	switch {
+	case err != nil:
+		return fmt.Errorf("redistasks: create: %w", err)
+	case placed == 0:
+		return mcpserver.ErrTooManyTasks
+	case placed < 0:
+		return fmt.Errorf("redistasks: a task with the id %q exists", t.ID)
+	}
 	ok, err := s.client.SetArgs(ctx, s.prefix+t.ID, b, redis.SetArgs{Mode: "NX", ExpireAt: t.Expires}).Result()
+	if err != nil || ok != "OK" {
+		s.client.ZRem(context.WithoutCancel(ctx), owner, t.ID) // give the place back
+	}
 	switch {
 	case errors.Is(err, redis.Nil):
 		return fmt.Errorf("redistasks: a task with the id %q exists", t.ID)
@@ -98,6 +123,29 @@ func (s *Store) CreateTask(ctx context.Context, t mcpserver.TaskRecord) error {
 		return fmt.Errorf("redistasks: create: Redis answered %q", ok)
 	}
 	return nil
+}
+
+// reserve takes a place for task ARGV[3], expiring at ARGV[4] (Unix ms),
+// among the unexpired tasks of the owner whose sorted set is KEYS[1], at
+// most ARGV[2] of them at ARGV[1] (Unix ms): 1 when placed, 0 when the
+// owner has no place left, -1 when the id is already there. The set lives
+// until its last task expires. One key, so it runs on a cluster too; the
+// task's own key is set after it.
+var reserve = redis.NewScript(`
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
+if redis.call('ZSCORE', KEYS[1], ARGV[3]) then return -1 end
+if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[2]) then return 0 end
+redis.call('ZADD', KEYS[1], ARGV[4], ARGV[3])
+local last = redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')
+redis.call('PEXPIREAT', KEYS[1], last[2])
+return 1
+`)
+
+// ownerKey is the Redis key of an owner's tasks: the owner hashed, so
+// its bytes bound nothing in Redis.
+func (s *Store) ownerKey(owner string) string {
+	sum := sha256.Sum256([]byte(owner))
+	return s.prefix + "owner:" + hex.EncodeToString(sum[:])
 }
 
 // Task returns the task id, or mcpserver.ErrNoTask.

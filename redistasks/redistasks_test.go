@@ -133,3 +133,58 @@ func TestARedisThatIsGoneIsAnError(t *testing.T) {
 		t.Fatalf("read with no Redis: %v", err)
 	}
 }
+
+// One owner holds at most MaxTasksPerOwner unexpired tasks, on every
+// replica together: past it that owner's create is ErrTooManyTasks while
+// another owner's is stored, a refused create leaves no task, and an
+// expired task gives its place back.
+func TestAnOwnersTasksAreBounded(t *testing.T) {
+	t.Parallel()
+	srv := redistest.Start(t)
+	bounded := func() *redistasks.Store {
+		c := redis.NewClient(&redis.Options{Addr: srv.Addr, MaxRetries: -1})
+		t.Cleanup(func() { c.Close() })
+		s, err := redistasks.New(c, redistasks.Options{MaxTasksPerOwner: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	a, b := bounded(), bounded()
+	ctx := context.Background()
+	owned := func(id, owner string, ttl time.Duration) mcpserver.TaskRecord {
+		r := task(id, ttl)
+		r.Owner = owner
+		return r
+	}
+	if err := a.CreateTask(ctx, owned("m1", "mallory", 300*time.Millisecond)); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.CreateTask(ctx, owned("m2", "mallory", time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.CreateTask(ctx, owned("m1", "mallory", time.Minute)); err == nil || errors.Is(err, mcpserver.ErrTooManyTasks) {
+		t.Fatalf("a second create of one id: %v", err)
+	}
+	if err := a.CreateTask(ctx, owned("m3", "mallory", time.Minute)); !errors.Is(err, mcpserver.ErrTooManyTasks) {
+		t.Fatalf("a third task of one owner: %v", err)
+	}
+	if _, err := b.Task(ctx, "m3"); !errors.Is(err, mcpserver.ErrNoTask) {
+		t.Fatalf("the refused task: %v", err)
+	}
+	if err := b.CreateTask(ctx, owned("a1", "alice", time.Minute)); err != nil {
+		t.Fatalf("another owner's task while mallory is at the bound: %v", err)
+	}
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		err := a.CreateTask(ctx, owned("m4", "mallory", time.Minute))
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, mcpserver.ErrTooManyTasks) || time.Now().After(deadline) {
+			t.Fatalf("after m1 expired: %v", err)
+		}
+	}
+	if _, err := redistasks.New(redis.NewClient(&redis.Options{Addr: srv.Addr}), redistasks.Options{MaxTasksPerOwner: -1}); err == nil {
+		t.Fatal("a negative bound was accepted")
+	}
+}
