@@ -13,9 +13,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// envelopeCheck refuses, over HTTP, a POST that is a batch or whose
-// envelope names a member twice (400, nothing runs). A body over the cap passes untouched, for the
-// SDK's 413.
+// envelopeCheck refuses, over HTTP, a POST over the cap (413), and one that
+// is a batch or whose envelope names a member twice (400); nothing runs.
 type envelopeCheck struct {
 	next     http.Handler
 	max      int64
@@ -61,65 +60,66 @@ func (c envelopeCheck) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "Bad Request", http.StatusBadRequest)
 		return
 	}
-	toSDK := body
-	next, noSession := c.next, c.sessionless == nil
-	method := ""
-	if int64(len(body)) <= c.max {
-		m, err := readMessage(body)
-		if err != nil {
-			c.log.LogAttrs(r.Context(), slog.LevelWarn, "keel: a POST body that is not one JSON value; refused")
-			http.Error(w, "Bad Request", http.StatusBadRequest)
-			return
-		}
-		if m.kind != '{' {
-			// A batch (none in MCP since 2025-06-18, and none the front
-			// reads), or a value that is no message: the SDK would read a
-			// batch itself, past the front, whatever revision a session
-			// opened at.
-			c.log.LogAttrs(r.Context(), slog.LevelWarn, "keel: a POST body that is no single JSON-RPC message (a batch?); refused")
-			http.Error(w, "Bad Request", http.StatusBadRequest)
-			return
-		}
-		if m.duplicate {
-			c.log.LogAttrs(r.Context(), slog.LevelWarn, "keel: a JSON-RPC envelope names a member twice; refused")
-			http.Error(w, "Bad Request", http.StatusBadRequest)
-			return
-		}
-		method = m.method
-		if !taskNameMatches(r, &m) {
-			c.log.LogAttrs(r.Context(), slog.LevelWarn, "keel: a task request's Mcp-Name is not its taskId; refused")
-			headerMismatch(w, m.id.bytesOf(m.raw))
-			return
-		}
-		if c.sessionless != nil && isSessionless(r, &m) {
-			next, noSession = c.sessionless, true
-		}
-		if m.isCall() {
-			// A client's SDK that cannot read the arguments cannot write the
-			// name's header either: the name goes past the SDK too.
-			m.carryName = r.Header.Get("Mcp-Method") != "" && r.Header.Get("Mcp-Name") == "" && !sdkReadable(m.arguments.bytesOf(m.raw))
-			if len(c.mirrored) > 0 && mirrors(c.mirrored, &m) && r.Header.Get("Mcp-Protocol-Version") >= sessionlessRevision {
-				m.keepArguments = sdkReadable(m.arguments.bytesOf(m.raw))
-				if !m.keepArguments {
-					// Arguments the SDK cannot read are invalid_arguments
-					// (nothing runs): keel answers, whatever they mirror.
-					r.Header = withoutParamHeaders(r.Header)
-				}
-			}
-			toSDK = m.rewriteCall()
-			r.Header = nameHeaderFor(r.Header, &m)
-		}
-	}
-	if int64(len(body)) <= c.max && c.stepUp != nil && c.stepUp.refused(w, r, body) {
+	if int64(len(body)) > c.max {
+		// keel's cap on what the client sent; the SDK's is higher, for the
+		// bodies the front rewrites (sdkBodyBytes).
+		c.log.LogAttrs(r.Context(), slog.LevelWarn, "keel: a POST body over MaxBodyBytes; refused", slog.Int64("max_bytes", c.max))
+		http.Error(w, "Request Entity Too Large", http.StatusRequestEntityTooLarge)
 		return
 	}
-	if int64(len(body)) <= c.max {
-		notePostMode(r.Context(), body, method)
-		if c.inflight != nil && noSession && !c.inflight.cancel(r, body) {
-			var forget func()
-			r, forget = c.inflight.track(r, body)
-			defer forget()
+	m, err := readMessage(body)
+	if err != nil {
+		c.log.LogAttrs(r.Context(), slog.LevelWarn, "keel: a POST body that is not one JSON value; refused")
+		http.Error(w, "Bad Request", http.StatusBadRequest)
+		return
+	}
+	if m.kind != '{' {
+		// A batch (none in MCP since 2025-06-18, and none the front
+		// reads), or a value that is no message: the SDK would read a
+		// batch itself, past the front, whatever revision a session
+		// opened at.
+		c.log.LogAttrs(r.Context(), slog.LevelWarn, "keel: a POST body that is no single JSON-RPC message (a batch?); refused")
+		http.Error(w, "Bad Request", http.StatusBadRequest)
+		return
+	}
+	if m.duplicate {
+		c.log.LogAttrs(r.Context(), slog.LevelWarn, "keel: a JSON-RPC envelope names a member twice; refused")
+		http.Error(w, "Bad Request", http.StatusBadRequest)
+		return
+	}
+	if !taskNameMatches(r, &m) {
+		c.log.LogAttrs(r.Context(), slog.LevelWarn, "keel: a task request's Mcp-Name is not its taskId; refused")
+		headerMismatch(w, m.id.bytesOf(m.raw))
+		return
+	}
+	next, noSession := c.next, c.sessionless == nil
+	if c.sessionless != nil && isSessionless(r, &m) {
+		next, noSession = c.sessionless, true
+	}
+	toSDK := body
+	if m.isCall() {
+		// A client's SDK that cannot read the arguments cannot write the
+		// name's header either: the name goes past the SDK too.
+		m.carryName = r.Header.Get("Mcp-Method") != "" && r.Header.Get("Mcp-Name") == "" && !sdkReadable(m.arguments.bytesOf(m.raw))
+		if len(c.mirrored) > 0 && mirrors(c.mirrored, &m) && r.Header.Get("Mcp-Protocol-Version") >= sessionlessRevision {
+			m.keepArguments = sdkReadable(m.arguments.bytesOf(m.raw))
+			if !m.keepArguments {
+				// Arguments the SDK cannot read are invalid_arguments
+				// (nothing runs): keel answers, whatever they mirror.
+				r.Header = withoutParamHeaders(r.Header)
+			}
 		}
+		toSDK = m.rewriteCall()
+		r.Header = nameHeaderFor(r.Header, &m)
+	}
+	if c.stepUp != nil && c.stepUp.refused(w, r, body) {
+		return
+	}
+	notePostMode(r.Context(), body, m.method)
+	if c.inflight != nil && noSession && !c.inflight.cancel(r, body) {
+		var forget func()
+		r, forget = c.inflight.track(r, body)
+		defer forget()
 	}
 	r.Body = struct {
 		io.Reader

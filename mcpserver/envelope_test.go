@@ -1,12 +1,16 @@
 package mcpserver_test
 
 import (
+	"bytes"
+	"log/slog"
 	"net/http"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 
 	"github.com/keelgen/keel/mcpserver"
+	"github.com/keelgen/keel/runtime"
 )
 
 // A JSON-RPC batch (gone from MCP since 2025-06-18) is refused over HTTP
@@ -56,5 +60,40 @@ func TestBatchesAreRefusedOverHTTP(t *testing.T) {
 				t.Fatalf("a call after the batches: %d %q (%d runs)", r.status, r.body, ran.Load())
 			}
 		})
+	}
+}
+
+// A body under MaxBodyBytes reaches keel's answer and its audit record
+// whatever the front then does to it: a call whose arguments were 3.5 MiB of
+// a 4 MiB cap was refused 413, unaudited, because the front's rewrite grew
+// it past the SDK's cap. A body over the cap is 413, and nothing runs.
+func TestABodyUnderTheCapIsAnswered(t *testing.T) {
+	var ran atomic.Int32
+	var audit bytes.Buffer
+	var mu sync.Mutex
+	exec, err := runtime.NewExecutor(counted(t, &ran), runtime.WithLogger(slog.New(slog.DiscardHandler)),
+		runtime.WithLimits(runtime.Limits{MaxArgumentBytes: 8 << 20}),
+		runtime.WithObserver(runtime.AuditLog(slog.New(slog.NewJSONHandler(lockedWriter{&mu, &audit}, nil)))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := serve(t, mcpserver.New(exec, mcpserver.Options{}), mcpserver.HTTPOptions{Stateless: true})
+	hdr := map[string]string{"Mcp-Protocol-Version": "2025-06-18"}
+	call := func(n int) string {
+		return `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"lookup_incident","arguments":{"incident_id":"` + strings.Repeat("x", n) + `"}}}`
+	}
+	under := call(mcpserver.DefaultMaxBodyBytes - 200)
+	// The schema bounds an incident id far below this: keel's invalid_arguments.
+	if r := post(t, srv.URL, under, hdr); r.status != http.StatusOK || !strings.Contains(r.body, "invalid_arguments") {
+		t.Fatalf("a body of %d bytes under a cap of %d: %d %.200q (ran %d)", len(under), mcpserver.DefaultMaxBodyBytes, r.status, r.body, ran.Load())
+	}
+	mu.Lock()
+	audited := strings.Count(audit.String(), `"msg":"keel.call"`)
+	mu.Unlock()
+	if audited != 1 || !strings.Contains(audit.String(), `"code":"invalid_arguments"`) {
+		t.Fatalf("%d audit records for the call: %.300s", audited, audit.String())
+	}
+	if r := post(t, srv.URL, call(mcpserver.DefaultMaxBodyBytes), hdr); r.status != http.StatusRequestEntityTooLarge || ran.Load() != 0 {
+		t.Fatalf("a body over the cap: %d %q (ran %d)", r.status, r.body, ran.Load())
 	}
 }
