@@ -18,6 +18,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -30,8 +31,9 @@ const (
 	DefaultPrefix  = "keel:task:"
 	DefaultTimeout = 2 * time.Second
 	// DefaultRetries is how many times an update is tried when other
-	// replicas keep changing the task under it.
-	DefaultRetries = 16
+	// replicas keep changing the task under it (each failed try is another
+	// replica's update that went through).
+	DefaultRetries = 64
 	// DefaultCancelTTL is how long a cancel is kept for the replica whose
 	// call it names to find (it looks every quarter second).
 	DefaultCancelTTL = time.Minute
@@ -204,11 +206,32 @@ func (s *Store) UpdateTask(ctx context.Context, id string, change func(*mcpserve
 			return err
 		}, key)
 		if errors.Is(err, redis.TxFailedErr) {
-			continue // another replica changed it: read it again
+			// Another replica changed it, so one update went through: read
+			// it again after a short random wait, so that two replicas
+			// updating one task in step do not keep colliding.
+			if err := sleep(ctx, time.Duration(rand.Int64N(int64(retryWait)))); err != nil {
+				return mcpserver.TaskRecord{}, fmt.Errorf("redistasks: update: %w", err)
+			}
+			continue
 		}
 		return out, err
 	}
 	return mcpserver.TaskRecord{}, fmt.Errorf("redistasks: the task %q kept changing under %d updates", id, s.retries)
+}
+
+// retryWait bounds the random wait before an update is tried again.
+const retryWait = time.Millisecond
+
+// sleep waits d, or until ctx ends.
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // cancelKey is the Redis key of a cancel: the caller's key hashed, so a
