@@ -26,8 +26,8 @@ type envelopeCheck struct {
 	// whose next serves every request so).
 	sessionless http.Handler
 	// mirrored are the tools with an argument a client mirrors into a
-	// header (x-mcp-header), which the SDK checks against the arguments.
-	mirrored map[string]bool
+	// header (x-mcp-header), and those arguments (paramheaders.go).
+	mirrored map[string][]paramHeader
 }
 
 // Since the 2026-07-28 revision (SEP-2575) a request carries its protocol
@@ -101,11 +101,16 @@ func (c envelopeCheck) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// A client's SDK that cannot read the arguments cannot write the
 		// name's header either: the name goes past the SDK too.
 		m.carryName = r.Header.Get("Mcp-Method") != "" && r.Header.Get("Mcp-Name") == "" && !sdkReadable(m.arguments.bytesOf(m.raw))
-		if len(c.mirrored) > 0 && mirrors(c.mirrored, &m) && r.Header.Get("Mcp-Protocol-Version") >= sessionlessRevision {
+		if mirrored := c.mirrored[m.calledName()]; len(mirrored) > 0 && r.Header.Get("Mcp-Protocol-Version") >= sessionlessRevision {
+			if !paramHeadersMatch(r.Header, mirrored, m.arguments.bytesOf(m.raw)) {
+				c.log.LogAttrs(r.Context(), slog.LevelWarn, "keel: a call's Mcp-Param header does not match its arguments; refused")
+				headerMismatch(w, m.id.bytesOf(m.raw))
+				return
+			}
+			// The SDK checks the headers again on the arguments it can read;
+			// those it cannot read it is not given, nor their headers.
 			m.keepArguments = sdkReadable(m.arguments.bytesOf(m.raw))
 			if !m.keepArguments {
-				// Arguments the SDK cannot read are invalid_arguments
-				// (nothing runs): keel answers, whatever they mirror.
 				r.Header = withoutParamHeaders(r.Header)
 			}
 		}
@@ -226,8 +231,8 @@ func withoutParamHeaders(h http.Header) http.Header {
 	return h
 }
 
-// mirrors reports whether m calls one of the tools in mirrored.
-func mirrors(mirrored map[string]bool, m *message) bool {
+// calledName is the name a tools/call names, "" when it names none that reads.
+func (m *message) calledName() string {
 	name, _ := m.callName()
-	return mirrored[name]
+	return name
 }

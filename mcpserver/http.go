@@ -419,19 +419,3 @@ func (g *guardedWriter) Flush() {
 }
 
 func (g *guardedWriter) Unwrap() http.ResponseWriter { return g.ResponseWriter }
-
-// mirroredTools are the tools of s whose arguments declare a header
-// (x-mcp-header, SEP-2243).
-func mirroredTools(s *mcp.Server) map[string]bool {
-	h, ok := handlerOf(s)
-	if !ok {
-		return nil
-	}
-	out := map[string]bool{}
-	for _, t := range h.exec.ToolSet().Tools() {
-		if info := t.Info(); bytes.Contains(info.InputSchema, []byte(`"x-mcp-header"`)) {
-			out[info.Name] = true
-		}
-	}
-	return out
-}

@@ -139,3 +139,58 @@ func TestMirroredArgumentHeader(t *testing.T) {
 		t.Fatalf("the handler ran %d times", ran.Load())
 	}
 }
+
+// A mirrored argument is checked against its header whatever else the
+// arguments hold: with a number past a float64 in a member the tool takes
+// as it is (an open value), the SDK cannot read the arguments, so its check
+// of Mcp-Param-Region was skipped and a call with the header us-1, or with
+// none, ran with region eu-1. keel now checks the headers itself against
+// the bytes it runs.
+func TestMirroredArgumentHeaderBesideAnUnreadableNumber(t *testing.T) {
+	var ran atomic.Int32
+	var region string
+	tool := runtime.NewTool(runtime.ToolInfo{Name: "route", Version: "1", Effect: runtime.EffectRead, Description: "Routes.",
+		InputSchema:  json.RawMessage(`{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region"},"extra":{}},"additionalProperties":false}`),
+		OutputSchema: json.RawMessage(`{"type":"object"}`)},
+		runtime.Handle(func(_ context.Context, in struct {
+			Region string          `json:"region"`
+			Extra  json.RawMessage `json:"extra"`
+		}) (struct{}, error) {
+			ran.Add(1)
+			region = in.Region
+			return struct{}{}, nil
+		}))
+	exec, err := runtime.NewExecutor(keeltest.Of(tool), runtime.WithLogger(slog.New(slog.DiscardHandler)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := serve(t, mcpserver.New(exec, mcpserver.Options{}), mcpserver.HTTPOptions{Stateless: true})
+	call := func(args string, headers map[string]string) rawReply {
+		h := map[string]string{"Mcp-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": "route"}
+		for k, v := range headers {
+			h[k] = v
+		}
+		body := `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"route","arguments":` + args + `,` + meta2026("2026-07-28") + `}}`
+		return post(t, srv.URL, body, h)
+	}
+	args := `{"region":"eu-1","extra":[1e400]}`
+	for _, h := range []map[string]string{nil, {"Mcp-Param-Region": "us-1"}, {"Mcp-Param-Region": "=?base64?dXMtMQ==?="}} {
+		if r := call(args, h); r.status != 400 || !strings.Contains(r.body, "-32020") {
+			t.Errorf("header %v: %d %s (region %q)", h, r.status, r.body, region)
+		}
+	}
+	if ran.Load() != 0 {
+		t.Fatalf("the handler ran %d times with a header that did not match", ran.Load())
+	}
+	for _, h := range []map[string]string{{"Mcp-Param-Region": "eu-1"}, {"Mcp-Param-Region": "=?base64?ZXUtMQ==?="}} {
+		if r := call(args, h); r.status != 200 || strings.Contains(r.body, `"error"`) {
+			t.Errorf("a matching header %v: %d %s", h, r.status, r.body)
+		}
+	}
+	if r := call(`{"extra":[1e400]}`, map[string]string{"Mcp-Param-Region": "eu-1"}); r.status != 400 || !strings.Contains(r.body, "-32020") {
+		t.Errorf("a header for an absent argument: %d %s", r.status, r.body)
+	}
+	if ran.Load() != 2 || region != "eu-1" {
+		t.Fatalf("the handler ran %d times, last with region %q", ran.Load(), region)
+	}
+}
