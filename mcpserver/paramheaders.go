@@ -67,7 +67,7 @@ func (n schemaNode) paramHeaders(path []string, out []paramHeader) []paramHeader
 // paramHeadersMatch reports whether every mirrored argument of a call
 // agrees with its header, as SEP-2243 has it: an argument absent or null
 // has no header; one present has one, which (once a =?base64?…?= wrapper
-// is decoded) is the argument's text: a string as it is, true or false, or
+// is decoded; without both ends it is literal) is the argument's text: a string as it is, true or false, or
 // an integer within ±(2^53−1), compared as a number. An argument of any
 // other kind matches no header.
 func paramHeadersMatch(h http.Header, mirrored []paramHeader, args []byte) bool {
@@ -84,10 +84,9 @@ func paramHeadersMatch(h http.Header, mirrored []paramHeader, args []byte) bool 
 		if !ok || got == "" {
 			return false
 		}
-		if decoded, ok := strings.CutPrefix(got, "=?base64?"); ok {
-			decoded, ok = strings.CutSuffix(decoded, "?=")
-			b, err := base64.StdEncoding.DecodeString(decoded)
-			if !ok || err != nil {
+		if encoded, ok := base64Wrapped(got); ok {
+			b, err := base64.StdEncoding.DecodeString(encoded)
+			if err != nil {
 				return false
 			}
 			got = string(b)
@@ -101,6 +100,15 @@ func paramHeadersMatch(h http.Header, mirrored []paramHeader, args []byte) bool 
 		}
 	}
 	return true
+}
+
+// base64Wrapped is the Base64 text of a header value in SEP-2243's
+// wrapper; a value without both its ends is literal.
+func base64Wrapped(v string) (string, bool) {
+	if len(v) < len("=?base64?")+len("?=") || !strings.HasPrefix(v, "=?base64?") || !strings.HasSuffix(v, "?=") {
+		return "", false
+	}
+	return v[len("=?base64?") : len(v)-len("?=")], true
 }
 
 // argumentAt is the value at path in args, by exact member names.
