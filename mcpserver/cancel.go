@@ -69,8 +69,8 @@ type envelope struct {
 }
 
 // track registers a tools/call POST and returns the request to pass on,
-// whose scope ends with a cancellation too, and the function that forgets
-// it; for any other body, r and a no-op.
+// whose scope (the handler's context) ends with a cancellation too, and the
+// function that forgets it; for any other body, r and a no-op.
 func (f *inflight) track(r *http.Request, body []byte) (*http.Request, func()) {
 	client, env, ok := f.read(r, body)
 	if !ok || env.Method != "tools/call" || len(env.ID) == 0 || string(env.ID) == "null" {
@@ -81,11 +81,18 @@ func (f *inflight) track(r *http.Request, body []byte) (*http.Request, func()) {
 	f.mu.Lock()
 	f.calls[key] = append(f.calls[key], &cancel)
 	f.mu.Unlock()
+	// A cancel ends the handler's context, which follows this one now
+	// (scope.go); the POST's own context goes on, so the SDK writes the
+	// call's answer (tool_cancelled), as it does for a session's cancel,
+	// instead of failing the POST with a 500.
+	out := r
 	if token := r.Header.Get(scopeHeader); token != "" {
-		scopes.Store(token, ctx) // the handler's context follows this one now
+		scopes.Store(token, ctx)
+	} else {
+		out = r.WithContext(ctx) // no scope to reach the handler by: the POST itself ends
 	}
 	stopWatch := f.watch(ctx, key, cancel)
-	return r.WithContext(ctx), func() {
+	return out, func() {
 		stopWatch()
 		f.mu.Lock()
 		list := f.calls[key]
