@@ -111,19 +111,7 @@ func TestMirroredArgumentHeader(t *testing.T) {
 			ran.Add(1)
 			return struct{}{}, nil
 		}))
-	exec, err := runtime.NewExecutor(keeltest.Of(tool), runtime.WithLogger(slog.New(slog.DiscardHandler)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := serve(t, mcpserver.New(exec, mcpserver.Options{}), mcpserver.HTTPOptions{Stateless: true})
-	call := func(args string, headers map[string]string) rawReply {
-		h := map[string]string{"Mcp-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": "route"}
-		for k, v := range headers {
-			h[k] = v
-		}
-		body := `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"route","arguments":` + args + `,` + meta2026("2026-07-28") + `}}`
-		return post(t, srv.URL, body, h)
-	}
+	call := routeCaller(t, tool)
 	if r := call(`{"region":"eu-1"}`, map[string]string{"Mcp-Param-Region": "eu-1"}); r.status != 200 || strings.Contains(r.body, `"error"`) || ran.Load() != 1 {
 		t.Fatalf("a matching header: %d %s", r.status, r.body)
 	}
@@ -160,19 +148,7 @@ func TestMirroredArgumentHeaderBesideAnUnreadableNumber(t *testing.T) {
 			region = in.Region
 			return struct{}{}, nil
 		}))
-	exec, err := runtime.NewExecutor(keeltest.Of(tool), runtime.WithLogger(slog.New(slog.DiscardHandler)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := serve(t, mcpserver.New(exec, mcpserver.Options{}), mcpserver.HTTPOptions{Stateless: true})
-	call := func(args string, headers map[string]string) rawReply {
-		h := map[string]string{"Mcp-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": "route"}
-		for k, v := range headers {
-			h[k] = v
-		}
-		body := `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"route","arguments":` + args + `,` + meta2026("2026-07-28") + `}}`
-		return post(t, srv.URL, body, h)
-	}
+	call := routeCaller(t, tool)
 	args := `{"region":"eu-1","extra":[1e400]}`
 	for _, h := range []map[string]string{nil, {"Mcp-Param-Region": "us-1"}, {"Mcp-Param-Region": "=?base64?dXMtMQ==?="}} {
 		if r := call(args, h); r.status != 400 || !strings.Contains(r.body, "-32020") {
@@ -197,5 +173,25 @@ func TestMirroredArgumentHeaderBesideAnUnreadableNumber(t *testing.T) {
 	}
 	if ran.Load() != 3 || region != "=?base64?ZXUtMQ==" {
 		t.Fatalf("the handler ran %d times, last with region %q", ran.Load(), region)
+	}
+}
+
+// routeCaller serves tool "route" statelessly and returns a function that
+// calls it over 2026-07-28 with args and the headers given beside the
+// standard ones.
+func routeCaller(t *testing.T, tool *runtime.Tool) func(args string, headers map[string]string) rawReply {
+	t.Helper()
+	exec, err := runtime.NewExecutor(keeltest.Of(tool), runtime.WithLogger(slog.New(slog.DiscardHandler)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := serve(t, mcpserver.New(exec, mcpserver.Options{}), mcpserver.HTTPOptions{Stateless: true})
+	return func(args string, headers map[string]string) rawReply {
+		h := map[string]string{"Mcp-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": "route"}
+		for k, v := range headers {
+			h[k] = v
+		}
+		body := `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"route","arguments":` + args + `,` + meta2026("2026-07-28") + `}}`
+		return post(t, srv.URL, body, h)
 	}
 }
