@@ -28,6 +28,8 @@ type envelopeCheck struct {
 	// mirrored are the tools with an argument a client mirrors into a
 	// header (x-mcp-header), and those arguments (paramheaders.go).
 	mirrored map[string][]paramHeader
+	// unmigrated are the SDK's tools (Options.Unmigrated).
+	unmigrated map[string]bool
 }
 
 // Since the 2026-07-28 revision (SEP-2575) a request carries its protocol
@@ -97,7 +99,7 @@ func (c envelopeCheck) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		next, noSession = c.sessionless, true
 	}
 	toSDK := body
-	if m.isCall() {
+	if m.isCall() && !c.unmigrated[m.calledName()] { // an Unmigrated tool's call goes to the SDK as sent, its headers checked by the SDK
 		// A client's SDK that cannot read the arguments cannot write the
 		// name's header either: the name goes past the SDK too.
 		m.carryName = r.Header.Get("Mcp-Method") != "" && r.Header.Get("Mcp-Name") == "" && !sdkReadable(m.arguments.bytesOf(m.raw))

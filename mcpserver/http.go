@@ -187,10 +187,14 @@ func HTTPHandler(s *mcp.Server, opts HTTPOptions) (http.Handler, error) {
 		calls = &inflight{calls: map[inflightKey][]*context.CancelFunc{}, signals: opts.CancelSignals, log: opts.Logger}
 	}
 	var up *stepUp
-	if sh, ok := handlerOf(s); ok && opts.Verifier != nil && execinfo.Varies(sh.exec) {
-		up = &stepUp{h: sh, log: opts.Logger}
+	var unmigrated map[string]bool
+	if sh, ok := handlerOf(s); ok {
+		unmigrated = sh.unmigrated
+		if opts.Verifier != nil && execinfo.Varies(sh.exec) {
+			up = &stepUp{h: sh, log: opts.Logger}
+		}
 	}
-	h = envelopeCheck{next: h, sessionless: sessionless, max: opts.MaxBodyBytes, log: opts.Logger, inflight: calls, stepUp: up, mirrored: mirroredTools(s)} // after auth: no body is read for a stranger
+	h = envelopeCheck{next: h, sessionless: sessionless, max: opts.MaxBodyBytes, log: opts.Logger, inflight: calls, stepUp: up, mirrored: mirroredTools(s), unmigrated: unmigrated} // after auth: no body is read for a stranger
 	if opts.Verifier != nil {
 		h = auth.RequireBearerToken(opaqueVerifier(opts.Verifier, opts.Bearer, opts.Logger), opts.Bearer)(h)
 		h = challenges{next: h, metadataURL: metadataURL}

@@ -155,14 +155,14 @@ func New(exec *runtime.Executor, opts Options) *mcp.Server {
 	s.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 			if call, ok := req.(*mcp.CallToolRequest); ok && method == "tools/call" {
-				if call.Params != nil && h.unmigrated[call.Params.Name] {
-					// The SDK's tool, until it moves: with its arguments where
-					// the SDK reads them (the front carried them past it).
-					params := *call.Params
-					_, params.Arguments = carried(call.Params)
-					legacy := *call
-					legacy.Params = &params
-					return next(ctx, method, &legacy)
+				if call.Params != nil {
+					if name, _ := carried(call.Params); h.unmigrated[name] {
+						// The SDK's tool, until it moves: its call as the client
+						// sent it, none of the front's members in its _meta.
+						legacy := *call
+						legacy.Params = uncarried(call.Params)
+						return next(ctx, method, &legacy)
+					}
 				}
 				if res, err, ok := h.taskCall(ctx, call); ok {
 					return res, err
@@ -443,6 +443,26 @@ func carried(p *mcp.CallToolParamsRaw) (string, json.RawMessage) {
 		args, _ = base64.StdEncoding.AppendDecode(nil, []byte(a)) // the front's own encoding
 	}
 	return name, args
+}
+
+// uncarried is p as its client sent it: the name and arguments the front
+// carried back in their places, and none of the front's members in _meta.
+func uncarried(p *mcp.CallToolParamsRaw) *mcp.CallToolParamsRaw {
+	out := *p
+	if mark, _ := p.Meta[metaFront].(string); mark != frontNonce {
+		return &out
+	}
+	out.Name, out.Arguments = carried(p)
+	out.Meta = make(mcp.Meta, len(p.Meta))
+	for k, v := range p.Meta {
+		if k != metaFront && k != metaArguments && k != metaName {
+			out.Meta[k] = v
+		}
+	}
+	if len(out.Meta) == 0 {
+		out.Meta = nil
+	}
+	return &out
 }
 
 // contentBlocks writes a result's checked content blocks as MCP's, in order
