@@ -344,6 +344,7 @@ func (h *handler) run(ctx context.Context, req *mcp.CallToolRequest, task bool) 
 	if err != nil {
 		return nil, err
 	}
+	ec.RateTaken = task // taken when the task was created (taskCall)
 	if h.request != nil {
 		ctx = h.request(ctx, req)
 	}
@@ -377,12 +378,8 @@ func (h *handler) callOf(ctx context.Context, req *mcp.CallToolRequest) (runtime
 	if req.Params == nil {
 		return runtime.ExecutionContext{}, runtime.ToolCall{}, false, protocolError(jsonrpc.CodeInvalidParams)
 	}
-	callID, _ := req.Params.Meta[MetaCallID].(string)
-	if callID == "" || len(callID) > maxCallIDBytes {
-		callID = newCallID()
-	}
 	name, args := carried(req.Params)
-	call := runtime.ToolCall{ID: callID, Name: name, Arguments: args}
+	call := runtime.ToolCall{ID: callIDOf(req.Params), Name: name, Arguments: args}
 	ec := h.context(ctx, req)
 	if grant, ok := req.Params.Meta[MetaGrant].(string); ok {
 		ec.Grant = grant
@@ -402,6 +399,15 @@ func (h *handler) callOf(ctx context.Context, req *mcp.CallToolRequest) (runtime
 		answered = ok
 	}
 	return ec, call, answered, nil
+}
+
+// callIDOf is the call id a client named in p's _meta, or a new one.
+func callIDOf(p *mcp.CallToolParamsRaw) string {
+	id, _ := p.Meta[MetaCallID].(string)
+	if id == "" || len(id) > maxCallIDBytes {
+		id = newCallID()
+	}
+	return id
 }
 
 // reply is the executor's result as the protocol carries it; a call the

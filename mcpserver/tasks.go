@@ -274,6 +274,13 @@ func (h *handler) taskCall(ctx context.Context, req *mcp.CallToolRequest) (res m
 		ID: newTaskID(), Owner: owner(ec), Status: TaskWorking,
 		Created: now, Updated: now, Expires: now.Add(t.TTL), Lease: now.Add(t.Lease),
 	}
+	// Creating a task is a call: the caller's scopes and rate come first,
+	// and a refusal is its answer, with no task stored.
+	name, args := carried(req.Params)
+	if r := h.exec.Admit(ctx, ec, runtime.ToolCall{ID: callIDOf(req.Params), Name: name, Arguments: args}); r != nil {
+		res, err := h.reply(ctx, ec, *r, args, false)
+		return res, err, true
+	}
 	var call runtime.ToolCall
 	if t.Runner != nil {
 		var answered bool
@@ -281,6 +288,7 @@ func (h *handler) taskCall(ctx context.Context, req *mcp.CallToolRequest) (res m
 		if err != nil {
 			return nil, err, true
 		}
+		ec.RateTaken = true
 		rec.Run, rec.Lease = rec.ID, time.Time{} // the runner keeps it alive, not a lease
 		rec.Tool, rec.Arguments, rec.Elicits, rec.Answered = call.Name, call.Arguments, canElicit(req), answered
 	}

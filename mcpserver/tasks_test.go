@@ -500,3 +500,43 @@ func TestATaskBoundRefusesOnlyItsOwner(t *testing.T) {
 	}
 	awaitTask(t, srv.URL, "alice", other.str("taskId"), "completed")
 }
+
+// Creating a task is a call: the caller's rate is taken then, once. A
+// caller allowed one call an hour gets one task, whose run is not refused
+// for the rate it already paid, and then rate_limit_exceeded with no task
+// stored; another caller is served. Before, the task was stored before
+// the rate was asked, and one caller filled the store.
+func TestTaskCreationTakesTheRate(t *testing.T) {
+	var probe taskProbe
+	exec, err := runtime.NewExecutor(probe.tools(), runtime.WithLogger(slog.New(slog.DiscardHandler)),
+		runtime.WithRateLimits(runtime.RateLimits{Limiter: memstore.NewRateLimiter(), PerCaller: runtime.RateLimit{Calls: 1, Per: time.Hour}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	store := mcpserver.NewMemoryTaskStore()
+	s := mcpserver.New(exec, mcpserver.Options{Context: byHeader, Tasks: &mcpserver.Tasks{
+		Store: store, PollInterval: 50 * time.Millisecond, Logger: slog.New(slog.DiscardHandler),
+		Mode:  func(runtime.ToolInfo) mcpserver.TaskMode { return mcpserver.TaskOptional },
+	}})
+	srv := serve(t, s, mcpserver.HTTPOptions{Stateless: true})
+	lookup := `"name":"lookup_incident","arguments":{"incident_id":"INC-001"}`
+	r := taskRPC(t, srv.URL, "alice", "tools/call", lookup, true)
+	if r.Error != nil || r.str("resultType") != "task" {
+		t.Fatalf("the first call: %+v %v", r.Error, r.Result)
+	}
+	done := awaitTask(t, srv.URL, "alice", r.str("taskId"), "completed")
+	if !strings.Contains(string(done.Result["result"]), "INC-001") {
+		t.Fatalf("the task's run was refused: %s", done.Result["result"])
+	}
+	for range 20 {
+		if r := taskRPC(t, srv.URL, "alice", "tools/call", lookup, true); r.Error == nil || r.Error.Code != mcpserver.CodeRateLimited {
+			t.Fatalf("a call over the rate: %+v %v", r.Error, r.Result)
+		}
+	}
+	if probe.started.Load() != 1 {
+		t.Fatalf("the handler ran %d times", probe.started.Load())
+	}
+	if r := taskRPC(t, srv.URL, "bob", "tools/call", lookup, true); r.Error != nil || r.str("resultType") != "task" {
+		t.Fatalf("another caller: %+v %v", r.Error, r.Result)
+	}
+}

@@ -310,28 +310,39 @@ func (e *Executor) Execute(ctx context.Context, ec ExecutionContext, call ToolCa
 	if len(e.observers) == 0 {
 		return e.execute(ctx, ec, call, nil)
 	}
+	obs, ctx := e.begin(ctx, ec, call)
+	r = e.execute(ctx, ec, call, obs)
+	e.end(obs, r)
+	return r
+}
+
+// begin starts an observed call: its record, and each observer's Begin.
+func (e *Executor) begin(ctx context.Context, ec ExecutionContext, call ToolCall) (*observedCall, context.Context) {
 	name := call.Name
 	if len(name) > maxRecordedName { // an unknown name is the model's: bound what the log keeps
 		name = name[:maxRecordedName] + "…"
 	}
 	obs := &observedCall{rec: CallRecord{CallID: call.ID, Tool: name, SetDigest: e.setDigest, Tenant: ec.Tenant, Principal: ec.Principal, Start: time.Now()}}
-	rec := &obs.rec
 	if ec.Attempt != nil {
-		rec.Attempt = *ec.Attempt
+		obs.rec.Attempt = *ec.Attempt
 	}
-	ctxs := obs.ctxs[:0]
+	obs.begun = obs.ctxs[:0]
 	for _, o := range e.observers {
 		ctx = o.Begin(ctx, call)
-		ctxs = append(ctxs, ctx)
+		obs.begun = append(obs.begun, ctx)
 		t, ok := o.(stageTimer)
 		obs.timed = obs.timed || !ok || t.TimesStages(ctx)
 	}
-	r = e.execute(ctx, ec, call, obs)
+	return obs, ctx
+}
+
+// end records r and calls each observer's End, last first.
+func (e *Executor) end(obs *observedCall, r ToolResult) {
+	rec := &obs.rec
 	rec.Duration, rec.Code, rec.OK = time.Since(rec.Start), r.Code(), r.OK
-	for i := len(ctxs) - 1; i >= 0; i-- {
-		e.observers[i].End(ctxs[i], rec)
+	for i := len(obs.begun) - 1; i >= 0; i-- {
+		e.observers[i].End(obs.begun[i], rec)
 	}
-	return r
 }
 
 // observedCall is the state of an observed call, in one allocation: the
@@ -341,6 +352,7 @@ type observedCall struct {
 	rec     CallRecord
 	timed   bool // an observer reads the record's Stages
 	ctxs    [2]context.Context
+	begun   []context.Context // the context each Begin returned: in ctxs for up to two
 	handler callContext
 }
 

@@ -35,7 +35,7 @@ func (e *Executor) execute(ctx context.Context, ec ExecutionContext, call ToolCa
 	if len(c.info.Scopes) > 0 && !c.scoped(ec) { // the credentials first: nothing is read for a caller without them
 		return c.result
 	}
-	if e.rates != nil && c.limited(ec) { // then the caller's rate, before any work on its arguments
+	if e.rates != nil && !ec.RateTaken && c.limited(ec) { // then the caller's rate, before any work on its arguments
 		return c.result
 	}
 	args, ok := c.input() // 2. input schema

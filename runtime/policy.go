@@ -33,6 +33,11 @@ type ExecutionContext struct {
 	// (keeltemporal): where it runs and which try this is; nil otherwise.
 	// The executor reads it before the handler runs and records a copy.
 	Attempt *Attempt
+	// RateTaken says the caller's rate was taken for this call when the
+	// server accepted it to run later (Executor.Admit, for an MCP task):
+	// the executor does not take it again. Set it only for such a call,
+	// never from anything a client sends.
+	RateTaken bool
 }
 
 type execContextKey struct{}

@@ -121,3 +121,51 @@ func TestSharedMemoryLimiterKeepsEachLimit(t *testing.T) {
 		t.Fatalf("%d of 40 calls ran under limits of 1 and 2 an hour", ran.Load())
 	}
 }
+
+// Admit answers a call to run later (a task) at once: the caller's scopes
+// and rate, taken then; the run that carries RateTaken is not limited
+// again, and a refusal is audited with nothing run.
+func TestAdmitTakesTheRateOnce(t *testing.T) {
+	var ran atomic.Int32
+	tool := runtime.NewTool(runtime.ToolInfo{Name: "export", Version: "1", Effect: runtime.EffectRead, Description: "export", Scopes: []string{"files:read"},
+		InputSchema: json.RawMessage(`{"type":"object","additionalProperties":false}`), OutputSchema: json.RawMessage(`{"type":"object"}`)},
+		runtime.Handle(func(context.Context, struct{}) (struct{}, error) { ran.Add(1); return struct{}{}, nil }))
+	var audit strings.Builder
+	exec, err := runtime.NewExecutor(keeltest.Of(tool), runtime.WithLogger(slog.New(slog.DiscardHandler)),
+		runtime.WithObserver(runtime.AuditLog(slog.New(slog.NewJSONHandler(&audit, nil)))),
+		runtime.WithRateLimits(runtime.RateLimits{Limiter: memstore.NewRateLimiter(), PerCaller: runtime.RateLimit{Calls: 1, Per: time.Hour}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	call := runtime.ToolCall{ID: "c", Name: "export", Arguments: json.RawMessage(`{}`)}
+	ann := runtime.ExecutionContext{Tenant: "acme", Principal: "ann", Scopes: []string{"files:read"}}
+	if r := exec.Admit(ctx, runtime.ExecutionContext{Tenant: "acme", Principal: "ann"}, call); r == nil || r.Code() != runtime.CodeInsufficientScope {
+		t.Fatalf("without the scope: %+v", r)
+	}
+	if r := exec.Admit(ctx, ann, call); r != nil {
+		t.Fatalf("the first: %+v", r.Error)
+	}
+	if r := exec.Admit(ctx, ann, call); r == nil || r.Code() != runtime.CodeRateLimitExceeded {
+		t.Fatalf("the second, over the rate: %+v", r)
+	}
+	if r := exec.Admit(ctx, ann, runtime.ToolCall{ID: "d", Name: "nope"}); r == nil || r.Code() != runtime.CodeUnknownTool {
+		t.Fatalf("an unknown name: %+v", r)
+	}
+	admitted := ann
+	admitted.RateTaken = true
+	if r := exec.Execute(ctx, admitted, call); !r.OK {
+		t.Fatalf("the admitted call's run: %+v", r.Error)
+	}
+	if r := exec.Execute(ctx, ann, call); r.Code() != runtime.CodeRateLimitExceeded {
+		t.Fatalf("a call not admitted: %+v", r.Error)
+	}
+	if ran.Load() != 1 {
+		t.Fatalf("the handler ran %d times", ran.Load())
+	}
+	for _, code := range []string{"insufficient_scope", "rate_limit_exceeded", "unknown_tool"} {
+		if !strings.Contains(audit.String(), `"code":"`+code+`"`) {
+			t.Errorf("no audit record of the refusal %s:\n%s", code, audit.String())
+		}
+	}
+}
