@@ -180,11 +180,11 @@ func ConfirmDelete(ctx context.Context, in DeleteArgs) (Text, error) {
 	return Text{Text: "Deleted " + in.Filename + "."}, nil
 }
 
-// ProtocolErrorJob is never run: cmd/mcpsuite-server's rate limiter has no
-// call of it to give, and a call over its rate limit is a JSON-RPC error
-// (-32029), so its task fails: the tasks scenarios' protocol error.
+// ProtocolErrorJob is never run: cmd/mcpsuite-server's tool filter hides it
+// from its task's run, which is unknown_tool, a JSON-RPC error (-32602), so
+// its task fails: the tasks scenarios' protocol error.
 //
-//keel:tool name=protocol_error_job version=1.0 effect=read
+//keel:tool name=protocol_error_job version=1.1 effect=read
 func ProtocolErrorJob(ctx context.Context, _ None) (Text, error) {
 	return Text{Text: "This job ran, which its rate limit forbids."}, nil
 }

@@ -19,7 +19,7 @@ const _ = runtime.IsAtLeastVersion0_6_0
 
 // SetDigest identifies this exact tool set: the set_digest of keel.lock.json.
 // The executor recomputes it from the embedded contracts before it accepts a call.
-const SetDigest = "sha256:06abac23c58baa8b4a8e22d01d11cc8962a729e7c946f7a40bd3ba3ddfb9bae0"
+const SetDigest = "sha256:e2a1ca9dc39cf3d25e9ec430414606f6bf82e3b639b21329ae0ee02253c2ef72"
 
 // Tool names. Harness code that names a tool by its constant stops compiling
 // when the tool is removed.
@@ -138,9 +138,9 @@ var toolSpecs = [...]runtime.ToolSpec{
 	{
 		Info: runtime.ToolInfo{
 			Name:        ToolProtocolErrorJob,
-			Version:     "1.0",
+			Version:     "1.1",
 			Effect:      runtime.EffectRead,
-			Description: "Never run: cmd/mcpsuite-server's rate limiter has no call of it to give, and a call over its rate limit is a JSON-RPC error (-32029), so its task fails: the tasks scenarios' protocol error.",
+			Description: "Never run: cmd/mcpsuite-server's tool filter hides it from its task's run, which is unknown_tool, a JSON-RPC error (-32602), so its task fails: the tasks scenarios' protocol error.",
 		},
 		Handler: noneHandler(mcpsuite.ProtocolErrorJob),
 	},

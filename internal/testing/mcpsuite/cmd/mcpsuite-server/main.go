@@ -15,7 +15,6 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
-	"strings"
 	"time"
 
 	"github.com/keelgen/keel/internal/testing/mcpsuite/generated"
@@ -43,11 +42,8 @@ func run(addr string, stateless bool, logger *slog.Logger) error {
 	rand.Read(stateSecret)
 	exec, err := generated.NewExecutor(
 		runtime.WithApprovals(grant.HMACKey(grantKey), memstore.NewReplayStore()),
-		runtime.WithRateLimits(runtime.RateLimits{
-			Limiter:   refuseProtocolErrorJob{},
-			PerCaller: runtime.RateLimit{Calls: 1000, Per: time.Second},
-			PerTool:   map[string]runtime.RateLimit{"protocol_error_job": {Calls: 1, Per: time.Hour}},
-		}))
+		runtime.WithRateLimits(runtime.RateLimits{Limiter: memstore.NewRateLimiter(), PerCaller: runtime.RateLimit{Calls: 1000, Per: time.Second}}),
+		runtime.WithToolFilter(goneWhenItRuns))
 	if err != nil {
 		return err
 	}
@@ -87,11 +83,10 @@ func taskMode(t runtime.ToolInfo) mcpserver.TaskMode {
 	return mcpserver.TaskNever
 }
 
-// refuseProtocolErrorJob has no call of protocol_error_job to give, so
-// each is refused with a JSON-RPC error (-32029) and its task fails, the
-// protocol error the suite asks for; it gives every other call.
-type refuseProtocolErrorJob struct{}
-
-func (refuseProtocolErrorJob) Take(_ context.Context, key string, _ runtime.RateLimit) (bool, time.Duration, error) {
-	return !strings.HasSuffix(key, "|protocol_error_job"), time.Minute, nil
+// goneWhenItRuns offers protocol_error_job when its task is created and
+// hides it when the task runs (a deploy that removed it in between): the
+// run is unknown_tool, a JSON-RPC error (-32602), so its task fails, the
+// protocol error the suite asks for. Every other tool is always offered.
+func goneWhenItRuns(_ context.Context, ec runtime.ExecutionContext, tool runtime.ToolInfo) bool {
+	return tool.Name != "protocol_error_job" || !ec.RateTaken
 }
