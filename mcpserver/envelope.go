@@ -30,6 +30,9 @@ type envelopeCheck struct {
 	mirrored map[string][]paramHeader
 	// unmigrated are the SDK's tools (Options.Unmigrated).
 	unmigrated map[string]bool
+	// direct answers the sessionless calls keel answers itself; nil for a
+	// server New did not make.
+	direct *handler
 }
 
 // Since the 2026-07-28 revision (SEP-2575) a request carries its protocol
@@ -99,25 +102,32 @@ func (c envelopeCheck) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		next, noSession = c.sessionless, true
 	}
 	toSDK := body
+	var direct *directCall
 	if m.isCall() && !c.unmigrated[m.calledName()] { // an Unmigrated tool's call goes to the SDK as sent, its headers checked by the SDK
 		// A client's SDK that cannot read the arguments cannot write the
 		// name's header either: the name goes past the SDK too.
 		m.carryName = r.Header.Get("Mcp-Method") != "" && r.Header.Get("Mcp-Name") == "" && !sdkReadable(m.arguments.bytesOf(m.raw))
-		if mirrored := c.mirrored[m.calledName()]; len(mirrored) > 0 && r.Header.Get("Mcp-Protocol-Version") >= sessionlessRevision {
-			if !paramHeadersMatch(r.Header, mirrored, m.arguments.bytesOf(m.raw)) {
-				c.log.LogAttrs(r.Context(), slog.LevelWarn, "keel: a call's Mcp-Param header does not match its arguments; refused")
-				headerMismatch(w, m.id.bytesOf(m.raw))
-				return
-			}
-			// The SDK checks the headers again on the arguments it can read;
-			// those it cannot read it is not given, nor their headers.
-			m.keepArguments = sdkReadable(m.arguments.bytesOf(m.raw))
-			if !m.keepArguments {
-				r.Header = withoutParamHeaders(r.Header)
-			}
+		mirrored := c.mirrored[m.calledName()]
+		if len(mirrored) > 0 && r.Header.Get("Mcp-Protocol-Version") >= sessionlessRevision && !paramHeadersMatch(r.Header, mirrored, m.arguments.bytesOf(m.raw)) {
+			c.log.LogAttrs(r.Context(), slog.LevelWarn, "keel: a call's Mcp-Param header does not match its arguments; refused")
+			headerMismatch(w, m.id.bytesOf(m.raw))
+			return
 		}
-		toSDK = m.rewriteCall()
-		r.Header = nameHeaderFor(r.Header, &m)
+		if call, ok := c.directCall(r, &m); ok && noSession {
+			direct = &call // keel answers it (answer.go)
+		} else {
+			if len(mirrored) > 0 {
+				// The SDK checks the headers again on the arguments it can
+				// read; those it cannot read it is not given, nor their
+				// headers.
+				m.keepArguments = sdkReadable(m.arguments.bytesOf(m.raw))
+				if !m.keepArguments {
+					r.Header = withoutParamHeaders(r.Header)
+				}
+			}
+			toSDK = m.rewriteCall()
+			r.Header = nameHeaderFor(r.Header, &m)
+		}
 	}
 	if c.stepUp != nil && c.stepUp.refused(w, r, body) {
 		return
@@ -127,6 +137,10 @@ func (c envelopeCheck) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		var forget func()
 		r, forget = c.inflight.track(r, body)
 		defer forget()
+	}
+	if direct != nil {
+		c.answer(w, r, *direct)
+		return
 	}
 	r.Body = struct {
 		io.Reader

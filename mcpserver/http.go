@@ -7,7 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
+	"net/netip"
 	"slices"
 	"strings"
 	"time"
@@ -188,13 +190,14 @@ func HTTPHandler(s *mcp.Server, opts HTTPOptions) (http.Handler, error) {
 	}
 	var up *stepUp
 	var unmigrated map[string]bool
+	var direct *handler
 	if sh, ok := handlerOf(s); ok {
-		unmigrated = sh.unmigrated
+		unmigrated, direct = sh.unmigrated, sh
 		if opts.Verifier != nil && execinfo.Varies(sh.exec) {
 			up = &stepUp{h: sh, log: opts.Logger}
 		}
 	}
-	h = envelopeCheck{next: h, sessionless: sessionless, max: opts.MaxBodyBytes, log: opts.Logger, inflight: calls, stepUp: up, mirrored: mirroredTools(s), unmigrated: unmigrated} // after auth: no body is read for a stranger
+	h = envelopeCheck{next: h, sessionless: sessionless, max: opts.MaxBodyBytes, log: opts.Logger, inflight: calls, stepUp: up, mirrored: mirroredTools(s), unmigrated: unmigrated, direct: direct} // after auth: no body is read for a stranger
 	if opts.Verifier != nil {
 		h = auth.RequireBearerToken(opaqueVerifier(opts.Verifier, opts.Bearer, opts.Logger), opts.Bearer)(h)
 		h = challenges{next: h, metadataURL: metadataURL}
@@ -287,6 +290,14 @@ func (o originCheck) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		probe.Header.Del("Sec-Fetch-Site")
 		err = o.cop.Check(probe)
 	}
+	if local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok && local != nil && isLoopback(local.String()) && !isLoopback(r.Host) {
+		// DNS rebinding: a page of another site whose name now resolves
+		// to this loopback server. keel refuses it for every request, as
+		// the SDK's handler does for those it serves.
+		o.log.LogAttrs(r.Context(), slog.LevelWarn, "keel: a loopback server's request for another host refused (DNS rebinding?)")
+		http.Error(w, "Forbidden", http.StatusForbidden)
+		return
+	}
 	if err != nil {
 		o.log.LogAttrs(r.Context(), slog.LevelWarn, "keel: cross-origin request refused",
 			slog.String("origin", r.Header.Get("Origin")), slog.String("sec_fetch_site", r.Header.Get("Sec-Fetch-Site")))
@@ -294,6 +305,20 @@ func (o originCheck) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	o.next.ServeHTTP(w, r)
+}
+
+// isLoopback reports whether addr (a host, with or without a port) is a
+// loopback one.
+func isLoopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		host = strings.Trim(addr, "[]")
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip, err := netip.ParseAddr(host)
+	return err == nil && ip.IsLoopback()
 }
 
 // sameHost reports whether origin names host ("http://127.0.0.1:8080" and

@@ -121,7 +121,7 @@ func New(exec *runtime.Executor, opts Options) *mcp.Server {
 		Resources: &mcp.ResourceCapabilities{},
 	}
 	h := &handler{exec: exec, context: opts.Context, progressEvery: opts.ProgressInterval, approvals: opts.Approvals, request: opts.RequestContext,
-		unmigrated: map[string]bool{}}
+		unmigrated: map[string]bool{}, impl: &mcp.Implementation{Name: opts.Name, Version: opts.Version}}
 	for _, name := range opts.Unmigrated {
 		if exec.ToolSet().Lookup(name) == nil {
 			h.unmigrated[name] = true
@@ -131,7 +131,7 @@ func New(exec *runtime.Executor, opts Options) *mcp.Server {
 		h.tasks = newTaskServer(*opts.Tasks, exec.ToolSet())
 		caps.Extensions = map[string]any{TasksExtension: map[string]any{}}
 	}
-	s := mcp.NewServer(&mcp.Implementation{Name: opts.Name, Version: opts.Version}, &mcp.ServerOptions{
+	s := mcp.NewServer(h.impl, &mcp.ServerOptions{
 		Capabilities: caps,
 		SetCacheable: func(_ context.Context, req mcp.Request, c *mcp.Cacheable) {
 			// A list that varies by caller is this caller's: no shared
@@ -325,16 +325,45 @@ type handler struct {
 	tasks         *taskServer // nil: no call is a task
 	request       func(context.Context, *mcp.CallToolRequest) context.Context
 	unmigrated    map[string]bool // the SDK's tools, served until they move
+	impl          *mcp.Implementation
 }
 
-// call runs one tools/call through the executor.
+// call runs one tools/call the SDK read through the executor.
 func (h *handler) call(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	return h.run(ctx, req, false)
+	return h.run(ctx, req, runOptions{peer: sessionPeer{req.Session}, mayAsk: true})
 }
 
-// run runs one tools/call through the executor. A task's call (task)
-// outlives the request that started it, and sends no notifications.
-func (h *handler) run(ctx context.Context, req *mcp.CallToolRequest, task bool) (*mcp.CallToolResult, error) {
+// runOptions say how a call runs.
+type runOptions struct {
+	// task: a task's call, which outlives the request that started it and
+	// sends no notifications.
+	task bool
+	// peer takes the call's notifications; nil for none.
+	peer callPeer
+	// mayAsk: an approval may be asked of a client that takes elicitation.
+	mayAsk bool
+}
+
+// callPeer is where a call's notifications go: the SDK's session of a
+// call the SDK read, or the POST of one keel answers (answer.go).
+type callPeer interface {
+	notifyProgress(ctx context.Context, p *mcp.ProgressNotificationParams)
+	log(ctx context.Context, p *mcp.LoggingMessageParams)
+}
+
+// sessionPeer sends a call's notifications over the SDK's session, which
+// knows the level its client listens at.
+type sessionPeer struct{ ss *mcp.ServerSession }
+
+func (s sessionPeer) notifyProgress(ctx context.Context, p *mcp.ProgressNotificationParams) {
+	s.ss.NotifyProgress(ctx, p)
+}
+
+func (s sessionPeer) log(ctx context.Context, p *mcp.LoggingMessageParams) { s.ss.Log(ctx, p) }
+
+// run runs one tools/call through the executor.
+func (h *handler) run(ctx context.Context, req *mcp.CallToolRequest, opts runOptions) (*mcp.CallToolResult, error) {
+	task := opts.task
 	if !task {
 		var release func()
 		ctx, release = withScope(ctx, req)
@@ -348,26 +377,26 @@ func (h *handler) run(ctx context.Context, req *mcp.CallToolRequest, task bool) 
 	if h.request != nil {
 		ctx = h.request(ctx, req)
 	}
-	if token := req.Params.GetProgressToken(); token != nil && !task {
+	if token := req.Params.GetProgressToken(); token != nil && opts.peer != nil {
 		// The client asked to hear: a handler's report.Progress becomes
 		// notifications/progress, bounded and rate-limited by the runtime.
 		var stop func()
 		ctx, stop = report.WithProgress(ctx, func(p report.ProgressEntry) {
-			req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: token, Progress: p.Done, Total: p.Total, Message: p.Message})
+			opts.peer.notifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: token, Progress: p.Done, Total: p.Total, Message: p.Message})
 		}, h.progressEvery)
 		defer stop()
 	}
-	// A handler's report.Log becomes notifications/message, which the SDK
-	// sends at or above the level the client set (none before it sets one).
-	if !task {
+	// A handler's report.Log becomes notifications/message, sent at or
+	// above the level the client set (none before it sets one).
+	if opts.peer != nil {
 		var stopLog func()
 		ctx, stopLog = report.WithLog(ctx, func(e report.LogEntry) {
-			req.Session.Log(ctx, &mcp.LoggingMessageParams{Level: mcp.LoggingLevel(e.Level), Logger: call.Name, Data: e.Message})
+			opts.peer.log(ctx, &mcp.LoggingMessageParams{Level: mcp.LoggingLevel(e.Level), Logger: call.Name, Data: e.Message})
 		})
 		defer stopLog()
 	}
 	r := h.exec.Execute(ctx, ec, call)
-	return h.reply(ctx, ec, r, call.Arguments, !answered && canElicit(req))
+	return h.reply(ctx, ec, r, call.Arguments, opts.mayAsk && !answered && canElicit(req))
 }
 
 // callOf is the call a tools/call asks for and who makes it: its id (the

@@ -41,8 +41,8 @@ func quietExecutor(t testing.TB, set runtime.ToolSet) *runtime.Executor {
 // "approved" may run write tools. The client cannot set it.
 func allowWrites(_ context.Context, req *mcp.CallToolRequest) runtime.ExecutionContext {
 	name := ""
-	if p := req.Session.InitializeParams(); p != nil && p.ClientInfo != nil {
-		name = p.ClientInfo.Name
+	if info := req.ClientInfo(); info != nil { // the session's, or the request's own (2026-07-28)
+		name = info.Name
 	}
 	return runtime.ExecutionContext{AllowSideEffects: name == "approved", Principal: name}
 }

@@ -218,7 +218,7 @@ func TestListsAreByWhoAsks(t *testing.T) {
 	}
 	// The tenant is the client's name here, as a session's identity is on stdio.
 	s := mcpserver.New(exec, mcpserver.Options{Context: func(_ context.Context, req *mcp.CallToolRequest) runtime.ExecutionContext {
-		return runtime.ExecutionContext{Tenant: req.Session.InitializeParams().ClientInfo.Name}
+		return runtime.ExecutionContext{Tenant: req.ClientInfo().Name}
 	}})
 	for tenant, want := range map[string]string{"free": "lookup", "paid": "forecast,lookup"} {
 		for transport, cs := range transports(t, s, tenant) {

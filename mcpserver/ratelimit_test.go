@@ -34,7 +34,7 @@ func TestRateLimitedCallsAre429(t *testing.T) {
 	}
 	// Each client is its own caller, by name.
 	s := mcpserver.New(exec, mcpserver.Options{Context: func(_ context.Context, req *mcp.CallToolRequest) runtime.ExecutionContext {
-		return runtime.ExecutionContext{Principal: req.Session.InitializeParams().ClientInfo.Name}
+		return runtime.ExecutionContext{Principal: req.ClientInfo().Name}
 	}})
 	args := map[string]any{"incident_id": "INC-001"}
 	for _, transport := range []string{"in-memory (stdio framing)", "streamable HTTP"} {

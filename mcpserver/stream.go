@@ -159,6 +159,7 @@ type postWriter struct {
 	header    http.Header
 	status    int
 	streaming bool
+	own       bool         // the held answer is keel's own (answer)
 	pending   []byte       // the start of an event not yet complete
 	body      bytes.Buffer // the held answer
 }
@@ -258,6 +259,17 @@ func (p *postWriter) Write(b []byte) (int, error) {
 	return len(b), nil
 }
 
+// answer holds keel's own answer to the POST (answer.go), sent as it is:
+// keel wrote it, so there is nothing of the SDK's to sanitize.
+func (p *postWriter) answer(body []byte) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.header.Set("Content-Type", "application/json")
+	p.status, p.own = http.StatusOK, true
+	p.body.Reset()
+	p.body.Write(body)
+}
+
 func (p *postWriter) Flush() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -298,6 +310,7 @@ func (p *postWriter) finish() {
 			status, body = http.StatusInternalServerError, []byte(http.StatusText(http.StatusInternalServerError)+"\n")
 			p.w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		}
+	case p.own: // keel's, written clean
 	case strings.HasPrefix(p.header.Get("Content-Type"), "application/json"):
 		body = f.sanitizeBody(body) // a JSON-RPC answer, whatever the status
 	case status >= 400:

@@ -324,7 +324,7 @@ func (h *handler) startTask(ctx context.Context, id string, req *mcp.CallToolReq
 		defer cancel()
 		defer h.tasks.running.CompareAndDelete(id, mine) // a run after an answer may have taken the id
 		stop := h.tasks.keep(ctx, id, cancel)
-		res, err := h.run(ctx, req, true)
+		res, err := h.run(ctx, req, runOptions{task: true, mayAsk: true})
 		stop()
 		h.tasks.settle(id, req, res, err)
 	}()

@@ -516,7 +516,7 @@ func TestTaskCreationTakesTheRate(t *testing.T) {
 	store := mcpserver.NewMemoryTaskStore()
 	s := mcpserver.New(exec, mcpserver.Options{Context: byHeader, Tasks: &mcpserver.Tasks{
 		Store: store, PollInterval: 50 * time.Millisecond, Logger: slog.New(slog.DiscardHandler),
-		Mode:  func(runtime.ToolInfo) mcpserver.TaskMode { return mcpserver.TaskOptional },
+		Mode: func(runtime.ToolInfo) mcpserver.TaskMode { return mcpserver.TaskOptional },
 	}})
 	srv := serve(t, s, mcpserver.HTTPOptions{Stateless: true})
 	lookup := `"name":"lookup_incident","arguments":{"incident_id":"INC-001"}`

@@ -1,0 +1,330 @@
+package mcpserver
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"log/slog"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// keel answers a sessionless tools/call over HTTP itself, from the front's
+// one reading of its bytes (front.go): the request the handler sees is
+// built from the spans the front read, the executor runs the arguments as
+// they came, and the answer is written here. The SDK never decodes the
+// message, and runs no session for it. A call the SDK would refuse before
+// running it (a header, a version or a member it does not accept) is not
+// answered here: it goes to the SDK, which refuses it as before.
+
+// directCall is a tools/call keel answers itself: the request its hooks
+// and handler see, and how its answer is written.
+type directCall struct {
+	req      *mcp.CallToolRequest
+	id       []byte // the request's id, as sent
+	revision bool   // of the 2026-07-28 revision: a result names its type and the server
+	logLevel mcp.LoggingLevel
+}
+
+// directCall reads m, a sessionless POST's tools/call, as the request keel
+// answers; false for one the SDK is to refuse.
+func (c envelopeCheck) directCall(r *http.Request, m *message) (directCall, bool) {
+	if c.direct == nil || !m.isCall() || m.version != "2.0" || !plainID(m.id.bytesOf(m.raw)) ||
+		len(r.Header.Values("Last-Event-ID")) > 0 || !postHeadersOK(r.Header) {
+		return directCall{}, false
+	}
+	name, ok := m.callName()
+	if !ok {
+		return directCall{}, false
+	}
+	params := &mcp.CallToolParamsRaw{Name: name}
+	if m.hasArguments {
+		params.Arguments = m.arguments.bytesOf(m.raw)
+	}
+	for _, p := range m.paramMembers {
+		v := p.value.bytesOf(m.raw)
+		var err error
+		switch p.name {
+		case "inputResponses":
+			err = json.Unmarshal(v, &params.InputResponses)
+		case "requestState":
+			err = json.Unmarshal(v, &params.RequestState)
+		}
+		if err != nil {
+			return directCall{}, false
+		}
+	}
+	if m.hasMeta {
+		params.Meta = make(mcp.Meta, len(m.metaMembers))
+		for _, mm := range m.metaMembers {
+			var v any
+			if json.Unmarshal(mm.value.bytesOf(m.raw), &v) != nil {
+				return directCall{}, false
+			}
+			params.Meta[mm.name] = v
+		}
+	}
+	header := r.Header.Get("Mcp-Protocol-Version")
+	metaVersion, _ := params.Meta[mcp.MetaKeyProtocolVersion].(string)
+	call := directCall{id: m.id.bytesOf(m.raw), revision: header >= sessionlessRevision}
+	switch {
+	case call.revision || metaVersion != "":
+		// The 2026-07-28 revision: its version in the header and the
+		// _meta alike, its client's capabilities in the _meta.
+		if header != metaVersion || !slices.Contains(mcp.SupportedProtocolVersions(), header) || !revisionMetaOK(params.Meta) {
+			return directCall{}, false
+		}
+		call.revision = true
+		if s, ok := params.Meta[mcp.MetaKeyLogLevel].(string); ok {
+			call.logLevel = mcp.LoggingLevel(s)
+		}
+		if r.Header.Get("Mcp-Method") != "tools/call" || (r.Header.Get("Mcp-Name") != name && !m.nameCarried()) {
+			return directCall{}, false // SEP-2243's headers: the SDK answers -32020
+		}
+	case header != "" && !slices.Contains(mcp.SupportedProtocolVersions(), header):
+		return directCall{}, false
+	default:
+		call.logLevel = "info" // as the SDK's session of one POST has it
+	}
+	call.req = &mcp.CallToolRequest{Params: params, Extra: &mcp.RequestExtra{TokenInfo: auth.TokenInfoFromContext(r.Context()), Header: r.Header}}
+	return call, true
+}
+
+// plainID reports whether id is a string or a number: the ids keel
+// echoes as sent.
+func plainID(id []byte) bool {
+	return len(id) > 0 && (id[0] == '"' || id[0] == '-' || ('0' <= id[0] && id[0] <= '9'))
+}
+
+// postHeadersOK reports whether a POST's Content-Type and Accept are what
+// the transport asks: JSON, and a client that reads JSON and events.
+func postHeadersOK(h http.Header) bool {
+	ct, _, _ := strings.Cut(h.Get("Content-Type"), ";")
+	if !strings.EqualFold(strings.TrimSpace(ct), "application/json") {
+		return false
+	}
+	var jsonOK, streamOK bool
+	for _, v := range h.Values("Accept") {
+		for raw := range strings.SplitSeq(v, ",") {
+			base, _, _ := strings.Cut(raw, ";")
+			switch strings.ToLower(strings.TrimSpace(base)) {
+			case "application/json", "application/*":
+				jsonOK = true
+			case "text/event-stream", "text/*":
+				streamOK = true
+			case "*/*":
+				jsonOK, streamOK = true, true
+			}
+		}
+	}
+	return jsonOK && streamOK
+}
+
+// revisionMetaOK reports whether a 2026-07-28 request's _meta declares
+// its client's capabilities, and names its client well if at all.
+func revisionMetaOK(meta mcp.Meta) bool {
+	caps, ok := meta[mcp.MetaKeyClientCapabilities].(map[string]any)
+	if !ok || !remarshals(caps, &mcp.ClientCapabilities{}) {
+		return false
+	}
+	info, present := meta[mcp.MetaKeyClientInfo]
+	return !present || remarshals(info, &mcp.Implementation{})
+}
+
+func remarshals(v, into any) bool {
+	b, err := json.Marshal(v)
+	return err == nil && json.Unmarshal(b, into) == nil
+}
+
+// answer runs call and writes its answer to w.
+func (c envelopeCheck) answer(w http.ResponseWriter, r *http.Request, call directCall) {
+	h := c.direct
+	out := &postAnswer{w: w, level: call.logLevel}
+	ctx := r.Context()
+	defer func() {
+		// The server owner's hooks run here (Options.Context and
+		// RequestContext, a task store): one that panics fails this call,
+		// not the connection.
+		if p := recover(); p != nil {
+			c.log.LogAttrs(ctx, slog.LevelError, "keel: a panic while answering a call", slog.Any("panic", p))
+			out.finish(errorAnswer(call.id, protocolError(jsonrpc.CodeInternalError)))
+		}
+	}()
+	res, err, ok := h.taskCall(ctx, call.req)
+	if !ok {
+		res, err = h.run(ctx, call.req, runOptions{peer: out, mayAsk: call.revision})
+	}
+	var body []byte
+	if err != nil {
+		body = errorAnswer(call.id, sanitizeError(err, c.log))
+	} else {
+		body = h.resultAnswer(call.id, res, call.revision)
+	}
+	out.finish(body)
+}
+
+// errorAnswer is a JSON-RPC error response under id.
+func errorAnswer(id []byte, e *jsonrpc.Error) []byte {
+	b, _ := json.Marshal(struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Error   *jsonrpc.Error  `json:"error"`
+	}{"2.0", id, e})
+	return b
+}
+
+// sanitizeError is err as the client reads it (protocol.go's sanitize).
+func sanitizeError(err error, log *slog.Logger) *jsonrpc.Error {
+	clean, _ := sanitize(&jsonrpc.Response{Error: err}, log).(*jsonrpc.Response)
+	if e, ok := clean.Error.(*jsonrpc.Error); ok {
+		return e
+	}
+	return protocolError(jsonrpc.CodeInternalError)
+}
+
+// resultAnswer is a JSON-RPC result response under id. A result of the
+// 2026-07-28 revision names its type (an input request's, else complete)
+// and the server in its _meta, as the SDK marks those it answers.
+func (h *handler) resultAnswer(id []byte, res mcp.Result, revision bool) []byte {
+	resultType := ""
+	if revision {
+		m := res.GetMeta()
+		if m == nil {
+			m = map[string]any{}
+		}
+		if _, ok := m[mcp.MetaKeyServerInfo]; !ok {
+			m[mcp.MetaKeyServerInfo] = h.impl
+		}
+		res.SetMeta(m)
+		if cr, ok := res.(*mcp.CallToolResult); ok {
+			resultType = "complete"
+			if cr.InputRequests != nil {
+				resultType = "input_required"
+			}
+		}
+	}
+	if cr, ok := res.(completeResult); ok {
+		res = cr.CallToolResult
+	}
+	b, err := json.Marshal(res)
+	if err != nil || len(b) < 2 || b[0] != '{' {
+		return errorAnswer(id, protocolError(jsonrpc.CodeInternalError))
+	}
+	out := make([]byte, 0, len(b)+len(id)+64)
+	out = append(out, `{"jsonrpc":"2.0","id":`...)
+	out = append(out, id...)
+	out = append(out, `,"result":`...)
+	if resultType != "" {
+		out = append(out, `{"resultType":"`+resultType+`"`...)
+		if len(b) > 2 {
+			out = append(out, ',')
+		}
+		out = append(out, b[1:]...)
+	} else {
+		out = append(out, b...)
+	}
+	return append(out, '}')
+}
+
+// postAnswer writes one call's answer to its POST: its notifications as
+// events while it runs, then its answer, as the last event when it wrote
+// any and else as application/json.
+type postAnswer struct {
+	w     http.ResponseWriter
+	level mcp.LoggingLevel
+
+	mu     sync.Mutex
+	events int
+	done   bool // the answer is written: nothing more is
+}
+
+func (p *postAnswer) notifyProgress(_ context.Context, params *mcp.ProgressNotificationParams) {
+	p.notify("notifications/progress", params)
+}
+
+func (p *postAnswer) log(_ context.Context, params *mcp.LoggingMessageParams) {
+	if p.level == "" || logRank(params.Level) < logRank(p.level) {
+		return // the client listens to none, or not at this level
+	}
+	p.notify("notifications/message", params)
+}
+
+func (p *postAnswer) notify(method string, params any) {
+	b, err := json.Marshal(params)
+	if err != nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.done {
+		return
+	}
+	p.event(append(append([]byte(`{"jsonrpc":"2.0","method":"`+method+`","params":`), b...), '}'))
+	p.events++
+}
+
+// event writes one message as an event of the POST's stream.
+func (p *postAnswer) event(msg []byte) {
+	if p.events == 0 {
+		h := p.w.Header()
+		h.Set("Content-Type", "text/event-stream")
+		h.Set("Cache-Control", "no-cache, no-transform")
+	}
+	var b bytes.Buffer
+	b.Grow(len(msg) + 32)
+	b.WriteString("event: message\ndata: ")
+	b.Write(msg)
+	b.WriteString("\n\n")
+	p.w.Write(b.Bytes())
+	http.NewResponseController(p.w).Flush()
+}
+
+// finish writes the answer; no notification follows it.
+func (p *postAnswer) finish(body []byte) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.done {
+		return
+	}
+	p.done = true
+	if p.events > 0 {
+		p.event(body)
+		return
+	}
+	if pw, ok := p.w.(*postWriter); ok {
+		pw.answer(body)
+		return
+	}
+	p.w.Header().Set("Content-Type", "application/json")
+	p.w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	p.w.Write(body)
+}
+
+// logRank orders the protocol's log levels; one it does not name is
+// the lowest, as the SDK ranks it.
+func logRank(l mcp.LoggingLevel) int {
+	switch l {
+	case "info":
+		return 1
+	case "notice":
+		return 2
+	case "warning":
+		return 3
+	case "error":
+		return 4
+	case "critical":
+		return 5
+	case "alert":
+		return 6
+	case "emergency":
+		return 7
+	}
+	return 0
+}
