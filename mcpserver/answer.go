@@ -36,13 +36,47 @@ type directCall struct {
 // directCall reads m, a sessionless POST's tools/call, as the request keel
 // answers; false for one the SDK is to refuse.
 func (c envelopeCheck) directCall(r *http.Request, m *message) (directCall, bool) {
-	if c.direct == nil || !m.isCall() || m.version != "2.0" || !plainID(m.id.bytesOf(m.raw)) ||
-		len(r.Header.Values("Last-Event-ID")) > 0 || !postHeadersOK(r.Header) {
+	if len(r.Header.Values("Last-Event-ID")) > 0 || !postHeadersOK(r.Header) {
 		return directCall{}, false
+	}
+	params, ok := m.callParams()
+	if !ok {
+		return directCall{}, false
+	}
+	header := r.Header.Get("Mcp-Protocol-Version")
+	metaVersion, _ := params.Meta[mcp.MetaKeyProtocolVersion].(string)
+	call := directCall{id: m.id.bytesOf(m.raw), revision: header >= sessionlessRevision}
+	switch {
+	case call.revision || metaVersion != "":
+		// The 2026-07-28 revision: its version in the header and the
+		// _meta alike, its client's capabilities in the _meta.
+		if header != metaVersion || !revisionMeta(params.Meta) {
+			return directCall{}, false
+		}
+		call.revision, call.logLevel = true, metaLogLevel(params.Meta)
+		if r.Header.Get("Mcp-Method") != "tools/call" || (r.Header.Get("Mcp-Name") != params.Name && !m.nameCarried()) {
+			return directCall{}, false // SEP-2243's headers: the SDK answers -32020
+		}
+	case header != "" && !slices.Contains(mcp.SupportedProtocolVersions(), header):
+		return directCall{}, false
+	default:
+		call.logLevel = "info" // as the SDK's session of one POST has it
+	}
+	call.req = &mcp.CallToolRequest{Params: params, Extra: &mcp.RequestExtra{TokenInfo: auth.TokenInfoFromContext(r.Context()), Header: r.Header}}
+	return call, true
+}
+
+// callParams are a tools/call's params as the SDK would read them, built
+// from the spans the front read: the arguments as sent, the _meta decoded;
+// false for a call the SDK is to refuse (no JSON-RPC 2.0 request with a
+// string or number id, a name that is no string, a member it cannot read).
+func (m *message) callParams() (*mcp.CallToolParamsRaw, bool) {
+	if !m.isCall() || m.version != "2.0" || !plainID(m.id.bytesOf(m.raw)) {
+		return nil, false
 	}
 	name, ok := m.callName()
 	if !ok {
-		return directCall{}, false
+		return nil, false
 	}
 	params := &mcp.CallToolParamsRaw{Name: name}
 	if m.hasArguments {
@@ -58,7 +92,7 @@ func (c envelopeCheck) directCall(r *http.Request, m *message) (directCall, bool
 			err = json.Unmarshal(v, &params.RequestState)
 		}
 		if err != nil {
-			return directCall{}, false
+			return nil, false
 		}
 	}
 	if m.hasMeta {
@@ -66,35 +100,27 @@ func (c envelopeCheck) directCall(r *http.Request, m *message) (directCall, bool
 		for _, mm := range m.metaMembers {
 			var v any
 			if json.Unmarshal(mm.value.bytesOf(m.raw), &v) != nil {
-				return directCall{}, false
+				return nil, false
 			}
 			params.Meta[mm.name] = v
 		}
 	}
-	header := r.Header.Get("Mcp-Protocol-Version")
-	metaVersion, _ := params.Meta[mcp.MetaKeyProtocolVersion].(string)
-	call := directCall{id: m.id.bytesOf(m.raw), revision: header >= sessionlessRevision}
-	switch {
-	case call.revision || metaVersion != "":
-		// The 2026-07-28 revision: its version in the header and the
-		// _meta alike, its client's capabilities in the _meta.
-		if header != metaVersion || !slices.Contains(mcp.SupportedProtocolVersions(), header) || !revisionMetaOK(params.Meta) {
-			return directCall{}, false
-		}
-		call.revision = true
-		if s, ok := params.Meta[mcp.MetaKeyLogLevel].(string); ok {
-			call.logLevel = mcp.LoggingLevel(s)
-		}
-		if r.Header.Get("Mcp-Method") != "tools/call" || (r.Header.Get("Mcp-Name") != name && !m.nameCarried()) {
-			return directCall{}, false // SEP-2243's headers: the SDK answers -32020
-		}
-	case header != "" && !slices.Contains(mcp.SupportedProtocolVersions(), header):
-		return directCall{}, false
-	default:
-		call.logLevel = "info" // as the SDK's session of one POST has it
-	}
-	call.req = &mcp.CallToolRequest{Params: params, Extra: &mcp.RequestExtra{TokenInfo: auth.TokenInfoFromContext(r.Context()), Header: r.Header}}
-	return call, true
+	return params, true
+}
+
+// revisionMeta reports whether the _meta of a 2026-07-28 request is one
+// the SDK serves: a version it supports, its client's capabilities, its
+// client named well if at all.
+func revisionMeta(meta mcp.Meta) bool {
+	v, _ := meta[mcp.MetaKeyProtocolVersion].(string)
+	return v >= sessionlessRevision && slices.Contains(mcp.SupportedProtocolVersions(), v) && revisionMetaOK(meta)
+}
+
+// metaLogLevel is the level a 2026-07-28 request's client listens at; ""
+// for none.
+func metaLogLevel(meta mcp.Meta) mcp.LoggingLevel {
+	s, _ := meta[mcp.MetaKeyLogLevel].(string)
+	return mcp.LoggingLevel(s)
 }
 
 // plainID reports whether id is a string or a number: the ids keel
@@ -145,7 +171,7 @@ func remarshals(v, into any) bool {
 
 // answer runs call and writes its answer to w.
 func (c envelopeCheck) answer(w http.ResponseWriter, r *http.Request, call directCall) {
-	h := c.direct
+	h := c.h
 	out := &postAnswer{w: w, level: call.logLevel}
 	ctx := r.Context()
 	defer func() {

@@ -13,9 +13,9 @@ import (
 
 // sdkReads counts the tools/call requests the SDK decoded for s: a
 // middleware added after New's sees every request the SDK dispatches.
-func sdkReads(s *mcp.Server) *atomic.Int32 {
+func sdkReads(s *mcpserver.Server) *atomic.Int32 {
 	var n atomic.Int32
-	s.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+	s.SDK().AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 			if method == "tools/call" {
 				n.Add(1)

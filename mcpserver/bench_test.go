@@ -15,7 +15,12 @@ import (
 	"github.com/keelgen/keel/mcpserver"
 )
 
-func connect(b *testing.B, s *mcp.Server) *mcp.ClientSession {
+// connector is a keel server or a go-sdk one.
+type connector interface {
+	Connect(context.Context, mcp.Transport, *mcp.ServerSessionOptions) (*mcp.ServerSession, error)
+}
+
+func connect(b *testing.B, s connector) *mcp.ClientSession {
 	b.Helper()
 	st, ct := mcp.NewInMemoryTransports()
 	if _, err := s.Connect(context.Background(), st, nil); err != nil {

@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/keelgen/keel/mcpserver"
 	"github.com/keelgen/keel/redistasks"
@@ -130,7 +129,7 @@ func TestCancelReachesAnotherReplica(t *testing.T) {
 	}
 	a, b := replica(), replica()
 	signals, _ := redistasks.New(rdb.Client(), redistasks.Options{})
-	if _, err := mcpserver.HTTPHandler(mcp.NewServer(&mcp.Implementation{Name: "s"}, nil), mcpserver.HTTPOptions{CancelSignals: signals}); err == nil {
+	if _, err := mcpserver.HTTPHandler(mcpserver.New(quietExecutor(t, keeltest.Of(waitTool(started, ended))), mcpserver.Options{}), mcpserver.HTTPOptions{CancelSignals: signals}); err == nil {
 		t.Fatal("CancelSignals without a Verifier was accepted: no cancel could name a principal")
 	}
 	cancel := `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7}}`

@@ -30,13 +30,13 @@ import (
 
 // The doors of this package: the corpus through each, as a client sends it.
 
-func doorServer(t *testing.T) (*doortest.Fixture, *mcp.Server) {
+func doorServer(t *testing.T) (*doortest.Fixture, *mcpserver.Server) {
 	return doorServerWith(t, nil)
 }
 
 // doorServerWith is doorServer whose calls of known tools take the SDK's
 // path when approvals is set (mcpserver.Options.Approvals).
-func doorServerWith(t *testing.T, approvals *mcpserver.Approvals) (*doortest.Fixture, *mcp.Server) {
+func doorServerWith(t *testing.T, approvals *mcpserver.Approvals) (*doortest.Fixture, *mcpserver.Server) {
 	t.Helper()
 	f, err := doortest.New()
 	if err != nil {
@@ -116,14 +116,14 @@ func (c *rawLine) ping() []map[string]any {
 	}
 }
 
-func startStdio(t *testing.T, s *mcp.Server) (*rawLine, <-chan error) {
+func startStdio(t *testing.T, s *mcpserver.Server) (*rawLine, <-chan error) {
 	t.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		done <- s.Run(ctx, mcpserver.Transport(&mcp.IOTransport{Reader: inR, Writer: outW}, slog.New(slog.DiscardHandler)))
+		done <- s.Run(ctx, &mcp.IOTransport{Reader: inR, Writer: outW})
 	}()
 	t.Cleanup(func() { cancel(); inW.Close(); outR.Close() })
 	c := newRawLine(t, inW, outR)
@@ -268,7 +268,7 @@ func TestDoorStdioOverLongLine(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan error, 1)
 		go func() {
-			done <- s.Run(ctx, mcpserver.Transport(&mcp.IOTransport{Reader: inR, Writer: outW, MaxLineLength: limit}, slog.New(slog.DiscardHandler)))
+			done <- s.Run(ctx, &mcp.IOTransport{Reader: inR, Writer: outW, MaxLineLength: limit})
 		}()
 		c := newRawLine(t, inW, outR)
 		c.send(initialize)

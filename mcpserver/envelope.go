@@ -28,11 +28,8 @@ type envelopeCheck struct {
 	// mirrored are the tools with an argument a client mirrors into a
 	// header (x-mcp-header), and those arguments (paramheaders.go).
 	mirrored map[string][]paramHeader
-	// unmigrated are the SDK's tools (Options.Unmigrated).
-	unmigrated map[string]bool
-	// direct answers the sessionless calls keel answers itself; nil for a
-	// server New did not make.
-	direct *handler
+	// h answers the calls keel answers itself (answer.go).
+	h *handler
 }
 
 // Since the 2026-07-28 revision (SEP-2575) a request carries its protocol
@@ -103,7 +100,7 @@ func (c envelopeCheck) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	toSDK := body
 	var direct *directCall
-	if m.isCall() && !c.unmigrated[m.calledName()] { // an Unmigrated tool's call goes to the SDK as sent, its headers checked by the SDK
+	if m.isCall() && !c.h.unmigrated[m.calledName()] { // an Unmigrated tool's call goes to the SDK as sent, its headers checked by the SDK
 		// A client's SDK that cannot read the arguments cannot write the
 		// name's header either: the name goes past the SDK too.
 		m.carryName = r.Header.Get("Mcp-Method") != "" && r.Header.Get("Mcp-Name") == "" && !sdkReadable(m.arguments.bytesOf(m.raw))

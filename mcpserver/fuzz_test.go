@@ -19,7 +19,7 @@ import (
 )
 
 // fuzzServer is the corpus fixture's server, made once per fuzz process.
-func fuzzServer(f *testing.F) *mcp.Server {
+func fuzzServer(f *testing.F) *mcpserver.Server {
 	fx, err := doortest.New()
 	if err != nil {
 		f.Fatal(err)
@@ -49,7 +49,7 @@ func FuzzStdioStream(f *testing.F) {
 		defer cancel()
 		done := make(chan error, 1)
 		go func() {
-			done <- s.Run(ctx, mcpserver.Transport(&mcp.IOTransport{Reader: inR, Writer: outW, MaxLineLength: 1 << 16}, slog.New(slog.DiscardHandler)))
+			done <- s.Run(ctx, &mcp.IOTransport{Reader: inR, Writer: outW, MaxLineLength: 1 << 16})
 		}()
 		defer inW.Close()
 		defer outR.Close()

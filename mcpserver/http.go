@@ -114,7 +114,7 @@ type HTTPOptions struct {
 // event stream (its progress notifications, then its result, each event
 // sanitized, with heartbeats); every other POST is answered as
 // application/json.
-func HTTPHandler(s *mcp.Server, opts HTTPOptions) (http.Handler, error) {
+func HTTPHandler(s *Server, opts HTTPOptions) (http.Handler, error) {
 	if s == nil {
 		return nil, errors.New("mcpserver: HTTPHandler: the server is nil")
 	}
@@ -170,7 +170,7 @@ func HTTPHandler(s *mcp.Server, opts HTTPOptions) (http.Handler, error) {
 		}
 	}
 	sdk := func(stateless bool) http.Handler {
-		return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{
+		return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.sdk }, &mcp.StreamableHTTPOptions{
 			Stateless:           stateless,
 			JSONResponse:        false, // every POST an event stream; the firewall keeps it only where progress was asked for
 			SessionTimeout:      opts.SessionTimeout,
@@ -181,7 +181,7 @@ func HTTPHandler(s *mcp.Server, opts HTTPOptions) (http.Handler, error) {
 	h := sdk(opts.Stateless)
 	var sessionless http.Handler
 	if !opts.Stateless {
-		h = &sessionCap{next: h, server: s, max: opts.MaxSessions, perUser: opts.MaxSessionsPerPrincipal, lifetime: opts.MaxSessionLifetime, log: opts.Logger}
+		h = &sessionCap{next: h, server: s.sdk, max: opts.MaxSessions, perUser: opts.MaxSessionsPerPrincipal, lifetime: opts.MaxSessionLifetime, log: opts.Logger}
 		sessionless = sdk(true)
 	}
 	var calls *inflight
@@ -189,15 +189,10 @@ func HTTPHandler(s *mcp.Server, opts HTTPOptions) (http.Handler, error) {
 		calls = &inflight{calls: map[inflightKey][]*context.CancelFunc{}, signals: opts.CancelSignals, log: opts.Logger}
 	}
 	var up *stepUp
-	var unmigrated map[string]bool
-	var direct *handler
-	if sh, ok := handlerOf(s); ok {
-		unmigrated, direct = sh.unmigrated, sh
-		if opts.Verifier != nil && execinfo.Varies(sh.exec) {
-			up = &stepUp{h: sh, log: opts.Logger}
-		}
+	if opts.Verifier != nil && execinfo.Varies(s.h.exec) {
+		up = &stepUp{h: s.h, log: opts.Logger}
 	}
-	h = envelopeCheck{next: h, sessionless: sessionless, max: opts.MaxBodyBytes, log: opts.Logger, inflight: calls, stepUp: up, mirrored: mirroredTools(s), unmigrated: unmigrated, direct: direct} // after auth: no body is read for a stranger
+	h = envelopeCheck{next: h, sessionless: sessionless, max: opts.MaxBodyBytes, log: opts.Logger, inflight: calls, stepUp: up, mirrored: mirroredTools(s.h), h: s.h} // after auth: no body is read for a stranger
 	if opts.Verifier != nil {
 		h = auth.RequireBearerToken(opaqueVerifier(opts.Verifier, opts.Bearer, opts.Logger), opts.Bearer)(h)
 		h = challenges{next: h, metadataURL: metadataURL}

@@ -78,7 +78,7 @@ func post(t *testing.T, url, body string, headers map[string]string) rawReply {
 	return rawReply{resp.StatusCode, resp.Header, string(b)}
 }
 
-func serve(t *testing.T, s *mcp.Server, opts mcpserver.HTTPOptions) *httptest.Server {
+func serve(t *testing.T, s *mcpserver.Server, opts mcpserver.HTTPOptions) *httptest.Server {
 	t.Helper()
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
@@ -92,9 +92,9 @@ func serve(t *testing.T, s *mcp.Server, opts mcpserver.HTTPOptions) *httptest.Se
 	return srv
 }
 
-func liveSessions(s *mcp.Server) int {
+func liveSessions(s *mcpserver.Server) int {
 	n := 0
-	for range s.Sessions() {
+	for range s.SDK().Sessions() {
 		n++
 	}
 	return n
@@ -284,7 +284,7 @@ func TestProtocolErrorsSayNothingInternal(t *testing.T) {
 
 	// The same over a sanitizing stdio-style transport, with the SDK client.
 	st, ct := mcp.NewInMemoryTransports()
-	if _, err := s.Connect(context.Background(), mcpserver.Transport(st, slog.New(slog.DiscardHandler)), nil); err != nil {
+	if _, err := s.Connect(context.Background(), st, nil); err != nil {
 		t.Fatal(err)
 	}
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, nil).Connect(context.Background(), ct, nil)
@@ -384,7 +384,7 @@ func TestSessionCapsHoldUnderABurst(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			s := exampleServer(t)
-			s.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+			s.SDK().AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
 				return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 					if method == "initialize" {
 						time.Sleep(20 * time.Millisecond) // the window the race needs
@@ -466,7 +466,7 @@ func TestDuplicateParamsOverStdioAreRefused(t *testing.T) {
 	set := counted(t, &ran)
 	s := mcpserver.New(quietExecutor(t, set), mcpserver.Options{})
 	st, ct := mcp.NewInMemoryTransports()
-	if _, err := s.Connect(context.Background(), mcpserver.Transport(st, slog.New(slog.DiscardHandler)), nil); err != nil {
+	if _, err := s.Connect(context.Background(), st, nil); err != nil {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
@@ -610,7 +610,7 @@ func TestStreamedErrorsSayNothingInternal(t *testing.T) {
 }
 
 func TestNegativeHeartbeatRefused(t *testing.T) {
-	if _, err := mcpserver.HTTPHandler(mcp.NewServer(&mcp.Implementation{Name: "s", Version: "1"}, nil), mcpserver.HTTPOptions{Heartbeat: -time.Second}); err == nil {
+	if _, err := mcpserver.HTTPHandler(exampleServer(t), mcpserver.HTTPOptions{Heartbeat: -time.Second}); err == nil {
 		t.Fatal("a negative heartbeat was accepted")
 	}
 }

@@ -81,6 +81,9 @@ type Options struct {
 	// they have none of keel's checks and no keel audit record. A name in
 	// the set is keel's and stays keel's.
 	Unmigrated []string
+	// Logger is the protected log for the detail of protocol errors and of
+	// refused messages (default slog.Default()).
+	Logger *slog.Logger
 }
 
 // Members of a tools/call request's _meta that keel reads. A client that
@@ -98,7 +101,7 @@ const maxCallIDBytes = 128
 
 // New returns an MCP server whose tools are exactly exec's, each call run
 // by exec: the set comes from the executor, so no other can be listed.
-func New(exec *runtime.Executor, opts Options) *mcp.Server {
+func New(exec *runtime.Executor, opts Options) *Server {
 	if opts.Name == "" {
 		opts.Name = "keel"
 	}
@@ -141,7 +144,6 @@ func New(exec *runtime.Executor, opts Options) *mcp.Server {
 			}
 		},
 	})
-	register(s, h)
 	if h.tasks != nil {
 		registerTasks(s)
 	}
@@ -191,7 +193,10 @@ func New(exec *runtime.Executor, opts Options) *mcp.Server {
 			return next(ctx, method, req)
 		}
 	})
-	return s
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	return &Server{sdk: s, h: h, log: opts.Logger}
 }
 
 // perRequestRevision reports whether a call's _meta names the 2026-07-28
@@ -525,11 +530,4 @@ func newCallID() string {
 	var b [12]byte
 	rand.Read(b[:])
 	return "mcp-" + hex.EncodeToString(b[:])
-}
-
-// ServeStdio serves s on standard input and output until the client hangs
-// up or ctx ends. Protocol error detail goes to slog.Default(); use
-// s.Run(ctx, Transport(&mcp.StdioTransport{}, logger)) for another log.
-func ServeStdio(ctx context.Context, s *mcp.Server) error {
-	return s.Run(ctx, Transport(&mcp.StdioTransport{}, slog.Default()))
 }

@@ -48,13 +48,13 @@ func allowWrites(_ context.Context, req *mcp.CallToolRequest) runtime.ExecutionC
 }
 
 // transports connects a client named clientName to s over each transport.
-func transports(t *testing.T, s *mcp.Server, clientName string) map[string]*mcp.ClientSession {
+func transports(t *testing.T, s *mcpserver.Server, clientName string) map[string]*mcp.ClientSession {
 	t.Helper()
 	ctx := context.Background()
 	sessions := map[string]*mcp.ClientSession{}
 
 	st, ct := mcp.NewInMemoryTransports()
-	if _, err := s.Connect(ctx, mcpserver.Transport(st, slog.New(slog.DiscardHandler)), nil); err != nil {
+	if _, err := s.Connect(ctx, st, nil); err != nil {
 		t.Fatal(err)
 	}
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: clientName, Version: "1"}, nil).Connect(ctx, ct, nil)
@@ -80,7 +80,7 @@ func transports(t *testing.T, s *mcp.Server, clientName string) map[string]*mcp.
 	return sessions
 }
 
-func exampleServer(t *testing.T) *mcp.Server {
+func exampleServer(t *testing.T) *mcpserver.Server {
 	return mcpserver.New(quietExecutor(t, generated.ToolSet()), mcpserver.Options{Context: allowWrites})
 }
 
@@ -324,7 +324,7 @@ func TestProgressReachesTheClient(t *testing.T) {
 	set := keeltest.Of(tool)
 	s := mcpserver.New(quietExecutor(t, set), mcpserver.Options{})
 	st, ct := mcp.NewInMemoryTransports()
-	if _, err := s.Connect(context.Background(), mcpserver.Transport(st, slog.New(slog.DiscardHandler)), nil); err != nil {
+	if _, err := s.Connect(context.Background(), st, nil); err != nil {
 		t.Fatal(err)
 	}
 	transports := map[string]mcp.Transport{
@@ -396,7 +396,7 @@ func TestLogsReachTheClient(t *testing.T) {
 	transports := map[string]func() mcp.Transport{
 		"in-memory (stdio framing)": func() mcp.Transport {
 			st, ct := mcp.NewInMemoryTransports()
-			if _, err := s.Connect(context.Background(), mcpserver.Transport(st, slog.New(slog.DiscardHandler)), nil); err != nil {
+			if _, err := s.Connect(context.Background(), st, nil); err != nil {
 				t.Fatal(err)
 			}
 			return ct
@@ -503,7 +503,7 @@ func TestEnvelopeDuplicatesOverStdioFraming(t *testing.T) {
 	outR, outW := io.Pipe()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	go s.Run(ctx, mcpserver.Transport(&mcp.IOTransport{Reader: inR, Writer: outW}, slog.New(slog.DiscardHandler)))
+	go s.Run(ctx, &mcp.IOTransport{Reader: inR, Writer: outW})
 	lines := bufio.NewScanner(outR)
 	send := func(msg string) {
 		t.Helper()

@@ -8,8 +8,6 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // A tool's input schema may mark an argument x-mcp-header (SEP-2243): a
@@ -26,13 +24,9 @@ type paramHeader struct {
 	header string
 }
 
-// mirroredTools are the tools of s whose arguments declare a header, with
+// mirroredTools are the tools of h whose arguments declare a header, with
 // their mirrored arguments.
-func mirroredTools(s *mcp.Server) map[string][]paramHeader {
-	h, ok := handlerOf(s)
-	if !ok {
-		return nil
-	}
+func mirroredTools(h *handler) map[string][]paramHeader {
 	out := map[string][]paramHeader{}
 	for _, t := range h.exec.ToolSet().Tools() {
 		info := t.Info()

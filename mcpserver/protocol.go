@@ -107,27 +107,21 @@ func sanitize(msg jsonrpc.Message, log *slog.Logger) jsonrpc.Message {
 	return &out
 }
 
-// Transport wraps t so that every protocol error the server writes says
-// only its code's fixed text; the detail goes to log. A message that names
-// a member twice is refused: on an *mcp.StdioTransport or *mcp.IOTransport
-// any member of the message, its params or their _meta (the bytes are read
-// before the SDK merges them); on another transport, those of the params.
-// ServeStdio uses it; use it for any other transport you serve a keel
-// server on.
-func Transport(t mcp.Transport, log *slog.Logger) mcp.Transport {
-	if log == nil {
-		log = slog.Default()
-	}
-	return sanitizingTransport{t: t, log: log}
-}
-
+// sanitizingTransport is t with every protocol error the server writes
+// saying only its code's fixed text, the detail going to log. On an
+// *mcp.StdioTransport or *mcp.IOTransport keel frames the stream itself
+// (stdio.go); on another transport, a request whose params name a member
+// twice is refused (frontDecoded).
 type sanitizingTransport struct {
-	t   mcp.Transport
-	log *slog.Logger
+	t     mcp.Transport
+	log   *slog.Logger
+	h     *handler
+	stdio *stdioConn // keel's framing, when t is a stream
 }
 
-func (s sanitizingTransport) Connect(ctx context.Context) (mcp.Connection, error) {
-	if c, ok := stdioConnection(s.t, s.log); ok {
+func (s *sanitizingTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+	if c, ok := stdioConnection(s.t, s.log, s.h); ok {
+		s.stdio = c
 		return sanitizingConnection{Connection: c, log: s.log, fronted: true}, nil
 	}
 	c, err := s.t.Connect(ctx)

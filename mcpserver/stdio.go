@@ -31,12 +31,22 @@ import (
 //     message: -32600, under the request's id when it names one once, else
 //     null.
 //
-// A tools/call's arguments go to keel past the SDK (front.go).
+// Once the session is known (bind), keel answers each tools/call itself
+// (stdiocall.go); before, or for a call the SDK would refuse, the SDK
+// reads it, its arguments carried past its decoder (front.go).
 
 // stdioConn is an mcp.Connection over a byte stream in keel's framing.
 type stdioConn struct {
 	rc  io.ReadCloser
 	log *slog.Logger
+	h   *handler
+
+	bound chan struct{} // closed by bind
+	ss    *mcp.ServerSession
+	ctx   context.Context // the session's: keel's calls end with it
+	stop  context.CancelFunc
+	mu    sync.Mutex
+	calls map[string][]*context.CancelFunc // keel's calls in flight, by their id's bytes
 
 	writeMu sync.Mutex
 	w       io.Writer
@@ -50,24 +60,26 @@ type stdioConn struct {
 
 // stdioConnection returns keel's connection for the SDK's two stream
 // transports; ok is false for any other.
-func stdioConnection(t mcp.Transport, log *slog.Logger) (mcp.Connection, bool) {
+func stdioConnection(t mcp.Transport, log *slog.Logger, h *handler) (*stdioConn, bool) {
 	switch t := t.(type) {
 	case *mcp.StdioTransport:
-		return newStdioConn(os.Stdin, os.Stdout, t.MaxLineLength, log), true
+		return newStdioConn(os.Stdin, os.Stdout, t.MaxLineLength, log, h), true
 	case *mcp.IOTransport:
-		return newStdioConn(t.Reader, t.Writer, t.MaxLineLength, log), true
+		return newStdioConn(t.Reader, t.Writer, t.MaxLineLength, log, h), true
 	}
 	return nil, false
 }
 
 // newStdioConn reads frames of at most maxLine bytes from r (0: the SDK's
 // default, negative: none) and writes to w.
-func newStdioConn(r io.ReadCloser, w io.Writer, maxLine int, log *slog.Logger) *stdioConn {
+func newStdioConn(r io.ReadCloser, w io.Writer, maxLine int, log *slog.Logger, h *handler) *stdioConn {
 	limit := maxLine
 	if limit == 0 {
 		limit = mcp.DefaultMaxLineLength
 	}
-	c := &stdioConn{rc: r, w: w, log: log, incoming: make(chan jsonrpc.Message), closed: make(chan struct{})}
+	c := &stdioConn{rc: r, w: w, log: log, h: h, bound: make(chan struct{}), calls: map[string][]*context.CancelFunc{},
+		incoming: make(chan jsonrpc.Message), closed: make(chan struct{})}
+	c.ctx, c.stop = context.WithCancel(context.Background())
 	go c.readLoop(bufio.NewReaderSize(r, 64<<10), limit)
 	return c
 }
@@ -152,6 +164,12 @@ func (c *stdioConn) frame(line []byte, over bool) (jsonrpc.Message, []byte) {
 	if err != nil {
 		c.log.LogAttrs(context.Background(), slog.LevelWarn, "keel: a stdio frame that is not JSON; answered -32700", slog.Int("bytes", len(line)))
 		return nil, answerParseError
+	}
+	if c.answers(&m) {
+		return nil, nil // keel's to answer (stdiocall.go)
+	}
+	if m.method == "notifications/cancelled" {
+		c.cancelCall(&m) // one of keel's calls; the SDK reads it too
 	}
 	msg, reason := m.decode()
 	if msg == nil {
@@ -269,6 +287,7 @@ func (c *stdioConn) writeRaw(data []byte) error {
 
 func (c *stdioConn) Close() error {
 	c.closeOnce.Do(func() {
+		c.stop()
 		close(c.closed)
 		c.closeErr = c.rc.Close()
 		if wc, ok := c.w.(io.Closer); ok && c.w != os.Stdout {

@@ -7,37 +7,14 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	goruntime "runtime"
 	"slices"
 	"strings"
-	"sync"
-	"weak"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/keelgen/keel/runtime"
 )
-
-// handlers maps each server New made to its handler, so that HTTPHandler
-// can check a call's scopes against its executor's tools. A server's entry
-// goes when the server does: a program that makes a server per request
-// keeps none.
-var handlers sync.Map // weak.Pointer[mcp.Server] → *handler
-
-func register(s *mcp.Server, h *handler) {
-	key := weak.Make(s)
-	handlers.Store(key, h)
-	goruntime.AddCleanup(s, func(k weak.Pointer[mcp.Server]) { handlers.Delete(k) }, key)
-}
-
-func handlerOf(s *mcp.Server) (*handler, bool) {
-	h, ok := handlers.Load(weak.Make(s))
-	if !ok {
-		return nil, false
-	}
-	return h.(*handler), true
-}
 
 // stepUp answers, over HTTP, a tools/call of a tool whose scopes the
 // bearer token lacks with 403 and WWW-Authenticate: Bearer

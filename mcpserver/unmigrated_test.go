@@ -16,13 +16,13 @@ import (
 // unmigratedServer serves the example's tools through keel and "regions",
 // an SDK tool not moved yet whose argument a client mirrors into a header
 // (x-mcp-header); seen reports the last _meta and arguments it was given.
-func unmigratedServer(t *testing.T) (s *mcp.Server, seen func() (mcp.Meta, string)) {
+func unmigratedServer(t *testing.T) (s *mcpserver.Server, seen func() (mcp.Meta, string)) {
 	t.Helper()
 	s = mcpserver.New(quietExecutor(t, generated.ToolSet()), mcpserver.Options{Unmigrated: []string{"regions"}})
 	var mu sync.Mutex
 	var meta mcp.Meta
 	var args string
-	s.AddTool(&mcp.Tool{Name: "regions", Description: "Lists regions (not moved yet).",
+	s.SDK().AddTool(&mcp.Tool{Name: "regions", Description: "Lists regions (not moved yet).",
 		InputSchema: json.RawMessage(`{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region"}}}`)},
 		func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			mu.Lock()

@@ -50,7 +50,7 @@ type peer struct {
 	http  func() http.Handler
 }
 
-func keelServer(b testing.TB) *mcp.Server {
+func keelServer(b testing.TB) *mcpserver.Server {
 	exec, err := generated.NewExecutor(runtime.WithLogger(slog.New(slog.DiscardHandler)))
 	if err != nil {
 		b.Fatal(err)
@@ -106,11 +106,11 @@ func mcpgoServer() *mcpgoserver.MCPServer {
 	return s
 }
 
-func sdkPeer(name string, s func() *mcp.Server, wrap func(mcp.Transport) mcp.Transport) peer {
+func sdkPeer(name string, s func() *mcp.Server) peer {
 	return peer{
 		name: name,
 		serve: func(ctx context.Context, in io.ReadCloser, out io.WriteCloser) {
-			s().Run(ctx, wrap(&mcp.IOTransport{Reader: in, Writer: out}))
+			s().Run(ctx, &mcp.IOTransport{Reader: in, Writer: out})
 		},
 		http: func() http.Handler {
 			srv := s()
@@ -120,16 +120,18 @@ func sdkPeer(name string, s func() *mcp.Server, wrap func(mcp.Transport) mcp.Tra
 }
 
 func peers(b testing.TB) []peer {
-	same := func(t mcp.Transport) mcp.Transport { return t }
-	keel := sdkPeer("keel", func() *mcp.Server { return keelServer(b) }, func(t mcp.Transport) mcp.Transport {
-		return mcpserver.Transport(t, slog.New(slog.DiscardHandler))
-	})
-	keel.http = func() http.Handler {
-		h, err := mcpserver.HTTPHandler(keelServer(b), mcpserver.HTTPOptions{Logger: slog.New(slog.DiscardHandler)})
-		if err != nil {
-			b.Fatal(err)
-		}
-		return h
+	keel := peer{
+		name: "keel",
+		serve: func(ctx context.Context, in io.ReadCloser, out io.WriteCloser) {
+			keelServer(b).Run(ctx, &mcp.IOTransport{Reader: in, Writer: out})
+		},
+		http: func() http.Handler {
+			h, err := mcpserver.HTTPHandler(keelServer(b), mcpserver.HTTPOptions{Logger: slog.New(slog.DiscardHandler)})
+			if err != nil {
+				b.Fatal(err)
+			}
+			return h
+		},
 	}
 	return []peer{
 		keel,
@@ -140,8 +142,8 @@ func peers(b testing.TB) []peer {
 			},
 			http: func() http.Handler { return mcpgoserver.NewStreamableHTTPServer(mcpgoServer()) },
 		},
-		sdkPeer("sdk-typed", typedServer, same),
-		sdkPeer("sdk-raw", rawServer, same),
+		sdkPeer("sdk-typed", typedServer),
+		sdkPeer("sdk-raw", rawServer),
 	}
 }
 
@@ -252,18 +254,20 @@ func BenchmarkHTTP(b *testing.B) {
 // BenchmarkInMemory: the go-sdk's in-memory transports, for the servers on
 // the go-sdk (mcp-go has none the go-sdk client can use).
 func BenchmarkInMemory(b *testing.B) {
+	type server interface {
+		Connect(context.Context, mcp.Transport, *mcp.ServerSessionOptions) (*mcp.ServerSession, error)
+	}
 	for _, p := range []struct {
 		name string
-		s    func() *mcp.Server
-		wrap func(mcp.Transport) mcp.Transport
+		s    func() server
 	}{
-		{"keel", func() *mcp.Server { return keelServer(b) }, func(t mcp.Transport) mcp.Transport { return mcpserver.Transport(t, slog.New(slog.DiscardHandler)) }},
-		{"sdk-typed", typedServer, func(t mcp.Transport) mcp.Transport { return t }},
-		{"sdk-raw", rawServer, func(t mcp.Transport) mcp.Transport { return t }},
+		{"keel", func() server { return keelServer(b) }},
+		{"sdk-typed", func() server { return typedServer() }},
+		{"sdk-raw", func() server { return rawServer() }},
 	} {
 		b.Run(p.name, func(b *testing.B) {
 			st, ct := mcp.NewInMemoryTransports()
-			if _, err := p.s().Connect(context.Background(), p.wrap(st), nil); err != nil {
+			if _, err := p.s().Connect(context.Background(), st, nil); err != nil {
 				b.Fatal(err)
 			}
 			cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil).Connect(context.Background(), ct, nil)

@@ -198,7 +198,7 @@ func TestOneServerDuringTheMove(t *testing.T) {
 	type folders struct {
 		Folders []string `json:"folders"`
 	}
-	mcp.AddTool(s, &mcp.Tool{Name: "list_folders", Description: "Lists the folders (not moved yet)."},
+	mcp.AddTool(s.SDK(), &mcp.Tool{Name: "list_folders", Description: "Lists the folders (not moved yet)."},
 		func(ctx context.Context, _ *mcp.CallToolRequest, in struct {
 			Prefix string `json:"prefix,omitempty"`
 		}) (*mcp.CallToolResult, folders, error) {

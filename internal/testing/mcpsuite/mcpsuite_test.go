@@ -3,7 +3,6 @@ package mcpsuite_test
 import (
 	"context"
 	"encoding/json"
-	"log/slog"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -21,7 +20,7 @@ func TestContentToolsOverMCP(t *testing.T) {
 	}
 	s := mcpserver.New(exec, mcpserver.Options{})
 	st, ct := mcp.NewInMemoryTransports()
-	if _, err := s.Connect(context.Background(), mcpserver.Transport(st, slog.New(slog.DiscardHandler)), nil); err != nil {
+	if _, err := s.Connect(context.Background(), st, nil); err != nil {
 		t.Fatal(err)
 	}
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, nil).Connect(context.Background(), ct, nil)

@@ -18,7 +18,6 @@ import (
 	"os/signal"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/keelgen/keel/mcpserver"
 	"github.com/keelgen/keel/runtime"
@@ -82,7 +81,7 @@ func main() {
 // serveHTTP serves s on addr until ctx ends, with sessions (so the client's
 // notifications/cancelled reaches the call) and a heartbeat every 100 ms,
 // so the client reads comment lines between the 400 ms steps.
-func serveHTTP(ctx context.Context, s *mcp.Server, addr string, logger *slog.Logger) error {
+func serveHTTP(ctx context.Context, s *mcpserver.Server, addr string, logger *slog.Logger) error {
 	h, err := mcpserver.HTTPHandler(s, mcpserver.HTTPOptions{Heartbeat: 100 * time.Millisecond, Logger: logger})
 	if err != nil {
 		return err
