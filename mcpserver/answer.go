@@ -31,6 +31,7 @@ type directCall struct {
 	id       []byte // the request's id, as sent
 	revision bool   // of the 2026-07-28 revision: a result names its type and the server
 	logLevel mcp.LoggingLevel
+	session  string // the session's id, for a call in one
 }
 
 // directCall reads m, a sessionless POST's tools/call, as the request keel

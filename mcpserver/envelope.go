@@ -30,6 +30,10 @@ type envelopeCheck struct {
 	mirrored map[string][]paramHeader
 	// h answers the calls keel answers itself (answer.go).
 	h *handler
+	// sessions are a server's sessions (nil on a Stateless one), and calls
+	// the calls of theirs keel answers (sessioncall.go).
+	sessions *sessionCap
+	calls    *sessionCalls
 }
 
 // Since the 2026-07-28 revision (SEP-2575) a request carries its protocol
@@ -110,7 +114,14 @@ func (c envelopeCheck) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			headerMismatch(w, m.id.bytesOf(m.raw))
 			return
 		}
-		if call, ok := c.directCall(r, &m); ok && noSession {
+		var call directCall
+		ok := false
+		if noSession {
+			call, ok = c.directCall(r, &m)
+		} else {
+			call, ok = c.sessionCall(r, &m)
+		}
+		if ok {
 			direct = &call // keel answers it (answer.go)
 		} else {
 			if len(mirrored) > 0 {
@@ -134,6 +145,22 @@ func (c envelopeCheck) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		var forget func()
 		r, forget = c.inflight.track(r, body)
 		defer forget()
+	}
+	if id := r.Header.Get("Mcp-Session-Id"); id != "" && !noSession && c.sessions != nil {
+		if m.method == "notifications/cancelled" && m.paramsObject {
+			c.calls.cancel(id, &m) // a call keel answers; the SDK reads the notice too
+		}
+		if direct != nil {
+			defer c.sessions.begin(id)()
+			ctx, forget, ok := c.calls.track(r.Context(), id, direct.id)
+			if !ok {
+				direct = nil // an id in flight: the SDK refuses it
+				toSDK = m.rewriteCall()
+			} else {
+				defer forget()
+				r = r.WithContext(ctx)
+			}
+		}
 	}
 	if direct != nil {
 		c.answer(w, r, *direct)

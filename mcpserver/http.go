@@ -173,15 +173,18 @@ func HTTPHandler(s *Server, opts HTTPOptions) (http.Handler, error) {
 		return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.sdk }, &mcp.StreamableHTTPOptions{
 			Stateless:           stateless,
 			JSONResponse:        false, // every POST an event stream; the firewall keeps it only where progress was asked for
-			SessionTimeout:      opts.SessionTimeout,
+			SessionTimeout:      0,     // keel closes idle sessions (sessionCap): the SDK does not see the calls keel answers
 			MaxRequestBodyBytes: sdkBodyBytes(opts.MaxBodyBytes),
 			Logger:              opts.Logger,
 		})
 	}
 	h := sdk(opts.Stateless)
 	var sessionless http.Handler
+	var sessions *sessionCap
 	if !opts.Stateless {
-		h = &sessionCap{next: h, server: s.sdk, max: opts.MaxSessions, perUser: opts.MaxSessionsPerPrincipal, lifetime: opts.MaxSessionLifetime, log: opts.Logger}
+		sessions = &sessionCap{next: h, server: s.sdk, h: s.h, max: opts.MaxSessions, perUser: opts.MaxSessionsPerPrincipal,
+			lifetime: opts.MaxSessionLifetime, idle: opts.SessionTimeout, log: opts.Logger}
+		h = sessions
 		sessionless = sdk(true)
 	}
 	var calls *inflight
@@ -192,7 +195,7 @@ func HTTPHandler(s *Server, opts HTTPOptions) (http.Handler, error) {
 	if opts.Verifier != nil && execinfo.Varies(s.h.exec) {
 		up = &stepUp{h: s.h, log: opts.Logger}
 	}
-	h = envelopeCheck{next: h, sessionless: sessionless, max: opts.MaxBodyBytes, log: opts.Logger, inflight: calls, stepUp: up, mirrored: mirroredTools(s.h), h: s.h} // after auth: no body is read for a stranger
+	h = envelopeCheck{next: h, sessionless: sessionless, max: opts.MaxBodyBytes, log: opts.Logger, inflight: calls, stepUp: up, mirrored: mirroredTools(s.h), h: s.h, sessions: sessions, calls: &sessionCalls{}} // after auth: no body is read for a stranger
 	if opts.Verifier != nil {
 		h = auth.RequireBearerToken(opaqueVerifier(opts.Verifier, opts.Bearer, opts.Logger), opts.Bearer)(h)
 		h = challenges{next: h, metadataURL: metadataURL}

@@ -29,6 +29,7 @@ import (
 	"encoding/json"
 	"log/slog"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -178,6 +179,13 @@ func New(exec *runtime.Executor, opts Options) *Server {
 				res, err := h.call(ctx, call)
 				if err == nil && perRequestRevision(call.Params) {
 					return completeResult{res}, nil
+				}
+				return res, err
+			}
+			if set, ok := req.(*mcp.ServerRequest[*mcp.SetLoggingLevelParams]); ok && method == "logging/setLevel" {
+				res, err := next(ctx, method, req)
+				if err == nil && set.Params != nil && set.Session != nil && set.Session.ID() != "" {
+					h.levels.Store(set.Session.ID(), set.Params.Level)
 				}
 				return res, err
 			}
@@ -331,6 +339,10 @@ type handler struct {
 	request       func(context.Context, *mcp.CallToolRequest) context.Context
 	unmigrated    map[string]bool // the SDK's tools, served until they move
 	impl          *mcp.Implementation
+	// levels are the log levels the clients of HTTP sessions set
+	// (logging/setLevel), by session id: the SDK keeps its own, and
+	// exposes none, and keel answers those sessions' calls.
+	levels sync.Map // session id → mcp.LoggingLevel
 }
 
 // call runs one tools/call the SDK read through the executor.

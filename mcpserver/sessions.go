@@ -19,8 +19,10 @@ import (
 type sessionCap struct {
 	next         http.Handler
 	server       *mcp.Server
+	h            *handler
 	max, perUser int
 	lifetime     time.Duration
+	idle         time.Duration // a session that receives no POST this long closes
 	log          *slog.Logger
 
 	mu       sync.Mutex
@@ -35,6 +37,51 @@ type sessionCap struct {
 type sessionInfo struct {
 	principal string
 	opened    time.Time
+	*activity
+}
+
+// activity is a live session as keel answers its calls: the SDK's
+// session, and its idle timer. keel keeps the timer, not the SDK: the SDK
+// counts only the POSTs it reads, and keel answers a session's calls
+// itself.
+type activity struct {
+	ss    *mcp.ServerSession
+	mu    sync.Mutex
+	refs  int // POSTs in flight
+	timer *time.Timer
+}
+
+// session is the live session id names, with the principal that opened
+// it; nil for one keel does not know (the SDK answers it: 404).
+func (c *sessionCap) session(id string) (*activity, string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	s, ok := c.sessions[id]
+	if !ok || s.activity == nil || time.Since(s.opened) >= c.lifetime {
+		return nil, ""
+	}
+	return s.activity, s.principal
+}
+
+// begin marks a POST of session id in flight, its idle timer stopped;
+// the returned func ends it.
+func (c *sessionCap) begin(id string) func() {
+	a, _ := c.session(id)
+	if a == nil {
+		return func() {}
+	}
+	a.mu.Lock()
+	if a.refs++; a.refs == 1 {
+		a.timer.Stop()
+	}
+	a.mu.Unlock()
+	return func() {
+		a.mu.Lock()
+		defer a.mu.Unlock()
+		if a.refs--; a.refs == 0 {
+			a.timer.Reset(c.idle)
+		}
+	}
 }
 
 func (c *sessionCap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -44,6 +91,9 @@ func (c *sessionCap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			// The client opens a new session, which counts against the caps.
 			http.Error(w, "Not Found", http.StatusNotFound)
 			return
+		}
+		if r.Method == http.MethodPost {
+			defer c.begin(id)()
 		}
 		c.next.ServeHTTP(w, r)
 		return
@@ -65,7 +115,7 @@ func (c *sessionCap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	rec := &sessionRecorder{ResponseWriter: w, c: c, principal: principal}
-	defer rec.note() // a request that answered nothing frees its slot here
+	defer rec.done() // a request that answered nothing frees its slot here
 	c.next.ServeHTTP(rec, r)
 }
 
@@ -118,9 +168,9 @@ func (c *sessionCap) count(held map[string]*mcp.ServerSession, since time.Time, 
 		ss, ok := held[id]
 		switch {
 		case !ok && s.opened.Before(since):
-			delete(c.sessions, id)
+			c.drop(id, s)
 		case ok && now.Sub(s.opened) >= c.lifetime:
-			delete(c.sessions, id)
+			c.drop(id, s)
 			delete(held, id)
 			go ss.Close()
 		default:
@@ -140,7 +190,7 @@ func (c *sessionCap) expired(id string) bool {
 	s, ok := c.sessions[id]
 	old := ok && time.Since(s.opened) >= c.lifetime
 	if old {
-		delete(c.sessions, id)
+		c.drop(id, s)
 	}
 	c.mu.Unlock()
 	if !old {
@@ -154,6 +204,28 @@ func (c *sessionCap) expired(id string) bool {
 	return true
 }
 
+// forgetWhenClosed drops session id once the SDK closed it (idle, past
+// its lifetime, a DELETE), so keel answers none of its calls after.
+func (c *sessionCap) forgetWhenClosed(id string, a *activity) {
+	a.ss.Wait()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if s, ok := c.sessions[id]; ok && s.activity == a {
+		c.drop(id, s)
+	}
+}
+
+// drop forgets session id; c.mu is held.
+func (c *sessionCap) drop(id string, s sessionInfo) {
+	delete(c.sessions, id)
+	if s.activity != nil {
+		s.timer.Stop()
+	}
+	if c.h != nil {
+		c.h.levels.Delete(id)
+	}
+}
+
 // sessionRecorder notes the session a response opens, and its principal,
 // moving its reserved slot to the session.
 type sessionRecorder struct {
@@ -161,6 +233,19 @@ type sessionRecorder struct {
 	c         *sessionCap
 	principal string
 	noted     bool
+	ended     *activity // the session it opened, whose idle clock starts when the POST ends
+}
+
+// done ends the opening POST.
+func (s *sessionRecorder) done() {
+	s.note()
+	if a := s.ended; a != nil {
+		a.mu.Lock()
+		if a.refs--; a.refs == 0 {
+			a.timer.Reset(s.c.idle)
+		}
+		a.mu.Unlock()
+	}
 }
 
 func (s *sessionRecorder) note() {
@@ -175,7 +260,16 @@ func (s *sessionRecorder) note() {
 		if s.c.sessions == nil {
 			s.c.sessions = map[string]sessionInfo{}
 		}
-		s.c.sessions[id] = sessionInfo{principal: s.principal, opened: time.Now()}
+		info := sessionInfo{principal: s.principal, opened: time.Now()}
+		for ss := range s.c.server.Sessions() { // the SDK lists a session before its response is written
+			if ss.ID() == id {
+				a := &activity{ss: ss, timer: time.AfterFunc(s.c.idle, func() { ss.Close() }), refs: 1}
+				a.timer.Stop() // its opening POST is in flight: the clock starts when it ends
+				info.activity, s.ended = a, a
+				go s.c.forgetWhenClosed(id, a)
+			}
+		}
+		s.c.sessions[id] = info
 	}
 }
 

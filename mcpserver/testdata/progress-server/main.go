@@ -18,7 +18,6 @@ import (
 	"os/signal"
 	"time"
 
-
 	"github.com/keelgen/keel/mcpserver"
 	"github.com/keelgen/keel/runtime"
 	"github.com/keelgen/keel/runtime/keeltest"
