@@ -186,7 +186,16 @@ func (c envelopeCheck) answer(w http.ResponseWriter, r *http.Request, call direc
 	}()
 	res, err, ok := h.taskCall(ctx, call.req)
 	if !ok {
-		res, err = h.run(ctx, call.req, runOptions{peer: out, mayAsk: call.revision})
+		var r *mcp.CallToolResult
+		r, err = h.run(ctx, call.req, runOptions{peer: out, mayAsk: call.revision || call.session != ""})
+		if err == nil && r.InputRequests != nil && !call.revision {
+			// A session's client of an older revision is asked on the
+			// call's stream, and the call runs once more with its answer.
+			r, err = h.askAndRerun(ctx, call.req, r, out, func(ctx context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+				return c.calls.ask(ctx, call.session, p, out.request)
+			})
+		}
+		res = r
 	}
 	var body []byte
 	if err != nil {
@@ -195,6 +204,30 @@ func (c envelopeCheck) answer(w http.ResponseWriter, r *http.Request, call direc
 		body = h.resultAnswer(call.id, res, call.revision)
 	}
 	out.finish(body)
+}
+
+// askAndRerun asks the client the input requests of r (keel makes only
+// elicitations) and runs the call again with the answers and r's request
+// state, as the SDK does for a client of a revision before 2026-07-28.
+func (h *handler) askAndRerun(ctx context.Context, req *mcp.CallToolRequest, r *mcp.CallToolResult, peer callPeer,
+	elicit func(context.Context, *mcp.ElicitParams) (*mcp.ElicitResult, error)) (*mcp.CallToolResult, error) {
+	answers := make(mcp.InputResponseMap, len(r.InputRequests))
+	for id, ir := range r.InputRequests {
+		p, ok := ir.(*mcp.ElicitParams)
+		if !ok {
+			return nil, protocolError(jsonrpc.CodeInternalError)
+		}
+		res, err := elicit(ctx, p)
+		if err != nil {
+			return nil, err
+		}
+		answers[id] = res
+	}
+	params := *req.Params
+	params.InputResponses, params.RequestState = answers, r.RequestState
+	again := *req
+	again.Params = &params
+	return h.run(ctx, &again, runOptions{peer: peer, mayAsk: true})
 }
 
 // errorAnswer is a JSON-RPC error response under id.
@@ -236,9 +269,6 @@ func (h *handler) resultAnswer(id []byte, res mcp.Result, revision bool) []byte 
 				resultType = "input_required"
 			}
 		}
-	}
-	if cr, ok := res.(completeResult); ok {
-		res = cr.CallToolResult
 	}
 	b, err := json.Marshal(res)
 	if err != nil || len(b) < 2 || b[0] != '{' {
@@ -295,6 +325,16 @@ func (p *postAnswer) notify(method string, params any) {
 	}
 	p.event(append(append([]byte(`{"jsonrpc":"2.0","method":"`+method+`","params":`), b...), '}'))
 	p.events++
+}
+
+// request writes a request to the client (a question) as an event.
+func (p *postAnswer) request(msg []byte) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !p.done {
+		p.event(msg)
+		p.events++
+	}
 }
 
 // event writes one message as an event of the POST's stream.

@@ -42,7 +42,14 @@ func approvingReplica(t *testing.T, store runtime.ReplayStore, ran *atomic.Int32
 	if err != nil {
 		t.Fatal(err)
 	}
-	return serve(t, mcpserver.New(exec, mcpserver.Options{Approvals: approvals}), mcpserver.HTTPOptions{Stateless: stateless})
+	s := mcpserver.New(exec, mcpserver.Options{Approvals: approvals})
+	reads := sdkReads(s)
+	t.Cleanup(func() {
+		if n := reads.Load(); n != 0 { // keel answers each call, and asks its question itself
+			t.Errorf("the SDK decoded %d tools/call requests", n)
+		}
+	})
+	return serve(t, s, mcpserver.HTTPOptions{Stateless: stateless})
 }
 
 // A person at the official Go client approves a write through the

@@ -67,8 +67,7 @@ func (c envelopeCheck) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if int64(len(body)) > c.max {
-		// keel's cap on what the client sent; the SDK's is higher, for the
-		// bodies the front rewrites (sdkBodyBytes).
+		// keel's cap, the SDK's too: every message reaches it as sent.
 		c.log.LogAttrs(r.Context(), slog.LevelWarn, "keel: a POST body over MaxBodyBytes; refused", slog.Int64("max_bytes", c.max))
 		http.Error(w, "Request Entity Too Large", http.StatusRequestEntityTooLarge)
 		return
@@ -102,11 +101,10 @@ func (c envelopeCheck) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if c.sessionless != nil && isSessionless(r, &m) {
 		next, noSession = c.sessionless, true
 	}
-	toSDK := body
 	var direct *directCall
 	if m.isCall() && !c.h.unmigrated[m.calledName()] { // an Unmigrated tool's call goes to the SDK as sent, its headers checked by the SDK
 		// A client's SDK that cannot read the arguments cannot write the
-		// name's header either: the name goes past the SDK too.
+		// name's header either (front.go, nameExempt).
 		m.carryName = r.Header.Get("Mcp-Method") != "" && r.Header.Get("Mcp-Name") == "" && !sdkReadable(m.arguments.bytesOf(m.raw))
 		mirrored := c.mirrored[m.calledName()]
 		if len(mirrored) > 0 && r.Header.Get("Mcp-Protocol-Version") >= sessionlessRevision && !paramHeadersMatch(r.Header, mirrored, m.arguments.bytesOf(m.raw)) {
@@ -122,19 +120,7 @@ func (c envelopeCheck) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			call, ok = c.sessionCall(r, &m)
 		}
 		if ok {
-			direct = &call // keel answers it (answer.go)
-		} else {
-			if len(mirrored) > 0 {
-				// The SDK checks the headers again on the arguments it can
-				// read; those it cannot read it is not given, nor their
-				// headers.
-				m.keepArguments = sdkReadable(m.arguments.bytesOf(m.raw))
-				if !m.keepArguments {
-					r.Header = withoutParamHeaders(r.Header)
-				}
-			}
-			toSDK = m.rewriteCall()
-			r.Header = nameHeaderFor(r.Header, &m)
+			direct = &call // keel answers it (answer.go); any other the SDK refuses
 		}
 	}
 	if c.stepUp != nil && c.stepUp.refused(w, r, body) {
@@ -147,6 +133,10 @@ func (c envelopeCheck) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		defer forget()
 	}
 	if id := r.Header.Get("Mcp-Session-Id"); id != "" && !noSession && c.sessions != nil {
+		if c.sessions.owns(r, id) && c.calls.answered(id, &m) {
+			w.WriteHeader(http.StatusAccepted) // the answer to a question keel asked
+			return
+		}
 		if m.method == "notifications/cancelled" && m.paramsObject {
 			c.calls.cancel(id, &m) // a call keel answers; the SDK reads the notice too
 		}
@@ -155,7 +145,6 @@ func (c envelopeCheck) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			ctx, forget, ok := c.calls.track(r.Context(), id, direct.id)
 			if !ok {
 				direct = nil // an id in flight: the SDK refuses it
-				toSDK = m.rewriteCall()
 			} else {
 				defer forget()
 				r = r.WithContext(ctx)
@@ -169,46 +158,27 @@ func (c envelopeCheck) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	r.Body = struct {
 		io.Reader
 		io.Closer
-	}{io.MultiReader(bytes.NewReader(toSDK), r.Body), r.Body}
+	}{io.MultiReader(bytes.NewReader(body), r.Body), r.Body}
 	next.ServeHTTP(w, r)
 }
 
 // frontDecoded is the front for a transport whose frames the SDK decoded
 // (not stdio, not HTTP): a request whose params or their _meta name a
 // member twice is made unreadable to the SDK, which answers it "Invalid
-// params."; a tools/call's arguments are moved for handler.call.
+// params.".
 func frontDecoded(ctx context.Context, msg jsonrpc.Message, log *slog.Logger) jsonrpc.Message {
 	req, ok := msg.(*jsonrpc.Request)
 	if !ok || len(req.Params) == 0 {
 		return msg
 	}
 	m, err := readParams(req.Method, req.Params)
-	if err != nil {
+	if err != nil || !m.duplicate {
 		return msg
 	}
+	log.LogAttrs(ctx, slog.LevelWarn, "keel: a request's params name a member twice; refused", slog.String("method", req.Method))
 	out := *req
-	switch {
-	case m.duplicate:
-		log.LogAttrs(ctx, slog.LevelWarn, "keel: a request's params name a member twice; refused", slog.String("method", req.Method))
-		out.Params = json.RawMessage(`"params named a member twice"`)
-	case req.IsCall() && m.isCall():
-		out.Params = m.rewriteParams()
-	default:
-		return msg
-	}
+	out.Params = json.RawMessage(`"params named a member twice"`)
 	return &out
-}
-
-// nameHeaderFor is h with Mcp-Name set to the name the SDK will read
-// when the front carries the call's own name past it (front.go), for a
-// client that sends the protocol's standard headers (Mcp-Method).
-func nameHeaderFor(h http.Header, m *message) http.Header {
-	if !m.nameCarried() || h.Get("Mcp-Method") == "" {
-		return h
-	}
-	h = h.Clone()
-	h.Set("Mcp-Name", carriedName)
-	return h
 }
 
 // taskNameMatches reports whether a tasks/get, tasks/update or
@@ -257,18 +227,6 @@ func headerMismatch(w http.ResponseWriter, id []byte) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusBadRequest)
 	w.Write(body)
-}
-
-// withoutParamHeaders is h without the headers that mirror arguments
-// (Mcp-Param-*).
-func withoutParamHeaders(h http.Header) http.Header {
-	h = h.Clone()
-	for k := range h {
-		if strings.HasPrefix(k, "Mcp-Param-") {
-			delete(h, k)
-		}
-	}
-	return h
 }
 
 // calledName is the name a tools/call names, "" when it names none that reads.

@@ -2,9 +2,6 @@ package mcpserver
 
 import (
 	"bytes"
-	"crypto/rand"
-	"encoding/base64"
-	"encoding/hex"
 	"errors"
 	"io"
 	"strconv"
@@ -16,48 +13,23 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 )
 
-// The front reads every JSON-RPC message's bytes before the SDK does: on
-// stdio (keel's own framing, stdioConn) and over HTTP (envelopeCheck).
+// The front reads every JSON-RPC message's bytes once, before anything
+// else does: on stdio (keel's own framing, stdioConn), over HTTP
+// (envelopeCheck), and on any other transport from the SDK's decoded
+// message (frontedConnection).
 //
 //   - A message that names a member twice (of its own, of its params or of
 //     their _meta) is refused: the SDK's decoder takes the last of the two,
 //     while a proxy, an audit or a person reading it may take the first.
-//   - A tools/call's arguments go past the SDK to keel. The SDK's decoder
-//     refuses numbers past a float64, nesting past 1,000 levels and more,
-//     each before keel is called, so no keel code and no audit record. The
-//     front moves the arguments, as their exact bytes, into the call's
-//     _meta (metaArguments, base64), marked with this process's nonce
-//     (metaFront), and handler.call reads them from there: every argument
-//     reaches the executor's one strict reader, and its answer.
-//   - A tools/call's name that no HTTP header carries as it is (empty,
-//     white space at an end, a control or non-ASCII byte) goes past the SDK
-//     the same way (metaName), the SDK reading carriedName: a hop trims or
-//     refuses such a header value, and the SDK would refuse the call's
-//     Mcp-Name as a mismatch (-32020) before keel answers it. No keel tool
-//     has such a name, so the call is unknown_tool whatever a proxy routed
-//     on.
-//
-// A client cannot forge the mark: the nonce is random per process and
-// never leaves it, and the front replaces any value a client sent under
-// any of these members.
-
-// Members of a tools/call's _meta that the front writes.
-const (
-	metaFront     = "keel/front"
-	metaArguments = "keel/arguments"
-	metaName      = "keel/name"
-)
-
-// carriedName is the name the SDK reads for a call whose name the front
-// carried: header-safe, and no keel tool's (the rule has no '/').
-const carriedName = "keel/unrepresentable-name"
-
-// frontNonce marks the calls this process's front rewrote.
-var frontNonce = func() string {
-	var b [16]byte
-	rand.Read(b[:])
-	return hex.EncodeToString(b[:])
-}()
+//   - A tools/call is answered by keel from this reading (answer.go,
+//     sessioncall.go, stdiocall.go): its arguments reach the executor's one
+//     strict reader as their exact bytes, and the SDK's decoder never sees
+//     the call, so nothing it would refuse or read otherwise (numbers past
+//     a float64, nesting past 1,000 levels, a member's case) decides what
+//     runs. A call keel does not answer goes to the SDK as sent, which
+//     refuses it, or, past the SDK's checks, New's middleware does.
+//   - Every other message goes to the SDK as sent: initialize and the
+//     session, tools/list, ping, logging, the tasks methods.
 
 // maxFrontMembers is how many members of one envelope object are compared
 // pairwise for duplicates; past it, a map.
@@ -82,6 +54,7 @@ type message struct {
 	method    string        // "" when absent or not a string
 	hasMethod bool          // "method" is a string
 	ids       int           // how many times "id" is named
+	answers   int           // how many times "result" or "error" is named: a response's
 	id        span          // the last "id"
 	params    span          // the params' bytes; zero when absent
 	hasParams bool
@@ -95,11 +68,9 @@ type message struct {
 	hasMeta      bool     // _meta is present
 	metaObject   bool     // and an object
 	paramsObject bool
-	carryName    bool // carry the name past the SDK even when a header could hold it
-	// keepArguments leaves the arguments in the params the SDK reads too,
-	// for its check of the headers that mirror them (SEP-2243's
-	// x-mcp-header); only arguments the SDK can read.
-	keepArguments bool
+	// carryName: the client's SDK could not read the arguments, so it wrote
+	// no Mcp-Name header for the call (nameCarried).
+	carryName bool
 
 	raw []byte // the frame
 }
@@ -186,6 +157,8 @@ func (m *message) readEnvelope(dec *jsontext.Decoder) error {
 		case "params":
 			m.hasParams = true
 			return m.readParams(dec)
+		case "result", "error":
+			m.answers++
 		}
 		return dec.SkipValue()
 	})
@@ -297,8 +270,8 @@ func (m *message) perRequestRevision() bool {
 const metaProtocolVersion = "io.modelcontextprotocol/protocolVersion"
 
 // isCall reports whether m is a tools/call request whose params and
-// _meta are objects: the frame the front rewrites. Any other tools/call
-// is the SDK's to refuse (Invalid params).
+// _meta are objects: a call keel may answer. Any other tools/call is the
+// SDK's to refuse (Invalid params).
 func (m *message) isCall() bool {
 	return m.kind == '{' && m.method == "tools/call" && m.ids == 1 && m.paramsObject && (!m.hasMeta || m.metaObject)
 }
@@ -311,8 +284,11 @@ func (m *message) callName() (string, bool) {
 	return unquote(m.name.bytesOf(m.raw))
 }
 
-// nameCarried reports whether the front carries the call's name past
-// the SDK: a string that no HTTP header carries as it is.
+// nameCarried reports whether no Mcp-Name header can carry the call's
+// name (a string no HTTP header carries as it is: empty, white space at an
+// end, a control or non-ASCII byte; a hop trims or refuses such a value),
+// or its client could write none: its call is answered whatever the
+// header says. No keel tool has such a name.
 func (m *message) nameCarried() bool {
 	name, ok := m.callName()
 	return ok && (m.carryName || !headerSafe(name))
@@ -369,63 +345,4 @@ func unquote(v []byte) (string, bool) {
 		return "", false
 	}
 	return string(s), true
-}
-
-// rewriteCall returns raw with the tools/call's arguments moved into its
-// _meta, for handler.call: the SDK reads the rest of the message as sent.
-func (m *message) rewriteCall() []byte {
-	out := make([]byte, 0, len(m.raw)+len(m.raw)/3+len(frontNonce)+64)
-	out = append(out, m.raw[:m.params.start]...)
-	out = m.appendParams(out)
-	return append(out, m.raw[m.params.end:]...)
-}
-
-// rewriteParams is the call's params alone, rewritten as rewriteCall does.
-func (m *message) rewriteParams() []byte {
-	return m.appendParams(make([]byte, 0, int(m.params.end-m.params.start)*4/3+len(frontNonce)+64))
-}
-
-// appendParams appends the call's params with its arguments (and a name
-// no header carries) moved into _meta.
-func (m *message) appendParams(out []byte) []byte {
-	raw := m.raw
-	out = append(out, '{')
-	carried := m.nameCarried()
-	for _, p := range m.paramMembers {
-		if carried && p.name == "name" {
-			out = append(out, `"name":"`+carriedName+`",`...)
-			continue
-		}
-		out = appendMember(out, p.name, p.value.bytesOf(raw))
-	}
-	if m.keepArguments && m.hasArguments {
-		out = appendMember(out, "arguments", m.arguments.bytesOf(raw))
-	}
-	out = append(out, `"_meta":{`...)
-	for _, p := range m.metaMembers {
-		if p.name == metaFront || p.name == metaArguments || p.name == metaName {
-			continue // the front's alone
-		}
-		out = appendMember(out, p.name, p.value.bytesOf(raw))
-	}
-	out = append(out, `"`+metaFront+`":"`...)
-	out = append(out, frontNonce...)
-	out = append(out, '"')
-	if carried {
-		out = append(out, `,"`+metaName+`":`...)
-		out = append(out, m.name.bytesOf(raw)...)
-	}
-	if m.hasArguments {
-		out = append(out, `,"`+metaArguments+`":"`...)
-		out = base64.StdEncoding.AppendEncode(out, m.arguments.bytesOf(raw))
-		out = append(out, '"')
-	}
-	return append(out, "}}"...)
-}
-
-func appendMember(out []byte, name string, value []byte) []byte {
-	out, _ = jsontext.AppendQuote(out, name) // a name that is not UTF-8 is written with U+FFFD: the SDK reads no such member
-	out = append(out, ':')
-	out = append(out, value...)
-	return append(out, ',')
 }

@@ -174,7 +174,7 @@ func HTTPHandler(s *Server, opts HTTPOptions) (http.Handler, error) {
 			Stateless:           stateless,
 			JSONResponse:        false, // every POST an event stream; the firewall keeps it only where progress was asked for
 			SessionTimeout:      0,     // keel closes idle sessions (sessionCap): the SDK does not see the calls keel answers
-			MaxRequestBodyBytes: sdkBodyBytes(opts.MaxBodyBytes),
+			MaxRequestBodyBytes: opts.MaxBodyBytes,
 			Logger:              opts.Logger,
 		})
 	}
@@ -262,12 +262,6 @@ func TokenContext(f func(ctx context.Context, token *auth.TokenInfo) runtime.Exe
 		return ec
 	}
 }
-
-// sdkBodyBytes is the SDK's cap on a body for keel's cap of max: the front
-// refuses a client's body over max (413) and may then grow a call's body
-// (its arguments kept and carried base64 in _meta: at most 1 + 4/3 of
-// them, and a nonce), which the SDK must not refuse for what keel did.
-func sdkBodyBytes(max int64) int64 { return 3*max + 4096 }
 
 // originCheck refuses a request from another origin: http.CrossOriginProtection
 // for unsafe methods (Sec-Fetch-Site, then Origin against Host), and for any

@@ -24,7 +24,6 @@ package mcpserver
 import (
 	"context"
 	"crypto/rand"
-	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"log/slog"
@@ -109,6 +108,9 @@ func New(exec *runtime.Executor, opts Options) *Server {
 	if opts.Version == "" {
 		opts.Version = runtime.Version
 	}
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
 	if opts.Context == nil {
 		opts.Context = func(context.Context, *mcp.CallToolRequest) runtime.ExecutionContext {
 			return runtime.ExecutionContext{}
@@ -125,7 +127,7 @@ func New(exec *runtime.Executor, opts Options) *Server {
 		Resources: &mcp.ResourceCapabilities{},
 	}
 	h := &handler{exec: exec, context: opts.Context, progressEvery: opts.ProgressInterval, approvals: opts.Approvals, request: opts.RequestContext,
-		unmigrated: map[string]bool{}, impl: &mcp.Implementation{Name: opts.Name, Version: opts.Version}}
+		unmigrated: map[string]bool{}, impl: &mcp.Implementation{Name: opts.Name, Version: opts.Version}, log: opts.Logger}
 	for _, name := range opts.Unmigrated {
 		if exec.ToolSet().Lookup(name) == nil {
 			h.unmigrated[name] = true
@@ -150,37 +152,21 @@ func New(exec *runtime.Executor, opts Options) *Server {
 	}
 	for _, t := range exec.ToolSet().Tools() {
 		if execinfo.Offered(exec, t) { // one the tool groups leave out is absent, and its call the executor's unknown_tool
-			s.AddTool(Tool(t.Info()), h.call)
+			s.AddTool(Tool(t.Info()), refuseSDKCall) // listed by the SDK, answered by keel
 		}
 	}
-	// Every tools/call goes to the executor, also one whose name the SDK
-	// would answer itself: it is audited, and the model reads keel's text.
+	// keel answers each tools/call itself, from the front's reading of its
+	// bytes (answer.go, stdiocall.go): one that reaches the SDK's decoder is
+	// an Unmigrated tool's, or one the front did not answer, which is
+	// refused here, whatever the SDK read.
 	s.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 			if call, ok := req.(*mcp.CallToolRequest); ok && method == "tools/call" {
-				if call.Params != nil {
-					if name, _ := carried(call.Params); h.unmigrated[name] {
-						// The SDK's tool, until it moves: its call as the client
-						// sent it, none of the front's members in its _meta.
-						legacy := *call
-						legacy.Params = uncarried(call.Params)
-						return next(ctx, method, &legacy)
-					}
+				if call.Params != nil && h.unmigrated[call.Params.Name] {
+					return next(ctx, method, req) // the SDK's tool, until it moves
 				}
-				if res, err, ok := h.taskCall(ctx, call); ok {
-					return res, err
-				}
-				if h.approvals != nil && call.Params != nil && h.registered(call.Params.Name) {
-					// The SDK's path to h.call: it marks an input request
-					// as one (resultType), and asks a client of an older
-					// revision itself, over its session.
-					return next(ctx, method, req)
-				}
-				res, err := h.call(ctx, call)
-				if err == nil && perRequestRevision(call.Params) {
-					return completeResult{res}, nil
-				}
-				return res, err
+				h.log.LogAttrs(ctx, slog.LevelWarn, "keel: a tools/call the front did not answer reached the SDK; refused")
+				return nil, protocolError(jsonrpc.CodeInvalidParams)
 			}
 			if set, ok := req.(*mcp.ServerRequest[*mcp.SetLoggingLevelParams]); ok && method == "logging/setLevel" {
 				res, err := next(ctx, method, req)
@@ -201,37 +187,7 @@ func New(exec *runtime.Executor, opts Options) *Server {
 			return next(ctx, method, req)
 		}
 	})
-	if opts.Logger == nil {
-		opts.Logger = slog.Default()
-	}
 	return &Server{sdk: s, h: h, log: opts.Logger}
-}
-
-// perRequestRevision reports whether a call's _meta names the 2026-07-28
-// revision or a later one, whose client reads a result's resultType.
-func perRequestRevision(p *mcp.CallToolParamsRaw) bool {
-	if p == nil {
-		return false
-	}
-	v, _ := p.Meta[mcp.MetaKeyProtocolVersion].(string)
-	return v >= sessionlessRevision
-}
-
-// completeResult is a tools/call result that did not pass the SDK's tool
-// path, which marks a result for a client of the 2026-07-28 revision:
-// marked here, resultType "complete".
-type completeResult struct{ *mcp.CallToolResult }
-
-func (r completeResult) MarshalJSON() ([]byte, error) {
-	b, err := json.Marshal(r.CallToolResult)
-	if err != nil || len(b) < 2 || b[0] != '{' {
-		return b, err
-	}
-	head := `{"resultType":"complete",`
-	if len(b) == 2 {
-		head = `{"resultType":"complete"`
-	}
-	return append([]byte(head), b[1:]...), nil
 }
 
 // notServed are the methods of features a keel server does not declare
@@ -339,15 +295,17 @@ type handler struct {
 	request       func(context.Context, *mcp.CallToolRequest) context.Context
 	unmigrated    map[string]bool // the SDK's tools, served until they move
 	impl          *mcp.Implementation
+	log           *slog.Logger
 	// levels are the log levels the clients of HTTP sessions set
 	// (logging/setLevel), by session id: the SDK keeps its own, and
 	// exposes none, and keel answers those sessions' calls.
 	levels sync.Map // session id → mcp.LoggingLevel
 }
 
-// call runs one tools/call the SDK read through the executor.
-func (h *handler) call(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	return h.run(ctx, req, runOptions{peer: sessionPeer{req.Session}, mayAsk: true})
+// refuseSDKCall is the SDK's handler of a keel tool, which no call
+// reaches (New's middleware refuses one first): keel answers each.
+func refuseSDKCall(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	return nil, protocolError(jsonrpc.CodeInvalidParams)
 }
 
 // runOptions say how a call runs.
@@ -424,8 +382,7 @@ func (h *handler) callOf(ctx context.Context, req *mcp.CallToolRequest) (runtime
 	if req.Params == nil {
 		return runtime.ExecutionContext{}, runtime.ToolCall{}, false, protocolError(jsonrpc.CodeInvalidParams)
 	}
-	name, args := carried(req.Params)
-	call := runtime.ToolCall{ID: callIDOf(req.Params), Name: name, Arguments: args}
+	call := runtime.ToolCall{ID: callIDOf(req.Params), Name: req.Params.Name, Arguments: req.Params.Arguments}
 	ec := h.context(ctx, req)
 	if grant, ok := req.Params.Meta[MetaGrant].(string); ok {
 		ec.Grant = grant
@@ -478,43 +435,6 @@ func (h *handler) reply(ctx context.Context, ec runtime.ExecutionContext, r runt
 			Content:           append([]mcp.Content{&mcp.TextContent{Text: string(r.Data)}}, contentBlocks(r.Content)...),
 		}, nil
 	}
-}
-
-// carried is the call's name and arguments: as the front read them past
-// the SDK when it marked the call (front.go), else as the SDK read them.
-func carried(p *mcp.CallToolParamsRaw) (string, json.RawMessage) {
-	if mark, _ := p.Meta[metaFront].(string); mark != frontNonce {
-		return p.Name, p.Arguments
-	}
-	name := p.Name
-	if n, ok := p.Meta[metaName].(string); ok {
-		name = n
-	}
-	var args json.RawMessage
-	if a, ok := p.Meta[metaArguments].(string); ok {
-		args, _ = base64.StdEncoding.AppendDecode(nil, []byte(a)) // the front's own encoding
-	}
-	return name, args
-}
-
-// uncarried is p as its client sent it: the name and arguments the front
-// carried back in their places, and none of the front's members in _meta.
-func uncarried(p *mcp.CallToolParamsRaw) *mcp.CallToolParamsRaw {
-	out := *p
-	if mark, _ := p.Meta[metaFront].(string); mark != frontNonce {
-		return &out
-	}
-	out.Name, out.Arguments = carried(p)
-	out.Meta = make(mcp.Meta, len(p.Meta))
-	for k, v := range p.Meta {
-		if k != metaFront && k != metaArguments && k != metaName {
-			out.Meta[k] = v
-		}
-	}
-	if len(out.Meta) == 0 {
-		out.Meta = nil
-	}
-	return &out
 }
 
 // contentBlocks writes a result's checked content blocks as MCP's, in order

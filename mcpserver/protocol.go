@@ -116,33 +116,25 @@ type sanitizingTransport struct {
 	t     mcp.Transport
 	log   *slog.Logger
 	h     *handler
-	stdio *stdioConn // keel's framing, when t is a stream
+	front *callFront // answers the connection's calls, once bound
 }
 
 func (s *sanitizingTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	if c, ok := stdioConnection(s.t, s.log, s.h); ok {
-		s.stdio = c
-		return sanitizingConnection{Connection: c, log: s.log, fronted: true}, nil
+		s.front = c.front
+		return sanitizingConnection{Connection: c, log: s.log}, nil
 	}
 	c, err := s.t.Connect(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return sanitizingConnection{Connection: c, log: s.log}, nil
+	s.front = newCallFront(s.h, s.log, writeDecoded(c, s.log))
+	return sanitizingConnection{Connection: frontedConnection{c, s.front}, log: s.log}, nil
 }
 
 type sanitizingConnection struct {
 	mcp.Connection
-	log     *slog.Logger
-	fronted bool // keel's stdio framing read every frame already
-}
-
-func (c sanitizingConnection) Read(ctx context.Context) (jsonrpc.Message, error) {
-	msg, err := c.Connection.Read(ctx)
-	if err != nil || c.fronted {
-		return msg, err
-	}
-	return frontDecoded(ctx, msg, c.log), nil
+	log *slog.Logger
 }
 
 func (c sanitizingConnection) Write(ctx context.Context, msg jsonrpc.Message) error {

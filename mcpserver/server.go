@@ -23,10 +23,10 @@ type Server struct {
 // middleware (SECURITY.md, "The front").
 func (s *Server) SDK() *mcp.Server { return s.sdk }
 
-// Run serves s over t until the client hangs up or ctx ends. On an
-// *mcp.StdioTransport or *mcp.IOTransport keel frames the stream itself
-// and answers each tools/call (stdio.go); on any other transport the SDK
-// reads each message and keel refuses what the front would.
+// Run serves s over t until the client hangs up or ctx ends. keel answers
+// each tools/call; on an *mcp.StdioTransport or *mcp.IOTransport it frames
+// the stream itself (stdio.go), on another transport the SDK's decodes
+// each message, which keel reads again (stdiocall.go).
 func (s *Server) Run(ctx context.Context, t mcp.Transport) error {
 	ss, err := s.Connect(ctx, t, nil)
 	if err != nil {
@@ -53,9 +53,7 @@ func (s *Server) Connect(ctx context.Context, t mcp.Transport, opts *mcp.ServerS
 	if err != nil {
 		return nil, err
 	}
-	if st.stdio != nil {
-		st.stdio.bind(ctx, ss) // from here on, keel answers its calls
-	}
+	st.front.bind(ctx, ss) // from here on, keel answers its calls
 	return ss, nil
 }
 

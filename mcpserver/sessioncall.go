@@ -2,22 +2,24 @@ package mcpserver
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"net/http"
 	"slices"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // keel answers the tools/call of a session over HTTP itself too, on the
 // call's POST: its notifications as events there, at the level the
-// session's client set (handler.levels, kept by New's middleware), its
-// answer last. The SDK keeps the session: keel finds it by its id
-// (sessionCap), refuses nothing the SDK would not, and hands the SDK any
-// call it cannot answer as the SDK would: one from a client whose session
-// lets it approve a call by elicitation, a request the SDK sends on the
-// call's own stream, which only the SDK can match to its answer.
+// session's client set (handler.levels, kept by New's middleware), a
+// question to its client's person (an approval, by elicitation) as a
+// request there whose answer, the client's next POST, keel takes, and the
+// call's answer last. The SDK keeps the session: keel finds it by its id
+// (sessionCap) and refuses nothing the SDK would not.
 
 // sessionCall reads m, a POST's tools/call in a session, as the request
 // keel answers; false for one the SDK is to answer or refuse.
@@ -29,14 +31,11 @@ func (c envelopeCheck) sessionCall(r *http.Request, m *message) (directCall, boo
 	if v := r.Header.Get("Mcp-Protocol-Version"); v >= sessionlessRevision || (v != "" && !slices.Contains(mcp.SupportedProtocolVersions(), v)) {
 		return directCall{}, false
 	}
-	a, principal := c.sessions.session(id)
-	if a == nil || a.ss.InitializeParams() == nil {
-		return directCall{}, false // unknown, expired or not initialized: the SDK's 404 or refusal
+	a, _ := c.sessions.session(id)
+	if a == nil || a.ss.InitializeParams() == nil || !c.sessions.owns(r, id) {
+		return directCall{}, false // unknown, expired, not initialized, another user's: the SDK's 404, refusal or 403
 	}
 	tok := auth.TokenInfoFromContext(r.Context())
-	if principal != "" && (tok == nil || tok.UserID != principal) {
-		return directCall{}, false // another user's session: the SDK's 403
-	}
 	params, ok := m.callParams()
 	if !ok {
 		return directCall{}, false
@@ -45,19 +44,18 @@ func (c envelopeCheck) sessionCall(r *http.Request, m *message) (directCall, boo
 		return directCall{}, false // a 2026-07-28 request in a session: the SDK refuses it
 	}
 	req := &mcp.CallToolRequest{Session: a.ss, Params: params, Extra: &mcp.RequestExtra{TokenInfo: tok, Header: r.Header}}
-	if c.h.approvals != nil && canElicit(req) {
-		return directCall{}, false // its question goes on the call's stream, as the SDK's request
-	}
 	level, _ := c.h.levels.Load(id)
 	lv, _ := level.(mcp.LoggingLevel)
 	return directCall{id: m.id.bytesOf(m.raw), req: req, logLevel: lv, session: id}, true
 }
 
 // sessionCalls are the calls of sessions keel answers, in flight, so that
-// a client's notifications/cancelled ends the one it names.
+// a client's notifications/cancelled ends the one it names, and the
+// questions they asked their clients, so that an answer reaches its call.
 type sessionCalls struct {
-	mu    sync.Mutex
-	calls map[sessionCallKey]*context.CancelFunc
+	mu        sync.Mutex
+	calls     map[sessionCallKey]*context.CancelFunc
+	questions map[sessionCallKey]chan []byte // a question's id → where its answer goes
 }
 
 type sessionCallKey struct{ session, id string }
@@ -98,4 +96,74 @@ func (s *sessionCalls) cancel(session string, m *message) {
 			(*cancel)()
 		}
 	}
+}
+
+// ask writes a question (an elicitation/create request) for the client of
+// session with write, and waits for its answer.
+func (s *sessionCalls) ask(ctx context.Context, session string, p *mcp.ElicitParams, write func([]byte)) (*mcp.ElicitResult, error) {
+	id := `"` + newCallID() + `"`
+	key := sessionCallKey{session, id}
+	answer := make(chan []byte, 1)
+	s.mu.Lock()
+	if s.questions == nil {
+		s.questions = map[sessionCallKey]chan []byte{}
+	}
+	s.questions[key] = answer
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		delete(s.questions, key)
+		s.mu.Unlock()
+	}()
+	params, err := json.Marshal(p)
+	if err != nil {
+		return nil, err
+	}
+	write(append(append([]byte(`{"jsonrpc":"2.0","id":`+id+`,"method":"elicitation/create","params":`), params...), '}'))
+	select {
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case raw := <-answer:
+		var resp struct {
+			Result *mcp.ElicitResult `json:"result"`
+			Error  *jsonrpc.Error    `json:"error"`
+		}
+		if err := json.Unmarshal(raw, &resp); err != nil {
+			return nil, err
+		}
+		if resp.Error != nil || resp.Result == nil {
+			return nil, errors.New("mcpserver: the client did not answer the question")
+		}
+		return resp.Result, nil
+	}
+}
+
+// answered takes m, a response a client of session sent, to the question
+// it answers; false when keel asked none by its id.
+func (s *sessionCalls) answered(session string, m *message) bool {
+	if m.hasMethod || m.ids != 1 || m.answers != 1 {
+		return false
+	}
+	s.mu.Lock()
+	answer := s.questions[sessionCallKey{session, compactID(m.id.bytesOf(m.raw))}]
+	s.mu.Unlock()
+	if answer == nil {
+		return false
+	}
+	select {
+	case answer <- m.raw:
+	default: // answered already
+	}
+	return true
+}
+
+// owns reports whether r's caller is the user that opened session id: the
+// verified token's UserID, when the session was opened with one.
+func (c *sessionCap) owns(r *http.Request, id string) bool {
+	a, principal := c.session(id)
+	if a == nil {
+		return false
+	}
+	tok := auth.TokenInfoFromContext(r.Context())
+	return principal == "" || (tok != nil && tok.UserID == principal)
 }

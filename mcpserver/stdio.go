@@ -37,16 +37,9 @@ import (
 
 // stdioConn is an mcp.Connection over a byte stream in keel's framing.
 type stdioConn struct {
-	rc  io.ReadCloser
-	log *slog.Logger
-	h   *handler
-
-	bound chan struct{} // closed by bind
-	ss    *mcp.ServerSession
-	ctx   context.Context // the session's: keel's calls end with it
-	stop  context.CancelFunc
-	mu    sync.Mutex
-	calls map[string][]*context.CancelFunc // keel's calls in flight, by their id's bytes
+	rc    io.ReadCloser
+	log   *slog.Logger
+	front *callFront // answers the tools/call frames (stdiocall.go)
 
 	writeMu sync.Mutex
 	w       io.Writer
@@ -77,9 +70,8 @@ func newStdioConn(r io.ReadCloser, w io.Writer, maxLine int, log *slog.Logger, h
 	if limit == 0 {
 		limit = mcp.DefaultMaxLineLength
 	}
-	c := &stdioConn{rc: r, w: w, log: log, h: h, bound: make(chan struct{}), calls: map[string][]*context.CancelFunc{},
-		incoming: make(chan jsonrpc.Message), closed: make(chan struct{})}
-	c.ctx, c.stop = context.WithCancel(context.Background())
+	c := &stdioConn{rc: r, w: w, log: log, incoming: make(chan jsonrpc.Message), closed: make(chan struct{})}
+	c.front = stdioFront(c, h, log)
 	go c.readLoop(bufio.NewReaderSize(r, 64<<10), limit)
 	return c
 }
@@ -165,12 +157,13 @@ func (c *stdioConn) frame(line []byte, over bool) (jsonrpc.Message, []byte) {
 		c.log.LogAttrs(context.Background(), slog.LevelWarn, "keel: a stdio frame that is not JSON; answered -32700", slog.Int("bytes", len(line)))
 		return nil, answerParseError
 	}
-	if c.answers(&m) {
-		return nil, nil // keel's to answer (stdiocall.go)
+	if m.isCall() {
+		m.raw = bytes.Clone(m.raw) // the line's buffer is read into again; a call keeps its bytes
+		if c.front.answers(&m) {
+			return nil, nil // keel's to answer (stdiocall.go)
+		}
 	}
-	if m.method == "notifications/cancelled" {
-		c.cancelCall(&m) // one of keel's calls; the SDK reads it too
-	}
+	c.front.cancelCall(&m)
 	msg, reason := m.decode()
 	if msg == nil {
 		c.log.LogAttrs(context.Background(), slog.LevelWarn, "keel: a stdio frame that is no JSON-RPC message; answered -32600", slog.String("reason", reason))
@@ -229,8 +222,6 @@ func (m *message) request() (*jsonrpc.Request, bool) {
 		req.ID = id
 	}
 	switch {
-	case m.isCall():
-		req.Params = m.rewriteParams()
 	case m.hasParams:
 		req.Params = bytes.Clone(m.params.bytesOf(m.raw)) // the line's buffer is read into again
 	}
@@ -287,7 +278,7 @@ func (c *stdioConn) writeRaw(data []byte) error {
 
 func (c *stdioConn) Close() error {
 	c.closeOnce.Do(func() {
-		c.stop()
+		c.front.close()
 		close(c.closed)
 		c.closeErr = c.rc.Close()
 		if wc, ok := c.w.(io.Closer); ok && c.w != os.Stdout {

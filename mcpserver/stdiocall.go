@@ -1,72 +1,96 @@
 package mcpserver
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"log/slog"
+	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// keel answers a tools/call on stdio itself, from the front's one reading
-// of its line: the SDK never decodes it. The session stays the SDK's: a
-// call of a client with a session logs at the level that client set, and
-// its approval question goes to the client over the session.
+// On a connection that carries one session (stdio, and any transport
+// Server.Run or Connect serves but HTTP), keel answers each tools/call
+// itself, from the front's one reading of the message: the SDK never
+// decodes it. The session stays the SDK's: a call of a client with a
+// session logs at the level that client set, and its approval question
+// goes to the client over the session.
 
-// bind makes ss, the session the SDK runs on c, known: from here on keel
-// answers c's calls, each ending with ctx or the connection.
-func (c *stdioConn) bind(ctx context.Context, ss *mcp.ServerSession) {
-	c.ss = ss
-	stop := context.AfterFunc(ctx, c.stop)
-	go func() { <-c.closed; stop() }()
-	close(c.bound)
+// callFront answers the calls of one connection.
+type callFront struct {
+	h     *handler
+	log   *slog.Logger
+	write func(msg []byte) error // one message to the client
+
+	bound chan struct{} // closed by bind
+	ss    *mcp.ServerSession
+	ctx   context.Context // the session's: keel's calls end with it
+	stop  context.CancelFunc
+	mu    sync.Mutex
+	calls map[string][]*context.CancelFunc // keel's calls in flight, by their id's bytes
 }
 
+func newCallFront(h *handler, log *slog.Logger, write func([]byte) error) *callFront {
+	f := &callFront{h: h, log: log, write: write, bound: make(chan struct{}), calls: map[string][]*context.CancelFunc{}}
+	f.ctx, f.stop = context.WithCancel(context.Background())
+	return f
+}
+
+// bind makes ss, the session the SDK runs on the connection, known: from
+// here on keel answers its calls, each ending with ctx or close.
+func (f *callFront) bind(ctx context.Context, ss *mcp.ServerSession) {
+	f.ss = ss
+	context.AfterFunc(ctx, f.stop)
+	close(f.bound)
+}
+
+// close ends the calls in flight.
+func (f *callFront) close() { f.stop() }
+
 // answers reports whether keel answers m, and starts its answer: a
-// tools/call of a keel tool that the SDK would run.
-func (c *stdioConn) answers(m *message) bool {
-	if c.h == nil || m.duplicate || !m.isCall() || c.h.unmigrated[m.calledName()] {
+// tools/call of a keel tool that the SDK would run. m.raw must stay as it
+// is until the call ends.
+func (f *callFront) answers(m *message) bool {
+	if f.h == nil || m.duplicate || !m.isCall() || f.h.unmigrated[m.calledName()] {
 		return false
 	}
 	select {
-	case <-c.bound:
-	case <-c.closed:
+	case <-f.bound:
+	case <-f.ctx.Done():
 		return false
 	}
-	m.raw = bytes.Clone(m.raw) // the line's buffer is read into again; the call keeps its bytes
 	params, ok := m.callParams()
 	if !ok {
 		return false
 	}
-	call := directCall{id: m.id.bytesOf(m.raw), req: &mcp.CallToolRequest{Session: c.ss, Params: params}}
+	call := directCall{id: m.id.bytesOf(m.raw), req: &mcp.CallToolRequest{Session: f.ss, Params: params}}
 	if _, has := params.Meta[mcp.MetaKeyProtocolVersion]; has {
 		if !revisionMeta(params.Meta) {
 			return false // the SDK refuses it
 		}
 		call.revision, call.logLevel = true, metaLogLevel(params.Meta)
-	} else if c.ss.InitializeParams() == nil {
+	} else if f.ss.InitializeParams() == nil {
 		return false // before initialize: the SDK refuses it
 	}
-	ctx, cancel := context.WithCancel(c.ctx)
+	ctx, cancel := context.WithCancel(f.ctx)
 	key, mine := string(call.id), &cancel
-	c.mu.Lock()
-	c.calls[key] = append(c.calls[key], mine)
-	c.mu.Unlock()
+	f.mu.Lock()
+	f.calls[key] = append(f.calls[key], mine)
+	f.mu.Unlock()
 	go func() {
-		defer c.forget(key, mine)
-		c.answer(ctx, call)
+		defer f.forget(key, mine)
+		f.answer(ctx, call)
 	}()
 	return true
 }
 
 // forget drops a call that ended from those a cancel may end.
-func (c *stdioConn) forget(key string, cancel *context.CancelFunc) {
+func (f *callFront) forget(key string, cancel *context.CancelFunc) {
 	(*cancel)()
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	list := c.calls[key]
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	list := f.calls[key]
 	for i := range list {
 		if list[i] == cancel {
 			list = append(list[:i], list[i+1:]...)
@@ -74,26 +98,25 @@ func (c *stdioConn) forget(key string, cancel *context.CancelFunc) {
 		}
 	}
 	if len(list) == 0 {
-		delete(c.calls, key)
+		delete(f.calls, key)
 	} else {
-		c.calls[key] = list
+		f.calls[key] = list
 	}
 }
 
-// cancelCall ends the call of keel's a notifications/cancelled names, when
-// only one in flight has that id.
-func (c *stdioConn) cancelCall(m *message) {
-	if !m.paramsObject {
+// cancelCall ends the call of keel's a notifications/cancelled names,
+// when only one in flight has that id; the SDK reads the notice too.
+func (f *callFront) cancelCall(m *message) {
+	if m.method != "notifications/cancelled" || !m.paramsObject {
 		return
 	}
 	for _, p := range m.paramMembers {
 		if p.name != "requestId" {
 			continue
 		}
-		key := string(p.value.bytesOf(m.raw))
-		c.mu.Lock()
-		list := c.calls[key]
-		c.mu.Unlock()
+		f.mu.Lock()
+		list := f.calls[string(p.value.bytesOf(m.raw))]
+		f.mu.Unlock()
 		if len(list) == 1 {
 			(*list[0])()
 		}
@@ -101,17 +124,17 @@ func (c *stdioConn) cancelCall(m *message) {
 }
 
 // answer runs one call and writes its answer.
-func (c *stdioConn) answer(ctx context.Context, call directCall) {
-	h := c.h
+func (f *callFront) answer(ctx context.Context, call directCall) {
+	h := f.h
 	defer func() {
 		if p := recover(); p != nil {
-			c.log.LogAttrs(ctx, slog.LevelError, "keel: a panic while answering a call", slog.Any("panic", p))
-			c.writeRaw(append(errorAnswer(call.id, protocolError(jsonrpc.CodeInternalError)), '\n'))
+			f.log.LogAttrs(ctx, slog.LevelError, "keel: a panic while answering a call", slog.Any("panic", p))
+			f.write(errorAnswer(call.id, protocolError(jsonrpc.CodeInternalError)))
 		}
 	}()
-	var peer callPeer = sessionPeer{c.ss}
+	var peer callPeer = sessionPeer{f.ss}
 	if call.revision {
-		peer = &framePeer{c: c, level: call.logLevel}
+		peer = &framePeer{f: f, level: call.logLevel}
 	}
 	res, err, ok := h.taskCall(ctx, call.req)
 	if !ok {
@@ -120,63 +143,95 @@ func (c *stdioConn) answer(ctx context.Context, call directCall) {
 		if err == nil && r.InputRequests != nil && !call.revision {
 			// A client of an older revision is asked over its session, and
 			// the call runs once more with its answers, as the SDK does.
-			r, err = c.askAndRerun(ctx, call.req, r, peer)
+			r, err = h.askAndRerun(ctx, call.req, r, peer, f.ss.Elicit)
 		}
 		res = r
 	}
-	var body []byte
 	if err != nil {
-		body = errorAnswer(call.id, sanitizeError(err, c.log))
-	} else {
-		body = h.resultAnswer(call.id, res, call.revision)
+		f.write(errorAnswer(call.id, sanitizeError(err, f.log)))
+		return
 	}
-	c.writeRaw(append(body, '\n'))
+	f.write(h.resultAnswer(call.id, res, call.revision))
 }
 
-// askAndRerun asks the client the input requests of r over the session and
-// runs the call again with the answers and r's request state.
-func (c *stdioConn) askAndRerun(ctx context.Context, req *mcp.CallToolRequest, r *mcp.CallToolResult, peer callPeer) (*mcp.CallToolResult, error) {
-	answers := make(mcp.InputResponseMap, len(r.InputRequests))
-	for id, ir := range r.InputRequests {
-		p, ok := ir.(*mcp.ElicitParams)
-		if !ok {
-			return nil, protocolError(jsonrpc.CodeInternalError) // keel asks nothing else
-		}
-		res, err := c.ss.Elicit(ctx, p)
-		if err != nil {
-			return nil, err
-		}
-		answers[id] = res
-	}
-	params := *req.Params
-	params.InputResponses, params.RequestState = answers, r.RequestState
-	again := *req
-	again.Params = &params
-	return c.h.run(ctx, &again, runOptions{peer: peer, mayAsk: true})
-}
-
-// framePeer writes the notifications of a call of the 2026-07-28 revision
-// on stdio, at the level its request's _meta names.
+// framePeer writes the notifications of a call of the 2026-07-28 revision,
+// at the level its request's _meta names.
 type framePeer struct {
-	c     *stdioConn
+	f     *callFront
 	level mcp.LoggingLevel
 }
 
-func (f *framePeer) notifyProgress(_ context.Context, p *mcp.ProgressNotificationParams) {
-	f.write("notifications/progress", p)
+func (p *framePeer) notifyProgress(_ context.Context, params *mcp.ProgressNotificationParams) {
+	p.send("notifications/progress", params)
 }
 
-func (f *framePeer) log(_ context.Context, p *mcp.LoggingMessageParams) {
-	if f.level == "" || logRank(p.Level) < logRank(f.level) {
+func (p *framePeer) log(_ context.Context, params *mcp.LoggingMessageParams) {
+	if p.level == "" || logRank(params.Level) < logRank(p.level) {
 		return
 	}
-	f.write("notifications/message", p)
+	p.send("notifications/message", params)
 }
 
-func (f *framePeer) write(method string, params any) {
+func (p *framePeer) send(method string, params any) {
 	b, err := json.Marshal(params)
 	if err != nil {
 		return
 	}
-	f.c.writeRaw(append(append([]byte(`{"jsonrpc":"2.0","method":"`+method+`","params":`), b...), "}\n"...))
+	p.f.write(append(append([]byte(`{"jsonrpc":"2.0","method":"`+method+`","params":`), b...), '}'))
+}
+
+// frontedConnection is a connection whose messages the SDK's transport
+// decodes (not stdio, not HTTP): each request is read by the front as its
+// params' bytes, a request whose params name a member twice refused, and
+// keel answers each tools/call.
+type frontedConnection struct {
+	mcp.Connection
+	front *callFront
+}
+
+func (c frontedConnection) Read(ctx context.Context) (jsonrpc.Message, error) {
+	for {
+		msg, err := c.Connection.Read(ctx)
+		if err != nil {
+			return msg, err
+		}
+		req, ok := msg.(*jsonrpc.Request)
+		if !ok || !(req.Method == "tools/call" || req.Method == "notifications/cancelled") {
+			return frontDecoded(ctx, msg, c.front.log), nil
+		}
+		raw, err := jsonrpc.EncodeMessage(req)
+		if err != nil {
+			return frontDecoded(ctx, msg, c.front.log), nil
+		}
+		m, err := readMessage(raw)
+		if err != nil {
+			return frontDecoded(ctx, msg, c.front.log), nil
+		}
+		c.front.cancelCall(&m)
+		if !c.front.answers(&m) {
+			return frontDecoded(ctx, msg, c.front.log), nil
+		}
+	}
+}
+
+func (c frontedConnection) Close() error {
+	c.front.close()
+	return c.Connection.Close()
+}
+
+// writeDecoded writes one message keel made to a connection of the SDK's.
+func writeDecoded(conn mcp.Connection, log *slog.Logger) func([]byte) error {
+	return func(b []byte) error {
+		msg, err := jsonrpc.DecodeMessage(b)
+		if err != nil {
+			log.LogAttrs(context.Background(), slog.LevelError, "keel: an answer keel wrote is not JSON-RPC", slog.Any("error", err))
+			return err
+		}
+		return conn.Write(context.Background(), msg)
+	}
+}
+
+// stdioFront is the callFront of keel's stdio framing.
+func stdioFront(c *stdioConn, h *handler, log *slog.Logger) *callFront {
+	return newCallFront(h, log, func(b []byte) error { return c.writeRaw(append(b, '\n')) })
 }

@@ -254,7 +254,7 @@ func (h *handler) taskCall(ctx context.Context, req *mcp.CallToolRequest) (res m
 	if t == nil || req.Params == nil {
 		return nil, nil, false
 	}
-	name, _ := carried(req.Params)
+	name := req.Params.Name
 	mode := t.modes[name]
 	if mode == TaskNever {
 		return nil, nil, false
@@ -276,7 +276,7 @@ func (h *handler) taskCall(ctx context.Context, req *mcp.CallToolRequest) (res m
 	}
 	// Creating a task is a call: the caller's scopes and rate come first,
 	// and a refusal is its answer, with no task stored.
-	name, args := carried(req.Params)
+	args := req.Params.Arguments
 	if r := h.exec.Admit(ctx, ec, runtime.ToolCall{ID: callIDOf(req.Params), Name: name, Arguments: args}); r != nil {
 		res, err := h.reply(ctx, ec, *r, args, false)
 		return res, err, true
@@ -374,8 +374,7 @@ func (t *taskServer) keep(ctx context.Context, id string, cancel context.CancelF
 func (t *taskServer) settle(id string, req *mcp.CallToolRequest, res *mcp.CallToolResult, callErr error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	name, args := carried(req.Params)
-	if _, err := t.record(ctx, id, "", name, args, res, callErr); err != nil {
+	if _, err := t.record(ctx, id, "", req.Params.Name, req.Params.Arguments, res, callErr); err != nil {
 		t.Logger.LogAttrs(ctx, slog.LevelError, "keel: a task's end could not be stored; it reads failed once its lease is over", slog.String("task", id), slog.Any("error", err))
 	}
 }
