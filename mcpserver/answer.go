@@ -76,10 +76,10 @@ func (m *message) callParams() (*mcp.CallToolParamsRaw, bool) {
 		return nil, false
 	}
 	name, ok := m.callName()
-	if !ok {
-		return nil, false
+	if !ok && m.hasName {
+		return nil, false // a name that is no string
 	}
-	params := &mcp.CallToolParamsRaw{Name: name}
+	params := &mcp.CallToolParamsRaw{Name: name} // none: "", the executor's unknown_tool, audited
 	if m.hasArguments {
 		params.Arguments = m.arguments.bytesOf(m.raw)
 	}
