@@ -51,7 +51,7 @@ func (c envelopeCheck) directCall(r *http.Request, m *message) (directCall, bool
 	case call.revision || metaVersion != "":
 		// The 2026-07-28 revision: its version in the header and the
 		// _meta alike, its client's capabilities in the _meta.
-		if header != metaVersion || !revisionMeta(params.Meta) {
+		if header != metaVersion || !m.revisionMeta(params.Meta) {
 			return directCall{}, false
 		}
 		call.revision, call.logLevel = true, metaLogLevel(params.Meta)
@@ -111,10 +111,24 @@ func (m *message) callParams() (*mcp.CallToolParamsRaw, bool) {
 
 // revisionMeta reports whether the _meta of a 2026-07-28 request is one
 // the SDK serves: a version it supports, its client's capabilities, its
-// client named well if at all.
-func revisionMeta(meta mcp.Meta) bool {
+// client named well if at all (each read from its bytes, as the SDK's
+// types read them).
+func (m *message) revisionMeta(meta mcp.Meta) bool {
 	v, _ := meta[mcp.MetaKeyProtocolVersion].(string)
-	return v >= sessionlessRevision && slices.Contains(mcp.SupportedProtocolVersions(), v) && revisionMetaOK(meta)
+	if v < sessionlessRevision || !slices.Contains(mcp.SupportedProtocolVersions(), v) {
+		return false
+	}
+	caps, info := false, true
+	for _, mm := range m.metaMembers {
+		raw := mm.value.bytesOf(m.raw)
+		switch mm.name {
+		case mcp.MetaKeyClientCapabilities:
+			caps = len(raw) > 0 && raw[0] == '{' && json.Unmarshal(raw, &mcp.ClientCapabilities{}) == nil
+		case mcp.MetaKeyClientInfo:
+			info = string(raw) != "null" && json.Unmarshal(raw, &mcp.Implementation{}) == nil
+		}
+	}
+	return caps && info
 }
 
 // metaLogLevel is the level a 2026-07-28 request's client listens at; ""
@@ -152,22 +166,6 @@ func postHeadersOK(h http.Header) bool {
 		}
 	}
 	return jsonOK && streamOK
-}
-
-// revisionMetaOK reports whether a 2026-07-28 request's _meta declares
-// its client's capabilities, and names its client well if at all.
-func revisionMetaOK(meta mcp.Meta) bool {
-	caps, ok := meta[mcp.MetaKeyClientCapabilities].(map[string]any)
-	if !ok || !remarshals(caps, &mcp.ClientCapabilities{}) {
-		return false
-	}
-	info, present := meta[mcp.MetaKeyClientInfo]
-	return !present || remarshals(info, &mcp.Implementation{})
-}
-
-func remarshals(v, into any) bool {
-	b, err := json.Marshal(v)
-	return err == nil && json.Unmarshal(b, into) == nil
 }
 
 // answer runs call and writes its answer to w.

@@ -66,7 +66,7 @@ func (f *callFront) answers(m *message) bool {
 	}
 	call := directCall{id: m.id.bytesOf(m.raw), req: &mcp.CallToolRequest{Session: f.ss, Params: params}}
 	if _, has := params.Meta[mcp.MetaKeyProtocolVersion]; has {
-		if !revisionMeta(params.Meta) {
+		if !m.revisionMeta(params.Meta) {
 			return false // the SDK refuses it
 		}
 		call.revision, call.logLevel = true, metaLogLevel(params.Meta)

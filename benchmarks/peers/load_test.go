@@ -1,0 +1,211 @@
+package peers_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	goruntime "runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	mcpgoserver "github.com/mark3labs/mcp-go/server"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/keelgen/keel/mcpserver"
+)
+
+// serveEnv, when set to "<server>/<mode>", makes the test binary an HTTP
+// server of that peer (serveAlone): BenchmarkHTTPLoad runs each server in
+// a process of its own, so the CPU it reads is the server's alone, not the
+// clients'.
+const serveEnv = "KEEL_PEERS_SERVE"
+
+func TestMain(m *testing.M) {
+	if spec := os.Getenv(serveEnv); spec != "" {
+		if err := serveAlone(spec); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		return
+	}
+	os.Exit(m.Run())
+}
+
+// Modes of BenchmarkHTTPLoad: the go-sdk client opens a session of the
+// 2025-11-25 revision, or speaks 2026-07-28, which has none (each server's
+// stateless handler, keel's and mcp-go's default one).
+const (
+	modeSession     = "session"
+	modeSessionless = "sessionless"
+)
+
+// loadServers are the peers BenchmarkHTTPLoad runs.
+var loadServers = []string{"keel", "mcp-go", "sdk-typed", "sdk-raw"}
+
+// loadHandler is server's HTTP handler for mode.
+func loadHandler(server, mode string) (http.Handler, error) {
+	stateless := mode == modeSessionless
+	sdk := func(s *mcp.Server) http.Handler {
+		return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{Stateless: stateless})
+	}
+	switch server {
+	case "keel":
+		return mcpserver.HTTPHandler(keelServer(&testing.T{}), mcpserver.HTTPOptions{Logger: slog.New(slog.DiscardHandler)})
+	case "mcp-go":
+		return mcpgoserver.NewStreamableHTTPServer(mcpgoServer()), nil
+	case "sdk-typed":
+		return sdk(typedServer()), nil
+	case "sdk-raw":
+		return sdk(rawServer()), nil
+	}
+	return nil, fmt.Errorf("no server %q", server)
+}
+
+// serveAlone serves spec on a loopback port, printing its URL, until its
+// standard input closes.
+func serveAlone(spec string) error {
+	server, mode, _ := strings.Cut(spec, "/")
+	h, err := loadHandler(server, mode)
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	fmt.Printf("listening http://%s\n", ln.Addr())
+	go http.Serve(ln, h)
+	io.Copy(io.Discard, os.Stdin)
+	return nil
+}
+
+// loadServer is a server process BenchmarkHTTPLoad started.
+type loadServer struct {
+	cmd *exec.Cmd
+	in  io.Closer
+	url string
+}
+
+func startServer(b *testing.B, spec string) *loadServer {
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), serveEnv+"="+spec, "GOMAXPROCS="+strconv.Itoa(max(1, runtimeProcs())))
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil || !strings.HasPrefix(line, "listening ") {
+		b.Fatalf("%s: %q %v", spec, line, err)
+	}
+	return &loadServer{cmd: cmd, in: in, url: strings.TrimSpace(strings.TrimPrefix(line, "listening "))}
+}
+
+func (s *loadServer) stop() {
+	s.in.Close()
+	s.cmd.Wait()
+}
+
+// cpu is the CPU time the server process has used (Linux: /proc).
+func (s *loadServer) cpu(b *testing.B) time.Duration {
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", s.cmd.Process.Pid))
+	if err != nil {
+		b.Skip("no /proc: the server's CPU time is not read here")
+	}
+	fields := strings.Fields(string(raw[bytes.LastIndexByte(raw, ')')+2:]))
+	utime, _ := strconv.ParseInt(fields[11], 10, 64)
+	stime, _ := strconv.ParseInt(fields[12], 10, 64)
+	return time.Duration(utime+stime) * 10 * time.Millisecond // USER_HZ is 100 on Linux
+}
+
+// BenchmarkHTTPLoad: tools/call over loopback Streamable HTTP from 1, 8
+// and 64 clients at once, each server in a process of its own (the test
+// binary, started again), the go-sdk client driving every one on the same
+// revision: a 2025-11-25 session, or 2026-07-28 without one. ns/op is the
+// wall time per call at that load (1/throughput); server-µs/op is the CPU
+// the server process spent per call, read from the kernel (10 ms ticks:
+// run enough calls that they do not matter, -benchtime 3000x or more).
+func BenchmarkHTTPLoad(b *testing.B) {
+	for _, mode := range []string{modeSession, modeSessionless} {
+		for _, server := range loadServers {
+			b.Run(mode+"/"+server, func(b *testing.B) {
+				srv := startServer(b, server+"/"+mode)
+				defer srv.stop()
+				for _, clients := range []int{1, 8, 64} {
+					b.Run(fmt.Sprintf("clients=%d", clients), func(b *testing.B) {
+						loadRun(b, srv, mode, clients)
+					})
+				}
+			})
+		}
+	}
+}
+
+func loadRun(b *testing.B, srv *loadServer, mode string, clients int) {
+	ctx := context.Background()
+	httpClient := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 2 * clients}} // a session holds a GET stream besides its calls
+	var opts *mcp.ClientSessionOptions
+	if mode == modeSession {
+		opts = &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"}
+	}
+	sessions := make([]*mcp.ClientSession, clients)
+	for i := range sessions {
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "load", Version: "1"}, nil).Connect(ctx,
+			&mcp.StreamableClientTransport{Endpoint: srv.url, HTTPClient: httpClient}, opts)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer cs.Close()
+		if got := cs.ID() != ""; got != (mode == modeSession) {
+			b.Fatalf("the client has a session: %v, in mode %s", got, mode)
+		}
+		sessions[i] = cs
+	}
+	params := &mcp.CallToolParams{Name: tool, Arguments: map[string]any{"incident_id": "INC-001"}}
+	call := func(cs *mcp.ClientSession) {
+		if res, err := cs.CallTool(ctx, params); err != nil || res.IsError {
+			b.Error(err, res)
+		}
+	}
+	for _, cs := range sessions {
+		call(cs) // warm: connections open, servers' first calls made
+	}
+	var next atomic.Int64
+	n := int64(b.N)
+	cpu0 := srv.cpu(b)
+	b.ResetTimer()
+	start := time.Now()
+	var wg sync.WaitGroup
+	for _, cs := range sessions {
+		wg.Go(func() {
+			for next.Add(1) <= n {
+				call(cs)
+			}
+		})
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	b.StopTimer()
+	b.ReportMetric(float64(srv.cpu(b)-cpu0)/float64(time.Microsecond)/float64(b.N), "server-µs/op")
+	b.ReportMetric(float64(b.N)/elapsed.Seconds(), "calls/s")
+}
+
+func runtimeProcs() int { return goruntime.GOMAXPROCS(0) }
