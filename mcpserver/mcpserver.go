@@ -1,6 +1,9 @@
-// Package mcpserver serves a keel tool set over the Model Context Protocol
-// with the official Go SDK (github.com/modelcontextprotocol/go-sdk), on
-// stdio or Streamable HTTP.
+// Package mcpserver serves a keel tool set over the Model Context Protocol,
+// on stdio or Streamable HTTP, beside the official Go SDK
+// (github.com/modelcontextprotocol/go-sdk). keel's front reads every
+// message once and answers each tools/call itself (front.go, answer.go,
+// sessioncall.go, stdiocall.go); the SDK's server, under keel's Server,
+// keeps the session and answers the rest.
 //
 // tools/list shows each tool's inputSchema and outputSchema exactly as keel
 // generated them (never the SDK's inference) and annotations set from the
@@ -42,8 +45,11 @@ import (
 
 // ContextFunc decides the ExecutionContext of one call: per session (stdio:
 // req.Session) or, over HTTP, from the verified bearer token
-// (req.Extra.TokenInfo; see TokenContext). Never derive a principal, tenant
-// or group from a request header: the client chooses those.
+// (req.Extra.TokenInfo; see TokenContext). A call with no session (a
+// Stateless server's, and every request of the 2026-07-28 revision) has
+// req.Session nil: req.ClientInfo() and req.ClientCapabilities() read its
+// client from the request. Never derive a principal, tenant or group from
+// a request header: the client chooses those.
 type ContextFunc func(ctx context.Context, req *mcp.CallToolRequest) runtime.ExecutionContext
 
 // Options configure a server.
@@ -76,7 +82,7 @@ type Options struct {
 	// behind: give the worker what it needs).
 	RequestContext func(ctx context.Context, req *mcp.CallToolRequest) context.Context
 	// Unmigrated names tools not yet moved to keel, which you add to the
-	// returned server with the SDK's AddTool during a move (docs/migrate.md):
+	// SDK's server (Server.SDK) with its AddTool during a move (docs/migrate.md):
 	// their calls go to the SDK's handler, not through the executor, so
 	// they have none of keel's checks and no keel audit record. A name in
 	// the set is keel's and stays keel's.
