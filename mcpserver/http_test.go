@@ -148,7 +148,7 @@ func TestCrossOriginRequestsAreRefused(t *testing.T) {
 func TestSessionsExpireAndAreCapped(t *testing.T) {
 	t.Parallel()
 	s := exampleServer(t)
-	srv := serve(t, s, mcpserver.HTTPOptions{SessionTimeout: 300 * time.Millisecond, MaxSessions: 2})
+	srv := serve(t, s, mcpserver.HTTPOptions{SessionTimeout: time.Second, MaxSessions: 2}) // long enough for the cap to be checked on a loaded machine
 	var ids []string
 	for range 2 {
 		r := post(t, srv.URL, initialize, nil)
@@ -330,7 +330,9 @@ func TestSessionsPerPrincipal(t *testing.T) {
 	verifier := func(_ context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
 		return &auth.TokenInfo{UserID: strings.TrimSuffix(token, "-token"), Expiration: time.Now().Add(time.Hour)}, nil
 	}
-	srv := serve(t, s, mcpserver.HTTPOptions{Verifier: verifier, MaxSessions: 10, MaxSessionsPerPrincipal: 3, MaxSessionLifetime: 600 * time.Millisecond})
+	// A lifetime long enough for the first checks to run on a loaded machine
+	// (600 ms was not: a slow fourth initialize found the first session gone).
+	srv := serve(t, s, mcpserver.HTTPOptions{Verifier: verifier, MaxSessions: 10, MaxSessionsPerPrincipal: 3, MaxSessionLifetime: 3 * time.Second})
 	as := func(who string) map[string]string {
 		return map[string]string{"Authorization": "Bearer " + who + "-token"}
 	}

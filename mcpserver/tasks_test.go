@@ -77,6 +77,12 @@ func byHeader(_ context.Context, req *mcp.CallToolRequest) runtime.ExecutionCont
 	return runtime.ExecutionContext{Tenant: "acme", Principal: req.Extra.Header.Get(callerHeader)}
 }
 
+// taskLease is a test replica's task lease: long beside its renewal every
+// 50 ms, so that a replica a loaded machine stalls keeps its tasks (600 ms
+// is tight on CI's 2 cores under the race detector), and short beside
+// lookup_incident's 2 s timeout, which a test outwaits a lease within.
+const taskLease = 1200 * time.Millisecond
+
 // taskReplica is one server of a deployment whose replicas share a task
 // store and a replay store: every tool a task tool, writes approved by the
 // client's person.
@@ -92,7 +98,7 @@ func taskReplica(t testing.TB, probe *taskProbe, tasks runtime.ReplayStore, stor
 		t.Fatal(err)
 	}
 	s := mcpserver.New(exec, mcpserver.Options{Context: byHeader, Approvals: approvals, Tasks: &mcpserver.Tasks{
-		Store: store, PollInterval: 50 * time.Millisecond, Lease: 600 * time.Millisecond, Logger: slog.New(slog.DiscardHandler),
+		Store: store, PollInterval: 50 * time.Millisecond, Lease: taskLease, Logger: slog.New(slog.DiscardHandler),
 		Mode: func(info runtime.ToolInfo) mcpserver.TaskMode {
 			if info.Effect == runtime.EffectWrite {
 				return mcpserver.TaskRequired
@@ -391,7 +397,7 @@ func TestATaskSurvivesAKilledReplica(t *testing.T) {
 	awaitTask(t, other.URL, "alice", ended, "completed")
 	running := taskRPC(t, url, "alice", "tools/call", `"name":"lookup_incident","arguments":{"incident_id":"INC-999"}`, true).str("taskId")
 	awaitTask(t, other.URL, "alice", running, "working")
-	time.Sleep(time.Second) // longer than a lease: the live replica renews it
+	time.Sleep(taskLease + 300*time.Millisecond) // longer than a lease, shorter than the call's timeout: the live replica renews it
 	awaitTask(t, other.URL, "alice", running, "working")
 
 	cmd.Process.Kill()
