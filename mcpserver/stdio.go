@@ -32,8 +32,8 @@ import (
 //     null.
 //
 // Once the session is known (bind), keel answers each tools/call itself
-// (stdiocall.go); before, or for a call the SDK would refuse, the SDK
-// reads it, its arguments carried past its decoder (front.go).
+// (stdiocall.go); a call it does not answer goes to the SDK, which
+// refuses it (front.go).
 
 // stdioConn is an mcp.Connection over a byte stream in keel's framing.
 type stdioConn struct {
@@ -172,8 +172,8 @@ func (c *stdioConn) frame(line []byte, over bool) (jsonrpc.Message, []byte) {
 	return msg, nil
 }
 
-// decode is the message the SDK gets for m, with a tools/call rewritten by
-// the front; nil and why when m is no message keel serves.
+// decode is the message the SDK gets for m; nil and why when m is no
+// message keel serves.
 func (m *message) decode() (jsonrpc.Message, string) {
 	switch {
 	case m.kind == '[':
@@ -194,8 +194,8 @@ func (m *message) decode() (jsonrpc.Message, string) {
 }
 
 // request is m as the SDK's decoder would make it, built from what the
-// front read (one parse of the line, not two), with a tools/call's params
-// rewritten; false for anything but a well-formed request.
+// front read (one parse of the line, not two); false for anything but a
+// well-formed request.
 func (m *message) request() (*jsonrpc.Request, bool) {
 	if m.version != "2.0" || !m.hasMethod || m.method == "" || m.ids > 1 {
 		return nil, false
