@@ -171,7 +171,7 @@ func postHeadersOK(h http.Header) bool {
 // answer runs call and writes its answer to w.
 func (c envelopeCheck) answer(w http.ResponseWriter, r *http.Request, call directCall) {
 	h := c.h
-	out := &postAnswer{w: w, level: call.logLevel}
+	out := &postAnswer{w: w}
 	ctx := r.Context()
 	defer func() {
 		// The server owner's hooks run here (Options.Context and
@@ -182,26 +182,31 @@ func (c envelopeCheck) answer(w http.ResponseWriter, r *http.Request, call direc
 			out.finish(errorAnswer(call.id, protocolError(jsonrpc.CodeInternalError)))
 		}
 	}()
+	out.finish(h.answerOf(ctx, call, messagePeer{call.logLevel, out.request}, call.revision || call.session != "", c.log,
+		func(ctx context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+			return c.calls.ask(ctx, call.session, p, out.request) // on the call's stream
+		}))
+}
+
+// answerOf runs call, a tools/call keel answers, and is its answer: the
+// task it became, or its result. A question for the person at a client of
+// a revision before 2026-07-28 goes by elicit, and the call runs once more
+// with the answer, as the SDK does; mayAsk says whether one may be asked.
+func (h *handler) answerOf(ctx context.Context, call directCall, peer callPeer, mayAsk bool, log *slog.Logger,
+	elicit func(context.Context, *mcp.ElicitParams) (*mcp.ElicitResult, error)) []byte {
 	res, err, ok := h.taskCall(ctx, call.req)
 	if !ok {
 		var r *mcp.CallToolResult
-		r, err = h.run(ctx, call.req, runOptions{peer: out, mayAsk: call.revision || call.session != ""})
+		r, err = h.run(ctx, call.req, runOptions{peer: peer, mayAsk: mayAsk})
 		if err == nil && r.InputRequests != nil && !call.revision {
-			// A session's client of an older revision is asked on the
-			// call's stream, and the call runs once more with its answer.
-			r, err = h.askAndRerun(ctx, call.req, r, out, func(ctx context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
-				return c.calls.ask(ctx, call.session, p, out.request)
-			})
+			r, err = h.askAndRerun(ctx, call.req, r, peer, elicit)
 		}
 		res = r
 	}
-	var body []byte
 	if err != nil {
-		body = errorAnswer(call.id, sanitizeError(err, c.log))
-	} else {
-		body = h.resultAnswer(call.id, res, call.revision)
+		return errorAnswer(call.id, sanitizeError(err, log))
 	}
-	out.finish(body)
+	return h.resultAnswer(call.id, res, call.revision)
 }
 
 // askAndRerun asks the client the input requests of r (keel makes only
@@ -292,40 +297,39 @@ func (h *handler) resultAnswer(id []byte, res mcp.Result, revision bool) []byte 
 // events while it runs, then its answer, as the last event when it wrote
 // any and else as application/json.
 type postAnswer struct {
-	w     http.ResponseWriter
-	level mcp.LoggingLevel
+	w http.ResponseWriter
 
 	mu     sync.Mutex
 	events int
 	done   bool // the answer is written: nothing more is
 }
 
-func (p *postAnswer) notifyProgress(_ context.Context, params *mcp.ProgressNotificationParams) {
+// messagePeer sends a call's notifications as messages keel writes (send),
+// its log at the level its client listens at ("" for none).
+type messagePeer struct {
+	level mcp.LoggingLevel
+	send  func(msg []byte)
+}
+
+func (p messagePeer) notifyProgress(_ context.Context, params *mcp.ProgressNotificationParams) {
 	p.notify("notifications/progress", params)
 }
 
-func (p *postAnswer) log(_ context.Context, params *mcp.LoggingMessageParams) {
+func (p messagePeer) log(_ context.Context, params *mcp.LoggingMessageParams) {
 	if p.level == "" || logRank(params.Level) < logRank(p.level) {
 		return // the client listens to none, or not at this level
 	}
 	p.notify("notifications/message", params)
 }
 
-func (p *postAnswer) notify(method string, params any) {
-	b, err := json.Marshal(params)
-	if err != nil {
-		return
+func (p messagePeer) notify(method string, params any) {
+	if b, err := json.Marshal(params); err == nil {
+		p.send(append(append([]byte(`{"jsonrpc":"2.0","method":"`+method+`","params":`), b...), '}'))
 	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.done {
-		return
-	}
-	p.event(append(append([]byte(`{"jsonrpc":"2.0","method":"`+method+`","params":`), b...), '}'))
-	p.events++
 }
 
-// request writes a request to the client (a question) as an event.
+// request writes a message to the client (a notification, a question)
+// as an event, unless the answer was written.
 func (p *postAnswer) request(msg []byte) {
 	p.mu.Lock()
 	defer p.mu.Unlock()

@@ -2,7 +2,6 @@ package mcpserver
 
 import (
 	"context"
-	"encoding/json"
 	"log/slog"
 	"sync"
 
@@ -134,50 +133,9 @@ func (f *callFront) answer(ctx context.Context, call directCall) {
 	}()
 	var peer callPeer = sessionPeer{f.ss}
 	if call.revision {
-		peer = &framePeer{f: f, level: call.logLevel}
+		peer = messagePeer{call.logLevel, func(msg []byte) { f.write(msg) }} // its level is its request's
 	}
-	res, err, ok := h.taskCall(ctx, call.req)
-	if !ok {
-		var r *mcp.CallToolResult
-		r, err = h.run(ctx, call.req, runOptions{peer: peer, mayAsk: true})
-		if err == nil && r.InputRequests != nil && !call.revision {
-			// A client of an older revision is asked over its session, and
-			// the call runs once more with its answers, as the SDK does.
-			r, err = h.askAndRerun(ctx, call.req, r, peer, f.ss.Elicit)
-		}
-		res = r
-	}
-	if err != nil {
-		f.write(errorAnswer(call.id, sanitizeError(err, f.log)))
-		return
-	}
-	f.write(h.resultAnswer(call.id, res, call.revision))
-}
-
-// framePeer writes the notifications of a call of the 2026-07-28 revision,
-// at the level its request's _meta names.
-type framePeer struct {
-	f     *callFront
-	level mcp.LoggingLevel
-}
-
-func (p *framePeer) notifyProgress(_ context.Context, params *mcp.ProgressNotificationParams) {
-	p.send("notifications/progress", params)
-}
-
-func (p *framePeer) log(_ context.Context, params *mcp.LoggingMessageParams) {
-	if p.level == "" || logRank(params.Level) < logRank(p.level) {
-		return
-	}
-	p.send("notifications/message", params)
-}
-
-func (p *framePeer) send(method string, params any) {
-	b, err := json.Marshal(params)
-	if err != nil {
-		return
-	}
-	p.f.write(append(append([]byte(`{"jsonrpc":"2.0","method":"`+method+`","params":`), b...), '}'))
+	f.write(h.answerOf(ctx, call, peer, true, f.log, f.ss.Elicit)) // a question goes over the session
 }
 
 // frontedConnection is a connection whose messages the SDK's transport
