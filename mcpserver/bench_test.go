@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -149,5 +150,32 @@ func BenchmarkCallHTTP(b *testing.B) {
 				}
 			})
 		})
+	}
+}
+
+// BenchmarkServeSessionlessCall: the server's own cost of one tools/call of
+// the 2026-07-28 revision over HTTP (Stateless), its handler called with the
+// request a go-sdk client sends, no client and no network: what keel spends
+// from the body's bytes to the answer's.
+func BenchmarkServeSessionlessCall(b *testing.B) {
+	s := mcpserver.New(quietExecutor(b, generated.ToolSet()), mcpserver.Options{})
+	h, err := mcpserver.HTTPHandler(s, mcpserver.HTTPOptions{Stateless: true, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	body := `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"_meta":{"io.modelcontextprotocol/clientCapabilities":{"roots":{"listChanged":true}},"io.modelcontextprotocol/clientInfo":{"name":"bench","version":"1"},"io.modelcontextprotocol/protocolVersion":"2026-07-28"},"name":"lookup_incident","arguments":{"incident_id":"INC-001"}}}`
+	b.ReportAllocs()
+	for b.Loop() {
+		r := httptest.NewRequest(http.MethodPost, "/", strings.NewReader(body))
+		r.Header.Set("Content-Type", "application/json")
+		r.Header.Set("Accept", "application/json, text/event-stream")
+		r.Header.Set("Mcp-Protocol-Version", "2026-07-28")
+		r.Header.Set("Mcp-Method", "tools/call")
+		r.Header.Set("Mcp-Name", "lookup_incident")
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		if w.Code != http.StatusOK || !strings.Contains(w.Body.String(), "INC-001") {
+			b.Fatal(w.Code, w.Body.String())
+		}
 	}
 }

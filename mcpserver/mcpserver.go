@@ -377,7 +377,11 @@ func (h *handler) run(ctx context.Context, req *mcp.CallToolRequest, opts runOpt
 		defer stopLog()
 	}
 	r := h.exec.Execute(ctx, ec, call)
-	return h.reply(ctx, ec, r, call.Arguments, opts.mayAsk && !answered && canElicit(req))
+	// Whether the client's person may be asked is read only for a call the
+	// policy sent for approval: the client's capabilities are a decode of
+	// the request's _meta, which no other call pays for.
+	ask := opts.mayAsk && !answered && h.approvals != nil && r.Code() == runtime.CodeApprovalRequired && canElicit(req)
+	return h.reply(ctx, ec, r, call.Arguments, ask)
 }
 
 // callOf is the call a tools/call asks for and who makes it: its id (the
