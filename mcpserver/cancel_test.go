@@ -292,3 +292,44 @@ func TestACancelledCallsPostEndsCleanly(t *testing.T) {
 		}
 	}
 }
+
+// In a session keel answers a call, and a notifications/cancelled ends it
+// only from the user who opened the session: another user who holds the
+// session's id (and whose POST the SDK refuses, 403) ends nothing.
+func TestSessionCancelIsTheSessionUsers(t *testing.T) {
+	t.Parallel()
+	started, ended := make(chan struct{}, 1), make(chan struct{}, 1)
+	s := mcpserver.New(quietExecutor(t, keeltest.Of(waitTool(started, ended))), mcpserver.Options{})
+	srv := serve(t, s, mcpserver.HTTPOptions{Verifier: twoUsers})
+	as := func(token, session string) map[string]string {
+		h := map[string]string{"Authorization": "Bearer " + token, "Mcp-Protocol-Version": "2025-11-25"}
+		if session != "" {
+			h["Mcp-Session-Id"] = session
+		}
+		return h
+	}
+	open := post(t, srv.URL, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`, as("alice-token", ""))
+	session := open.header.Get("Mcp-Session-Id")
+	if session == "" {
+		t.Fatalf("initialize: %d %s", open.status, open.body)
+	}
+	post(t, srv.URL, `{"jsonrpc":"2.0","method":"notifications/initialized"}`, as("alice-token", session))
+	done := make(chan rawReply, 1)
+	go func() {
+		done <- post(t, srv.URL, `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"wait","arguments":{}}}`, as("alice-token", session))
+	}()
+	<-started
+	cancel := `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7}}`
+	if r := post(t, srv.URL, cancel, as("mallory-token", session)); r.status != http.StatusForbidden {
+		t.Errorf("another user's notice on the session: %d %s", r.status, r.body)
+	}
+	select {
+	case <-ended:
+		t.Fatal("another user's cancel ended the session's call")
+	case <-time.After(200 * time.Millisecond):
+	}
+	post(t, srv.URL, cancel, as("alice-token", session))
+	if r := <-done; !strings.Contains(r.body, "tool_cancelled") {
+		t.Fatalf("the session user's cancel: %d %s", r.status, r.body)
+	}
+}

@@ -104,7 +104,7 @@ func (c envelopeCheck) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	var direct *directCall
 	if m.isCall() && !c.h.unmigrated[m.calledName()] { // an Unmigrated tool's call goes to the SDK as sent, its headers checked by the SDK
 		// A client's SDK that cannot read the arguments cannot write the
-		// name's header either (front.go, nameExempt).
+		// name's header either (front.go, nameCarried).
 		m.carryName = r.Header.Get("Mcp-Method") != "" && r.Header.Get("Mcp-Name") == "" && !sdkReadable(m.arguments.bytesOf(m.raw))
 		mirrored := c.mirrored[m.calledName()]
 		if len(mirrored) > 0 && r.Header.Get("Mcp-Protocol-Version") >= sessionlessRevision && !paramHeadersMatch(r.Header, mirrored, m.arguments.bytesOf(m.raw)) {
@@ -132,8 +132,8 @@ func (c envelopeCheck) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		r, forget = c.inflight.track(r, body)
 		defer forget()
 	}
-	if id := r.Header.Get("Mcp-Session-Id"); id != "" && !noSession && c.sessions != nil {
-		if c.sessions.owns(r, id) && c.calls.answered(id, &m) {
+	if id := r.Header.Get("Mcp-Session-Id"); id != "" && !noSession && c.sessions != nil && c.sessions.owns(r, id) {
+		if c.calls.answered(id, &m) {
 			w.WriteHeader(http.StatusAccepted) // the answer to a question keel asked
 			return
 		}
