@@ -59,25 +59,17 @@ const cancelPoll = 250 * time.Millisecond
 // inflightKey names a call by its client (clientOf) and request id.
 type inflightKey struct{ client, id string }
 
-// envelope is what a POST's body says of itself, for cancellation.
-type envelope struct {
-	Method string          `json:"method"`
-	ID     json.RawMessage `json:"id"`
-	Params struct {
-		RequestID json.RawMessage `json:"requestId"`
-	} `json:"params"`
-}
-
 // track registers a tools/call POST and returns the request to pass on,
 // whose scope (the handler's context) ends with a cancellation too, and the
 // function that forgets it; for any other body, r and a no-op.
-func (f *inflight) track(r *http.Request, body []byte) (*http.Request, func()) {
-	client, env, ok := f.read(r, body)
-	if !ok || env.Method != "tools/call" || len(env.ID) == 0 || string(env.ID) == "null" {
+func (f *inflight) track(r *http.Request, m *message) (*http.Request, func()) {
+	client, ok := f.client(r)
+	id := m.id.bytesOf(m.raw)
+	if !ok || m.method != "tools/call" || m.ids != 1 || len(id) == 0 || string(id) == "null" {
 		return r, func() {}
 	}
 	ctx, cancel := context.WithCancel(r.Context())
-	key := inflightKey{client, compactID(env.ID)}
+	key := inflightKey{client, compactID(id)}
 	f.mu.Lock()
 	f.calls[key] = append(f.calls[key], &cancel)
 	f.mu.Unlock()
@@ -112,14 +104,23 @@ func (f *inflight) track(r *http.Request, body []byte) (*http.Request, func()) {
 	}
 }
 
-// cancel ends the call a notifications/cancelled body names, when its
-// client's and the only one so named; it reports whether the body was one.
-func (f *inflight) cancel(r *http.Request, body []byte) bool {
-	client, env, ok := f.read(r, body)
-	if !ok || env.Method != "notifications/cancelled" || len(env.Params.RequestID) == 0 {
+// cancel ends the call a notifications/cancelled, m, names, when its
+// client's and the only one so named; it reports whether m was one.
+func (f *inflight) cancel(r *http.Request, m *message) bool {
+	client, ok := f.client(r)
+	if !ok || m.method != "notifications/cancelled" {
 		return false
 	}
-	key := inflightKey{client, compactID(env.Params.RequestID)}
+	var requestID []byte
+	for _, p := range m.paramMembers { // the member exactly as the front read it
+		if p.name == "requestId" {
+			requestID = p.value.bytesOf(m.raw)
+		}
+	}
+	if len(requestID) == 0 {
+		return false
+	}
+	key := inflightKey{client, compactID(requestID)}
 	f.mu.Lock()
 	var only *context.CancelFunc
 	named := len(f.calls[key])
@@ -181,18 +182,13 @@ func (f *inflight) watch(ctx context.Context, key inflightKey, cancel context.Ca
 	}
 }
 
-// read decodes a single message's envelope and its client (clientOf); not
-// ok without a verified principal or for a batch.
-func (f *inflight) read(r *http.Request, body []byte) (string, envelope, bool) {
+// client is who sent r (clientOf); not ok without a verified principal.
+func (f *inflight) client(r *http.Request) (string, bool) {
 	tok := auth.TokenInfoFromContext(r.Context())
 	if f == nil || tok == nil || tok.UserID == "" {
-		return "", envelope{}, false
+		return "", false
 	}
-	var env envelope
-	if json.Unmarshal(body, &env) != nil {
-		return "", envelope{}, false
-	}
-	return clientOf(r, tok), env, true
+	return clientOf(r, tok), true
 }
 
 // clientOf is who sent r: the verified principal, length-prefixed, and a

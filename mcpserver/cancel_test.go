@@ -333,3 +333,24 @@ func TestSessionCancelIsTheSessionUsers(t *testing.T) {
 		t.Fatalf("the session user's cancel: %d %s", r.status, r.body)
 	}
 }
+
+// A stateless call is tracked for cancels by the front's one reading of
+// its envelope: a member named like "method" but for case (which
+// encoding/json, reading the body a second time, took as the method) makes
+// the call no cancel, and the client's cancel ends it. Before, that second
+// reading took the call for a cancel, did not track it, and nothing could
+// end it but its POST.
+func TestStatelessCancelReadsTheEnvelopeOnce(t *testing.T) {
+	t.Parallel()
+	started, ended := make(chan struct{}, 1), make(chan struct{}, 1)
+	s := mcpserver.New(quietExecutor(t, keeltest.Of(waitTool(started, ended))), mcpserver.Options{})
+	srv := serve(t, s, mcpserver.HTTPOptions{Stateless: true, Verifier: twoUsers})
+	go postAs(t, srv.URL, "alice-token", `{"jsonrpc":"2.0","id":7,"method":"tools/call","METHOD":"notifications/cancelled","params":{"name":"wait","arguments":{},"requestId":8}}`)
+	<-started
+	postAs(t, srv.URL, "alice-token", `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7}}`)
+	select {
+	case <-ended:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the client's cancel did not end its call")
+	}
+}

@@ -127,9 +127,9 @@ func (c envelopeCheck) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	notePostMode(r.Context(), body, m.method)
-	if c.inflight != nil && noSession && !c.inflight.cancel(r, body) {
+	if c.inflight != nil && noSession && !c.inflight.cancel(r, &m) {
 		var forget func()
-		r, forget = c.inflight.track(r, body)
+		r, forget = c.inflight.track(r, &m)
 		defer forget()
 	}
 	if id := r.Header.Get("Mcp-Session-Id"); id != "" && !noSession && c.sessions != nil && c.sessions.owns(r, id) {
