@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -87,20 +88,23 @@ func (f *inflight) track(r *http.Request, m *message) (*http.Request, func()) {
 	return out, func() {
 		stopWatch()
 		f.mu.Lock()
-		list := f.calls[key]
-		for i, c := range list {
-			if c == &cancel {
-				list = append(list[:i], list[i+1:]...)
-				break
-			}
-		}
-		if len(list) == 0 {
-			delete(f.calls, key)
-		} else {
-			f.calls[key] = list
-		}
+		dropCall(f.calls, key, &cancel)
 		f.mu.Unlock()
 		cancel()
+	}
+}
+
+// dropCall removes cancel from the calls in flight under key, and the key
+// with the last of them.
+func dropCall[K comparable](calls map[K][]*context.CancelFunc, key K, cancel *context.CancelFunc) {
+	list := calls[key]
+	if i := slices.Index(list, cancel); i >= 0 {
+		list = slices.Delete(list, i, i+1)
+	}
+	if len(list) == 0 {
+		delete(calls, key)
+	} else {
+		calls[key] = list
 	}
 }
 

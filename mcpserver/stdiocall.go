@@ -89,18 +89,7 @@ func (f *callFront) forget(key string, cancel *context.CancelFunc) {
 	(*cancel)()
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	list := f.calls[key]
-	for i := range list {
-		if list[i] == cancel {
-			list = append(list[:i], list[i+1:]...)
-			break
-		}
-	}
-	if len(list) == 0 {
-		delete(f.calls, key)
-	} else {
-		f.calls[key] = list
-	}
+	dropCall(f.calls, key, cancel)
 }
 
 // cancelCall ends the call of keel's a notifications/cancelled names,

@@ -16,6 +16,13 @@ const (
 type ExecutionContext struct {
 	// AllowSideEffects lets tools with effect=write run under the default policy.
 	AllowSideEffects bool
+	// RateTaken says the caller's rate was taken for this call when the
+	// server accepted it to run later (Executor.Admit, for an MCP task):
+	// the executor does not take it again. Set it only for such a call,
+	// never from anything a client sends.
+	// (Beside AllowSideEffects, in its padding: the struct is copied into
+	// each call's context, and its size is per-call bytes.)
+	RateTaken bool
 	// Principal and Tenant identify the caller for policies and logs.
 	Principal string
 	Tenant    string
@@ -33,11 +40,6 @@ type ExecutionContext struct {
 	// (keeltemporal): where it runs and which try this is; nil otherwise.
 	// The executor reads it before the handler runs and records a copy.
 	Attempt *Attempt
-	// RateTaken says the caller's rate was taken for this call when the
-	// server accepted it to run later (Executor.Admit, for an MCP task):
-	// the executor does not take it again. Set it only for such a call,
-	// never from anything a client sends.
-	RateTaken bool
 }
 
 type execContextKey struct{}
