@@ -125,6 +125,9 @@ func (o *Observer) End(ctx context.Context, r *runtime.CallRecord) {
 		attribute.Float64("keel.stage.handler_ms", ms(r.Stages.Handler)),
 		attribute.Float64("keel.stage.output_ms", ms(r.Stages.Output)),
 	)
+	if r.Refusal != "" { // a message a door refused before the order read a call
+		span.SetAttributes(attribute.String("keel.refusal", string(r.Refusal)))
+	}
 	if a := r.Attempt; a.Engine != "" { // a durable engine's try: follow the call across retries and workers
 		span.SetAttributes(
 			attribute.String("keel.durable.engine", a.Engine),

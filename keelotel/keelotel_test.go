@@ -155,3 +155,30 @@ func BenchmarkObserver(b *testing.B) {
 		})
 	}
 }
+
+// A message a door refused (runtime.Executor.Refused) is a span too, with
+// its refusal, and counts under its code.
+func TestRefusedMessageSpan(t *testing.T) {
+	spans := tracetest.NewSpanRecorder()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(spans))
+	obs, err := keelotel.New(tp, sdkmetric.NewMeterProvider())
+	if err != nil {
+		t.Fatal(err)
+	}
+	exec, err := generated.NewExecutor(runtime.WithObserver(obs), runtime.WithLogger(slog.New(slog.DiscardHandler)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	exec.Refused(context.Background(), runtime.ExecutionContext{Tenant: "acme"}, runtime.ToolCall{ID: "c-batch"}, runtime.RefusedBatch)
+	ended := spans.Ended()
+	if len(ended) != 1 {
+		t.Fatalf("%d spans", len(ended))
+	}
+	attrs := map[attribute.Key]attribute.Value{}
+	for _, kv := range ended[0].Attributes() {
+		attrs[kv.Key] = kv.Value
+	}
+	if attrs["keel.result.code"].AsString() != "refused_message" || attrs["keel.refusal"].AsString() != "batch" || attrs["gen_ai.tool.call.id"].AsString() != "c-batch" {
+		t.Errorf("the refused message's span: %v", ended[0].Attributes())
+	}
+}

@@ -14,6 +14,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/keelgen/keel/runtime"
 )
 
 // keel answers a sessionless tools/call over HTTP itself, from the front's
@@ -35,14 +37,14 @@ type directCall struct {
 }
 
 // directCall reads m, a sessionless POST's tools/call, as the request keel
-// answers; false for one the SDK is to refuse.
-func (c envelopeCheck) directCall(r *http.Request, m *message) (directCall, bool) {
+// answers; for one the SDK is to refuse, why (the audit's refusal).
+func (c envelopeCheck) directCall(r *http.Request, m *message) (directCall, runtime.Refusal) {
 	if len(r.Header.Values("Last-Event-ID")) > 0 || !postHeadersOK(r.Header) {
-		return directCall{}, false
+		return directCall{}, runtime.RefusedProtocol
 	}
 	params, ok := m.callParams()
 	if !ok {
-		return directCall{}, false
+		return directCall{}, runtime.RefusedProtocol
 	}
 	header := r.Header.Get("Mcp-Protocol-Version")
 	metaVersion, _ := params.Meta[mcp.MetaKeyProtocolVersion].(string)
@@ -52,19 +54,19 @@ func (c envelopeCheck) directCall(r *http.Request, m *message) (directCall, bool
 		// The 2026-07-28 revision: its version in the header and the
 		// _meta alike, its client's capabilities in the _meta.
 		if header != metaVersion || !m.revisionMeta(params.Meta) {
-			return directCall{}, false
+			return directCall{}, runtime.RefusedProtocol
 		}
 		call.revision, call.logLevel = true, metaLogLevel(params.Meta)
 		if r.Header.Get("Mcp-Method") != "tools/call" || (r.Header.Get("Mcp-Name") != params.Name && !m.nameCarried()) {
-			return directCall{}, false // SEP-2243's headers: the SDK answers -32020
+			return directCall{}, runtime.RefusedHeaderMismatch // SEP-2243's headers: the SDK answers -32020
 		}
 	case header != "" && !slices.Contains(mcp.SupportedProtocolVersions(), header):
-		return directCall{}, false
+		return directCall{}, runtime.RefusedProtocol
 	default:
 		call.logLevel = "info" // as the SDK's session of one POST has it
 	}
 	call.req = &mcp.CallToolRequest{Params: params, Extra: &mcp.RequestExtra{TokenInfo: auth.TokenInfoFromContext(r.Context()), Header: r.Header}}
-	return call, true
+	return call, ""
 }
 
 // callParams are a tools/call's params as the SDK would read them, built

@@ -495,8 +495,12 @@ func TestDoorHTTPRaw(t *testing.T) {
 			// A name a header carries, sent under another header, is the
 			// SDK's -32020 to refuse: the front does not weaken that check.
 			body := `{"jsonrpc":"2.0","id":50,"method":"tools/call","params":{"name":"lookup_incident","arguments":{"incident_id":"INC-001"},` + fmt.Sprintf(meta, "mismatch") + `}}`
-			if r := post(t, srv.URL, body, map[string]string{"Mcp-Protocol-Version": version, "Mcp-Method": "tools/call", "Mcp-Name": "admin_tool"}); r.status != 400 || f.Audited("mismatch") {
+			runs := f.Runs()
+			if r := post(t, srv.URL, body, map[string]string{"Mcp-Protocol-Version": version, "Mcp-Method": "tools/call", "Mcp-Name": "admin_tool"}); r.status != 400 || f.Runs() != runs {
 				t.Errorf("a mismatched Mcp-Name: %d %s", r.status, r.body)
+			}
+			if !f.Audited("mismatch") || f.Refused(runtime.RefusedHeaderMismatch) != 1 {
+				t.Errorf("a mismatched Mcp-Name: no audit record of the refusal")
 			}
 		})
 	}

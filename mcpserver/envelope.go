@@ -9,8 +9,11 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/keelgen/keel/runtime"
 )
 
 // envelopeCheck refuses, over HTTP, a POST over the cap (413), and one that
@@ -61,70 +64,23 @@ func (c envelopeCheck) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		c.next.ServeHTTP(w, r)
 		return
 	}
-	body, err := io.ReadAll(io.LimitReader(r.Body, c.max+1))
-	if err != nil {
-		http.Error(w, "Bad Request", http.StatusBadRequest)
-		return
-	}
-	if int64(len(body)) > c.max {
-		// keel's cap, the SDK's too: every message reaches it as sent.
-		c.log.LogAttrs(r.Context(), slog.LevelWarn, "keel: a POST body over MaxBodyBytes; refused", slog.Int64("max_bytes", c.max))
-		http.Error(w, "Request Entity Too Large", http.StatusRequestEntityTooLarge)
-		return
-	}
-	m, err := readMessage(body)
-	if err != nil {
-		c.log.LogAttrs(r.Context(), slog.LevelWarn, "keel: a POST body that is not one JSON value; refused")
-		http.Error(w, "Bad Request", http.StatusBadRequest)
-		return
-	}
-	if m.kind != '{' {
-		// A batch (none in MCP since 2025-06-18, and none the front
-		// reads), or a value that is no message: the SDK would read a
-		// batch itself, past the front, whatever revision a session
-		// opened at.
-		c.log.LogAttrs(r.Context(), slog.LevelWarn, "keel: a POST body that is no single JSON-RPC message (a batch?); refused")
-		http.Error(w, "Bad Request", http.StatusBadRequest)
-		return
-	}
-	if m.duplicate {
-		c.log.LogAttrs(r.Context(), slog.LevelWarn, "keel: a JSON-RPC envelope names a member twice; refused")
-		http.Error(w, "Bad Request", http.StatusBadRequest)
-		return
-	}
-	if !taskNameMatches(r, &m) {
-		c.log.LogAttrs(r.Context(), slog.LevelWarn, "keel: a task request's Mcp-Name is not its taskId; refused")
-		headerMismatch(w, m.id.bytesOf(m.raw))
+	body, m, ok := c.read(w, r)
+	if !ok {
 		return
 	}
 	next, noSession := c.next, c.sessionless == nil
 	if c.sessionless != nil && isSessionless(r, &m) {
 		next, noSession = c.sessionless, true
 	}
-	var direct *directCall
-	if m.isCall() && !c.h.unmigrated[m.calledName()] { // an Unmigrated tool's call goes to the SDK as sent, its headers checked by the SDK
-		// A client's SDK that cannot read the arguments cannot write the
-		// name's header either (front.go, nameCarried).
-		m.carryName = r.Header.Get("Mcp-Method") != "" && r.Header.Get("Mcp-Name") == "" && !sdkReadable(m.arguments.bytesOf(m.raw))
-		mirrored := c.mirrored[m.calledName()]
-		if len(mirrored) > 0 && r.Header.Get("Mcp-Protocol-Version") >= sessionlessRevision && !paramHeadersMatch(r.Header, mirrored, m.arguments.bytesOf(m.raw)) {
-			c.log.LogAttrs(r.Context(), slog.LevelWarn, "keel: a call's Mcp-Param header does not match its arguments; refused")
-			headerMismatch(w, m.id.bytesOf(m.raw))
-			return
-		}
-		var call directCall
-		ok := false
-		if noSession {
-			call, ok = c.directCall(r, &m)
-		} else {
-			call, ok = c.sessionCall(r, &m)
-		}
-		if ok {
-			direct = &call // keel answers it (answer.go); any other the SDK refuses
-		}
+	direct, refusal, ok := c.route(w, r, &m, noSession)
+	if !ok {
+		return
 	}
 	if c.stepUp != nil && c.stepUp.refused(w, r, body) {
-		return
+		return // audited as insufficient_scope
+	}
+	if refusal != "" {
+		c.h.refused(r.Context(), postRequest(r), &m, refusal) // the SDK answers it
 	}
 	notePostMode(r.Context(), body, m.method)
 	if c.inflight != nil && noSession && !c.inflight.cancel(r, &m) {
@@ -145,6 +101,7 @@ func (c envelopeCheck) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			ctx, forget, ok := c.calls.track(r.Context(), id, direct.id)
 			if !ok {
 				direct = nil // an id in flight: the SDK refuses it
+				c.h.refused(r.Context(), postRequest(r), &m, runtime.RefusedProtocol)
 			} else {
 				defer forget()
 				r = r.WithContext(ctx)
@@ -162,11 +119,98 @@ func (c envelopeCheck) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	next.ServeHTTP(w, r)
 }
 
-// frontDecoded is the front for a transport whose frames the SDK decoded
-// (not stdio, not HTTP): a request whose params or their _meta name a
-// member twice is made unreadable to the SDK, which answers it "Invalid
-// params.".
-func frontDecoded(ctx context.Context, msg jsonrpc.Message, log *slog.Logger) jsonrpc.Message {
+// read reads a POST's body as one message; false when it refused it (a
+// body over the cap, not one JSON value, a batch, a member named twice,
+// a task request whose Mcp-Name is not its taskId), answered and audited.
+func (c envelopeCheck) read(w http.ResponseWriter, r *http.Request) ([]byte, message, bool) {
+	body, err := io.ReadAll(io.LimitReader(r.Body, c.max+1))
+	if err != nil {
+		http.Error(w, "Bad Request", http.StatusBadRequest)
+		return nil, message{}, false
+	}
+	refuse := func(m *message, reason runtime.Refusal, why string) ([]byte, message, bool) {
+		c.log.LogAttrs(r.Context(), slog.LevelWarn, "keel: "+why+"; refused")
+		c.h.refused(r.Context(), postRequest(r), m, reason)
+		return nil, message{}, false
+	}
+	if int64(len(body)) > c.max {
+		// keel's cap, the SDK's too: every message reaches it as sent.
+		http.Error(w, "Request Entity Too Large", http.StatusRequestEntityTooLarge)
+		return refuse(nil, runtime.RefusedTooLarge, "a POST body over MaxBodyBytes")
+	}
+	m, err := readMessage(body)
+	switch {
+	case err != nil:
+		http.Error(w, "Bad Request", http.StatusBadRequest)
+		return refuse(nil, runtime.RefusedNotJSON, "a POST body that is not one JSON value")
+	case m.kind != '{':
+		// A batch (none in MCP since 2025-06-18, and none the front
+		// reads), or a value that is no message: the SDK would read a
+		// batch itself, past the front, whatever revision a session
+		// opened at.
+		http.Error(w, "Bad Request", http.StatusBadRequest)
+		return refuse(nil, notAMessage(&m), "a POST body that is no single JSON-RPC message")
+	case m.duplicate:
+		http.Error(w, "Bad Request", http.StatusBadRequest)
+		return refuse(&m, runtime.RefusedDuplicate, "a JSON-RPC envelope that names a member twice")
+	case !taskNameMatches(r, &m):
+		headerMismatch(w, m.id.bytesOf(m.raw))
+		return refuse(&m, runtime.RefusedHeaderMismatch, "a task request whose Mcp-Name is not its taskId")
+	}
+	return body, m, true
+}
+
+// route decides a tools/call of a keel tool: the call keel answers, or why
+// the SDK is to refuse it; false when it refused the call itself (an
+// Mcp-Param header that does not match its argument), answered and
+// audited. Any other message goes on as it is.
+func (c envelopeCheck) route(w http.ResponseWriter, r *http.Request, m *message, noSession bool) (*directCall, runtime.Refusal, bool) {
+	if !m.isCall() || c.h.unmigrated[m.calledName()] { // an Unmigrated tool's call goes to the SDK as sent, its headers checked by the SDK
+		return nil, "", true
+	}
+	// A client's SDK that cannot read the arguments cannot write the
+	// name's header either (front.go, nameCarried).
+	m.carryName = r.Header.Get("Mcp-Method") != "" && r.Header.Get("Mcp-Name") == "" && !sdkReadable(m.arguments.bytesOf(m.raw))
+	mirrored := c.mirrored[m.calledName()]
+	if len(mirrored) > 0 && r.Header.Get("Mcp-Protocol-Version") >= sessionlessRevision && !paramHeadersMatch(r.Header, mirrored, m.arguments.bytesOf(m.raw)) {
+		c.log.LogAttrs(r.Context(), slog.LevelWarn, "keel: a call's Mcp-Param header does not match its arguments; refused")
+		c.h.refused(r.Context(), postRequest(r), m, runtime.RefusedHeaderMismatch)
+		headerMismatch(w, m.id.bytesOf(m.raw))
+		return nil, "", false
+	}
+	var call directCall
+	var refusal runtime.Refusal
+	if noSession {
+		call, refusal = c.directCall(r, m)
+	} else {
+		call, refusal = c.sessionCall(r, m)
+	}
+	if refusal != "" {
+		return nil, refusal, true
+	}
+	return &call, "", true // keel answers it (answer.go)
+}
+
+// postRequest is what a refused POST's audit record asks Options.Context
+// about: its token and headers, no session, no params.
+func postRequest(r *http.Request) *mcp.CallToolRequest {
+	return &mcp.CallToolRequest{Extra: &mcp.RequestExtra{TokenInfo: auth.TokenInfoFromContext(r.Context()), Header: r.Header}}
+}
+
+// notAMessage is why a value the front read as no single message is
+// refused.
+func notAMessage(m *message) runtime.Refusal {
+	if m.kind == '[' {
+		return runtime.RefusedBatch
+	}
+	return runtime.RefusedNotAMessage
+}
+
+// decoded is the front for a transport whose frames the SDK decoded (not
+// stdio, not HTTP): a request whose params or their _meta name a member
+// twice is made unreadable to the SDK, which answers it "Invalid params.",
+// and recorded for the audit.
+func (f *callFront) decoded(ctx context.Context, msg jsonrpc.Message) jsonrpc.Message {
 	req, ok := msg.(*jsonrpc.Request)
 	if !ok || len(req.Params) == 0 {
 		return msg
@@ -175,7 +219,8 @@ func frontDecoded(ctx context.Context, msg jsonrpc.Message, log *slog.Logger) js
 	if err != nil || !m.duplicate {
 		return msg
 	}
-	log.LogAttrs(ctx, slog.LevelWarn, "keel: a request's params name a member twice; refused", slog.String("method", req.Method))
+	f.log.LogAttrs(ctx, slog.LevelWarn, "keel: a request's params name a member twice; refused", slog.String("method", req.Method))
+	f.refused(&m, runtime.RefusedDuplicate)
 	out := *req
 	out.Params = json.RawMessage(`"params named a member twice"`)
 	return &out

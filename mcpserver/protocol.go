@@ -111,7 +111,7 @@ func sanitize(msg jsonrpc.Message, log *slog.Logger) jsonrpc.Message {
 // saying only its code's fixed text, the detail going to log. On an
 // *mcp.StdioTransport or *mcp.IOTransport keel frames the stream itself
 // (stdio.go); on another transport, a request whose params name a member
-// twice is refused (frontDecoded).
+// twice is refused (callFront.decoded).
 type sanitizingTransport struct {
 	t     mcp.Transport
 	log   *slog.Logger

@@ -75,7 +75,7 @@ func TestSeamCasesReadOnce(t *testing.T) {
 				if ran := f.Runs() > runs; ran != c.runs {
 					t.Errorf("%s: the handler ran: %v, want %v", c.name, ran, c.runs)
 				}
-				if c.want != "-32602" && !f.Audited(callID) {
+				if !f.Audited(callID) { // a call the SDK refuses too: the front records it
 					t.Errorf("%s: no audit record", c.name)
 				}
 				if err := doortest.CheckAnswer(doortest.Case{Name: c.name}, "", answer); err != nil {

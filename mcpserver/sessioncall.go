@@ -11,6 +11,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/keelgen/keel/runtime"
 )
 
 // keel answers the tools/call of a session over HTTP itself too, on the
@@ -22,31 +24,31 @@ import (
 // (sessionCap) and refuses nothing the SDK would not.
 
 // sessionCall reads m, a POST's tools/call in a session, as the request
-// keel answers; false for one the SDK is to answer or refuse.
-func (c envelopeCheck) sessionCall(r *http.Request, m *message) (directCall, bool) {
+// keel answers; for one the SDK is to refuse, why (the audit's refusal).
+func (c envelopeCheck) sessionCall(r *http.Request, m *message) (directCall, runtime.Refusal) {
 	id := r.Header.Get("Mcp-Session-Id")
 	if c.sessions == nil || id == "" || len(r.Header.Values("Last-Event-ID")) > 0 || !postHeadersOK(r.Header) {
-		return directCall{}, false
+		return directCall{}, runtime.RefusedProtocol
 	}
 	if v := r.Header.Get("Mcp-Protocol-Version"); v >= sessionlessRevision || (v != "" && !slices.Contains(mcp.SupportedProtocolVersions(), v)) {
-		return directCall{}, false
+		return directCall{}, runtime.RefusedProtocol
 	}
 	a, _ := c.sessions.session(id)
 	if a == nil || a.ss.InitializeParams() == nil || !c.sessions.owns(r, id) {
-		return directCall{}, false // unknown, expired, not initialized, another user's: the SDK's 404, refusal or 403
+		return directCall{}, runtime.RefusedProtocol // unknown, expired, not initialized, another user's: the SDK's 404, refusal or 403
 	}
 	tok := auth.TokenInfoFromContext(r.Context())
 	params, ok := m.callParams()
 	if !ok {
-		return directCall{}, false
+		return directCall{}, runtime.RefusedProtocol
 	}
 	if _, has := params.Meta[mcp.MetaKeyProtocolVersion]; has {
-		return directCall{}, false // a 2026-07-28 request in a session: the SDK refuses it
+		return directCall{}, runtime.RefusedProtocol // a 2026-07-28 request in a session: the SDK refuses it
 	}
 	req := &mcp.CallToolRequest{Session: a.ss, Params: params, Extra: &mcp.RequestExtra{TokenInfo: tok, Header: r.Header}}
 	level, _ := c.h.levels.Load(id)
 	lv, _ := level.(mcp.LoggingLevel)
-	return directCall{id: m.id.bytesOf(m.raw), req: req, logLevel: lv, session: id}, true
+	return directCall{id: m.id.bytesOf(m.raw), req: req, logLevel: lv, session: id}, ""
 }
 
 // sessionCalls are the calls of sessions keel answers, in flight, so that

@@ -13,6 +13,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/keelgen/keel/runtime"
 )
 
 // On stdio keel frames the stream itself: one message per line, as the MCP
@@ -147,6 +149,7 @@ func readLine(br *bufio.Reader, buf []byte, limit int) (line []byte, over bool, 
 func (c *stdioConn) frame(line []byte, over bool) (jsonrpc.Message, []byte) {
 	if over {
 		c.log.LogAttrs(context.Background(), slog.LevelWarn, "keel: a stdio frame over the maximum line length; discarded")
+		c.front.refused(nil, runtime.RefusedTooLarge)
 		return nil, answerInvalidRequest
 	}
 	if len(bytes.TrimSpace(line)) == 0 {
@@ -155,6 +158,7 @@ func (c *stdioConn) frame(line []byte, over bool) (jsonrpc.Message, []byte) {
 	m, err := readMessage(line)
 	if err != nil {
 		c.log.LogAttrs(context.Background(), slog.LevelWarn, "keel: a stdio frame that is not JSON; answered -32700", slog.Int("bytes", len(line)))
+		c.front.refused(nil, runtime.RefusedNotJSON)
 		return nil, answerParseError
 	}
 	if m.isCall() {
@@ -164,33 +168,37 @@ func (c *stdioConn) frame(line []byte, over bool) (jsonrpc.Message, []byte) {
 		}
 	}
 	c.front.cancelCall(&m)
-	msg, reason := m.decode()
+	msg, refusal, reason := m.decode()
 	if msg == nil {
 		c.log.LogAttrs(context.Background(), slog.LevelWarn, "keel: a stdio frame that is no JSON-RPC message; answered -32600", slog.String("reason", reason))
+		c.front.refused(&m, refusal)
 		return nil, m.invalidRequest()
+	}
+	if c.front.keelCall(&m) {
+		c.front.refused(&m, runtime.RefusedProtocol) // one keel did not answer: the SDK answers its refusal
 	}
 	return msg, nil
 }
 
-// decode is the message the SDK gets for m; nil and why when m is no
-// message keel serves.
-func (m *message) decode() (jsonrpc.Message, string) {
+// decode is the message the SDK gets for m; nil, the audit's refusal and
+// why in words when m is no message keel serves.
+func (m *message) decode() (jsonrpc.Message, runtime.Refusal, string) {
 	switch {
 	case m.kind == '[':
-		return nil, "a batch"
+		return nil, runtime.RefusedBatch, "a batch"
 	case m.kind != '{':
-		return nil, "not an object"
+		return nil, runtime.RefusedNotAMessage, "not an object"
 	case m.duplicate:
-		return nil, "a member named twice"
+		return nil, runtime.RefusedDuplicate, "a member named twice"
 	}
 	if req, ok := m.request(); ok {
-		return req, ""
+		return req, "", ""
 	}
 	msg, err := jsonrpc.DecodeMessage(m.raw) // a response, or a request the SDK is to refuse
 	if err != nil {
-		return nil, err.Error()
+		return nil, runtime.RefusedNotAMessage, err.Error()
 	}
-	return msg, ""
+	return msg, "", ""
 }
 
 // request is m as the SDK's decoder would make it, built from what the

@@ -7,6 +7,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/keelgen/keel/runtime"
 )
 
 // On a connection that carries one session (stdio, and any transport
@@ -84,6 +86,27 @@ func (f *callFront) answers(m *message) bool {
 	return true
 }
 
+// refused records a message of the connection the front refused (m nil:
+// none was read), with the session once the SDK runs it.
+func (f *callFront) refused(m *message, reason runtime.Refusal) {
+	if f.h == nil {
+		return
+	}
+	req := &mcp.CallToolRequest{}
+	select {
+	case <-f.bound:
+		req.Session = f.ss
+	default:
+	}
+	f.h.refused(f.ctx, req, m, reason)
+}
+
+// keelCall reports whether m is a tools/call of a keel tool: one keel
+// answers, or refuses.
+func (f *callFront) keelCall(m *message) bool {
+	return f.h != nil && m.isCall() && !f.h.unmigrated[m.calledName()]
+}
+
 // forget drops a call that ended from those a cancel may end.
 func (f *callFront) forget(key string, cancel *context.CancelFunc) {
 	(*cancel)()
@@ -144,19 +167,22 @@ func (c frontedConnection) Read(ctx context.Context) (jsonrpc.Message, error) {
 		}
 		req, ok := msg.(*jsonrpc.Request)
 		if !ok || !(req.Method == "tools/call" || req.Method == "notifications/cancelled") {
-			return frontDecoded(ctx, msg, c.front.log), nil
+			return c.front.decoded(ctx, msg), nil
 		}
 		raw, err := jsonrpc.EncodeMessage(req)
 		if err != nil {
-			return frontDecoded(ctx, msg, c.front.log), nil
+			return c.front.decoded(ctx, msg), nil
 		}
 		m, err := readMessage(raw)
 		if err != nil {
-			return frontDecoded(ctx, msg, c.front.log), nil
+			return c.front.decoded(ctx, msg), nil
 		}
 		c.front.cancelCall(&m)
 		if !c.front.answers(&m) {
-			return frontDecoded(ctx, msg, c.front.log), nil
+			if c.front.keelCall(&m) && !m.duplicate {
+				c.front.refused(&m, runtime.RefusedProtocol) // the SDK answers its refusal
+			}
+			return c.front.decoded(ctx, msg), nil
 		}
 	}
 }

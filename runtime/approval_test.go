@@ -179,6 +179,7 @@ func TestAuditLogRecordsEveryCall(t *testing.T) {
 	f.exec.Execute(ctx, withGrant(alice, grantFor(t, key, digest, nil)), call(writeArgs))
 	f.exec.Execute(ctx, alice, call(`{"text":"HI"}`))
 	f.exec.Execute(ctx, alice, runtime.ToolCall{ID: "u", Name: strings.Repeat("x", 5000)})
+	f.exec.Refused(ctx, alice, runtime.ToolCall{ID: "r", Name: "echo"}, runtime.RefusedDuplicate)
 	var recs []map[string]any
 	for _, line := range strings.Split(strings.TrimSpace(audit.String()), "\n") {
 		var m map[string]any
@@ -187,14 +188,15 @@ func TestAuditLogRecordsEveryCall(t *testing.T) {
 		}
 		recs = append(recs, m)
 	}
-	if len(recs) != 4 {
-		t.Fatalf("%d audit records for 4 calls", len(recs))
+	if len(recs) != 5 {
+		t.Fatalf("%d audit records for 4 calls and a refused message", len(recs))
 	}
 	want := []map[string]any{
 		{"decision": "approval_required", "code": "approval_required", "arguments_digest": digest, "tenant": "acme", "principal": "alice", "version": "2.1"},
 		{"decision": "approved", "code": "ok", "arguments_digest": digest},
 		{"decision": "", "code": "invalid_arguments", "arguments_digest": ""},
 		{"decision": "", "code": "unknown_tool", "version": ""},
+		{"call_id": "r", "code": "refused_message", "refusal": "duplicate_member", "principal": "alice", "arguments_digest": ""},
 	}
 	for i, w := range want {
 		for k, v := range w {

@@ -31,11 +31,15 @@ type CallRecord struct {
 	// grant), or "" when the call never reached the policy.
 	Decision     string
 	PolicyReason string
-	Code         Code // "" on success
-	OK           bool
-	Start        time.Time
-	Duration     time.Duration
-	Stages       StageTimes // zero unless an observer asked (Observer)
+	// Refusal says why a door refused the message before the executor read
+	// a call from it (Executor.Refused; Code is then CodeRefusedMessage),
+	// "" for every call the order ran.
+	Refusal  Refusal
+	Code     Code // "" on success
+	OK       bool
+	Start    time.Time
+	Duration time.Duration
+	Stages   StageTimes // zero unless an observer asked (Observer)
 	// Content describes the result's content blocks (kind, MIME type,
 	// size), never their bytes; nil when there are none.
 	Content []ContentRecord
@@ -143,7 +147,8 @@ func (s *stopwatch) lap(stage int) {
 // AuditLog writes one structured record per call to logger: call_id, tool,
 // version, set digest, tenant, principal, argument digest (never the
 // arguments), decision, policy reason, result code and duration; for a call
-// a durable engine runs, its workflow, run and activity ids and attempt.
+// a durable engine runs, its workflow, run and activity ids and attempt;
+// for a message a door refused, the refusal.
 func AuditLog(logger *slog.Logger) Observer { return auditLog{logger} }
 
 type auditLog struct{ log *slog.Logger }
@@ -166,6 +171,9 @@ func (a auditLog) End(ctx context.Context, r *CallRecord) {
 		slog.String("set_digest", r.SetDigest), slog.String("tenant", r.Tenant), slog.String("principal", r.Principal),
 		slog.String("arguments_digest", r.ArgumentsDigest()), slog.String("decision", r.Decision),
 		slog.String("policy_reason", r.PolicyReason), slog.String("code", code), slog.Duration("duration", r.Duration)}
+	if r.Refusal != "" {
+		attrs = append(attrs, slog.String("refusal", string(r.Refusal)))
+	}
 	if a := r.Attempt; a.Engine != "" {
 		attrs = append(attrs, slog.String("engine", a.Engine), slog.String("workflow_id", a.WorkflowID),
 			slog.String("run_id", a.RunID), slog.String("activity_id", a.ActivityID), slog.Int("attempt", a.Number))

@@ -27,11 +27,18 @@ const (
 	// (WithRateLimits), or the limiter could not decide; nothing ran. The
 	// message says when to try again.
 	CodeRateLimitExceeded Code = "rate_limit_exceeded"
+	// CodeRefusedMessage is only ever an audit record's (Executor.Refused):
+	// a door refused the message the call came in before any stage of the
+	// order read it (a batch, a member named twice, a header that
+	// disagrees with the call); the client got its transport's error, and
+	// nothing ran.
+	CodeRefusedMessage Code = "refused_message"
 )
 
 var executorCodes = []Code{
 	CodeUnknownTool, CodeInvalidArguments, CodeApprovalRequired,
 	CodeToolInternalError, CodeInvalidToolOutput, CodeToolTimeout, CodeToolCancelled, CodeInsufficientScope, CodeRateLimitExceeded,
+	CodeRefusedMessage,
 }
 
 func isExecutorCode(c Code) bool {

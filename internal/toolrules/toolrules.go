@@ -20,7 +20,7 @@ import (
 // take (runtime's Code constants; a runtime test keeps the two lists one).
 var ExecutorCodes = []string{
 	"unknown_tool", "invalid_arguments", "approval_required", "tool_internal_error", "invalid_tool_output",
-	"tool_timeout", "tool_cancelled", "insufficient_scope", "rate_limit_exceeded",
+	"tool_timeout", "tool_cancelled", "insufficient_scope", "rate_limit_exceeded", "refused_message",
 }
 
 var businessCode = regexp.MustCompile(`^[a-z][a-z0-9]*(_[a-z0-9]+)*$`)

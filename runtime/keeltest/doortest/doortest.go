@@ -94,6 +94,7 @@ type Fixture struct {
 
 	mu      sync.Mutex
 	audited map[string]int // call id → records
+	refused map[runtime.Refusal]int
 	runs    int
 }
 
@@ -118,7 +119,7 @@ const probeOut = `{"type":"object","properties":{"incident_id":{"type":"string"}
 
 // New makes a fixture, with extra executor options after its own.
 func New(opts ...runtime.Option) (*Fixture, error) {
-	f := &Fixture{audited: map[string]int{}}
+	f := &Fixture{audited: map[string]int{}, refused: map[runtime.Refusal]int{}}
 	handle := runtime.Handle(func(_ context.Context, a probeArgs) (probeResult, error) {
 		f.mu.Lock()
 		f.runs++
@@ -158,6 +159,17 @@ func (f *Fixture) End(_ context.Context, r *runtime.CallRecord) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.audited[r.CallID]++
+	if r.Refusal != "" {
+		f.refused[r.Refusal]++
+	}
+}
+
+// Refused is how many audit records of messages a door refused
+// (runtime.Executor.Refused) gave reason.
+func (f *Fixture) Refused(reason runtime.Refusal) int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.refused[reason]
 }
 
 // Records is how many audit records the executor has written so far.
