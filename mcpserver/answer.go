@@ -8,18 +8,18 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/keelgen/keel/mcpserver/internal/front"
 	"github.com/keelgen/keel/runtime"
 )
 
 // keel answers a sessionless tools/call over HTTP itself, from the front's
-// one reading of its bytes (front.go): the request the handler sees is
+// one reading of its bytes (internal/front): the request the handler sees is
 // built from the spans the front read, the executor runs the arguments as
 // they came, and the answer is written here. The SDK never decodes the
 // message, and runs no session for it. A call the SDK would refuse before
@@ -38,26 +38,26 @@ type directCall struct {
 
 // directCall reads m, a sessionless POST's tools/call, as the request keel
 // answers; for one the SDK is to refuse, why (the audit's refusal).
-func (c envelopeCheck) directCall(r *http.Request, m *message) (directCall, runtime.Refusal) {
-	if len(r.Header.Values("Last-Event-ID")) > 0 || !postHeadersOK(r.Header) {
+func (c envelopeCheck) directCall(r *http.Request, m *front.Message) (directCall, runtime.Refusal) {
+	if len(r.Header.Values("Last-Event-ID")) > 0 || !front.PostHeadersOK(r.Header) {
 		return directCall{}, runtime.RefusedProtocol
 	}
-	params, ok := m.callParams()
+	params, ok := m.CallParams()
 	if !ok {
 		return directCall{}, runtime.RefusedProtocol
 	}
 	header := r.Header.Get("Mcp-Protocol-Version")
 	metaVersion, _ := params.Meta[mcp.MetaKeyProtocolVersion].(string)
-	call := directCall{id: m.id.bytesOf(m.raw), revision: header >= sessionlessRevision}
+	call := directCall{id: m.ID.Bytes(m.Raw), revision: header >= front.SessionlessRevision}
 	switch {
 	case call.revision || metaVersion != "":
 		// The 2026-07-28 revision: its version in the header and the
 		// _meta alike, its client's capabilities in the _meta.
-		if header != metaVersion || !m.revisionMeta(params.Meta) {
+		if header != metaVersion || !m.RevisionMeta(params.Meta) {
 			return directCall{}, runtime.RefusedProtocol
 		}
-		call.revision, call.logLevel = true, metaLogLevel(params.Meta)
-		if r.Header.Get("Mcp-Method") != "tools/call" || (r.Header.Get("Mcp-Name") != params.Name && !m.nameCarried()) {
+		call.revision, call.logLevel = true, front.MetaLogLevel(params.Meta)
+		if r.Header.Get("Mcp-Method") != "tools/call" || (r.Header.Get("Mcp-Name") != params.Name && !m.NameCarried()) {
 			return directCall{}, runtime.RefusedHeaderMismatch // SEP-2243's headers: the SDK answers -32020
 		}
 	case header != "" && !slices.Contains(mcp.SupportedProtocolVersions(), header):
@@ -67,107 +67,6 @@ func (c envelopeCheck) directCall(r *http.Request, m *message) (directCall, runt
 	}
 	call.req = &mcp.CallToolRequest{Params: params, Extra: &mcp.RequestExtra{TokenInfo: auth.TokenInfoFromContext(r.Context()), Header: r.Header}}
 	return call, ""
-}
-
-// callParams are a tools/call's params as the SDK would read them, built
-// from the spans the front read: the arguments as sent, the _meta decoded;
-// false for a call the SDK is to refuse (no JSON-RPC 2.0 request with a
-// string or number id, a name that is no string, a member it cannot read).
-func (m *message) callParams() (*mcp.CallToolParamsRaw, bool) {
-	if !m.isCall() || m.version != "2.0" || !plainID(m.id.bytesOf(m.raw)) {
-		return nil, false
-	}
-	name, ok := m.callName()
-	if !ok && m.hasName {
-		return nil, false // a name that is no string
-	}
-	params := &mcp.CallToolParamsRaw{Name: name} // none: "", the executor's unknown_tool, audited
-	if m.hasArguments {
-		params.Arguments = m.arguments.bytesOf(m.raw)
-	}
-	for _, p := range m.paramMembers {
-		v := p.value.bytesOf(m.raw)
-		var err error
-		switch p.name {
-		case "inputResponses":
-			err = json.Unmarshal(v, &params.InputResponses)
-		case "requestState":
-			err = json.Unmarshal(v, &params.RequestState)
-		}
-		if err != nil {
-			return nil, false
-		}
-	}
-	if m.hasMeta {
-		params.Meta = make(mcp.Meta, len(m.metaMembers))
-		for _, mm := range m.metaMembers {
-			var v any
-			if json.Unmarshal(mm.value.bytesOf(m.raw), &v) != nil {
-				return nil, false
-			}
-			params.Meta[mm.name] = v
-		}
-	}
-	return params, true
-}
-
-// revisionMeta reports whether the _meta of a 2026-07-28 request is one
-// the SDK serves: a version it supports, its client's capabilities, its
-// client named well if at all (each read from its bytes, as the SDK's
-// types read them).
-func (m *message) revisionMeta(meta mcp.Meta) bool {
-	v, _ := meta[mcp.MetaKeyProtocolVersion].(string)
-	if v < sessionlessRevision || !slices.Contains(mcp.SupportedProtocolVersions(), v) {
-		return false
-	}
-	caps, info := false, true
-	for _, mm := range m.metaMembers {
-		raw := mm.value.bytesOf(m.raw)
-		switch mm.name {
-		case mcp.MetaKeyClientCapabilities:
-			caps = len(raw) > 0 && raw[0] == '{' && json.Unmarshal(raw, &mcp.ClientCapabilities{}) == nil
-		case mcp.MetaKeyClientInfo:
-			info = string(raw) != "null" && json.Unmarshal(raw, &mcp.Implementation{}) == nil
-		}
-	}
-	return caps && info
-}
-
-// metaLogLevel is the level a 2026-07-28 request's client listens at; ""
-// for none.
-func metaLogLevel(meta mcp.Meta) mcp.LoggingLevel {
-	s, _ := meta[mcp.MetaKeyLogLevel].(string)
-	return mcp.LoggingLevel(s)
-}
-
-// plainID reports whether id is a string or a number: the ids keel
-// echoes as sent.
-func plainID(id []byte) bool {
-	return len(id) > 0 && (id[0] == '"' || id[0] == '-' || ('0' <= id[0] && id[0] <= '9'))
-}
-
-// postHeadersOK reports whether a POST's Content-Type and Accept are what
-// the transport asks: JSON, and a client that reads JSON and events.
-func postHeadersOK(h http.Header) bool {
-	ct, _, _ := strings.Cut(h.Get("Content-Type"), ";")
-	if !strings.EqualFold(strings.TrimSpace(ct), "application/json") {
-		return false
-	}
-	var jsonOK, streamOK bool
-	for _, v := range h.Values("Accept") {
-		for raw := range strings.SplitSeq(v, ",") {
-			base, _, _ := strings.Cut(raw, ";")
-			switch strings.ToLower(strings.TrimSpace(base)) {
-			case "application/json", "application/*":
-				jsonOK = true
-			case "text/event-stream", "text/*":
-				streamOK = true
-			case "*/*":
-				jsonOK, streamOK = true, true
-			}
-		}
-	}
-	return jsonOK && streamOK
 }
 
 // answer runs call and writes its answer to w.

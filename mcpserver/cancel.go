@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/keelgen/keel/mcpserver/internal/front"
 	"github.com/modelcontextprotocol/go-sdk/auth"
 )
 
@@ -63,10 +64,10 @@ type inflightKey struct{ client, id string }
 // track registers a tools/call POST and returns the request to pass on,
 // whose scope (the handler's context) ends with a cancellation too, and the
 // function that forgets it; for any other body, r and a no-op.
-func (f *inflight) track(r *http.Request, m *message) (*http.Request, func()) {
+func (f *inflight) track(r *http.Request, m *front.Message) (*http.Request, func()) {
 	client, ok := f.client(r)
-	id := m.id.bytesOf(m.raw)
-	if !ok || m.method != "tools/call" || m.ids != 1 || len(id) == 0 || string(id) == "null" {
+	id := m.ID.Bytes(m.Raw)
+	if !ok || m.Method != "tools/call" || m.IDs != 1 || len(id) == 0 || string(id) == "null" {
 		return r, func() {}
 	}
 	ctx, cancel := context.WithCancel(r.Context())
@@ -110,15 +111,15 @@ func dropCall[K comparable](calls map[K][]*context.CancelFunc, key K, cancel *co
 
 // cancel ends the call a notifications/cancelled, m, names, when its
 // client's and the only one so named; it reports whether m was one.
-func (f *inflight) cancel(r *http.Request, m *message) bool {
+func (f *inflight) cancel(r *http.Request, m *front.Message) bool {
 	client, ok := f.client(r)
-	if !ok || m.method != "notifications/cancelled" {
+	if !ok || m.Method != "notifications/cancelled" {
 		return false
 	}
 	var requestID []byte
-	for _, p := range m.paramMembers { // the member exactly as the front read it
-		if p.name == "requestId" {
-			requestID = p.value.bytesOf(m.raw)
+	for _, p := range m.ParamMembers { // the member exactly as the front read it
+		if p.Name == "requestId" {
+			requestID = p.Value.Bytes(m.Raw)
 		}
 	}
 	if len(requestID) == 0 {

@@ -22,6 +22,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/keelgen/keel/mcpserver"
+	"github.com/keelgen/keel/mcpserver/taskstore"
 	"github.com/keelgen/keel/runtime"
 	"github.com/keelgen/keel/runtime/grant"
 	"github.com/keelgen/keel/runtime/keeltest"
@@ -649,7 +650,7 @@ func awaitEnd(t *testing.T, url, id string) rpcReply {
 	t.Helper()
 	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
 		r := taskRPC(t, url, "", "tasks/get", `"taskId":"`+id+`"`, true)
-		if st := r.str("status"); r.Error == nil && mcpserver.TaskStatus(st).Terminal() {
+		if st := r.str("status"); r.Error == nil && taskstore.Status(st).Terminal() {
 			return r
 		}
 	}

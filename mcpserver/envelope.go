@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/keelgen/keel/mcpserver/internal/front"
 	"github.com/keelgen/keel/runtime"
 )
 
@@ -30,7 +31,7 @@ type envelopeCheck struct {
 	sessionless http.Handler
 	// mirrored are the tools with an argument a client mirrors into a
 	// header (x-mcp-header), and those arguments (paramheaders.go).
-	mirrored map[string][]paramHeader
+	mirrored map[string][]front.ParamHeader
 	// h answers the calls keel answers itself (answer.go).
 	h *handler
 	// sessions are a server's sessions (nil on a Stateless one), and calls
@@ -39,24 +40,17 @@ type envelopeCheck struct {
 	calls    *sessionCalls
 }
 
-// Since the 2026-07-28 revision (SEP-2575) a request carries its protocol
-// version itself, in the Mcp-Protocol-Version header and in its _meta, and
-// opens no session. The SDK serves such requests only on a stateless
-// handler; a server with sessions routes them to one over the same
-// mcp.Server, so one endpoint serves clients of both revisions.
-const sessionlessRevision = "2026-07-28"
-
 // isSessionless reports whether r, whose body the front read as m, is a
 // request of the sessionless revision: it opens no session and names its
 // version (in its header or its _meta), and carries no session id.
-func isSessionless(r *http.Request, m *message) bool {
+func isSessionless(r *http.Request, m *front.Message) bool {
 	if r.Header.Get("Mcp-Session-Id") != "" {
 		return false
 	}
 	if v := r.Header.Get("Mcp-Protocol-Version"); v != "" {
-		return v >= sessionlessRevision
+		return v >= front.SessionlessRevision
 	}
-	return m != nil && m.perRequestRevision()
+	return m != nil && m.PerRequestRevision()
 }
 
 func (c envelopeCheck) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -82,7 +76,7 @@ func (c envelopeCheck) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if refusal != "" {
 		c.h.refused(r.Context(), postRequest(r), &m, refusal) // the SDK answers it
 	}
-	notePostMode(r.Context(), body, m.method)
+	notePostMode(r.Context(), body, m.Method)
 	if c.inflight != nil && noSession && !c.inflight.cancel(r, &m) {
 		var forget func()
 		r, forget = c.inflight.track(r, &m)
@@ -93,7 +87,7 @@ func (c envelopeCheck) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			w.WriteHeader(http.StatusAccepted) // the answer to a question keel asked
 			return
 		}
-		if m.method == "notifications/cancelled" && m.paramsObject {
+		if m.Method == "notifications/cancelled" && m.ParamsObject {
 			c.calls.cancel(id, &m) // a call keel answers; the SDK reads the notice too
 		}
 		if direct != nil {
@@ -122,39 +116,39 @@ func (c envelopeCheck) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // read reads a POST's body as one message; false when it refused it (a
 // body over the cap, not one JSON value, a batch, a member named twice,
 // a task request whose Mcp-Name is not its taskId), answered and audited.
-func (c envelopeCheck) read(w http.ResponseWriter, r *http.Request) ([]byte, message, bool) {
+func (c envelopeCheck) read(w http.ResponseWriter, r *http.Request) ([]byte, front.Message, bool) {
 	body, err := io.ReadAll(io.LimitReader(r.Body, c.max+1))
 	if err != nil {
 		http.Error(w, "Bad Request", http.StatusBadRequest)
-		return nil, message{}, false
+		return nil, front.Message{}, false
 	}
-	refuse := func(m *message, reason runtime.Refusal, why string) ([]byte, message, bool) {
+	refuse := func(m *front.Message, reason runtime.Refusal, why string) ([]byte, front.Message, bool) {
 		c.log.LogAttrs(r.Context(), slog.LevelWarn, "keel: "+why+"; refused")
 		c.h.refused(r.Context(), postRequest(r), m, reason)
-		return nil, message{}, false
+		return nil, front.Message{}, false
 	}
 	if int64(len(body)) > c.max {
 		// keel's cap, the SDK's too: every message reaches it as sent.
 		http.Error(w, "Request Entity Too Large", http.StatusRequestEntityTooLarge)
 		return refuse(nil, runtime.RefusedTooLarge, "a POST body over MaxBodyBytes")
 	}
-	m, err := readMessage(body)
+	m, err := front.Read(body)
 	switch {
 	case err != nil:
 		http.Error(w, "Bad Request", http.StatusBadRequest)
 		return refuse(nil, runtime.RefusedNotJSON, "a POST body that is not one JSON value")
-	case m.kind != '{':
+	case m.Kind != '{':
 		// A batch (none in MCP since 2025-06-18, and none the front
 		// reads), or a value that is no message: the SDK would read a
 		// batch itself, past the front, whatever revision a session
 		// opened at.
 		http.Error(w, "Bad Request", http.StatusBadRequest)
 		return refuse(nil, notAMessage(&m), "a POST body that is no single JSON-RPC message")
-	case m.duplicate:
+	case m.Duplicate:
 		http.Error(w, "Bad Request", http.StatusBadRequest)
 		return refuse(&m, runtime.RefusedDuplicate, "a JSON-RPC envelope that names a member twice")
 	case !taskNameMatches(r, &m):
-		headerMismatch(w, m.id.bytesOf(m.raw))
+		headerMismatch(w, m.ID.Bytes(m.Raw))
 		return refuse(&m, runtime.RefusedHeaderMismatch, "a task request whose Mcp-Name is not its taskId")
 	}
 	return body, m, true
@@ -164,18 +158,18 @@ func (c envelopeCheck) read(w http.ResponseWriter, r *http.Request) ([]byte, mes
 // the SDK is to refuse it; false when it refused the call itself (an
 // Mcp-Param header that does not match its argument), answered and
 // audited. Any other message goes on as it is.
-func (c envelopeCheck) route(w http.ResponseWriter, r *http.Request, m *message, noSession bool) (*directCall, runtime.Refusal, bool) {
-	if !m.isCall() || c.h.unmigrated[m.calledName()] { // an Unmigrated tool's call goes to the SDK as sent, its headers checked by the SDK
+func (c envelopeCheck) route(w http.ResponseWriter, r *http.Request, m *front.Message, noSession bool) (*directCall, runtime.Refusal, bool) {
+	if !m.IsCall() || c.h.unmigrated[m.CalledName()] { // an Unmigrated tool's call goes to the SDK as sent, its headers checked by the SDK
 		return nil, "", true
 	}
 	// A client's SDK that cannot read the arguments cannot write the
-	// name's header either (front.go, nameCarried).
-	m.carryName = r.Header.Get("Mcp-Method") != "" && r.Header.Get("Mcp-Name") == "" && !sdkReadable(m.arguments.bytesOf(m.raw))
-	mirrored := c.mirrored[m.calledName()]
-	if len(mirrored) > 0 && r.Header.Get("Mcp-Protocol-Version") >= sessionlessRevision && !paramHeadersMatch(r.Header, mirrored, m.arguments.bytesOf(m.raw)) {
+	// name's header either (front.Message.NameCarried).
+	m.CarryName = r.Header.Get("Mcp-Method") != "" && r.Header.Get("Mcp-Name") == "" && !front.SDKReadable(m.Arguments.Bytes(m.Raw))
+	mirrored := c.mirrored[m.CalledName()]
+	if len(mirrored) > 0 && r.Header.Get("Mcp-Protocol-Version") >= front.SessionlessRevision && !front.ParamHeadersMatch(r.Header, mirrored, m.Arguments.Bytes(m.Raw)) {
 		c.log.LogAttrs(r.Context(), slog.LevelWarn, "keel: a call's Mcp-Param header does not match its arguments; refused")
 		c.h.refused(r.Context(), postRequest(r), m, runtime.RefusedHeaderMismatch)
-		headerMismatch(w, m.id.bytesOf(m.raw))
+		headerMismatch(w, m.ID.Bytes(m.Raw))
 		return nil, "", false
 	}
 	var call directCall
@@ -199,8 +193,8 @@ func postRequest(r *http.Request) *mcp.CallToolRequest {
 
 // notAMessage is why a value the front read as no single message is
 // refused.
-func notAMessage(m *message) runtime.Refusal {
-	if m.kind == '[' {
+func notAMessage(m *front.Message) runtime.Refusal {
+	if m.Kind == '[' {
 		return runtime.RefusedBatch
 	}
 	return runtime.RefusedNotAMessage
@@ -215,8 +209,8 @@ func (f *callFront) decoded(ctx context.Context, msg jsonrpc.Message) jsonrpc.Me
 	if !ok || len(req.Params) == 0 {
 		return msg
 	}
-	m, err := readParams(req.Method, req.Params)
-	if err != nil || !m.duplicate {
+	m, err := front.ReadParams(req.Method, req.Params)
+	if err != nil || !m.Duplicate {
 		return msg
 	}
 	f.log.LogAttrs(ctx, slog.LevelWarn, "keel: a request's params name a member twice; refused", slog.String("method", req.Method))
@@ -230,24 +224,24 @@ func (f *callFront) decoded(ctx context.Context, msg jsonrpc.Message) jsonrpc.Me
 // tasks/cancel of the 2026-07-28 revision names its task in Mcp-Name, as
 // the tasks extension asks of a client so that a load balancer can route
 // it (SEP-2663); any other request passes.
-func taskNameMatches(r *http.Request, m *message) bool {
-	switch m.method {
+func taskNameMatches(r *http.Request, m *front.Message) bool {
+	switch m.Method {
 	case methodTaskGet, methodTaskUpdate, methodTaskCancel:
 	default:
 		return true
 	}
-	if r.Header.Get("Mcp-Protocol-Version") < sessionlessRevision || !m.hasParams || !m.paramsObject {
+	if r.Header.Get("Mcp-Protocol-Version") < front.SessionlessRevision || !m.HasParams || !m.ParamsObject {
 		return true // an older revision's, or one the SDK refuses itself
 	}
 	// The member exactly as the method reads it: a member whose name is
 	// "taskId" but for case ("TASKID", which encoding/json would take)
 	// matches nothing, so the header is checked against the bytes that run.
 	var id []byte
-	for _, p := range m.paramMembers {
+	for _, p := range m.ParamMembers {
 		switch {
-		case p.name == "taskId":
-			id = p.value.bytesOf(m.raw)
-		case strings.EqualFold(p.name, "taskId"):
+		case p.Name == "taskId":
+			id = p.Value.Bytes(m.Raw)
+		case strings.EqualFold(p.Name, "taskId"):
 			return false
 		}
 	}
@@ -274,8 +268,14 @@ func headerMismatch(w http.ResponseWriter, id []byte) {
 	w.Write(body)
 }
 
-// calledName is the name a tools/call names, "" when it names none that reads.
-func (m *message) calledName() string {
-	name, _ := m.callName()
-	return name
+// mirroredTools are the tools of h whose arguments declare a header, with
+// their mirrored arguments.
+func mirroredTools(h *handler) map[string][]front.ParamHeader {
+	out := map[string][]front.ParamHeader{}
+	for _, t := range h.exec.ToolSet().Tools() {
+		if mirrored := front.ParamHeaders(t.Info().InputSchema); len(mirrored) > 0 {
+			out[t.Info().Name] = mirrored
+		}
+	}
+	return out
 }

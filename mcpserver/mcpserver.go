@@ -1,7 +1,7 @@
 // Package mcpserver serves a keel tool set over the Model Context Protocol,
 // on stdio or Streamable HTTP, beside the official Go SDK
 // (github.com/modelcontextprotocol/go-sdk). keel's front reads every
-// message once and answers each tools/call itself (front.go, answer.go,
+// message once and answers each tools/call itself (internal/front, answer.go,
 // sessioncall.go, stdiocall.go); the SDK's server, under keel's Server,
 // keeps the session and answers the rest.
 //

@@ -6,6 +6,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/keelgen/keel/mcpserver/internal/front"
 	"github.com/keelgen/keel/runtime"
 )
 
@@ -14,7 +15,7 @@ import (
 // says for a call that names what the front read of the message; req
 // carries the rest (the session, the token, the headers). m is nil when
 // nothing was read.
-func (h *handler) refused(ctx context.Context, req *mcp.CallToolRequest, m *message, reason runtime.Refusal) {
+func (h *handler) refused(ctx context.Context, req *mcp.CallToolRequest, m *front.Message, reason runtime.Refusal) {
 	if h == nil {
 		return
 	}
@@ -26,10 +27,10 @@ func (h *handler) refused(ctx context.Context, req *mcp.CallToolRequest, m *mess
 		}
 	}()
 	call := runtime.ToolCall{ID: newCallID()}
-	if m != nil && m.isCall() {
-		call.Name = m.calledName()
-		for _, mm := range m.metaMembers {
-			if id, ok := unquote(mm.value.bytesOf(m.raw)); ok && mm.name == MetaCallID && id != "" && len(id) <= maxCallIDBytes {
+	if m != nil && m.IsCall() {
+		call.Name = m.CalledName()
+		for _, mm := range m.MetaMembers {
+			if id, ok := front.Unquote(mm.Value.Bytes(m.Raw)); ok && mm.Name == MetaCallID && id != "" && len(id) <= maxCallIDBytes {
 				call.ID = id // the client's name for its call, as callIDOf reads it
 			}
 		}

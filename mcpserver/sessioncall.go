@@ -12,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/keelgen/keel/mcpserver/internal/front"
 	"github.com/keelgen/keel/runtime"
 )
 
@@ -25,12 +26,12 @@ import (
 
 // sessionCall reads m, a POST's tools/call in a session, as the request
 // keel answers; for one the SDK is to refuse, why (the audit's refusal).
-func (c envelopeCheck) sessionCall(r *http.Request, m *message) (directCall, runtime.Refusal) {
+func (c envelopeCheck) sessionCall(r *http.Request, m *front.Message) (directCall, runtime.Refusal) {
 	id := r.Header.Get("Mcp-Session-Id")
-	if c.sessions == nil || id == "" || len(r.Header.Values("Last-Event-ID")) > 0 || !postHeadersOK(r.Header) {
+	if c.sessions == nil || id == "" || len(r.Header.Values("Last-Event-ID")) > 0 || !front.PostHeadersOK(r.Header) {
 		return directCall{}, runtime.RefusedProtocol
 	}
-	if v := r.Header.Get("Mcp-Protocol-Version"); v >= sessionlessRevision || (v != "" && !slices.Contains(mcp.SupportedProtocolVersions(), v)) {
+	if v := r.Header.Get("Mcp-Protocol-Version"); v >= front.SessionlessRevision || (v != "" && !slices.Contains(mcp.SupportedProtocolVersions(), v)) {
 		return directCall{}, runtime.RefusedProtocol
 	}
 	a, _ := c.sessions.session(id)
@@ -38,7 +39,7 @@ func (c envelopeCheck) sessionCall(r *http.Request, m *message) (directCall, run
 		return directCall{}, runtime.RefusedProtocol // unknown, expired, not initialized, another user's: the SDK's 404, refusal or 403
 	}
 	tok := auth.TokenInfoFromContext(r.Context())
-	params, ok := m.callParams()
+	params, ok := m.CallParams()
 	if !ok {
 		return directCall{}, runtime.RefusedProtocol
 	}
@@ -48,7 +49,7 @@ func (c envelopeCheck) sessionCall(r *http.Request, m *message) (directCall, run
 	req := &mcp.CallToolRequest{Session: a.ss, Params: params, Extra: &mcp.RequestExtra{TokenInfo: tok, Header: r.Header}}
 	level, _ := c.h.levels.Load(id)
 	lv, _ := level.(mcp.LoggingLevel)
-	return directCall{id: m.id.bytesOf(m.raw), req: req, logLevel: lv, session: id}, ""
+	return directCall{id: m.ID.Bytes(m.Raw), req: req, logLevel: lv, session: id}, ""
 }
 
 // sessionCalls are the calls of sessions keel answers, in flight, so that
@@ -86,13 +87,13 @@ func (s *sessionCalls) track(ctx context.Context, session string, id []byte) (co
 }
 
 // cancel ends the call of session a notifications/cancelled names.
-func (s *sessionCalls) cancel(session string, m *message) {
-	for _, p := range m.paramMembers {
-		if p.name != "requestId" {
+func (s *sessionCalls) cancel(session string, m *front.Message) {
+	for _, p := range m.ParamMembers {
+		if p.Name != "requestId" {
 			continue
 		}
 		s.mu.Lock()
-		cancel := s.calls[sessionCallKey{session, compactID(p.value.bytesOf(m.raw))}]
+		cancel := s.calls[sessionCallKey{session, compactID(p.Value.Bytes(m.Raw))}]
 		s.mu.Unlock()
 		if cancel != nil {
 			(*cancel)()
@@ -142,18 +143,18 @@ func (s *sessionCalls) ask(ctx context.Context, session string, p *mcp.ElicitPar
 
 // answered takes m, a response a client of session sent, to the question
 // it answers; false when keel asked none by its id.
-func (s *sessionCalls) answered(session string, m *message) bool {
-	if m.hasMethod || m.ids != 1 || m.answers != 1 {
+func (s *sessionCalls) answered(session string, m *front.Message) bool {
+	if m.HasMethod || m.IDs != 1 || m.Answers != 1 {
 		return false
 	}
 	s.mu.Lock()
-	answer := s.questions[sessionCallKey{session, compactID(m.id.bytesOf(m.raw))}]
+	answer := s.questions[sessionCallKey{session, compactID(m.ID.Bytes(m.Raw))}]
 	s.mu.Unlock()
 	if answer == nil {
 		return false
 	}
 	select {
-	case answer <- m.raw:
+	case answer <- m.Raw:
 	default: // answered already
 	}
 	return true

@@ -8,6 +8,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/keelgen/keel/mcpserver/internal/front"
 	"github.com/keelgen/keel/runtime"
 )
 
@@ -52,8 +53,8 @@ func (f *callFront) close() { f.stop() }
 // answers reports whether keel answers m, and starts its answer: a
 // tools/call of a keel tool that the SDK would run. m.raw must stay as it
 // is until the call ends.
-func (f *callFront) answers(m *message) bool {
-	if f.h == nil || m.duplicate || !m.isCall() || f.h.unmigrated[m.calledName()] {
+func (f *callFront) answers(m *front.Message) bool {
+	if f.h == nil || m.Duplicate || !m.IsCall() || f.h.unmigrated[m.CalledName()] {
 		return false
 	}
 	select {
@@ -61,16 +62,16 @@ func (f *callFront) answers(m *message) bool {
 	case <-f.ctx.Done():
 		return false
 	}
-	params, ok := m.callParams()
+	params, ok := m.CallParams()
 	if !ok {
 		return false
 	}
-	call := directCall{id: m.id.bytesOf(m.raw), req: &mcp.CallToolRequest{Session: f.ss, Params: params}}
+	call := directCall{id: m.ID.Bytes(m.Raw), req: &mcp.CallToolRequest{Session: f.ss, Params: params}}
 	if _, has := params.Meta[mcp.MetaKeyProtocolVersion]; has {
-		if !m.revisionMeta(params.Meta) {
+		if !m.RevisionMeta(params.Meta) {
 			return false // the SDK refuses it
 		}
-		call.revision, call.logLevel = true, metaLogLevel(params.Meta)
+		call.revision, call.logLevel = true, front.MetaLogLevel(params.Meta)
 	} else if f.ss.InitializeParams() == nil {
 		return false // before initialize: the SDK refuses it
 	}
@@ -88,7 +89,7 @@ func (f *callFront) answers(m *message) bool {
 
 // refused records a message of the connection the front refused (m nil:
 // none was read), with the session once the SDK runs it.
-func (f *callFront) refused(m *message, reason runtime.Refusal) {
+func (f *callFront) refused(m *front.Message, reason runtime.Refusal) {
 	if f.h == nil {
 		return
 	}
@@ -103,8 +104,8 @@ func (f *callFront) refused(m *message, reason runtime.Refusal) {
 
 // keelCall reports whether m is a tools/call of a keel tool: one keel
 // answers, or refuses.
-func (f *callFront) keelCall(m *message) bool {
-	return f.h != nil && m.isCall() && !f.h.unmigrated[m.calledName()]
+func (f *callFront) keelCall(m *front.Message) bool {
+	return f.h != nil && m.IsCall() && !f.h.unmigrated[m.CalledName()]
 }
 
 // forget drops a call that ended from those a cancel may end.
@@ -117,16 +118,16 @@ func (f *callFront) forget(key string, cancel *context.CancelFunc) {
 
 // cancelCall ends the call of keel's a notifications/cancelled names,
 // when only one in flight has that id; the SDK reads the notice too.
-func (f *callFront) cancelCall(m *message) {
-	if m.method != "notifications/cancelled" || !m.paramsObject {
+func (f *callFront) cancelCall(m *front.Message) {
+	if m.Method != "notifications/cancelled" || !m.ParamsObject {
 		return
 	}
-	for _, p := range m.paramMembers {
-		if p.name != "requestId" {
+	for _, p := range m.ParamMembers {
+		if p.Name != "requestId" {
 			continue
 		}
 		f.mu.Lock()
-		list := f.calls[string(p.value.bytesOf(m.raw))]
+		list := f.calls[string(p.Value.Bytes(m.Raw))]
 		f.mu.Unlock()
 		if len(list) == 1 {
 			(*list[0])()
@@ -173,13 +174,13 @@ func (c frontedConnection) Read(ctx context.Context) (jsonrpc.Message, error) {
 		if err != nil {
 			return c.front.decoded(ctx, msg), nil
 		}
-		m, err := readMessage(raw)
+		m, err := front.Read(raw)
 		if err != nil {
 			return c.front.decoded(ctx, msg), nil
 		}
 		c.front.cancelCall(&m)
 		if !c.front.answers(&m) {
-			if c.front.keelCall(&m) && !m.duplicate {
+			if c.front.keelCall(&m) && !m.Duplicate {
 				c.front.refused(&m, runtime.RefusedProtocol) // the SDK answers its refusal
 			}
 			return c.front.decoded(ctx, msg), nil

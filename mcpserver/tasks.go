@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/keelgen/keel/mcpserver/taskstore"
 	"github.com/keelgen/keel/runtime"
 )
 
@@ -35,8 +36,8 @@ import (
 // instead (keeltemporal's: a Temporal workflow), outliving any replica,
 // and the replica a client polls collects its result.
 type Tasks struct {
-	// Store keeps the tasks (default: NewMemoryTaskStore, this process's).
-	Store TaskStore
+	// Store keeps the tasks (default: taskstore.NewMemory, this process's).
+	Store taskstore.Store
 	// Mode says which tools are served as tasks. Nil serves every tool as
 	// TaskOptional.
 	Mode func(runtime.ToolInfo) TaskMode
@@ -109,7 +110,7 @@ const TasksExtension = "io.modelcontextprotocol/tasks"
 func newTaskServer(cfg Tasks, set runtime.ToolSet) *taskServer {
 	t := &taskServer{Tasks: cfg}
 	if t.Store == nil {
-		t.Store = NewMemoryTaskStore()
+		t.Store = taskstore.NewMemory()
 	}
 	if t.TTL <= 0 {
 		t.TTL = DefaultTaskTTL
@@ -164,17 +165,17 @@ type taskParams struct {
 // answer (a DetailedTask, resultType "complete"): the task, flat.
 type taskResult struct {
 	mcp.ResultBase
-	ResultType     string          `json:"resultType"`
-	TaskID         string          `json:"taskId"`
-	Status         TaskStatus      `json:"status"`
-	StatusMessage  string          `json:"statusMessage,omitempty"`
-	CreatedAt      string          `json:"createdAt"`
-	LastUpdatedAt  string          `json:"lastUpdatedAt"`
-	TTLMs          int64           `json:"ttlMs"`
-	PollIntervalMs int64           `json:"pollIntervalMs,omitempty"`
-	InputRequests  json.RawMessage `json:"inputRequests,omitempty"`
-	Result         json.RawMessage `json:"result,omitempty"`
-	Error          json.RawMessage `json:"error,omitempty"`
+	ResultType     string           `json:"resultType"`
+	TaskID         string           `json:"taskId"`
+	Status         taskstore.Status `json:"status"`
+	StatusMessage  string           `json:"statusMessage,omitempty"`
+	CreatedAt      string           `json:"createdAt"`
+	LastUpdatedAt  string           `json:"lastUpdatedAt"`
+	TTLMs          int64            `json:"ttlMs"`
+	PollIntervalMs int64            `json:"pollIntervalMs,omitempty"`
+	InputRequests  json.RawMessage  `json:"inputRequests,omitempty"`
+	Result         json.RawMessage  `json:"result,omitempty"`
+	Error          json.RawMessage  `json:"error,omitempty"`
 }
 
 // ackResult is the empty acknowledgement of tasks/update and tasks/cancel.
@@ -270,8 +271,8 @@ func (h *handler) taskCall(ctx context.Context, req *mcp.CallToolRequest) (res m
 		return nil, nil, false
 	}
 	now := time.Now().UTC()
-	rec := TaskRecord{
-		ID: newTaskID(), Owner: owner(ec), Status: TaskWorking,
+	rec := taskstore.Record{
+		ID: newTaskID(), Owner: owner(ec), Status: taskstore.Working,
 		Created: now, Updated: now, Expires: now.Add(t.TTL), Lease: now.Add(t.Lease),
 	}
 	// Creating a task is a call: the caller's scopes and rate come first,
@@ -294,7 +295,7 @@ func (h *handler) taskCall(ctx context.Context, req *mcp.CallToolRequest) (res m
 	}
 	// Created before it is answered: a tasks/get on any replica finds it.
 	if err := t.Store.CreateTask(ctx, rec); err != nil {
-		if errors.Is(err, ErrTooManyTasks) { // this caller's bound: the store serves everyone else
+		if errors.Is(err, taskstore.ErrTooManyTasks) { // this caller's bound: the store serves everyone else
 			t.Logger.LogAttrs(ctx, slog.LevelWarn, "keel: the caller holds as many tasks as the store allows one owner; the call does not run")
 			return nil, rateLimited(0), true
 		}
@@ -348,15 +349,15 @@ func (t *taskServer) keep(ctx context.Context, id string, cancel context.CancelF
 				return
 			case <-tick.C:
 			}
-			rec, err := t.Store.UpdateTask(ctx, id, func(r *TaskRecord) bool {
-				if r.Status != TaskWorking {
+			rec, err := t.Store.UpdateTask(ctx, id, func(r *taskstore.Record) bool {
+				if r.Status != taskstore.Working {
 					return false
 				}
 				r.Lease = time.Now().UTC().Add(t.Lease)
 				return true
 			})
 			switch {
-			case errors.Is(err, ErrNoTask), err == nil && rec.Status.Terminal():
+			case errors.Is(err, taskstore.ErrNoTask), err == nil && rec.Status.Terminal():
 				cancel()
 				return
 			case err != nil && ctx.Err() == nil:
@@ -380,7 +381,7 @@ func (t *taskServer) settle(id string, req *mcp.CallToolRequest, res *mcp.CallTo
 }
 
 // record stores the end of run (the task's current one) of task id.
-func (t *taskServer) record(ctx context.Context, id, run, name string, args json.RawMessage, res *mcp.CallToolResult, callErr error) (TaskRecord, error) {
+func (t *taskServer) record(ctx context.Context, id, run, name string, args json.RawMessage, res *mcp.CallToolResult, callErr error) (taskstore.Record, error) {
 	var result, input, rpcErr json.RawMessage
 	switch {
 	case callErr != nil:
@@ -390,19 +391,19 @@ func (t *taskServer) record(ctx context.Context, id, run, name string, args json
 	default:
 		result, _ = json.Marshal(res)
 	}
-	return t.Store.UpdateTask(ctx, id, func(r *TaskRecord) bool {
+	return t.Store.UpdateTask(ctx, id, func(r *taskstore.Record) bool {
 		if r.Status.Terminal() || r.Run != run {
 			return false
 		}
 		r.Updated, r.Lease = time.Now().UTC(), time.Time{}
 		switch {
 		case rpcErr != nil:
-			r.Status, r.Error, r.Message = TaskFailed, rpcErr, "The call ended with a protocol error."
+			r.Status, r.Error, r.Message = taskstore.Failed, rpcErr, "The call ended with a protocol error."
 		case input != nil:
-			r.Status, r.Input, r.Message = TaskInputRequired, input, "The call waits for an answer."
+			r.Status, r.Input, r.Message = taskstore.InputRequired, input, "The call waits for an answer."
 			r.Tool, r.Arguments, r.State = name, args, res.RequestState
 		default:
-			r.Status, r.Result, r.Message = TaskCompleted, result, ""
+			r.Status, r.Result, r.Message = taskstore.Completed, result, ""
 		}
 		return true
 	})
@@ -423,7 +424,7 @@ func (t *taskServer) startRun(ctx context.Context, id, run string, ec runtime.Ex
 }
 
 // collect asks the runner whether a task's run ended, and records how.
-func (h *handler) collect(ctx context.Context, rec TaskRecord, ec runtime.ExecutionContext) TaskRecord {
+func (h *handler) collect(ctx context.Context, rec taskstore.Record, ec runtime.ExecutionContext) taskstore.Record {
 	t := h.tasks
 	r, done, err := t.Runner.TaskResult(ctx, rec.Run)
 	if err != nil {
@@ -466,22 +467,22 @@ func (h *handler) serveTask(ctx context.Context, method string, req *mcp.ServerR
 	if err != nil {
 		return nil, err
 	}
-	if rec.Run != "" && rec.Status == TaskWorking {
+	if rec.Run != "" && rec.Status == taskstore.Working {
 		rec = h.collect(ctx, rec, ec)
 	}
 	switch method {
 	case methodTaskGet:
 		return t.result(rec, "complete"), nil
 	case methodTaskCancel:
-		_, err := t.Store.UpdateTask(ctx, rec.ID, func(r *TaskRecord) bool {
+		_, err := t.Store.UpdateTask(ctx, rec.ID, func(r *taskstore.Record) bool {
 			if r.Status.Terminal() {
 				return false // cancelling an ended task changes nothing
 			}
-			r.Status, r.Message, r.Updated = TaskCancelled, "Cancelled at the client's request.", time.Now().UTC()
+			r.Status, r.Message, r.Updated = taskstore.Cancelled, "Cancelled at the client's request.", time.Now().UTC()
 			r.Input, r.Tool, r.Arguments, r.State, r.Lease = nil, "", nil, "", time.Time{}
 			return true
 		})
-		if err != nil && !errors.Is(err, ErrNoTask) {
+		if err != nil && !errors.Is(err, taskstore.ErrNoTask) {
 			t.Logger.LogAttrs(ctx, slog.LevelError, "keel: a task's cancel could not be stored", slog.Any("error", err))
 			return nil, protocolError(jsonrpc.CodeInternalError)
 		}
@@ -517,16 +518,16 @@ func (h *handler) answerTask(ctx context.Context, id string, req *mcp.ServerRequ
 	}
 	var retry mcp.CallToolParamsRaw
 	claimed := false
-	_, err := t.Store.UpdateTask(ctx, id, func(r *TaskRecord) bool {
+	_, err := t.Store.UpdateTask(ctx, id, func(r *taskstore.Record) bool {
 		claimed = false
-		if r.Status != TaskInputRequired || r.State == "" {
+		if r.Status != taskstore.InputRequired || r.State == "" {
 			return false
 		}
 		claimed = true
 		retry = mcp.CallToolParamsRaw{Name: r.Tool, Arguments: r.Arguments, RequestState: r.State,
 			InputResponses: mcp.InputResponseMap{approvalInput: answer}}
 		now := time.Now().UTC()
-		r.Status, r.Message, r.Updated, r.Input, r.State = TaskWorking, "", now, nil, ""
+		r.Status, r.Message, r.Updated, r.Input, r.State = taskstore.Working, "", now, nil, ""
 		if r.Run != "" {
 			r.Run, r.Answered = id+"-answered", true // the runner's second and last run
 		} else {
@@ -534,7 +535,7 @@ func (h *handler) answerTask(ctx context.Context, id string, req *mcp.ServerRequ
 		}
 		return true
 	})
-	if err != nil && !errors.Is(err, ErrNoTask) {
+	if err != nil && !errors.Is(err, taskstore.ErrNoTask) {
 		t.Logger.LogAttrs(ctx, slog.LevelError, "keel: a task's answer could not be stored", slog.Any("error", err))
 		return protocolError(jsonrpc.CodeInternalError)
 	}
@@ -557,36 +558,36 @@ func (h *handler) answerTask(ctx context.Context, id string, req *mcp.ServerRequ
 
 // find returns the caller's task id, failing a working task whose replica
 // stopped renewing it. Another caller's task is unknown, as one never made.
-func (t *taskServer) find(ctx context.Context, id, who string) (TaskRecord, error) {
+func (t *taskServer) find(ctx context.Context, id, who string) (taskstore.Record, error) {
 	if id == "" {
-		return TaskRecord{}, protocolError(jsonrpc.CodeInvalidParams)
+		return taskstore.Record{}, protocolError(jsonrpc.CodeInvalidParams)
 	}
 	rec, err := t.Store.Task(ctx, id)
-	if errors.Is(err, ErrNoTask) || err == nil && rec.Owner != who {
-		return TaskRecord{}, protocolError(jsonrpc.CodeInvalidParams)
+	if errors.Is(err, taskstore.ErrNoTask) || err == nil && rec.Owner != who {
+		return taskstore.Record{}, protocolError(jsonrpc.CodeInvalidParams)
 	}
 	if err != nil {
 		t.Logger.LogAttrs(ctx, slog.LevelError, "keel: the task store did not answer", slog.Any("error", err))
-		return TaskRecord{}, protocolError(jsonrpc.CodeInternalError)
+		return taskstore.Record{}, protocolError(jsonrpc.CodeInternalError)
 	}
-	if rec.Status == TaskWorking && !rec.Lease.IsZero() && time.Now().After(rec.Lease) {
-		rec, err = t.Store.UpdateTask(ctx, id, func(r *TaskRecord) bool {
-			if r.Status != TaskWorking || r.Lease.IsZero() || !time.Now().After(r.Lease) {
+	if rec.Status == taskstore.Working && !rec.Lease.IsZero() && time.Now().After(rec.Lease) {
+		rec, err = t.Store.UpdateTask(ctx, id, func(r *taskstore.Record) bool {
+			if r.Status != taskstore.Working || r.Lease.IsZero() || !time.Now().After(r.Lease) {
 				return false
 			}
-			r.Status, r.Message, r.Updated, r.Lease = TaskFailed, "The server running this task stopped before it ended.", time.Now().UTC(), time.Time{}
+			r.Status, r.Message, r.Updated, r.Lease = taskstore.Failed, "The server running this task stopped before it ended.", time.Now().UTC(), time.Time{}
 			r.Error = errorObject(protocolError(jsonrpc.CodeInternalError))
 			return true
 		})
 		if err != nil {
-			return TaskRecord{}, protocolError(jsonrpc.CodeInvalidParams)
+			return taskstore.Record{}, protocolError(jsonrpc.CodeInvalidParams)
 		}
 	}
 	return rec, nil
 }
 
 // result is the task as a client reads it.
-func (t *taskServer) result(r TaskRecord, resultType string) *taskResult {
+func (t *taskServer) result(r taskstore.Record, resultType string) *taskResult {
 	out := &taskResult{
 		ResultType: resultType, TaskID: r.ID, Status: r.Status, StatusMessage: r.Message,
 		CreatedAt: timestamp(r.Created), LastUpdatedAt: timestamp(r.Updated),
@@ -596,11 +597,11 @@ func (t *taskServer) result(r TaskRecord, resultType string) *taskResult {
 		return out // a CreateTaskResult carries no result, error or input
 	}
 	switch r.Status {
-	case TaskInputRequired:
+	case taskstore.InputRequired:
 		out.InputRequests = r.Input
-	case TaskCompleted:
+	case taskstore.Completed:
 		out.Result = r.Result
-	case TaskFailed:
+	case taskstore.Failed:
 		out.Error = r.Error
 	}
 	return out

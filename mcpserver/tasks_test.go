@@ -21,6 +21,7 @@ import (
 
 	"github.com/keelgen/keel/generated"
 	"github.com/keelgen/keel/mcpserver"
+	"github.com/keelgen/keel/mcpserver/taskstore"
 	"github.com/keelgen/keel/memstore"
 	"github.com/keelgen/keel/redisreplay"
 	"github.com/keelgen/keel/redistasks"
@@ -86,7 +87,7 @@ const taskLease = 1200 * time.Millisecond
 // taskReplica is one server of a deployment whose replicas share a task
 // store and a replay store: every tool a task tool, writes approved by the
 // client's person.
-func taskReplica(t testing.TB, probe *taskProbe, tasks runtime.ReplayStore, store mcpserver.TaskStore, stateless bool) http.Handler {
+func taskReplica(t testing.TB, probe *taskProbe, tasks runtime.ReplayStore, store taskstore.Store, stateless bool) http.Handler {
 	t.Helper()
 	exec, err := runtime.NewExecutor(probe.tools(), runtime.WithLogger(slog.New(slog.DiscardHandler)),
 		runtime.WithApprovals(grant.HMACKey(grantSecret), tasks))
@@ -199,7 +200,7 @@ func TestTasksOverHTTP(t *testing.T) {
 		t.Run(fmt.Sprintf("stateless=%v", stateless), func(t *testing.T) {
 			t.Parallel()
 			var probe taskProbe
-			srv := httptest.NewServer(taskReplica(t, &probe, memstore.NewReplayStore(), mcpserver.NewMemoryTaskStore(), stateless))
+			srv := httptest.NewServer(taskReplica(t, &probe, memstore.NewReplayStore(), taskstore.NewMemory(), stateless))
 			t.Cleanup(srv.Close)
 			lookup := `"name":"lookup_incident","arguments":{"incident_id":"INC-001"}`
 
@@ -268,7 +269,7 @@ func TestTasksOverHTTP(t *testing.T) {
 func TestTaskApprovalAndCancel(t *testing.T) {
 	t.Parallel()
 	var probe taskProbe
-	srv := httptest.NewServer(taskReplica(t, &probe, memstore.NewReplayStore(), mcpserver.NewMemoryTaskStore(), true))
+	srv := httptest.NewServer(taskReplica(t, &probe, memstore.NewReplayStore(), taskstore.NewMemory(), true))
 	t.Cleanup(srv.Close)
 
 	r := taskRPC(t, srv.URL, "alice", "tools/call", `"name":"create_ticket","arguments":`+ticketArgs, true)
@@ -464,19 +465,19 @@ func TestTasksOverStdio(t *testing.T) {
 // onePerOwner is a task store that holds one task per owner, as a store at
 // its per-owner bound does (the bound itself is each store's own test).
 type onePerOwner struct {
-	mcpserver.TaskStore
+	taskstore.Store
 	mu    sync.Mutex
 	owned map[string]bool
 }
 
-func (s *onePerOwner) CreateTask(ctx context.Context, t mcpserver.TaskRecord) error {
+func (s *onePerOwner) CreateTask(ctx context.Context, t taskstore.Record) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.owned[t.Owner] {
-		return mcpserver.ErrTooManyTasks
+		return taskstore.ErrTooManyTasks
 	}
 	s.owned[t.Owner] = true
-	return s.TaskStore.CreateTask(ctx, t)
+	return s.Store.CreateTask(ctx, t)
 }
 
 // A caller whose tasks fill the store's bound for one owner gets -32029
@@ -484,7 +485,7 @@ func (s *onePerOwner) CreateTask(ctx context.Context, t mcpserver.TaskRecord) er
 func TestATaskBoundRefusesOnlyItsOwner(t *testing.T) {
 	t.Parallel()
 	var probe taskProbe
-	store := &onePerOwner{TaskStore: mcpserver.NewMemoryTaskStore(), owned: map[string]bool{}}
+	store := &onePerOwner{Store: taskstore.NewMemory(), owned: map[string]bool{}}
 	srv := httptest.NewServer(taskReplica(t, &probe, memstore.NewReplayStore(), store, true))
 	t.Cleanup(srv.Close)
 	lookup := `"name":"lookup_incident","arguments":{"incident_id":"INC-001"}`
@@ -519,7 +520,7 @@ func TestTaskCreationTakesTheRate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	store := mcpserver.NewMemoryTaskStore()
+	store := taskstore.NewMemory()
 	s := mcpserver.New(exec, mcpserver.Options{Context: byHeader, Tasks: &mcpserver.Tasks{
 		Store: store, PollInterval: 50 * time.Millisecond, Logger: slog.New(slog.DiscardHandler),
 		Mode: func(runtime.ToolInfo) mcpserver.TaskMode { return mcpserver.TaskOptional },

@@ -1,4 +1,4 @@
-// Package redistasks is an mcpserver.TaskStore and mcpserver.CancelSignals
+// Package redistasks is a taskstore.Store and an mcpserver.CancelSignals
 // on Redis, for several replicas of one MCP server: a task made on one is
 // read, answered and cancelled on any, and a client's cancel of a call
 // reaches the replica where the call runs. Each task is one key holding its record as JSON, which
@@ -8,7 +8,8 @@
 // server answers with the task; an update is an optimistic
 // transaction (WATCH, read, MULTI SET), retried when another replica
 // changed the task in between. It lives in its own package so that
-// mcpserver keeps no Redis dependency.
+// mcpserver keeps no Redis dependency, and imports only the task store's
+// contract (mcpserver/taskstore), not the server.
 package redistasks
 
 import (
@@ -23,7 +24,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/keelgen/keel/mcpserver"
+	"github.com/keelgen/keel/mcpserver/taskstore"
 )
 
 // Defaults of Options.
@@ -49,12 +50,13 @@ type Options struct {
 	// Retries bounds the tries of one update (default DefaultRetries).
 	Retries int
 	// MaxTasksPerOwner bounds one owner's unexpired tasks (default
-	// mcpserver.DefaultMaxTasksPerOwner); past it a create is
-	// mcpserver.ErrTooManyTasks.
+	// taskstore.DefaultMaxPerOwner); past it a create is
+	// taskstore.ErrTooManyTasks.
 	MaxTasksPerOwner int
 }
 
-// Store is an mcpserver.TaskStore backed by Redis.
+// Store is a taskstore.Store backed by Redis; it is an
+// mcpserver.CancelSignals too (its test checks both).
 type Store struct {
 	client   redis.UniversalClient
 	prefix   string
@@ -63,10 +65,7 @@ type Store struct {
 	maxOwner int
 }
 
-var (
-	_ mcpserver.TaskStore     = (*Store)(nil)
-	_ mcpserver.CancelSignals = (*Store)(nil)
-)
+var _ taskstore.Store = (*Store)(nil)
 
 // New returns a store on client (a *redis.Client, *redis.ClusterClient or
 // any redis.UniversalClient: an update needs WATCH).
@@ -78,7 +77,7 @@ func New(client redis.UniversalClient, opts Options) (*Store, error) {
 		return nil, errors.New("redistasks: the timeout, retries and tasks per owner may not be negative")
 	}
 	if opts.MaxTasksPerOwner == 0 {
-		opts.MaxTasksPerOwner = mcpserver.DefaultMaxTasksPerOwner
+		opts.MaxTasksPerOwner = taskstore.DefaultMaxPerOwner
 	}
 	if opts.Prefix == "" {
 		opts.Prefix = DefaultPrefix
@@ -93,9 +92,9 @@ func New(client redis.UniversalClient, opts Options) (*Store, error) {
 }
 
 // CreateTask stores t until t.Expires; a task of the same id is an error,
-// and so, mcpserver.ErrTooManyTasks, is one whose owner holds
+// and so, taskstore.ErrTooManyTasks, is one whose owner holds
 // MaxTasksPerOwner unexpired tasks.
-func (s *Store) CreateTask(ctx context.Context, t mcpserver.TaskRecord) error {
+func (s *Store) CreateTask(ctx context.Context, t taskstore.Record) error {
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
 	b, err := json.Marshal(t)
@@ -108,7 +107,7 @@ func (s *Store) CreateTask(ctx context.Context, t mcpserver.TaskRecord) error {
 	case err != nil:
 		return fmt.Errorf("redistasks: create: %w", err)
 	case placed == 0:
-		return mcpserver.ErrTooManyTasks
+		return taskstore.ErrTooManyTasks
 	case placed < 0:
 		return fmt.Errorf("redistasks: a task with the id %q exists", t.ID)
 	}
@@ -150,24 +149,24 @@ func (s *Store) ownerKey(owner string) string {
 	return s.prefix + "owner:" + hex.EncodeToString(sum[:])
 }
 
-// Task returns the task id, or mcpserver.ErrNoTask.
-func (s *Store) Task(ctx context.Context, id string) (mcpserver.TaskRecord, error) {
+// Task returns the task id, or taskstore.ErrNoTask.
+func (s *Store) Task(ctx context.Context, id string) (taskstore.Record, error) {
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
 	return s.read(ctx, s.client, id)
 }
 
-func (s *Store) read(ctx context.Context, c redis.Cmdable, id string) (mcpserver.TaskRecord, error) {
+func (s *Store) read(ctx context.Context, c redis.Cmdable, id string) (taskstore.Record, error) {
 	b, err := c.Get(ctx, s.prefix+id).Bytes()
 	if errors.Is(err, redis.Nil) {
-		return mcpserver.TaskRecord{}, mcpserver.ErrNoTask
+		return taskstore.Record{}, taskstore.ErrNoTask
 	}
 	if err != nil {
-		return mcpserver.TaskRecord{}, fmt.Errorf("redistasks: read: %w", err)
+		return taskstore.Record{}, fmt.Errorf("redistasks: read: %w", err)
 	}
-	var t mcpserver.TaskRecord
+	var t taskstore.Record
 	if err := json.Unmarshal(b, &t); err != nil {
-		return mcpserver.TaskRecord{}, fmt.Errorf("redistasks: the task %q is not a task record: %w", id, err)
+		return taskstore.Record{}, fmt.Errorf("redistasks: the task %q is not a task record: %w", id, err)
 	}
 	return t, nil
 }
@@ -175,11 +174,11 @@ func (s *Store) read(ctx context.Context, c redis.Cmdable, id string) (mcpserver
 // UpdateTask applies change to the task id in one optimistic transaction,
 // tried again when another replica changed the task first; the key keeps
 // its expiry.
-func (s *Store) UpdateTask(ctx context.Context, id string, change func(*mcpserver.TaskRecord) bool) (mcpserver.TaskRecord, error) {
+func (s *Store) UpdateTask(ctx context.Context, id string, change func(*taskstore.Record) bool) (taskstore.Record, error) {
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
 	key := s.prefix + id
-	var out mcpserver.TaskRecord
+	var out taskstore.Record
 	for range s.retries {
 		err := s.client.Watch(ctx, func(tx *redis.Tx) error {
 			t, err := s.read(ctx, tx, id)
@@ -210,13 +209,13 @@ func (s *Store) UpdateTask(ctx context.Context, id string, change func(*mcpserve
 			// it again after a short random wait, so that two replicas
 			// updating one task in step do not keep colliding.
 			if err := sleep(ctx, time.Duration(rand.Int64N(int64(retryWait)))); err != nil {
-				return mcpserver.TaskRecord{}, fmt.Errorf("redistasks: update: %w", err)
+				return taskstore.Record{}, fmt.Errorf("redistasks: update: %w", err)
 			}
 			continue
 		}
 		return out, err
 	}
-	return mcpserver.TaskRecord{}, fmt.Errorf("redistasks: the task %q kept changing under %d updates", id, s.retries)
+	return taskstore.Record{}, fmt.Errorf("redistasks: the task %q kept changing under %d updates", id, s.retries)
 }
 
 // retryWait bounds the random wait before an update is tried again.

@@ -11,9 +11,14 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/keelgen/keel/mcpserver"
+	"github.com/keelgen/keel/mcpserver/taskstore"
 	"github.com/keelgen/keel/redistasks"
 	"github.com/keelgen/keel/redistest"
 )
+
+// The store serves mcpserver as both its task store and its cancel
+// signals.
+var _ mcpserver.CancelSignals = (*redistasks.Store)(nil)
 
 func store(t *testing.T, addr string) *redistasks.Store {
 	t.Helper()
@@ -26,9 +31,9 @@ func store(t *testing.T, addr string) *redistasks.Store {
 	return s
 }
 
-func task(id string, ttl time.Duration) mcpserver.TaskRecord {
+func task(id string, ttl time.Duration) taskstore.Record {
 	now := time.Now().UTC()
-	return mcpserver.TaskRecord{ID: id, Owner: "o", Status: mcpserver.TaskWorking, Created: now, Updated: now, Expires: now.Add(ttl)}
+	return taskstore.Record{ID: id, Owner: "o", Status: taskstore.Working, Created: now, Updated: now, Expires: now.Add(ttl)}
 }
 
 // A task made through one client is read and changed through another, as
@@ -44,25 +49,25 @@ func TestATaskIsSharedByReplicas(t *testing.T) {
 	if err := b.CreateTask(ctx, task("t1", time.Minute)); err == nil {
 		t.Fatal("a second create of one id succeeded")
 	}
-	got, err := b.UpdateTask(ctx, "t1", func(r *mcpserver.TaskRecord) bool {
-		r.Status, r.Result = mcpserver.TaskCompleted, json.RawMessage(`{"content":[]}`)
+	got, err := b.UpdateTask(ctx, "t1", func(r *taskstore.Record) bool {
+		r.Status, r.Result = taskstore.Completed, json.RawMessage(`{"content":[]}`)
 		return true
 	})
-	if err != nil || got.Status != mcpserver.TaskCompleted {
+	if err != nil || got.Status != taskstore.Completed {
 		t.Fatalf("update: %+v, %v", got, err)
 	}
 	read, err := a.Task(ctx, "t1")
-	if err != nil || read.Status != mcpserver.TaskCompleted || string(read.Result) != `{"content":[]}` || read.Owner != "o" {
+	if err != nil || read.Status != taskstore.Completed || string(read.Result) != `{"content":[]}` || read.Owner != "o" {
 		t.Fatalf("read on the other replica: %+v, %v", read, err)
 	}
-	unchanged, err := a.UpdateTask(ctx, "t1", func(r *mcpserver.TaskRecord) bool { r.Status = mcpserver.TaskFailed; return false })
-	if err != nil || unchanged.Status != mcpserver.TaskCompleted {
+	unchanged, err := a.UpdateTask(ctx, "t1", func(r *taskstore.Record) bool { r.Status = taskstore.Failed; return false })
+	if err != nil || unchanged.Status != taskstore.Completed {
 		t.Fatalf("a change that declined wrote: %+v, %v", unchanged, err)
 	}
-	if _, err := a.Task(ctx, "nope"); !errors.Is(err, mcpserver.ErrNoTask) {
+	if _, err := a.Task(ctx, "nope"); !errors.Is(err, taskstore.ErrNoTask) {
 		t.Fatalf("an unknown task: %v", err)
 	}
-	if _, err := a.UpdateTask(ctx, "nope", func(*mcpserver.TaskRecord) bool { return true }); !errors.Is(err, mcpserver.ErrNoTask) {
+	if _, err := a.UpdateTask(ctx, "nope", func(*taskstore.Record) bool { return true }); !errors.Is(err, taskstore.ErrNoTask) {
 		t.Fatalf("an update of an unknown task: %v", err)
 	}
 }
@@ -76,13 +81,13 @@ func TestATaskExpires(t *testing.T) {
 	if err := s.CreateTask(ctx, task("short", 300*time.Millisecond)); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.UpdateTask(ctx, "short", func(r *mcpserver.TaskRecord) bool { r.Message = "still"; return true }); err != nil {
+	if _, err := s.UpdateTask(ctx, "short", func(r *taskstore.Record) bool { r.Message = "still"; return true }); err != nil {
 		t.Fatal(err)
 	}
 	deadline := time.Now().Add(5 * time.Second)
 	for {
 		_, err := s.Task(ctx, "short")
-		if errors.Is(err, mcpserver.ErrNoTask) {
+		if errors.Is(err, taskstore.ErrNoTask) {
 			return
 		}
 		if time.Now().After(deadline) {
@@ -107,7 +112,7 @@ func TestConcurrentUpdatesAreNotLost(t *testing.T) {
 	for _, s := range []*redistasks.Store{a, b} {
 		wg.Go(func() {
 			for range each {
-				if _, err := s.UpdateTask(ctx, "count", func(r *mcpserver.TaskRecord) bool { r.Message += "x"; return true }); err != nil {
+				if _, err := s.UpdateTask(ctx, "count", func(r *taskstore.Record) bool { r.Message += "x"; return true }); err != nil {
 					t.Error(err)
 				}
 			}
@@ -129,7 +134,7 @@ func TestARedisThatIsGoneIsAnError(t *testing.T) {
 	if err := s.CreateTask(context.Background(), task("t", time.Minute)); err == nil {
 		t.Fatal("created with no Redis")
 	}
-	if _, err := s.Task(context.Background(), "t"); err == nil || errors.Is(err, mcpserver.ErrNoTask) {
+	if _, err := s.Task(context.Background(), "t"); err == nil || errors.Is(err, taskstore.ErrNoTask) {
 		t.Fatalf("read with no Redis: %v", err)
 	}
 }
@@ -152,7 +157,7 @@ func TestAnOwnersTasksAreBounded(t *testing.T) {
 	}
 	a, b := bounded(), bounded()
 	ctx := context.Background()
-	owned := func(id, owner string, ttl time.Duration) mcpserver.TaskRecord {
+	owned := func(id, owner string, ttl time.Duration) taskstore.Record {
 		r := task(id, ttl)
 		r.Owner = owner
 		return r
@@ -163,13 +168,13 @@ func TestAnOwnersTasksAreBounded(t *testing.T) {
 	if err := b.CreateTask(ctx, owned("m2", "mallory", time.Minute)); err != nil {
 		t.Fatal(err)
 	}
-	if err := b.CreateTask(ctx, owned("m1", "mallory", time.Minute)); err == nil || errors.Is(err, mcpserver.ErrTooManyTasks) {
+	if err := b.CreateTask(ctx, owned("m1", "mallory", time.Minute)); err == nil || errors.Is(err, taskstore.ErrTooManyTasks) {
 		t.Fatalf("a second create of one id: %v", err)
 	}
-	if err := a.CreateTask(ctx, owned("m3", "mallory", time.Minute)); !errors.Is(err, mcpserver.ErrTooManyTasks) {
+	if err := a.CreateTask(ctx, owned("m3", "mallory", time.Minute)); !errors.Is(err, taskstore.ErrTooManyTasks) {
 		t.Fatalf("a third task of one owner: %v", err)
 	}
-	if _, err := b.Task(ctx, "m3"); !errors.Is(err, mcpserver.ErrNoTask) {
+	if _, err := b.Task(ctx, "m3"); !errors.Is(err, taskstore.ErrNoTask) {
 		t.Fatalf("the refused task: %v", err)
 	}
 	if err := b.CreateTask(ctx, owned("a1", "alice", time.Minute)); err != nil {
@@ -180,7 +185,7 @@ func TestAnOwnersTasksAreBounded(t *testing.T) {
 		if err == nil {
 			break
 		}
-		if !errors.Is(err, mcpserver.ErrTooManyTasks) || time.Now().After(deadline) {
+		if !errors.Is(err, taskstore.ErrTooManyTasks) || time.Now().After(deadline) {
 			t.Fatalf("after m1 expired: %v", err)
 		}
 	}

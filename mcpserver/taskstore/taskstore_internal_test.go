@@ -1,4 +1,4 @@
-package mcpserver
+package taskstore
 
 import (
 	"context"
@@ -10,13 +10,13 @@ import (
 
 // A memory task store holds at most its bound of unexpired tasks: past it a
 // new task is refused, and once tasks expire there is room again.
-func TestMemoryTaskStoreIsBounded(t *testing.T) {
+func TestMemoryIsBounded(t *testing.T) {
 	now := time.Unix(1000, 0)
-	s := NewMemoryTaskStore()
+	s := NewMemory()
 	s.now = func() time.Time { return now }
 	s.max = 3
 	add := func(i int) error {
-		return s.CreateTask(context.Background(), TaskRecord{ID: fmt.Sprint("t", i), Status: TaskWorking, Expires: now.Add(time.Minute)})
+		return s.CreateTask(context.Background(), Record{ID: fmt.Sprint("t", i), Status: Working, Expires: now.Add(time.Minute)})
 	}
 	for i := range 3 {
 		if err := add(i); err != nil {
@@ -38,13 +38,13 @@ func TestMemoryTaskStoreIsBounded(t *testing.T) {
 // One owner holds at most its bound of unexpired tasks: past it that
 // owner's new task is ErrTooManyTasks while another owner's is stored, and
 // once the owner's tasks expire it has room again.
-func TestMemoryTaskStoreBoundsEachOwner(t *testing.T) {
+func TestMemoryBoundsEachOwner(t *testing.T) {
 	now := time.Unix(1000, 0)
-	s := NewMemoryTaskStore()
+	s := NewMemory()
 	s.now = func() time.Time { return now }
 	s.maxOwner = 2
 	add := func(owner string, i int) error {
-		return s.CreateTask(context.Background(), TaskRecord{ID: fmt.Sprint(owner, i), Owner: owner, Status: TaskWorking, Expires: now.Add(time.Minute)})
+		return s.CreateTask(context.Background(), Record{ID: fmt.Sprint(owner, i), Owner: owner, Status: Working, Expires: now.Add(time.Minute)})
 	}
 	for i := range 2 {
 		if err := add("mallory", i); err != nil {

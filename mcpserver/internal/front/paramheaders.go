@@ -1,4 +1,4 @@
-package mcpserver
+package front
 
 import (
 	"bytes"
@@ -17,28 +17,24 @@ import (
 // holds also for arguments the SDK cannot read (a number past a float64 in
 // a member the tool takes as it is), whose check the SDK skips.
 
-// paramHeader is one mirrored argument: its path of member names in the
+// ParamHeader is one mirrored argument: its path of member names in the
 // arguments, and the header's name after Mcp-Param-.
-type paramHeader struct {
+type ParamHeader struct {
 	path   []string
 	header string
 }
 
-// mirroredTools are the tools of h whose arguments declare a header, with
-// their mirrored arguments.
-func mirroredTools(h *handler) map[string][]paramHeader {
-	out := map[string][]paramHeader{}
-	for _, t := range h.exec.ToolSet().Tools() {
-		info := t.Info()
-		if !bytes.Contains(info.InputSchema, []byte(`"x-mcp-header"`)) {
-			continue
-		}
-		var root schemaNode
-		if json.Unmarshal(info.InputSchema, &root) == nil {
-			out[info.Name] = root.paramHeaders(nil, nil)
-		}
+// ParamHeaders are the arguments a tool's input schema mirrors into
+// headers; none for most tools.
+func ParamHeaders(inputSchema []byte) []ParamHeader {
+	if !bytes.Contains(inputSchema, []byte(`"x-mcp-header"`)) {
+		return nil
 	}
-	return out
+	var root schemaNode
+	if json.Unmarshal(inputSchema, &root) != nil {
+		return nil
+	}
+	return root.paramHeaders(nil, nil)
 }
 
 // schemaNode is what a schema says of mirrored headers.
@@ -47,24 +43,24 @@ type schemaNode struct {
 	Properties map[string]schemaNode `json:"properties"`
 }
 
-func (n schemaNode) paramHeaders(path []string, out []paramHeader) []paramHeader {
+func (n schemaNode) paramHeaders(path []string, out []ParamHeader) []ParamHeader {
 	for name, p := range n.Properties {
 		at := append(append([]string(nil), path...), name)
 		if p.Header != "" {
-			out = append(out, paramHeader{at, p.Header})
+			out = append(out, ParamHeader{at, p.Header})
 		}
 		out = p.paramHeaders(at, out)
 	}
 	return out
 }
 
-// paramHeadersMatch reports whether every mirrored argument of a call
+// ParamHeadersMatch reports whether every mirrored argument of a call
 // agrees with its header, as SEP-2243 has it: an argument absent or null
 // has no header; one present has one, which (once a =?base64?…?= wrapper
 // is decoded; without both ends it is literal) is the argument's text: a string as it is, true or false, or
 // an integer within ±(2^53−1), compared as a number. An argument of any
 // other kind matches no header.
-func paramHeadersMatch(h http.Header, mirrored []paramHeader, args []byte) bool {
+func ParamHeadersMatch(h http.Header, mirrored []ParamHeader, args []byte) bool {
 	for _, p := range mirrored {
 		got := h.Get("Mcp-Param-" + p.header)
 		value, present := argumentAt(args, p.path)

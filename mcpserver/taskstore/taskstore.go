@@ -1,4 +1,9 @@
-package mcpserver
+// Package taskstore is where an MCP server's tasks (SEP-2663) live between
+// the calls that create, read, answer and cancel them: the Store contract
+// mcpserver.Tasks keeps them in, the Record it keeps, and Memory, one
+// process's store. A store shared by replicas (redistasks' on Redis)
+// implements Store and needs nothing else of mcpserver.
+package taskstore
 
 import (
 	"context"
@@ -8,35 +13,35 @@ import (
 	"time"
 )
 
-// TaskStatus is where a task is in its life (SEP-2663).
-type TaskStatus string
+// Status is where a task is in its life (SEP-2663).
+type Status string
 
 // The statuses of a task. Completed, failed and cancelled are terminal: a
 // task in one never changes again.
 const (
-	TaskWorking       TaskStatus = "working"
-	TaskInputRequired TaskStatus = "input_required"
-	TaskCompleted     TaskStatus = "completed"
-	TaskFailed        TaskStatus = "failed"
-	TaskCancelled     TaskStatus = "cancelled"
+	Working       Status = "working"
+	InputRequired Status = "input_required"
+	Completed     Status = "completed"
+	Failed        Status = "failed"
+	Cancelled     Status = "cancelled"
 )
 
 // Terminal reports whether s is an end.
-func (s TaskStatus) Terminal() bool {
-	return s == TaskCompleted || s == TaskFailed || s == TaskCancelled
+func (s Status) Terminal() bool {
+	return s == Completed || s == Failed || s == Cancelled
 }
 
-// TaskRecord is a task as a TaskStore keeps it: what any replica needs to
+// Record is a task as a Store keeps it: what any replica needs to
 // answer tasks/get, tasks/update and tasks/cancel, and to find a task whose
 // replica stopped. A store keeps it as it is given (JSON, for one shared by
 // replicas) and forgets it at Expires.
-type TaskRecord struct {
+type Record struct {
 	ID    string `json:"id"`
 	Owner string `json:"owner"` // who created it (a digest of tenant and principal)
 	// Status and Message are what a client reads; Result (completed) is
 	// the tools/call result, Error (failed) the JSON-RPC error, Input
 	// (input_required) the input requests.
-	Status  TaskStatus      `json:"status"`
+	Status  Status          `json:"status"`
 	Message string          `json:"message,omitempty"`
 	Result  json.RawMessage `json:"result,omitempty"`
 	Error   json.RawMessage `json:"error,omitempty"`
@@ -61,45 +66,45 @@ type TaskRecord struct {
 	Answered bool   `json:"answered,omitempty"`
 }
 
-// ErrNoTask is a TaskStore's answer for a task it does not hold (never
+// ErrNoTask is a Store's answer for a task it does not hold (never
 // created, or past its expiry).
-var ErrNoTask = errors.New("mcpserver: no such task")
+var ErrNoTask = errors.New("taskstore: no such task")
 
-// ErrTooManyTasks is a TaskStore's answer to a new task whose owner holds
+// ErrTooManyTasks is a Store's answer to a new task whose owner holds
 // as many unexpired tasks as the store allows one owner
-// (DefaultMaxTasksPerOwner, unless the store says otherwise): that caller
+// (DefaultMaxPerOwner, unless the store says otherwise): that caller
 // is refused (-32029), and every other caller is still served.
-var ErrTooManyTasks = errors.New("mcpserver: the task's owner holds as many tasks as a store allows one owner")
+var ErrTooManyTasks = errors.New("taskstore: the task's owner holds as many tasks as a store allows one owner")
 
-// DefaultMaxTasksPerOwner is how many unexpired tasks one owner (a tenant's
+// DefaultMaxPerOwner is how many unexpired tasks one owner (a tenant's
 // principal) may hold in a store: enough for a busy client within a
 // task's TTL, and a sixteenth of what a memory store holds, so that no
 // caller fills a store for the others.
-const DefaultMaxTasksPerOwner = 4096
+const DefaultMaxPerOwner = 4096
 
-// TaskStore keeps tasks where every replica that serves them reads them.
-// NewMemoryTaskStore is one process's; redistasks' is shared through Redis.
-type TaskStore interface {
+// Store keeps tasks where every replica that serves them reads them.
+// NewMemory is one process's; redistasks' is shared through Redis.
+type Store interface {
 	// CreateTask stores a new task, durably: once it returns, Task finds
 	// it on every replica. An owner already holding as many unexpired
 	// tasks as the store allows one owner gets ErrTooManyTasks.
-	CreateTask(ctx context.Context, t TaskRecord) error
+	CreateTask(ctx context.Context, t Record) error
 	// Task returns the task id, or ErrNoTask.
-	Task(ctx context.Context, id string) (TaskRecord, error)
+	Task(ctx context.Context, id string) (Record, error)
 	// UpdateTask applies change to the task id atomically (no other update
 	// of it in between; change may run more than once) and returns the
 	// task as it then is. change returns false to leave the task as it was.
-	UpdateTask(ctx context.Context, id string, change func(*TaskRecord) bool) (TaskRecord, error)
+	UpdateTask(ctx context.Context, id string, change func(*Record) bool) (Record, error)
 }
 
-// MemoryTaskStore is a TaskStore in one process's memory: tasks live as
+// Memory is a Store in one process's memory: tasks live as
 // long as the process, so it serves one replica only. It holds at most
-// maxMemoryTasks unexpired tasks, and DefaultMaxTasksPerOwner of one owner;
+// maxMemoryTasks unexpired tasks, and DefaultMaxPerOwner of one owner;
 // past either, a new task is refused (the call is -32603, or -32029 for
 // the owner's bound; nothing runs) rather than memory grown without bound.
-type MemoryTaskStore struct {
+type Memory struct {
 	mu        sync.Mutex
-	tasks     map[string]TaskRecord
+	tasks     map[string]Record
 	owners    map[string]map[string]struct{} // owner -> its tasks' ids
 	now       func() time.Time
 	nextSweep time.Time // when a create next forgets the expired tasks
@@ -107,20 +112,20 @@ type MemoryTaskStore struct {
 	maxOwner  int
 }
 
-// NewMemoryTaskStore returns an empty store.
-func NewMemoryTaskStore() *MemoryTaskStore {
-	return &MemoryTaskStore{tasks: map[string]TaskRecord{}, owners: map[string]map[string]struct{}{},
-		now: time.Now, max: maxMemoryTasks, maxOwner: DefaultMaxTasksPerOwner}
+// NewMemory returns an empty store.
+func NewMemory() *Memory {
+	return &Memory{tasks: map[string]Record{}, owners: map[string]map[string]struct{}{},
+		now: time.Now, max: maxMemoryTasks, maxOwner: DefaultMaxPerOwner}
 }
 
-// maxMemoryTasks bounds a MemoryTaskStore: a task's record is small, and a
+// maxMemoryTasks bounds a Memory store: a task's record is small, and a
 // replica with more tasks in its TTL than this wants a shared store.
 const maxMemoryTasks = 1 << 16
 
-var errTasksFull = errors.New("mcpserver: the memory task store is full of unexpired tasks")
+var errTasksFull = errors.New("taskstore: the memory task store is full of unexpired tasks")
 
 // CreateTask stores t; a task of the same id is an error.
-func (s *MemoryTaskStore) CreateTask(_ context.Context, t TaskRecord) error {
+func (s *Memory) CreateTask(_ context.Context, t Record) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	now := s.now()
@@ -129,7 +134,7 @@ func (s *MemoryTaskStore) CreateTask(_ context.Context, t TaskRecord) error {
 		s.nextSweep = now.Add(time.Minute)
 	}
 	if _, ok := s.tasks[t.ID]; ok {
-		return errors.New("mcpserver: a task with this id exists")
+		return errors.New("taskstore: a task with this id exists")
 	}
 	mine := s.owners[t.Owner]
 	if len(mine) >= s.maxOwner {
@@ -157,7 +162,7 @@ func (s *MemoryTaskStore) CreateTask(_ context.Context, t TaskRecord) error {
 }
 
 // sweep forgets every expired task.
-func (s *MemoryTaskStore) sweep(now time.Time) {
+func (s *Memory) sweep(now time.Time) {
 	for id, old := range s.tasks {
 		if !now.Before(old.Expires) {
 			s.forget(id)
@@ -166,7 +171,7 @@ func (s *MemoryTaskStore) sweep(now time.Time) {
 }
 
 // forget deletes the task id, and it from its owner's.
-func (s *MemoryTaskStore) forget(id string) {
+func (s *Memory) forget(id string) {
 	owner := s.tasks[id].Owner
 	delete(s.tasks, id)
 	if mine := s.owners[owner]; mine != nil {
@@ -178,23 +183,23 @@ func (s *MemoryTaskStore) forget(id string) {
 }
 
 // Task returns the task id.
-func (s *MemoryTaskStore) Task(_ context.Context, id string) (TaskRecord, error) {
+func (s *Memory) Task(_ context.Context, id string) (Record, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	t, ok := s.live(id)
 	if !ok {
-		return TaskRecord{}, ErrNoTask
+		return Record{}, ErrNoTask
 	}
 	return cloneRecord(t), nil
 }
 
 // UpdateTask applies change to the task id under the store's lock.
-func (s *MemoryTaskStore) UpdateTask(_ context.Context, id string, change func(*TaskRecord) bool) (TaskRecord, error) {
+func (s *Memory) UpdateTask(_ context.Context, id string, change func(*Record) bool) (Record, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	t, ok := s.live(id)
 	if !ok {
-		return TaskRecord{}, ErrNoTask
+		return Record{}, ErrNoTask
 	}
 	changed := cloneRecord(t)
 	if !change(&changed) {
@@ -205,17 +210,17 @@ func (s *MemoryTaskStore) UpdateTask(_ context.Context, id string, change func(*
 	return changed, nil
 }
 
-func (s *MemoryTaskStore) live(id string) (TaskRecord, bool) {
+func (s *Memory) live(id string) (Record, bool) {
 	t, ok := s.tasks[id]
 	if ok && !s.now().Before(t.Expires) {
 		s.forget(id)
-		return TaskRecord{}, false
+		return Record{}, false
 	}
 	return t, ok
 }
 
 // cloneRecord copies the bytes a caller could change afterwards.
-func cloneRecord(t TaskRecord) TaskRecord {
+func cloneRecord(t Record) Record {
 	t.Result = clone(t.Result)
 	t.Error = clone(t.Error)
 	t.Input = clone(t.Input)
