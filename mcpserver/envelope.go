@@ -66,9 +66,14 @@ func (c envelopeCheck) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if c.sessionless != nil && isSessionless(r, &m) {
 		next, noSession = c.sessionless, true
 	}
-	direct, refusal, ok := c.route(w, r, &m, noSession)
+	var call directCall
+	answers, refusal, ok := c.route(w, r, &m, noSession, &call)
 	if !ok {
 		return
+	}
+	var direct *directCall
+	if answers {
+		direct = &call // keel answers it (answer.go)
 	}
 	if c.stepUp != nil && c.stepUp.refused(w, r, body) {
 		return // audited as insufficient_scope
@@ -154,13 +159,13 @@ func (c envelopeCheck) read(w http.ResponseWriter, r *http.Request) ([]byte, fro
 	return body, m, true
 }
 
-// route decides a tools/call of a keel tool: the call keel answers, or why
-// the SDK is to refuse it; false when it refused the call itself (an
-// Mcp-Param header that does not match its argument), answered and
-// audited. Any other message goes on as it is.
-func (c envelopeCheck) route(w http.ResponseWriter, r *http.Request, m *front.Message, noSession bool) (*directCall, runtime.Refusal, bool) {
+// route decides a tools/call of a keel tool: true when keel answers it
+// (as call), or why the SDK is to refuse it; ok false when it refused the
+// call itself (an Mcp-Param header that does not match its argument),
+// answered and audited. Any other message goes on as it is.
+func (c envelopeCheck) route(w http.ResponseWriter, r *http.Request, m *front.Message, noSession bool, call *directCall) (answers bool, refusal runtime.Refusal, ok bool) {
 	if !m.IsCall() || c.h.unmigrated[m.CalledName()] { // an Unmigrated tool's call goes to the SDK as sent, its headers checked by the SDK
-		return nil, "", true
+		return false, "", true
 	}
 	// A client's SDK that cannot read the arguments cannot write the
 	// name's header either (front.Message.NameCarried).
@@ -170,19 +175,14 @@ func (c envelopeCheck) route(w http.ResponseWriter, r *http.Request, m *front.Me
 		c.log.LogAttrs(r.Context(), slog.LevelWarn, "keel: a call's Mcp-Param header does not match its arguments; refused")
 		c.h.refused(r.Context(), postRequest(r), m, runtime.RefusedHeaderMismatch)
 		headerMismatch(w, m.ID.Bytes(m.Raw))
-		return nil, "", false
+		return false, "", false
 	}
-	var call directCall
-	var refusal runtime.Refusal
 	if noSession {
-		call, refusal = c.directCall(r, m)
+		*call, refusal = c.directCall(r, m)
 	} else {
-		call, refusal = c.sessionCall(r, m)
+		*call, refusal = c.sessionCall(r, m)
 	}
-	if refusal != "" {
-		return nil, refusal, true
-	}
-	return &call, "", true // keel answers it (answer.go)
+	return refusal == "", refusal, true
 }
 
 // postRequest is what a refused POST's audit record asks Options.Context

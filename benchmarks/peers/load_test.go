@@ -72,10 +72,23 @@ func loadHandler(server, mode string) (http.Handler, error) {
 	return nil, fmt.Errorf("no server %q", server)
 }
 
+// modeStdio: the server reads its standard input and writes its standard
+// output, in its own stdio framing (BenchmarkStdioServer).
+const modeStdio = "stdio"
+
 // serveAlone serves spec on a loopback port, printing its URL, until its
-// standard input closes.
+// standard input closes; in modeStdio, it serves its standard input.
 func serveAlone(spec string) error {
 	server, mode, _ := strings.Cut(spec, "/")
+	if mode == modeStdio {
+		for _, p := range peers(&testing.T{}) {
+			if p.name == server {
+				p.serve(context.Background(), os.Stdin, os.Stdout)
+				return nil
+			}
+		}
+		return fmt.Errorf("no server %q", server)
+	}
 	h, err := loadHandler(server, mode)
 	if err != nil {
 		return err
@@ -206,6 +219,54 @@ func loadRun(b *testing.B, srv *loadServer, mode string, clients int) {
 	b.StopTimer()
 	b.ReportMetric(float64(srv.cpu(b)-cpu0)/float64(time.Microsecond)/float64(b.N), "server-µs/op")
 	b.ReportMetric(float64(b.N)/elapsed.Seconds(), "calls/s")
+}
+
+// BenchmarkStdioServer: tools/call round trips over stdio to each server
+// in a process of its own (the test binary, started again), one go-sdk
+// client on its standard input and output. server-µs/op is the CPU the
+// server process spent per call, read from the kernel as in
+// BenchmarkHTTPLoad (run 3000x or more): BenchmarkStdio's ns/op holds the
+// client's work too, which is the same for every server.
+func BenchmarkStdioServer(b *testing.B) {
+	for _, server := range loadServers {
+		b.Run(server, func(b *testing.B) {
+			cmd := exec.Command(os.Args[0], "-test.run=^$")
+			cmd.Env = append(os.Environ(), serveEnv+"="+server+"/"+modeStdio, "GOMAXPROCS="+strconv.Itoa(max(1, runtimeProcs())))
+			in, err := cmd.StdinPipe()
+			if err != nil {
+				b.Fatal(err)
+			}
+			out, err := cmd.StdoutPipe()
+			if err != nil {
+				b.Fatal(err)
+			}
+			cmd.Stderr = os.Stderr
+			if err := cmd.Start(); err != nil {
+				b.Fatal(err)
+			}
+			srv := &loadServer{cmd: cmd, in: in}
+			defer srv.stop()
+			cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil).Connect(context.Background(),
+				&mcp.IOTransport{Reader: out, Writer: in}, nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer cs.Close()
+			params := &mcp.CallToolParams{Name: tool, Arguments: map[string]any{"incident_id": "INC-001"}}
+			if res, err := cs.CallTool(context.Background(), params); err != nil || res.IsError || res.StructuredContent == nil {
+				b.Fatalf("%v %+v", err, res)
+			}
+			cpu0 := srv.cpu(b)
+			b.ResetTimer()
+			for range b.N {
+				if res, err := cs.CallTool(context.Background(), params); err != nil || res.IsError {
+					b.Fatal(err, res)
+				}
+			}
+			b.StopTimer()
+			b.ReportMetric(float64(srv.cpu(b)-cpu0)/float64(time.Microsecond)/float64(b.N), "server-µs/op")
+		})
+	}
 }
 
 func runtimeProcs() int { return goruntime.GOMAXPROCS(0) }
