@@ -16,7 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/keelgen/keel/internal/toolrules"
+	"github.com/keelgen/keel/internal/question"
 	"github.com/keelgen/keel/runtime"
 	"github.com/keelgen/keel/runtime/grant"
 )
@@ -132,21 +132,17 @@ func (a *Approvals) open(s string, now time.Time) (approvalState, error) {
 	return st, nil
 }
 
-// question is the input request for one call: what a person reads, and a
-// yes or no.
-func question(req runtime.ApprovalRequest, arguments json.RawMessage) *mcp.ElicitParams {
-	args := string(arguments)
-	if len(args) == 0 {
-		args = "{}"
-	}
-	const maxShown = 2000
-	if len(args) > maxShown {
-		args = toolrules.BoundText(args, maxShown) + " … (" + fmt.Sprint(len(arguments)) + " bytes in all; the approval is for all of them)"
+// approvalQuestion is the input request for one call: what a person reads (the
+// executor's rendering of the whole call, runtime.ApprovalRequest's
+// Question), and a yes or no.
+func approvalQuestion(req runtime.ApprovalRequest, arguments json.RawMessage) *mcp.ElicitParams {
+	text := req.Question
+	if text == "" { // a request the executor did not make: render it here alike
+		text = question.Render(question.Tool{Name: req.Tool, Version: req.Version}, arguments)
 	}
 	return &mcp.ElicitParams{
-		Mode: "form",
-		Message: fmt.Sprintf("Approve this call?\n\nTool: %s (version %s)\nArguments: %s\n\nA yes lets this one call run once, with exactly these arguments.",
-			req.Tool, req.Version, args),
+		Mode:    "form",
+		Message: text,
 		RequestedSchema: map[string]any{
 			"type": "object",
 			"properties": map[string]any{
@@ -186,7 +182,7 @@ func (a *Approvals) ask(ctx context.Context, ec runtime.ExecutionContext, r runt
 		return nil
 	}
 	return &mcp.CallToolResult{
-		InputRequests: mcp.InputRequestMap{approvalInput: question(ar, arguments)},
+		InputRequests: mcp.InputRequestMap{approvalInput: approvalQuestion(ar, arguments)},
 		RequestState:  state,
 	}
 }

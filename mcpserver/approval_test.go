@@ -194,3 +194,67 @@ func callRaw(t *testing.T, url, args, state, answers string) string {
 }
 
 func quote(s string) string { b, _ := json.Marshal(s); return string(b) }
+
+// hostileTicket is a write whose summary, read as bytes, hides what it
+// does: 1,990 newlines and a line separator push a sentence out of sight,
+// and bidi controls reorder what is left.
+var hostileTicket = `{"summary":"Nothing is changed.` + strings.Repeat(`\n`, 1990) + `\u2028 then page everyone \u202e!yltneuqerf\u202c","incident_id":"INC-042"}`
+
+// The person reads one rendering of the call, the executor's, whatever
+// the door: over 2026-07-28 and in a 2025-11-25 session, the elicitation's
+// message is the executor's ApprovalRequest.Question, every member is
+// shown, and no bidi or separator character reaches the person as it is.
+func TestTheQuestionIsTheExecutorsRendering(t *testing.T) {
+	exec, err := runtime.NewExecutor(counted(t, new(atomic.Int32)), runtime.WithLogger(slog.New(slog.DiscardHandler)),
+		runtime.WithApprovals(grant.HMACKey(grantSecret), memstore.NewReplayStore()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := exec.Execute(context.Background(), runtime.ExecutionContext{}, runtime.ToolCall{ID: "q", Name: "create_ticket", Arguments: json.RawMessage(hostileTicket)})
+	if r.Error == nil || r.Error.Approval == nil {
+		t.Fatalf("not sent for approval: %+v", r)
+	}
+	want := r.Error.Approval.Question
+	for _, shown := range []string{`incident_id: "INC-042"`, `summary: "Nothing is changed.\n\n`, "characters in all; sha256 "} {
+		if !strings.Contains(want, shown) {
+			t.Errorf("the question lacks %q:\n%s", shown, want)
+		}
+	}
+	if strings.ContainsAny(want, "\u2028\u202e\u202c") || strings.Contains(want, "\n\n\n") {
+		t.Errorf("the question renders what it should escape:\n%s", want)
+	}
+	for _, mode := range []struct {
+		name      string
+		stateless bool
+		legacy    bool
+	}{{"2026-07-28 stateless", true, false}, {"2025-11-25 session", false, true}} {
+		t.Run(mode.name, func(t *testing.T) {
+			var ran atomic.Int32
+			srv := approvingReplica(t, memstore.NewReplayStore(), &ran, mode.stateless)
+			url := srv.URL
+			if mode.legacy {
+				legacy := httptest.NewServer(noDiscover(srv.Config.Handler))
+				t.Cleanup(legacy.Close)
+				url = legacy.URL
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			var asked []string
+			cs, err := mcp.NewClient(&mcp.Implementation{Name: "approver", Version: "1"}, &mcp.ClientOptions{
+				ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+					asked = append(asked, req.Params.Message)
+					return &mcp.ElicitResult{Action: "decline"}, nil
+				}}).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer cs.Close()
+			if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "create_ticket", Arguments: json.RawMessage(hostileTicket)}); err != nil {
+				t.Fatal(err)
+			}
+			if len(asked) != 1 || asked[0] != want {
+				t.Fatalf("the person read %q, want the executor's %q", asked, want)
+			}
+		})
+	}
+}

@@ -18,6 +18,12 @@ type ApprovalRequest struct {
 	SetDigest       string `json:"set_digest,omitempty"`
 	CallID          string `json:"call_id"`
 	ArgumentsDigest string `json:"arguments_digest"`
+	// Question is what a person reads to approve the call: the tool and
+	// the whole call, rendered from its checked arguments with every
+	// character that could hide or reorder text escaped visibly, the same
+	// text every door shows (an MCP elicitation, a task's question). It is
+	// not in the JSON the model reads, which has the call already.
+	Question string `json:"-"`
 }
 
 // Grant is the grant that approves exactly this request for one principal

@@ -3,6 +3,7 @@ package approvecall_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/keelgen/keel/runtime"
@@ -24,6 +25,9 @@ func TestRunAsksOnceAndRunsOnce(t *testing.T) {
 	}
 	var last string
 	approve := func(ctx context.Context, req runtime.ApprovalRequest) (string, error) {
+		if !strings.Contains(req.Question, `summary: "restart"`) || !strings.Contains(req.Question, `id: "INC-1"`) {
+			t.Errorf("the Approver's question is not the whole call:\n%s", req.Question)
+		}
 		g, err := fx.Approve(ctx, req)
 		last = g
 		return g, err

@@ -1,0 +1,287 @@
+// Package question renders what a person reads to approve one call: the
+// tool and the whole call, from its checked arguments, the same text in
+// every place a person reads it (an MCP elicitation, a task's input
+// request, the approval page, a harness's ApprovalRequest).
+//
+// The arguments are the ones the executor's strict reader accepted (one
+// JSON object, no member twice, valid UTF-8), so the text is built from
+// their structure, never from their bytes' layout: every member is shown,
+// nested members indented, each string quoted with every control, bidi,
+// invisible, separator and private-use character escaped visibly
+// (\u202E), never rendered. A value past a display bound is shown as its
+// start, its length and a digest of the whole, and the text says so. Two
+// calls with different arguments never read the same.
+package question
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/go-json-experiment/json/jsontext"
+)
+
+// Display bounds: past them a value is shown by its start, its size and
+// its digest.
+const (
+	maxStringRunes = 200 // of one string, before escaping
+	maxItems       = 50  // of one array, or of one object's members
+)
+
+// Tool is what the question says of the tool.
+type Tool struct {
+	Name, Title, Version string
+}
+
+// Render is the question for a call of tool with args (the strict
+// reader's accepted arguments; none is {}). A value it cannot read (not
+// the reader's) is shown by its size and digest, never as it is.
+func Render(tool Tool, args []byte) string {
+	var b strings.Builder
+	b.WriteString("Approve this call?\n\nTool: ")
+	if tool.Title != "" && tool.Title != tool.Name {
+		b.WriteString(escape(tool.Title))
+		b.WriteString(" (")
+		b.WriteString(tool.Name)
+		b.WriteString(", version ")
+	} else {
+		b.WriteString(tool.Name)
+		b.WriteString(" (version ")
+	}
+	b.WriteString(tool.Version)
+	b.WriteString(")\nArguments:")
+	if len(bytes.TrimSpace(args)) == 0 {
+		args = []byte("{}")
+	}
+	r := renderer{b: &b, args: args}
+	dec := jsontext.NewDecoder(bytes.NewReader(args))
+	if err := r.value(dec, 1); err != nil {
+		return unreadable(tool, args)
+	}
+	if r.bounded {
+		b.WriteString("\n\nSome values are too long to show whole: each is shown by its start, its size and a digest (sha256) of the whole. The approval is for the whole call.")
+	}
+	b.WriteString("\n\nA yes lets this one call run once, with exactly these arguments.")
+	return b.String()
+}
+
+// unreadable is the question for arguments the renderer cannot read.
+func unreadable(tool Tool, args []byte) string {
+	return fmt.Sprintf("Approve this call?\n\nTool: %s (version %s)\nArguments: %d bytes that cannot be shown (sha256 %s).\n\nA yes lets this one call run once, with exactly these arguments.",
+		tool.Name, tool.Version, len(args), digest(args))
+}
+
+type renderer struct {
+	b       *strings.Builder
+	args    []byte
+	bounded bool // a value was shown by its start and digest
+}
+
+// value writes the next value of dec after a "name:" (or "-") at depth.
+func (r *renderer) value(dec *jsontext.Decoder, depth int) error {
+	switch dec.PeekKind() {
+	case '{':
+		return r.object(dec, depth)
+	case '[':
+		return r.array(dec, depth)
+	}
+	tok, err := dec.ReadToken()
+	if err != nil {
+		return err
+	}
+	r.b.WriteByte(' ')
+	switch tok.Kind() {
+	case '"':
+		r.b.WriteString(r.quote(tok.String()))
+	default: // a number as written (the reader checked it), true, false, null
+		r.b.WriteString(tok.String())
+	}
+	return nil
+}
+
+func (r *renderer) object(dec *jsontext.Decoder, depth int) error {
+	start := dec.InputOffset()
+	if _, err := dec.ReadToken(); err != nil {
+		return err
+	}
+	if dec.PeekKind() == '}' {
+		dec.ReadToken()
+		r.b.WriteString(" {}")
+		return nil
+	}
+	n := 0
+	for dec.PeekKind() != '}' {
+		name, err := dec.ReadToken()
+		if err != nil {
+			return err
+		}
+		if n == maxItems {
+			return r.rest(dec, '}', start, depth, n, "members")
+		}
+		n++
+		r.newline(depth)
+		r.b.WriteString(memberName(name.String()))
+		r.b.WriteByte(':')
+		if err := r.value(dec, depth+1); err != nil {
+			return err
+		}
+	}
+	_, err := dec.ReadToken()
+	return err
+}
+
+func (r *renderer) array(dec *jsontext.Decoder, depth int) error {
+	start := dec.InputOffset()
+	if _, err := dec.ReadToken(); err != nil {
+		return err
+	}
+	if dec.PeekKind() == ']' {
+		dec.ReadToken()
+		r.b.WriteString(" []")
+		return nil
+	}
+	n := 0
+	for dec.PeekKind() != ']' {
+		if n == maxItems {
+			return r.rest(dec, ']', start, depth, n, "items")
+		}
+		n++
+		r.newline(depth)
+		r.b.WriteByte('-')
+		if err := r.value(dec, depth+1); err != nil {
+			return err
+		}
+	}
+	_, err := dec.ReadToken()
+	return err
+}
+
+// rest skips what is left of a container past maxItems (for an object,
+// its next name was read) and says how much there was, with the digest of
+// the whole container, which began at start.
+func (r *renderer) rest(dec *jsontext.Decoder, end jsontext.Kind, start int64, depth, shown int, what string) error {
+	more := 0
+	for {
+		if err := dec.SkipValue(); err != nil {
+			return err
+		}
+		more++
+		if dec.PeekKind() == end {
+			break
+		}
+		if end == '}' {
+			if _, err := dec.ReadToken(); err != nil { // the next name
+				return err
+			}
+		}
+	}
+	if _, err := dec.ReadToken(); err != nil {
+		return err
+	}
+	whole := jsontext.Value(bytes.TrimLeft(r.args[start:dec.InputOffset()], " \t\r\n,:"))
+	if err := whole.Compact(); err != nil {
+		return err
+	}
+	r.bounded = true
+	r.newline(depth)
+	fmt.Fprintf(r.b, "… %d more %s, %d in all (sha256 of the whole: %s)", more, what, shown+more, digest(whole))
+	return nil
+}
+
+func (r *renderer) newline(depth int) {
+	r.b.WriteByte('\n')
+	for range depth {
+		r.b.WriteString("  ")
+	}
+}
+
+// quote is s as the question shows a string: quoted, escaped, bounded.
+func (r *renderer) quote(s string) string {
+	runes := 0
+	for i := range s {
+		if runes == maxStringRunes {
+			r.bounded = true
+			return fmt.Sprintf("%s… (%d characters in all; sha256 %s)", escape(s[:i]), utf8.RuneCountInString(s), digest([]byte(s)))
+		}
+		runes++
+	}
+	return escape(s)
+}
+
+// memberName is a member's name as shown: bare when it is a plain name,
+// else quoted and escaped as a string is.
+func memberName(name string) string {
+	for i, c := range name {
+		plain := c == '_' || c == '-' || c == '.' || ('a' <= c && c <= 'z') || ('A' <= c && c <= 'Z') || (i > 0 && '0' <= c && c <= '9')
+		if !plain {
+			return escape(name)
+		}
+	}
+	if name == "" {
+		return `""`
+	}
+	return name
+}
+
+// escape quotes s, escaping every character a person could misread: the
+// quote and backslash, line ends and tabs, C0 and C1 controls, and every
+// format (bidi, zero-width, BOM, tags), separator other than the space,
+// private-use and invisible filler character, as \uXXXX (or \U+XXXXX).
+func escape(s string) string {
+	var b strings.Builder
+	b.Grow(len(s) + 2)
+	b.WriteByte('"')
+	for _, c := range s {
+		switch {
+		case c == '"':
+			b.WriteString(`\"`)
+		case c == '\\':
+			b.WriteString(`\\`)
+		case c == '\n':
+			b.WriteString(`\n`)
+		case c == '\r':
+			b.WriteString(`\r`)
+		case c == '\t':
+			b.WriteString(`\t`)
+		case hidden(c):
+			if c > 0xFFFF {
+				fmt.Fprintf(&b, `\U+%05X`, c)
+			} else {
+				fmt.Fprintf(&b, `\u%04X`, c)
+			}
+		default:
+			b.WriteRune(c)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}
+
+// hidden reports whether c renders as nothing, as something else, or
+// changes how the text around it renders.
+func hidden(c rune) bool {
+	switch {
+	case c < 0x20 || (0x7F <= c && c <= 0x9F): // C0, DEL, C1
+		return true
+	case c == ' ':
+		return false
+	case unicode.In(c, unicode.Cf, unicode.Zs, unicode.Zl, unicode.Zp, unicode.Co, unicode.Cs):
+		return true // bidi controls, zero-width characters, tags, BOM; other spaces; U+2028/9; private use
+	case 0xFE00 <= c && c <= 0xFE0F, 0xE0100 <= c && c <= 0xE01EF: // variation selectors
+		return true
+	case c == 0x034F, c == 0x115F, c == 0x1160, c == 0x3164, c == 0xFFA0, c == 0x2800: // a joiner, fillers and a blank that show nothing
+		return true
+	case c == utf8.RuneError:
+		return true
+	}
+	return !unicode.IsPrint(c) && !unicode.IsGraphic(c)
+}
+
+func digest(b []byte) string {
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:16])
+}

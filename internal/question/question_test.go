@@ -1,0 +1,106 @@
+package question_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/keelgen/keel/internal/question"
+)
+
+var tool = question.Tool{Name: "run_command", Title: "Run a command", Version: "1.0"}
+
+// What a person reads is the whole call, from its structure: layout in the
+// bytes changes nothing, and nothing in a value can hide another member,
+// reorder the text or end a line.
+func TestRenderShowsTheWholeCall(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		args string
+		want []string // in the question, in order
+		not  []string // nowhere in it
+	}{
+		{"members, nested and listed", `{"command":"ls -la","env":{"HOME":"/root"},"args":["-l",2,true,null],"empty":{},"none":[]}`,
+			[]string{"Tool: \"Run a command\" (run_command, version 1.0)", "\n  command: \"ls -la\"", "\n  env:\n    HOME: \"/root\"", "\n  args:\n    - \"-l\"\n    - 2\n    - true\n    - null", "\n  empty: {}", "\n  none: []"}, nil},
+		{"newlines and a line separator before a member", `{"note":"ls -la. Nothing is changed.` + strings.Repeat(`\n`, 1990) + `\u2028",` + `"command":"rm -rf /srv"}`,
+			[]string{`note: "ls -la. Nothing is changed.\n\n\n`, `"… (2018 characters in all; sha256 `, "\n  command: \"rm -rf /srv\""}, []string{"\u2028", "\n\n\n"}},
+		{"bidi overrides and invisible characters", `{"note":"Amount: \u202e00.001\u202c","to":"ab\u200bc\ufeff\u2066x\u2069"}`,
+			[]string{`note: "Amount: \u202E00.001\u202C"`, `to: "ab\u200Bc\uFEFF\u2066x\u2069"`}, []string{"\u202e", "\u200b", "\ufeff", "\u2066"}},
+		{"controls, other spaces, tags and private use", `{"a":"x\u0007\u0085\u00a0\u3000y","b":"\udb40\udc41z","c":"\ue000"}`,
+			[]string{`a: "x\u0007\u0085\u00A0\u3000y"`, `b: "\U+E0041z"`, `c: "\uE000"`}, nil},
+		{"quotes and backslashes cannot forge a value's end", `{"a":"x\", b: \"y","b":"\\"}`,
+			[]string{`a: "x\", b: \"y"`, `b: "\\"`}, nil},
+		{"a name that is no plain name", `{"a b":1,"":2,"\u202ex":3}`,
+			[]string{"\n  \"a b\": 1", "\n  \"\": 2", "\n  \"\\u202Ex\": 3"}, nil},
+		{"numbers as sent", `{"n":1e400,"m":-0.000001,"k":12345678901234567890}`,
+			[]string{"n: 1e400", "m: -0.000001", "k: 12345678901234567890"}, nil},
+		{"a long string is its start, its size and its digest", `{"s":"` + strings.Repeat("é", 500) + `","t":"after"}`,
+			[]string{`s: "` + strings.Repeat("é", 200) + `"… (500 characters in all; sha256 `, "t: \"after\"", "Some values are too long to show whole"}, nil},
+		{"a long array is its first items, its size and its digest", `{"xs":[` + strings.TrimSuffix(strings.Repeat(`"x",`, 60), ",") + `],"after":true}`,
+			[]string{"… 10 more items, 60 in all (sha256 of the whole: ", "\n  after: true"}, nil},
+		{"no arguments", ``, []string{"Arguments: {}"}, nil},
+	} {
+		q := question.Render(tool, []byte(c.args))
+		at := 0
+		for _, w := range c.want {
+			i := strings.Index(q[at:], w)
+			if i < 0 {
+				t.Errorf("%s: %q not in order in\n%s", c.name, w, q)
+				break
+			}
+			at += i + len(w)
+		}
+		for _, n := range c.not {
+			if strings.Contains(q, n) {
+				t.Errorf("%s: %q in\n%s", c.name, n, q)
+			}
+		}
+	}
+}
+
+// Two calls with different arguments never read the same, whatever their
+// values; the same call reads the same whatever its bytes' layout.
+func FuzzRenderDeterminesTheCall(f *testing.F) {
+	f.Add("ls -la", "rm -rf /srv", 3)
+	f.Add("a\u202eb", "a\u202cb", 60)
+	f.Add(strings.Repeat("x", 300), strings.Repeat("x", 299)+"y", 51)
+	f.Fuzz(func(t *testing.T, a, b string, n int) {
+		n = n % 80
+		if n < 0 {
+			n = -n
+		}
+		args := func(s string, n int) []byte {
+			var items []string
+			for i := range n {
+				items = append(items, jsonString(s)+strings.Repeat(" ", i%2))
+			}
+			return []byte(`{"s":` + jsonString(s) + `,"xs":[` + strings.Join(items, ",") + `]}`)
+		}
+		qa, qb := question.Render(tool, args(a, n)), question.Render(tool, args(b, n))
+		if a != b && qa == qb {
+			t.Fatalf("%q and %q read the same:\n%s", a, b, qa)
+		}
+		if spaced := question.Render(tool, []byte(strings.ReplaceAll(string(args(a, n)), ",", " , "))); spaced != qa {
+			t.Fatalf("the layout changed the question:\n%s\n%s", qa, spaced)
+		}
+	})
+}
+
+func jsonString(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, c := range s {
+		switch {
+		case c == '"' || c == '\\':
+			b.WriteByte('\\')
+			b.WriteRune(c)
+		case c < 0x20:
+			b.WriteString(`\u00`)
+			b.WriteByte("0123456789abcdef"[c>>4])
+			b.WriteByte("0123456789abcdef"[c&15])
+		default:
+			b.WriteRune(c)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}
