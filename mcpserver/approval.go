@@ -1,6 +1,7 @@
 package mcpserver
 
 import (
+	"bytes"
 	"context"
 	"crypto/hmac"
 	"crypto/rand"
@@ -190,8 +191,10 @@ func (a *Approvals) ask(ctx context.Context, ec runtime.ExecutionContext, r runt
 // answer reads a retried call: the call id its state names, and the grant a
 // person's yes becomes ("" for a no, or no answer yet). A state keel did
 // not sign, expired, or made for another caller is an error: the call runs
-// nothing.
-func (a *Approvals) answer(req *mcp.CallToolRequest, ec runtime.ExecutionContext) (callID, token string, asked bool, err error) {
+// nothing. Every answer spends its state in spent (the executor's replay
+// store, shared by the replicas), a no as a yes: a state answered before,
+// on any replica, asks nothing and grants nothing.
+func (a *Approvals) answer(ctx context.Context, req *mcp.CallToolRequest, ec runtime.ExecutionContext, spent runtime.ReplayStore) (callID, token string, asked bool, err error) {
 	p := req.Params
 	if p.RequestState == "" {
 		if len(p.InputResponses) > 0 {
@@ -207,6 +210,20 @@ func (a *Approvals) answer(req *mcp.CallToolRequest, ec runtime.ExecutionContext
 	if !ok {
 		return st.CallID, "", false, nil // not answered: ask again
 	}
+	args := p.Arguments
+	if t := bytes.TrimSpace(args); len(t) == 0 || string(t) == "null" {
+		args = []byte(`{}`) // as the executor reads no arguments
+	}
+	if digest, err := grant.ArgumentsDigest(args); err != nil || digest != st.ArgumentsDigest || p.Name != st.Tool {
+		return st.CallID, "", true, nil // an answer to another call's question: it spends nothing and grants nothing
+	}
+	if spent == nil {
+		return st.CallID, "", true, nil // no store to spend the answer in: no grant
+	}
+	first, err := spent.RedeemCall(ctx, answerDomain+st.Nonce, st.CallID, false, time.Unix(st.Expires, 0))
+	if err != nil || !first {
+		return st.CallID, "", true, nil // answered before, or the store cannot say: the call stays approval_required
+	}
 	if res.Action != "accept" || res.Content["approve"] != true {
 		return st.CallID, "", true, nil
 	}
@@ -217,6 +234,10 @@ func (a *Approvals) answer(req *mcp.CallToolRequest, ec runtime.ExecutionContext
 	})
 	return st.CallID, token, true, err
 }
+
+// answerDomain keeps the record of an answered state apart from every
+// grant's in the replay store.
+const answerDomain = "keel/mcp-approval-answer/"
 
 // invalidState is the protocol error of a request state refused.
 func invalidState() error {

@@ -258,3 +258,51 @@ func TestTheQuestionIsTheExecutorsRendering(t *testing.T) {
 		})
 	}
 }
+
+// Every answer spends its question's state, a no as a yes: a state
+// answered no (or declined, or cancelled) and sent again with a yes, on
+// the same replica or another, runs nothing (it ran before this test
+// existed), and neither does a second yes.
+func TestEveryAnswerSpendsTheState(t *testing.T) {
+	rdb := redistest.Start(t)
+	store, err := redisreplay.New(rdb.Client(), redisreplay.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ran atomic.Int32
+	a := approvingReplica(t, store, &ran, true)
+	b := approvingReplica(t, store, &ran, true)
+	stateOf := func() string {
+		var asked struct {
+			Result struct {
+				RequestState string `json:"requestState"`
+			} `json:"result"`
+		}
+		reply := callRaw(t, a.URL, ticketArgs, "", "")
+		if json.Unmarshal([]byte(reply), &asked) != nil || asked.Result.RequestState == "" {
+			t.Fatalf("no question: %s", reply)
+		}
+		return asked.Result.RequestState
+	}
+	yes := `{"keel/approval":{"action":"accept","content":{"approve":true}}}`
+	for _, first := range []string{
+		`{"keel/approval":{"action":"accept","content":{"approve":false}}}`,
+		`{"keel/approval":{"action":"decline"}}`,
+		`{"keel/approval":{"action":"cancel"}}`,
+	} {
+		state := stateOf()
+		if reply := callRaw(t, a.URL, ticketArgs, state, first); ran.Load() != 0 || !strings.Contains(reply, "approval_required") {
+			t.Fatalf("answered %s: the handler ran %d times: %s", first, ran.Load(), reply)
+		}
+		for _, replica := range []*httptest.Server{a, b} {
+			if reply := callRaw(t, replica.URL, ticketArgs, state, yes); ran.Load() != 0 || !strings.Contains(reply, "approval_required") {
+				t.Fatalf("answered %s, then yes: the handler ran %d times: %s", first, ran.Load(), reply)
+			}
+		}
+	}
+	state := stateOf()
+	callRaw(t, b.URL, ticketArgs, state, yes)
+	if reply := callRaw(t, a.URL, ticketArgs, state, yes); ran.Load() != 1 || !strings.Contains(reply, "approval_required") {
+		t.Fatalf("a second yes: the handler ran %d times: %s", ran.Load(), reply)
+	}
+}

@@ -399,7 +399,8 @@ func (h *handler) callOf(ctx context.Context, req *mcp.CallToolRequest) (runtime
 	}
 	answered := false
 	if h.approvals != nil {
-		id, grant, ok, err := h.approvals.answer(req, ec)
+		spent, _ := execinfo.Replay(h.exec).(runtime.ReplayStore)
+		id, grant, ok, err := h.approvals.answer(ctx, req, ec, spent)
 		if err != nil {
 			return ec, call, false, invalidState()
 		}

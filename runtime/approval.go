@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/keelgen/keel/internal/execinfo"
 	"github.com/keelgen/keel/runtime/grant"
 )
 
@@ -66,6 +67,15 @@ func WithApprovals(key grant.Key, store ReplayStore) Option {
 		default:
 			e.approvals = &approvals{key: key, store: store}
 		}
+	}
+}
+
+func init() {
+	execinfo.Replay = func(exec any) any {
+		if a := exec.(*Executor).approvals; a != nil {
+			return a.store
+		}
+		return nil
 	}
 }
 

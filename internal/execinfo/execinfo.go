@@ -13,3 +13,9 @@ var Varies func(exec any) bool
 // its set): keel's MCP server registers no other with the SDK. Set by the
 // runtime.
 var Offered func(exec, tool any) bool
+
+// Replay is exec's replay store (runtime.WithApprovals), as a
+// runtime.ReplayStore, or nil: keel's MCP server spends each answer to an
+// approval question in it, so that no question is answered twice. Set by
+// the runtime.
+var Replay func(exec any) any
