@@ -294,3 +294,24 @@ func TestGrantBindsNumbersAsWritten(t *testing.T) {
 		}
 	}
 }
+
+// A tool's approval wording is in the question, filled from the call, and
+// a wording whose placeholder names no member stops the executor at start.
+func TestApprovalWording(t *testing.T) {
+	info := runtime.ToolInfo{Name: "echo", Version: "2.1", Effect: runtime.EffectWrite, Description: "Echo text.",
+		InputSchema: json.RawMessage(echoIn), OutputSchema: json.RawMessage(echoOut), Approve: "Echo {text}?"}
+	handle := runtime.Handle(okEcho)
+	key := grant.HMACKey([]byte("test grant key, 32 bytes or more"))
+	exec, err := runtime.NewExecutor(keeltest.Of(runtime.NewTool(info, handle)), runtime.WithApprovals(key, memstore.NewReplayStore()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := exec.Execute(context.Background(), alice, call(`{"text":"hi","count":2}`))
+	if r.Error == nil || r.Error.Approval == nil || !strings.HasPrefix(r.Error.Approval.Question, "Approve this call?\n\nEcho hi?\n\nTool: echo") {
+		t.Fatalf("the question: %+v", r.Error)
+	}
+	info.Approve = "Echo {txt}?"
+	if _, err := runtime.NewExecutor(keeltest.Of(runtime.NewTool(info, handle))); err == nil || !strings.Contains(err.Error(), "names {txt}, which is not a member of the arguments") {
+		t.Errorf("a wording naming no member: %v", err)
+	}
+}

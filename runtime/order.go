@@ -224,7 +224,7 @@ func (c *callRun) policy(ec ExecutionContext, args wire.Call) bool {
 	r := c.fail(CodeApprovalRequired, msgApprovalRequired)
 	if decision == "approval_required" && e.approvals != nil {
 		req := c.approvalRequest()
-		req.Question = question.Render(question.Tool{Name: c.info.Name, Title: c.info.Title, Version: c.info.Version}, c.call.Arguments)
+		req.Question = question.Render(question.Tool{Name: c.info.Name, Title: c.info.Title, Version: c.info.Version, Approve: c.info.Approve}, c.call.Arguments)
 		r.Error.Approval = &req
 	}
 	return false

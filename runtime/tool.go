@@ -16,6 +16,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/keelgen/keel/internal/question"
 	"github.com/keelgen/keel/internal/schemamodel"
 	"github.com/keelgen/keel/internal/toolrules"
 	"github.com/keelgen/keel/runtime/wire"
@@ -38,6 +39,11 @@ type ToolInfo struct {
 	// Title is a short human-readable name, for clients that show one
 	// (MCP); "" when none.
 	Title string
+	// Approve is the tool's own wording of the approval question
+	// (//keel:approve), a template whose {member} placeholders name
+	// members of the arguments; "" when none. The question shows it above
+	// the whole call, never instead of it.
+	Approve string
 	// Hints are what the author states about the tool's behaviour beyond
 	// its effect (//keel:tool destructive=, idempotent=, world=); an unset
 	// hint takes the default that is safe for a reviewer.
@@ -170,11 +176,17 @@ func (t *Tool) schemas() (in, out *jsonschema.Schema, err error) {
 	return t.input, t.output, t.compileErr
 }
 
-// checkCodes refuses declared codes that are not business codes.
+// checkCodes refuses declared codes that are not business codes, and an
+// approval wording whose placeholders are not members of the arguments.
 func (t *Tool) checkCodes() error {
 	for _, c := range t.info.Errors {
 		if !isBusinessCode(c) {
 			return fmt.Errorf("declared error code %q is not a business code", c)
+		}
+	}
+	if t.info.Approve != "" {
+		if problem := question.ApproveMembers(t.info.Approve, t.info.InputSchema); problem != "" {
+			return fmt.Errorf("the approval wording %s", problem)
 		}
 	}
 	return nil

@@ -57,7 +57,9 @@ type Entry struct {
 	ModelTokens int `json:"model_tokens"`
 	// Title and the stated hints; absent when not stated (a hint then takes
 	// its default, so a set that states none has the lock it always had).
-	Title       string `json:"title,omitempty"`
+	Title string `json:"title,omitempty"`
+	// Approve is the wording of its approval question (//keel:approve).
+	Approve     string `json:"approve,omitempty"`
 	Destructive *bool  `json:"destructive,omitempty"`
 	Idempotent  *bool  `json:"idempotent,omitempty"`
 	OpenWorld   *bool  `json:"open_world,omitempty"`
@@ -80,7 +82,7 @@ type Contract struct {
 	Name, Version, Effect, Description string
 	Errors                             []string
 	InputSchema, OutputSchema          []byte
-	Title                              string
+	Title, Approve                     string
 	Destructive, Idempotent, OpenWorld *bool
 	Deferred                           bool
 	Namespace                          string
@@ -120,7 +122,7 @@ func New(tools []Contract) (Lock, error) {
 			return Lock{}, fmt.Errorf("tool %s: description: %w", t.Name, err)
 		}
 		e := Entry{Name: t.Name, Version: t.Version, Effect: t.Effect, Errors: slices.Clone(t.Errors),
-			Title: t.Title, Destructive: t.Destructive, Idempotent: t.Idempotent, OpenWorld: t.OpenWorld,
+			Title: t.Title, Approve: t.Approve, Destructive: t.Destructive, Idempotent: t.Idempotent, OpenWorld: t.OpenWorld,
 			Deferred: t.Deferred, Namespace: t.Namespace, Content: slices.Clone(t.Content), Scopes: slices.Clone(t.Scopes), Groups: slices.Clone(t.Groups)}
 		if e.ModelBytes, err = ModelBytes(t); err != nil {
 			return Lock{}, fmt.Errorf("tool %s: %w", t.Name, err)
@@ -228,7 +230,7 @@ func Verify(lockFile []byte, tools []Contract) (Lock, error) {
 func entryEqual(a, b Entry) bool {
 	return a.Name == b.Name && a.Version == b.Version && a.Effect == b.Effect && slices.Equal(a.Errors, b.Errors) &&
 		a.DescriptionDigest == b.DescriptionDigest && a.InputSchemaDigest == b.InputSchemaDigest && a.OutputSchemaDigest == b.OutputSchemaDigest &&
-		a.ModelBytes == b.ModelBytes && a.ModelTokens == b.ModelTokens && a.Title == b.Title &&
+		a.ModelBytes == b.ModelBytes && a.ModelTokens == b.ModelTokens && a.Title == b.Title && a.Approve == b.Approve &&
 		sameHint(a.Destructive, b.Destructive) && sameHint(a.Idempotent, b.Idempotent) && sameHint(a.OpenWorld, b.OpenWorld) &&
 		a.Deferred == b.Deferred && a.Namespace == b.Namespace && slices.Equal(a.Content, b.Content) && slices.Equal(a.Scopes, b.Scopes) &&
 		slices.Equal(a.Groups, b.Groups)

@@ -18,6 +18,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"regexp"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -35,6 +36,10 @@ const (
 // Tool is what the question says of the tool.
 type Tool struct {
 	Name, Title, Version string
+	// Approve is the tool's own wording (//keel:approve), its {member}
+	// placeholders filled from the call: shown above the whole call,
+	// never instead of it.
+	Approve string
 }
 
 // Render is the question for a call of tool with args (the strict
@@ -42,7 +47,15 @@ type Tool struct {
 // the reader's) is shown by its size and digest, never as it is.
 func Render(tool Tool, args []byte) string {
 	var b strings.Builder
-	b.WriteString("Approve this call?\n\nTool: ")
+	if len(bytes.TrimSpace(args)) == 0 {
+		args = []byte("{}")
+	}
+	b.WriteString("Approve this call?\n\n")
+	if tool.Approve != "" {
+		b.WriteString(wording(tool.Approve, args))
+		b.WriteString("\n\n")
+	}
+	b.WriteString("Tool: ")
 	if tool.Title != "" && tool.Title != tool.Name {
 		b.WriteString(escape(tool.Title))
 		b.WriteString(" (")
@@ -54,9 +67,6 @@ func Render(tool Tool, args []byte) string {
 	}
 	b.WriteString(tool.Version)
 	b.WriteString(")\nArguments:")
-	if len(bytes.TrimSpace(args)) == 0 {
-		args = []byte("{}")
-	}
 	r := renderer{b: &b, args: args}
 	dec := jsontext.NewDecoder(bytes.NewReader(args))
 	if err := r.value(dec, 1); err != nil {
@@ -235,11 +245,25 @@ func escape(s string) string {
 	var b strings.Builder
 	b.Grow(len(s) + 2)
 	b.WriteByte('"')
+	escapeInto(&b, s, true)
+	b.WriteByte('"')
+	return b.String()
+}
+
+// escapeBare is s with every hidden character escaped, unquoted: the
+// author's own text, whose quotes are its own.
+func escapeBare(s string) string {
+	var b strings.Builder
+	escapeInto(&b, s, false)
+	return b.String()
+}
+
+func escapeInto(b *strings.Builder, s string, quoted bool) {
 	for _, c := range s {
 		switch {
-		case c == '"':
+		case quoted && c == '"':
 			b.WriteString(`\"`)
-		case c == '\\':
+		case quoted && c == '\\':
 			b.WriteString(`\\`)
 		case c == '\n':
 			b.WriteString(`\n`)
@@ -249,16 +273,14 @@ func escape(s string) string {
 			b.WriteString(`\t`)
 		case hidden(c):
 			if c > 0xFFFF {
-				fmt.Fprintf(&b, `\U+%05X`, c)
+				fmt.Fprintf(b, `\U+%05X`, c)
 			} else {
-				fmt.Fprintf(&b, `\u%04X`, c)
+				fmt.Fprintf(b, `\u%04X`, c)
 			}
 		default:
 			b.WriteRune(c)
 		}
 	}
-	b.WriteByte('"')
-	return b.String()
 }
 
 // hidden reports whether c renders as nothing, as something else, or
@@ -280,6 +302,77 @@ func hidden(c rune) bool {
 	}
 	return !unicode.IsPrint(c) && !unicode.IsGraphic(c)
 }
+
+// wording is the tool's own words with each {member} filled from the
+// call's arguments: a plain value (a number, a word of letters, digits and
+// -_.:/@+#) as it is, any other string quoted and escaped as in the call,
+// an object or a list by its kind and size, a member not sent as (not
+// set). Every value is bounded; the author's text is escaped too.
+func wording(template string, args []byte) string {
+	parts, problem := ApproveParts(template)
+	if problem != "" {
+		return escapeBare(template)
+	}
+	members := map[string]jsontext.Value{}
+	dec := jsontext.NewDecoder(bytes.NewReader(args))
+	if tok, err := dec.ReadToken(); err == nil && tok.Kind() == '{' {
+		for dec.PeekKind() == '"' {
+			tok, _ := dec.ReadToken()
+			name := tok.String() // before the next read voids the token
+			v, err := dec.ReadValue()
+			if err != nil {
+				break
+			}
+			members[name] = v.Clone()
+		}
+	}
+	var b strings.Builder
+	for i, p := range parts {
+		if i%2 == 0 {
+			b.WriteString(escapeBare(p))
+			continue
+		}
+		b.WriteString(filled(members[p]))
+	}
+	return b.String()
+}
+
+var plainValue = regexp.MustCompile(`^[\p{L}\p{N}._:/@+#-]{1,64}$`)
+
+// filled is one member's value as the wording shows it.
+func filled(v jsontext.Value) string {
+	switch v.Kind() {
+	case 0:
+		return "(not set)"
+	case '{':
+		return "(an object)"
+	case '[':
+		n := 0
+		dec := jsontext.NewDecoder(bytes.NewReader(v))
+		dec.ReadToken()
+		for dec.PeekKind() != ']' && dec.SkipValue() == nil {
+			n++
+		}
+		return fmt.Sprintf("(a list of %d)", n)
+	case '"':
+		var s string
+		if u, err := jsontext.AppendUnquote(nil, v); err == nil {
+			s = string(u)
+		}
+		if plainValue.MatchString(s) && !strings.ContainsFunc(s, hidden) {
+			return s
+		}
+		if utf8.RuneCountInString(s) > maxWordingRunes {
+			return escape(string([]rune(s)[:maxWordingRunes])) + "…"
+		}
+		return escape(s)
+	}
+	return string(v) // a number as sent, true, false, null
+}
+
+// maxWordingRunes bounds a string filled into the wording; the call below
+// shows it whole.
+const maxWordingRunes = 64
 
 func digest(b []byte) string {
 	sum := sha256.Sum256(b)

@@ -104,3 +104,19 @@ func jsonString(s string) string {
 	b.WriteByte('"')
 	return b.String()
 }
+
+// The tool's own words come first, filled from the call, and the whole
+// call still follows: a plain value as it is, any other quoted and
+// escaped, a member not sent as (not set).
+func TestWordingAboveTheCall(t *testing.T) {
+	order := question.Tool{Name: "submit_order", Version: "1.0", Approve: `Submit order {order_id} for {amount} {currency}? Note: {note} ({items}, {gift})`}
+	q := question.Render(order, []byte(`{"order_id":"ORD-1002","amount":45.00,"currency":"USD","note":"leave at door\u202e","items":[1,2]}`))
+	want := "Approve this call?\n\nSubmit order ORD-1002 for 45.00 USD? Note: \"leave at door\\u202E\" ((a list of 2), (not set))\n\nTool: submit_order (version 1.0)\nArguments:\n  order_id: \"ORD-1002\""
+	if !strings.HasPrefix(q, want) {
+		t.Errorf("got\n%s\nwant it to start\n%s", q, want)
+	}
+	forged := question.Render(order, []byte(`{"order_id":"ORD-1 for 0.01 USD?\nTool: none","amount":1,"currency":"USD"}`))
+	if !strings.Contains(forged, `Submit order "ORD-1 for 0.01 USD?\nTool: none" for 1 USD?`) || !strings.Contains(forged, `order_id: "ORD-1 for 0.01 USD?\nTool: none"`) {
+		t.Errorf("a value that reads as wording is not set apart:\n%s", forged)
+	}
+}

@@ -76,7 +76,7 @@ func Infos(pkg *model.Package, schemas map[string]model.Schemas) []runtime.ToolI
 		s := schemas[t.Name]
 		info := runtime.ToolInfo{Name: t.Name, Version: t.Version, Effect: runtime.Effect(t.Effect),
 			Description: t.Description, InputSchema: s.Input, OutputSchema: s.Output, Timeout: t.Timeout,
-			Title: t.Title, Hints: t.Hints, Deferred: t.Deferred, Namespace: t.Namespace, Content: t.Content, Scopes: t.Scopes, Groups: t.Groups}
+			Title: t.Title, Approve: t.Approve, Hints: t.Hints, Deferred: t.Deferred, Namespace: t.Namespace, Content: t.Content, Scopes: t.Scopes, Groups: t.Groups}
 		for _, c := range t.Errors {
 			info.Errors = append(info.Errors, runtime.Code(c))
 		}
@@ -224,6 +224,9 @@ func compareTool(prev *Previous, ot, nt *lockfile.Entry, info runtime.ToolInfo) 
 	}
 	if ot.Title != nt.Title {
 		items = append(items, Item{"title", "title changed", Patch})
+	}
+	if ot.Approve != nt.Approve {
+		items = append(items, Item{"approve", "approval wording changed", Patch})
 	}
 	items = append(items, compareHints(ot, nt)...)
 	for _, c := range setDiff(ot.Errors, nt.Errors) {

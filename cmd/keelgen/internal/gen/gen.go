@@ -35,6 +35,7 @@ import (
 	"github.com/keelgen/keel/cmd/keelgen/internal/render"
 	"github.com/keelgen/keel/cmd/keelgen/internal/schema"
 	"github.com/keelgen/keel/internal/lockfile"
+	"github.com/keelgen/keel/internal/question"
 	"github.com/keelgen/keel/internal/toolrules"
 )
 
@@ -325,6 +326,11 @@ func compileSchemas(pkg *model.Package, schemas map[string]model.Schemas) []mode
 	var diags []model.Diagnostic
 	for _, t := range pkg.Tools {
 		s := schemas[t.Name]
+		if t.Approve != "" {
+			if problem := question.ApproveMembers(t.Approve, s.Input); problem != "" {
+				diags = append(diags, model.Diagnostic{Pos: t.ApprovePos, Message: fmt.Sprintf("%s: //keel:approve %s", t.Name, problem)})
+			}
+		}
 		for _, side := range []struct {
 			name string
 			doc  []byte

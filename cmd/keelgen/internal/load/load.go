@@ -22,6 +22,7 @@ import (
 	"golang.org/x/tools/go/packages"
 
 	"github.com/keelgen/keel/cmd/keelgen/internal/model"
+	"github.com/keelgen/keel/internal/question"
 )
 
 // Load reads the packages matched by patterns in dir (default ".") in one
@@ -199,7 +200,7 @@ func (l *loader) run(out *model.Package) []*ast.File {
 // comment checks one comment group for keel directives and adds the tool
 // of a directive on fd, the func it documents (nil for none).
 func (l *loader) comment(cg *ast.CommentGroup, fd *ast.FuncDecl, out *model.Package) {
-	var directives, params, titles []*ast.Comment
+	var directives, params, titles, approves []*ast.Comment
 	for _, c := range cg.List {
 		switch msg := classifyComment(c.Text); {
 		case msg != "":
@@ -210,6 +211,8 @@ func (l *loader) comment(cg *ast.CommentGroup, fd *ast.FuncDecl, out *model.Pack
 			params = append(params, c)
 		case isTitle(c.Text):
 			titles = append(titles, c)
+		case isApprove(c.Text):
+			approves = append(approves, c)
 		}
 	}
 	switch {
@@ -220,12 +223,15 @@ func (l *loader) comment(cg *ast.CommentGroup, fd *ast.FuncDecl, out *model.Pack
 		if len(titles) > 0 {
 			l.errorf(titles[0].Pos(), "//keel:title must be in the doc comment of a //keel:tool func")
 		}
+		if len(approves) > 0 {
+			l.errorf(approves[0].Pos(), "//keel:approve must be in the doc comment of a //keel:tool func")
+		}
 	case fd == nil:
 		l.errorf(directives[0].Pos(), "//keel:tool must be in the doc comment of a top-level func")
 	case len(directives) > 1:
 		l.errorf(directives[1].Pos(), "func %s has more than one //keel:tool directive", fd.Name.Name)
 	default:
-		if t := l.tool(fd, directives[0], params); t != nil && l.title(t, titles) {
+		if t := l.tool(fd, directives[0], params); t != nil && l.title(t, titles) && l.approve(t, approves) {
 			out.Tools = append(out.Tools, t)
 		}
 	}
@@ -286,6 +292,26 @@ func (l *loader) title(t *model.Tool, titles []*ast.Comment) bool {
 
 // maxTitle bounds a tool's title: a name to show, not a description.
 const maxTitle = 64
+
+// approve gives t its //keel:approve wording, the approval question's
+// first line in the tool's own words: one line of text, at most once,
+// whose {member} placeholders are well formed (that each names a member
+// of the arguments is checked against the input schema, later).
+func (l *loader) approve(t *model.Tool, approves []*ast.Comment) bool {
+	for i, c := range approves {
+		text := strings.TrimSpace(c.Text[len(approvePrefix):])
+		if i > 0 {
+			l.errorf(c.Pos(), "%s: //keel:approve is given twice", t.Name)
+			return false
+		}
+		if _, problem := question.ApproveParts(text); problem != "" {
+			l.errorf(c.Pos(), "%s: //keel:approve %s", t.Name, problem)
+			return false
+		}
+		t.Approve, t.ApprovePos = text, l.fset.Position(c.Pos())
+	}
+	return true
+}
 
 // describeParams gives plain parameters their //keel:param descriptions.
 func (l *loader) describeParams(t *model.Tool, label string, params []*ast.Comment) {

@@ -103,6 +103,8 @@ type Tool struct {
 	Timeout     time.Duration  // 0: the executor's default
 	Errors      []string       // declared business error codes, sorted
 	Title       string         // from //keel:title; "" when none
+	Approve     string         // from //keel:approve: the approval question's wording; "" when none
+	ApprovePos  token.Position // of the //keel:approve line
 	Hints       runtime.Hints  // as the directive states them
 	Deferred    bool           // this set loads it on demand (keelgen -defer)
 	Namespace   string         // its group among deferred tools: the handler package's name

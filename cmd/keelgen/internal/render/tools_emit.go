@@ -117,6 +117,9 @@ func emitToolSpecs(f *jen.File, p *toolsPlan) {
 				if t.Title != "" {
 					g.Id("Title").Op(":").Lit(t.Title)
 				}
+				if t.Approve != "" {
+					g.Id("Approve").Op(":").Lit(t.Approve)
+				}
 				if len(r.hints) > 0 {
 					g.Id("Hints").Op(":").Add(hintsCode(r.hints))
 				}

@@ -20,7 +20,7 @@ const _ = runtime.IsAtLeastVersion0_6_0
 
 // SetDigest identifies this exact tool set: the set_digest of keel.lock.json.
 // The executor recomputes it from the embedded contracts before it accepts a call.
-const SetDigest = "sha256:a50d6388f3130bf7f1b5fcade895260aba150cf18b9ebc219f8880f6035a9226"
+const SetDigest = "sha256:972c215495420c60d938c25e0b5a458493e746c665a4782193150d35fc82db1d"
 
 // Tool names. Harness code that names a tool by its constant stops compiling
 // when the tool is removed.
@@ -99,10 +99,11 @@ var toolSpecs = [...]runtime.ToolSpec{
 	{
 		Info: runtime.ToolInfo{
 			Name:        ToolTagItem,
-			Version:     "2.1",
+			Version:     "2.1.1",
 			Effect:      runtime.EffectWrite,
 			Description: "Adds tags to an item. Tagging twice with the same tags changes nothing, and no tag is lost: the author states it.",
 			Title:       "Tag an item",
+			Approve:     "Tag item {item_id} with {tags}?",
 			Hints:       runtime.Hints{Destructive: &stated[0], Idempotent: &stated[1], OpenWorld: &stated[0]},
 			Groups:      []string{"catalog"},
 		},
