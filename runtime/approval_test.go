@@ -315,3 +315,29 @@ func TestApprovalWording(t *testing.T) {
 		t.Errorf("a wording naming no member: %v", err)
 	}
 }
+
+// A tool with a writeOnly member never has its arguments' values quoted in
+// the protected log: a refused call logs where it failed and why, not the
+// validator's text, which quotes the value (it did before this test).
+func TestSensitiveArgumentsStayOutOfTheLog(t *testing.T) {
+	const in = `{"type":"object","properties":{"password":{"type":"string","pattern":"^[a-z]+$","writeOnly":true}},"required":["password"],"additionalProperties":false}`
+	var log bytes.Buffer
+	tool := runtime.NewTool(runtime.ToolInfo{Name: "log_in", Version: "1.0", Effect: runtime.EffectRead, Description: "Log in.",
+		InputSchema: json.RawMessage(in), OutputSchema: json.RawMessage(echoOut)},
+		runtime.Handle(func(context.Context, struct {
+			Password string `json:"password"`
+		}) (echoResult, error) {
+			return echoResult{Tags: []string{}, Level: "low"}, nil
+		}))
+	exec, err := runtime.NewExecutor(keeltest.Of(tool), runtime.WithLogger(slog.New(slog.NewJSONHandler(&log, nil))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := exec.Execute(context.Background(), alice, runtime.ToolCall{ID: "p", Name: "log_in", Arguments: json.RawMessage(`{"password":"HUNTER2-SECRET"}`)})
+	if r.Code() != runtime.CodeInvalidArguments {
+		t.Fatalf("%+v", r)
+	}
+	if strings.Contains(log.String(), "HUNTER2") || !strings.Contains(log.String(), "/password") {
+		t.Errorf("the log:\n%s", log.String())
+	}
+}

@@ -156,7 +156,11 @@ func (c *callRun) input() (wire.Call, bool) {
 		call, err = c.validatedInput()
 	}
 	if err != nil {
-		c.log(slog.LevelInfo, "keel: invalid arguments", slog.Any("detail", err))
+		var detail any = err
+		if c.tool.sensitive { // where and which keyword, never a text that may quote a writeOnly value
+			detail = argumentDetails(err, c.tool.inputForDetails(), c.call.Arguments)
+		}
+		c.log(slog.LevelInfo, "keel: invalid arguments", slog.Any("detail", detail))
 		r := c.fail(CodeInvalidArguments, msgInvalidArguments)
 		if c.e.details {
 			r.Error.Details = argumentDetails(err, c.tool.inputForDetails(), c.call.Arguments)
@@ -224,7 +228,7 @@ func (c *callRun) policy(ec ExecutionContext, args wire.Call) bool {
 	r := c.fail(CodeApprovalRequired, msgApprovalRequired)
 	if decision == "approval_required" && e.approvals != nil {
 		req := c.approvalRequest()
-		req.Question = question.Render(question.Tool{Name: c.info.Name, Title: c.info.Title, Version: c.info.Version, Approve: c.info.Approve}, c.call.Arguments)
+		req.Question = question.Render(question.Tool{Name: c.info.Name, Title: c.info.Title, Version: c.info.Version, Approve: c.info.Approve, InputSchema: c.info.InputSchema}, c.call.Arguments)
 		r.Error.Approval = &req
 	}
 	return false

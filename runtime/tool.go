@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -118,6 +119,9 @@ type Tool struct {
 	// and output; otherwise (Handle) the executor validates both against
 	// the schemas.
 	compiled bool
+	// sensitive: the input schema marks a member writeOnly, whose value
+	// the protected log never quotes.
+	sensitive bool
 
 	compileOnce sync.Once
 	input       *jsonschema.Schema
@@ -147,7 +151,7 @@ func (t *Tool) inputForDetails() *schemamodel.Schema {
 // keelgen compiled when it wrote them, on the tool's first call.
 func NewTool(info ToolInfo, h Handler) *Tool {
 	_, handBound := h.(validatedHandler)
-	return &Tool{info: info, handler: h, compiled: h != nil && !handBound}
+	return &Tool{info: info, handler: h, compiled: h != nil && !handBound, sensitive: bytes.Contains(info.InputSchema, []byte(`"writeOnly"`))}
 }
 
 // Info returns a copy of the tool's contract; changing it changes nothing

@@ -40,6 +40,9 @@ type Tool struct {
 	// placeholders filled from the call: shown above the whole call,
 	// never instead of it.
 	Approve string
+	// InputSchema says which members are sensitive (writeOnly): shown as
+	// set, with their length, never their value.
+	InputSchema []byte
 }
 
 // Render is the question for a call of tool with args (the strict
@@ -51,8 +54,9 @@ func Render(tool Tool, args []byte) string {
 		args = []byte("{}")
 	}
 	b.WriteString("Approve this call?\n\n")
+	schema := parseNode(tool.InputSchema)
 	if tool.Approve != "" {
-		b.WriteString(wording(tool.Approve, args))
+		b.WriteString(wording(tool.Approve, args, schema))
 		b.WriteString("\n\n")
 	}
 	b.WriteString("Tool: ")
@@ -69,7 +73,7 @@ func Render(tool Tool, args []byte) string {
 	b.WriteString(")\nArguments:")
 	r := renderer{b: &b, args: args}
 	dec := jsontext.NewDecoder(bytes.NewReader(args))
-	if err := r.value(dec, 1); err != nil {
+	if err := r.value(dec, 1, schema); err != nil {
 		return unreadable(tool, args)
 	}
 	if r.bounded {
@@ -91,13 +95,23 @@ type renderer struct {
 	bounded bool // a value was shown by its start and digest
 }
 
-// value writes the next value of dec after a "name:" (or "-") at depth.
-func (r *renderer) value(dec *jsontext.Decoder, depth int) error {
+// value writes the next value of dec after a "name:" (or "-") at depth;
+// s is its subschema (nil when the schema says nothing of it).
+func (r *renderer) value(dec *jsontext.Decoder, depth int, s *node) error {
+	if s.sensitive() {
+		v, err := dec.ReadValue()
+		if err != nil {
+			return err
+		}
+		r.b.WriteByte(' ')
+		r.b.WriteString(masked(v))
+		return nil
+	}
 	switch dec.PeekKind() {
 	case '{':
-		return r.object(dec, depth)
+		return r.object(dec, depth, s)
 	case '[':
-		return r.array(dec, depth)
+		return r.array(dec, depth, s)
 	}
 	tok, err := dec.ReadToken()
 	if err != nil {
@@ -113,7 +127,7 @@ func (r *renderer) value(dec *jsontext.Decoder, depth int) error {
 	return nil
 }
 
-func (r *renderer) object(dec *jsontext.Decoder, depth int) error {
+func (r *renderer) object(dec *jsontext.Decoder, depth int, s *node) error {
 	start := dec.InputOffset()
 	if _, err := dec.ReadToken(); err != nil {
 		return err
@@ -134,9 +148,10 @@ func (r *renderer) object(dec *jsontext.Decoder, depth int) error {
 		}
 		n++
 		r.newline(depth)
-		r.b.WriteString(memberName(name.String()))
+		member := name.String()
+		r.b.WriteString(memberName(member))
 		r.b.WriteByte(':')
-		if err := r.value(dec, depth+1); err != nil {
+		if err := r.value(dec, depth+1, s.member(member)); err != nil {
 			return err
 		}
 	}
@@ -144,7 +159,7 @@ func (r *renderer) object(dec *jsontext.Decoder, depth int) error {
 	return err
 }
 
-func (r *renderer) array(dec *jsontext.Decoder, depth int) error {
+func (r *renderer) array(dec *jsontext.Decoder, depth int, s *node) error {
 	start := dec.InputOffset()
 	if _, err := dec.ReadToken(); err != nil {
 		return err
@@ -162,7 +177,7 @@ func (r *renderer) array(dec *jsontext.Decoder, depth int) error {
 		n++
 		r.newline(depth)
 		r.b.WriteByte('-')
-		if err := r.value(dec, depth+1); err != nil {
+		if err := r.value(dec, depth+1, s.item()); err != nil {
 			return err
 		}
 	}
@@ -308,7 +323,7 @@ func hidden(c rune) bool {
 // -_.:/@+#) as it is, any other string quoted and escaped as in the call,
 // an object or a list by its kind and size, a member not sent as (not
 // set). Every value is bounded; the author's text is escaped too.
-func wording(template string, args []byte) string {
+func wording(template string, args []byte, schema *node) string {
 	parts, problem := ApproveParts(template)
 	if problem != "" {
 		return escapeBare(template)
@@ -330,6 +345,10 @@ func wording(template string, args []byte) string {
 	for i, p := range parts {
 		if i%2 == 0 {
 			b.WriteString(escapeBare(p))
+			continue
+		}
+		if v, ok := members[p]; ok && schema.member(p).sensitive() {
+			b.WriteString(masked(v))
 			continue
 		}
 		b.WriteString(filled(members[p]))
@@ -368,6 +387,20 @@ func filled(v jsontext.Value) string {
 		return escape(s)
 	}
 	return string(v) // a number as sent, true, false, null
+}
+
+// masked is a sensitive value as a person reads it: that it is set, and
+// its length (a string's characters, a list's items), never what it is.
+func masked(v jsontext.Value) string {
+	switch v.Kind() {
+	case '"':
+		if u, err := jsontext.AppendUnquote(nil, v); err == nil {
+			return fmt.Sprintf("(sensitive: set, %d characters)", utf8.RuneCount(u))
+		}
+	case 'n':
+		return "(sensitive: null)"
+	}
+	return "(sensitive: set)"
 }
 
 // maxWordingRunes bounds a string filled into the wording; the call below

@@ -120,3 +120,37 @@ func TestWordingAboveTheCall(t *testing.T) {
 		t.Errorf("a value that reads as wording is not set apart:\n%s", forged)
 	}
 }
+
+// A member the input schema marks writeOnly is shown as set, with its
+// length, never its value: at the root, nested, in a list's items, behind
+// a $ref, and in the tool's own wording.
+func TestSensitiveMembersAreNotShown(t *testing.T) {
+	schema := `{"type":"object","properties":{
+		"user":{"type":"string"},
+		"password":{"type":"string","writeOnly":true},
+		"card":{"$ref":"#/$defs/Card"},
+		"keys":{"type":"array","items":{"type":"string","writeOnly":true}},
+		"token":{"$ref":"#/$defs/Plain","writeOnly":true}},
+		"$defs":{"Card":{"type":"object","properties":{"number":{"type":"string","writeOnly":true},"holder":{"type":"string"}}},
+		"Plain":{"type":"string"}}}`
+	login := question.Tool{Name: "log_in", Version: "1.0", Approve: "Log in as {user} with {password}?", InputSchema: []byte(schema)}
+	q := question.Render(login, []byte(`{"user":"ana","password":"hunter2hunter2","card":{"number":"4111111111111111","holder":"Ana"},"keys":["k-one","k-two"],"token":"tok-secret"}`))
+	for _, want := range []string{
+		"Log in as ana with (sensitive: set, 14 characters)?",
+		`user: "ana"`,
+		"password: (sensitive: set, 14 characters)",
+		"number: (sensitive: set, 16 characters)",
+		`holder: "Ana"`,
+		"- (sensitive: set, 5 characters)",
+		"token: (sensitive: set, 10 characters)",
+	} {
+		if !strings.Contains(q, want) {
+			t.Errorf("%q not in\n%s", want, q)
+		}
+	}
+	for _, secret := range []string{"hunter2", "4111", "k-one", "tok-secret"} {
+		if strings.Contains(q, secret) {
+			t.Errorf("the question shows %q:\n%s", secret, q)
+		}
+	}
+}

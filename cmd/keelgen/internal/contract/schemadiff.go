@@ -81,8 +81,28 @@ func (d *schemaDiff) compare(old, new *schemamodel.Schema, path string) {
 			d.add(Patch, "%s of %s changed", k, where(d.part, path))
 			continue
 		}
+		if k == "writeOnly" {
+			d.compareSensitive(old, new, path)
+			continue
+		}
 		// A changed constraint may narrow what the model can send: major for input.
 		d.add(d.pick(Major, Minor), "%s of %s changed from %s to %s", k, where(d.part, path), show(old.Keyword(k)), show(new.Keyword(k)))
+	}
+}
+
+// compareSensitive grades writeOnly, a member's mark as sensitive (its
+// value never shown to a person approving, nor logged): on the arguments,
+// a mark dropped lets the value be shown, major; one added hides more,
+// minor. On the result it changes nothing keel does.
+func (d *schemaDiff) compareSensitive(old, new *schemamodel.Schema, path string) {
+	was, is := string(old.Keyword("writeOnly")) == "true", string(new.Keyword("writeOnly")) == "true"
+	switch {
+	case d.part != "input":
+		d.add(Patch, "writeOnly of %s changed", where(d.part, path))
+	case was && !is:
+		d.add(Major, "%s is no longer sensitive (writeOnly): a person approving a call now reads its value", where(d.part, path))
+	case is && !was:
+		d.add(Minor, "%s is now sensitive (writeOnly): a person approving a call reads only that it is set", where(d.part, path))
 	}
 }
 
