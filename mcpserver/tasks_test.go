@@ -280,7 +280,8 @@ func TestTaskApprovalAndCancel(t *testing.T) {
 		Params struct{ Message string }
 	}
 	if json.Unmarshal(waiting.Result["inputRequests"], &asked) != nil || asked["keel/approval"].Method != "elicitation/create" ||
-		!strings.Contains(asked["keel/approval"].Params.Message, "create_ticket") || waiting.Result["requestState"] != nil {
+		!strings.Contains(asked["keel/approval"].Params.Message, "create_ticket") || waiting.Result["requestState"] != nil ||
+		!strings.Contains(asked["keel/approval"].Params.Message, "\n  incident_id: \"INC-042\"\n  summary: \"page the on-call\"") {
 		t.Fatalf("the waiting task: %s", waiting.Result["inputRequests"])
 	}
 	if probe.ticketed.Load() != 0 {
