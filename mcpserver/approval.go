@@ -43,6 +43,16 @@ type Approvals struct {
 	// TTL is how long a question stays answerable, and the life of the
 	// grant a yes becomes (default DefaultApprovalTTL).
 	TTL time.Duration
+	// Pending, with PageURL, sends each call the client's person is not
+	// asked about (a client that cannot be asked, or a call Ask keeps from
+	// it) to the approval page (ApprovalPage): the call is
+	// approval_required with error.approval.url, an approver decides at
+	// that address, and the same call, sent again, runs once with the
+	// grant an approval became. Several replicas share one store.
+	Pending PendingStore
+	// PageURL is the address of ApprovalPage as a person's browser reaches
+	// it, ending in "/": an approval's address is PageURL and its id.
+	PageURL string
 }
 
 // DefaultApprovalTTL is how long a client's person has to answer.
@@ -186,6 +196,60 @@ func (a *Approvals) ask(ctx context.Context, ec runtime.ExecutionContext, r runt
 		InputRequests: mcp.InputRequestMap{approvalInput: approvalQuestion(ar, arguments)},
 		RequestState:  state,
 	}
+}
+
+// viaPage is r, approval_required for a call its client was not asked
+// about, routed through the approval page: when an approver approved this
+// very call (its caller, tool, version and arguments), it runs now, once,
+// with the grant; otherwise it waits at the page, and r says where.
+func (a *Approvals) viaPage(ctx context.Context, exec *runtime.Executor, ec runtime.ExecutionContext, call runtime.ToolCall, r runtime.ToolResult) runtime.ToolResult {
+	if a.Pending == nil || a.PageURL == "" || r.Error == nil || r.Error.Approval == nil || ec.Grant != "" {
+		return r
+	}
+	req := *r.Error.Approval
+	key := pendingKey(ec.Tenant, ec.Principal, req)
+	if p, ok, err := a.Pending.TakeApproved(ctx, key); err == nil && ok {
+		ec.Grant, call.ID = p.Grant, p.Request.CallID // the grant is bound to the call the approver saw
+		return exec.Execute(ctx, ec, call)
+	}
+	now := time.Now()
+	p, err := a.Pending.Pending(ctx, PendingApproval{ID: newApprovalID(), Key: key, Request: req, Tenant: ec.Tenant, Principal: ec.Principal,
+		Created: now, Expires: now.Add(a.ttl())})
+	if err != nil {
+		return r // no address: the call stays approval_required
+	}
+	req.URL = a.PageURL + p.ID
+	e := *r.Error
+	e.Approval = &req
+	r.Error = &e
+	return r
+}
+
+// newApprovalID is an unguessable id for an approval's address.
+func newApprovalID() string {
+	var b [16]byte
+	rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// decide records an approver's decision on approval id, and for an
+// approval the grant of exactly the call it shows; false when it was
+// decided before.
+func (a *Approvals) decide(ctx context.Context, id string, approve bool, approver string) (PendingApproval, bool, error) {
+	p, err := a.Pending.Approval(ctx, id)
+	if err != nil {
+		return PendingApproval{}, false, err
+	}
+	decision, token := "denied", ""
+	if approve {
+		g := p.Request.Grant(p.Tenant, p.Principal, p.Expires)
+		g.Nonce = "mcp-page-" + p.ID
+		if token, err = grant.Issue(a.key, g); err != nil {
+			return PendingApproval{}, false, err
+		}
+		decision = "approved"
+	}
+	return a.Pending.Decide(ctx, id, decision, approver, token)
 }
 
 // answer reads a retried call: the call id its state names, and the grant a

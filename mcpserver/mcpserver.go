@@ -381,7 +381,15 @@ func (h *handler) run(ctx context.Context, req *mcp.CallToolRequest, opts runOpt
 	// policy sent for approval: the client's capabilities are a decode of
 	// the request's _meta, which no other call pays for.
 	ask := opts.mayAsk && !answered && h.approvals != nil && r.Code() == runtime.CodeApprovalRequired && canElicit(req)
-	return h.reply(ctx, ec, r, call.Arguments, ask)
+	if ask {
+		if q := h.approvals.ask(ctx, ec, r, call.Arguments); q != nil {
+			return q, nil
+		}
+	}
+	if h.approvals != nil && r.Code() == runtime.CodeApprovalRequired && !answered {
+		r = h.approvals.viaPage(ctx, h.exec, ec, call, r) // not asked: an approver decides at the page
+	}
+	return h.reply(ctx, ec, r, call.Arguments, false)
 }
 
 // callOf is the call a tools/call asks for and who makes it: its id (the

@@ -25,6 +25,10 @@ type ApprovalRequest struct {
 	// text every door shows (an MCP elicitation, a task's question). It is
 	// not in the JSON the model reads, which has the call already.
 	Question string `json:"-"`
+	// URL is where a person approves the call when its client is not
+	// asked (keel's MCP approval page); "" when there is none. It names the
+	// approval, never a value of the call.
+	URL string `json:"url,omitempty"`
 }
 
 // Grant is the grant that approves exactly this request for one principal
