@@ -141,7 +141,7 @@ func TestApprovalPage(t *testing.T) {
 	}
 	token := tokenField.FindStringSubmatch(shown)[1]
 	for name, c := range map[string]struct {
-		form            url.Values
+		form             url.Values
 		approver, origin string
 	}{
 		"no token":        {url.Values{"decision": {"approve"}}, "lead", ""},
