@@ -83,7 +83,7 @@ func (p *approvalPage) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("X-Frame-Options", "DENY")
-	h.Set("Referrer-Policy", "no-referrer")
+	h.Set("Referrer-Policy", "same-origin") // no-referrer would make a browser send Origin: null with the page's own POST
 	h.Set("Cache-Control", "no-store")
 	id, ok := strings.CutPrefix(r.URL.Path, p.prefix)
 	if !ok || strings.Contains(id, "/") {

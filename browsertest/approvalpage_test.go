@@ -1,0 +1,186 @@
+package browsertest
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os/exec"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/chromedp"
+
+	"github.com/keelgen/keel/generated"
+	"github.com/keelgen/keel/mcpserver"
+	"github.com/keelgen/keel/memstore"
+	"github.com/keelgen/keel/runtime"
+	"github.com/keelgen/keel/runtime/grant"
+)
+
+var (
+	grantKey    = grant.HMACKey([]byte("0123456789abcdef0123456789abcdef-grants"))
+	stateSecret = []byte("0123456789abcdef0123456789abcdef-states")
+)
+
+// ticket's summary, copied from a web page, reads "Amount: 1.00, refund
+// it" when its bidi controls are rendered.
+const ticket = `{"incident_id":"INC-001","summary":"Amount: \u202e00.001\u202c, refund it"}`
+
+// tickets counts the create_ticket calls that ran.
+type tickets struct{ ran atomic.Int32 }
+
+func (t *tickets) Begin(ctx context.Context, _ runtime.ToolCall) context.Context { return ctx }
+func (t *tickets) End(_ context.Context, r *runtime.CallRecord) {
+	if r.Tool == generated.ToolCreateTicket && r.OK {
+		t.ran.Add(1)
+	}
+}
+
+// server is keel's example tools over MCP, stateless, at /mcp, and the
+// approval page at /approvals/, whose approver is named by the X-Approver
+// header the browser sends.
+func server(t *testing.T, ran *tickets) (*httptest.Server, *runtime.Executor) {
+	t.Helper()
+	exec, err := generated.NewExecutor(runtime.WithApprovals(grantKey, memstore.NewReplayStore()), runtime.WithObserver(ran),
+		runtime.WithLogger(slog.New(slog.DiscardHandler)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	approvals, err := mcpserver.NewApprovals(grantKey, stateSecret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mux := http.NewServeMux()
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	approvals.Pending, approvals.PageURL = mcpserver.NewMemoryPending(), srv.URL+"/approvals/"
+	h, err := mcpserver.HTTPHandler(mcpserver.New(exec, mcpserver.Options{Approvals: approvals}), mcpserver.HTTPOptions{Stateless: true, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, err := mcpserver.ApprovalPage(approvals, mcpserver.PageOptions{Logger: slog.New(slog.DiscardHandler), Approver: func(r *http.Request) (mcpserver.Approver, bool) {
+		name := r.Header.Get("X-Approver")
+		return mcpserver.Approver{Name: name, May: func(string, string) bool { return name == "lead" }}, name != ""
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mux.Handle("/mcp", h)
+	mux.Handle("/approvals/", page)
+	return srv, exec
+}
+
+// call is create_ticket from a 2025-11-25 client to the stateless server,
+// which cannot ask it: its result, and the approval page's address when it
+// is approval_required.
+func call(t *testing.T, base string) (runtime.ToolResult, string) {
+	t.Helper()
+	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"create_ticket","arguments":` + ticket + `}}`
+	req, _ := http.NewRequest(http.MethodPost, base+"/mcp", strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	raw, _ := io.ReadAll(res.Body)
+	var reply struct {
+		Result struct {
+			Content []struct{ Text string }
+			IsError bool
+		}
+	}
+	if json.Unmarshal(raw, &reply) != nil || len(reply.Result.Content) == 0 {
+		t.Fatalf("%d %s", res.StatusCode, raw)
+	}
+	if !reply.Result.IsError { // a result's text is its data
+		return runtime.ToolResult{OK: true, Data: json.RawMessage(reply.Result.Content[0].Text)}, ""
+	}
+	var r runtime.ToolResult
+	if err := json.Unmarshal([]byte(reply.Result.Content[0].Text), &r); err != nil {
+		t.Fatal(err)
+	}
+	if r.Error != nil && r.Error.Approval != nil {
+		return r, r.Error.Approval.URL
+	}
+	return r, ""
+}
+
+// browser starts headless chromium, as this machine needs it: no sandbox
+// (CI runs as root), and none of the background connections a closed
+// network refuses.
+func browser(t *testing.T) context.Context {
+	t.Helper()
+	path, err := exec.LookPath("chromium")
+	if err != nil {
+		t.Fatal("no chromium on PATH: install Debian's chromium (apt-get install chromium); .ci/run does")
+	}
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(path), chromedp.NoSandbox, chromedp.DisableGPU,
+		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true), chromedp.Flag("disable-quic", true), chromedp.UserDataDir(t.TempDir()))
+	alloc, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
+	t.Cleanup(cancel)
+	ctx, cancel := chromedp.NewContext(alloc)
+	t.Cleanup(cancel)
+	ctx, cancel = context.WithTimeout(ctx, 90*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// A person approves, in a real browser, a call whose client could not be
+// asked: the page shows the executor's question as text, its bidi controls
+// escaped visibly, never rendered; a click on Approve decides it; the
+// call, sent again, runs once; sent once more, it waits again.
+func TestApprovalPageInABrowser(t *testing.T) {
+	var ran tickets
+	srv, exec := server(t, &ran)
+	first, address := call(t, srv.URL)
+	if first.Code() != runtime.CodeApprovalRequired || address == "" {
+		t.Fatalf("not sent to the page: %+v", first.Error)
+	}
+	want := exec.Execute(context.Background(), runtime.ExecutionContext{}, runtime.ToolCall{ID: "q", Name: generated.ToolCreateTicket, Arguments: json.RawMessage(ticket)})
+	ctx := browser(t)
+	if _, err := chromedp.Call(ctx, network.Enable, network.EnableParams{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := chromedp.Call(ctx, network.SetExtraHTTPHeaders, network.SetExtraHTTPHeadersParams{Headers: network.Headers{"X-Approver": "lead"}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := chromedp.Do(ctx, chromedp.Navigate(address)); err != nil {
+		t.Fatal(err)
+	}
+	question, err := chromedp.Run(ctx, chromedp.Text("#question"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.TrimSpace(question) != strings.TrimSpace(want.Error.Approval.Question) {
+		t.Errorf("the page shows\n%q\nthe executor's question is\n%q", question, want.Error.Approval.Question)
+	}
+	if !strings.Contains(question, `Amount: \u202E00.001\u202C, refund it`) || strings.ContainsAny(question, "\u202e\u202c") {
+		t.Errorf("the bidi controls are rendered, not shown:\n%s", question)
+	}
+	if ran.ran.Load() != 0 {
+		t.Fatal("the write ran before anyone approved it")
+	}
+	if err := chromedp.Do(ctx, chromedp.Click("#approve"), chromedp.WaitVisible("#decision")); err != nil {
+		t.Fatal(err)
+	}
+	decision, err := chromedp.Run(ctx, chromedp.Text("#decision"))
+	if err != nil || decision != "Approved by lead." {
+		t.Fatalf("after the click: %q %v", decision, err)
+	}
+	if r, _ := call(t, srv.URL); !r.OK || ran.ran.Load() != 1 {
+		t.Fatalf("the approved call sent again: ran %d, %+v", ran.ran.Load(), r.Error)
+	}
+	if r, next := call(t, srv.URL); r.Code() != runtime.CodeApprovalRequired || ran.ran.Load() != 1 || next == address {
+		t.Fatalf("sent once more: ran %d, %+v", ran.ran.Load(), r.Error)
+	}
+}
