@@ -1,13 +1,16 @@
 package browsertest
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -182,5 +185,69 @@ func TestApprovalPageInABrowser(t *testing.T) {
 	}
 	if r, next := call(t, srv.URL); r.Code() != runtime.CodeApprovalRequired || ran.ran.Load() != 1 || next == address {
 		t.Fatalf("sent once more: ran %d, %+v", ran.ran.Load(), r.Error)
+	}
+}
+
+// The official TypeScript client (1.32.2, a 2025-11-25 client that
+// declares elicitation) on a stateless server: keel cannot ask it, so its
+// call is approval_required with the page's address; a person approves in
+// the browser; the client's call sent again runs once, and once more is
+// refused (it waits again).
+func TestTypeScriptClientApprovedInABrowser(t *testing.T) {
+	client := filepath.Join("..", "mcpserver", "testdata", "ts-client")
+	if _, err := os.Stat(filepath.Join(client, "node_modules", "@modelcontextprotocol", "sdk")); err != nil {
+		t.Fatalf("the TypeScript client is not installed: run npm ci in %s (.ci/run does)", client)
+	}
+	var ran tickets
+	srv, _ := server(t, &ran)
+	node := exec.Command("node", "approval.mjs", srv.URL+"/mcp")
+	node.Dir, node.Stderr = client, os.Stderr
+	in, err := node.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := node.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := node.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { in.Close(); node.Wait() })
+	lines := bufio.NewScanner(out)
+	result := func() string {
+		t.Helper()
+		for lines.Scan() {
+			if line, ok := strings.CutPrefix(lines.Text(), "RESULT "); ok {
+				return line
+			}
+			if lines.Text() == "ASKED" {
+				t.Error("keel asked a client it cannot hear back from")
+			}
+		}
+		t.Fatalf("the client ended: %v", lines.Err())
+		return ""
+	}
+	code, address, _ := strings.Cut(result(), " ")
+	if code != "approval_required" || !strings.HasPrefix(address, srv.URL+"/approvals/") {
+		t.Fatalf("the client read %s %s", code, address)
+	}
+	ctx := browser(t)
+	if _, err := chromedp.Call(ctx, network.Enable, network.EnableParams{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := chromedp.Call(ctx, network.SetExtraHTTPHeaders, network.SetExtraHTTPHeadersParams{Headers: network.Headers{"X-Approver": "lead"}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := chromedp.Do(ctx, chromedp.Navigate(address), chromedp.Click("#approve"), chromedp.WaitVisible("#decision")); err != nil {
+		t.Fatal(err)
+	}
+	io.WriteString(in, "again\n")
+	if got := result(); got != "ok" || ran.ran.Load() != 1 {
+		t.Fatalf("approved, sent again: %s, ran %d", got, ran.ran.Load())
+	}
+	io.WriteString(in, "again\n")
+	if code, next, _ := strings.Cut(result(), " "); code != "approval_required" || next == address || ran.ran.Load() != 1 {
+		t.Fatalf("sent once more: %s %s, ran %d", code, next, ran.ran.Load())
 	}
 }
