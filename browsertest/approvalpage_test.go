@@ -21,6 +21,7 @@ import (
 
 	"github.com/keelgen/keel/generated"
 	"github.com/keelgen/keel/mcpserver"
+	"github.com/keelgen/keel/mcpserver/approvalstore"
 	"github.com/keelgen/keel/memstore"
 	"github.com/keelgen/keel/runtime"
 	"github.com/keelgen/keel/runtime/grant"
@@ -62,7 +63,7 @@ func server(t *testing.T, ran *tickets) (*httptest.Server, *runtime.Executor) {
 	mux := http.NewServeMux()
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
-	approvals.Pending, approvals.PageURL = mcpserver.NewMemoryPending(), srv.URL+"/approvals/"
+	approvals.Pending, approvals.PageURL = approvalstore.NewMemory(), srv.URL+"/approvals/"
 	h, err := mcpserver.HTTPHandler(mcpserver.New(exec, mcpserver.Options{Approvals: approvals}), mcpserver.HTTPOptions{Stateless: true, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)

@@ -18,6 +18,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/keelgen/keel/internal/question"
+	"github.com/keelgen/keel/mcpserver/approvalstore"
 	"github.com/keelgen/keel/runtime"
 	"github.com/keelgen/keel/runtime/grant"
 )
@@ -49,7 +50,7 @@ type Approvals struct {
 	// approval_required with error.approval.url, an approver decides at
 	// that address, and the same call, sent again, runs once with the
 	// grant an approval became. Several replicas share one store.
-	Pending PendingStore
+	Pending approvalstore.Store
 	// PageURL is the address of ApprovalPage as a person's browser reaches
 	// it, ending in "/": an approval's address is PageURL and its id.
 	PageURL string
@@ -207,13 +208,13 @@ func (a *Approvals) viaPage(ctx context.Context, exec *runtime.Executor, ec runt
 		return r
 	}
 	req := *r.Error.Approval
-	key := pendingKey(ec.Tenant, ec.Principal, req)
+	key := approvalstore.Key(ec.Tenant, ec.Principal, req)
 	if p, ok, err := a.Pending.TakeApproved(ctx, key); err == nil && ok {
 		ec.Grant, call.ID = p.Grant, p.Request.CallID // the grant is bound to the call the approver saw
 		return exec.Execute(ctx, ec, call)
 	}
 	now := time.Now()
-	p, err := a.Pending.Pending(ctx, PendingApproval{ID: newApprovalID(), Key: key, Request: req, Tenant: ec.Tenant, Principal: ec.Principal,
+	p, err := a.Pending.Pending(ctx, approvalstore.Approval{ID: newApprovalID(), Key: key, Request: req, Tenant: ec.Tenant, Principal: ec.Principal,
 		Created: now, Expires: now.Add(a.ttl())})
 	if err != nil {
 		return r // no address: the call stays approval_required
@@ -235,17 +236,17 @@ func newApprovalID() string {
 // decide records an approver's decision on approval id, and for an
 // approval the grant of exactly the call it shows; false when it was
 // decided before.
-func (a *Approvals) decide(ctx context.Context, id string, approve bool, approver string) (PendingApproval, bool, error) {
+func (a *Approvals) decide(ctx context.Context, id string, approve bool, approver string) (approvalstore.Approval, bool, error) {
 	p, err := a.Pending.Approval(ctx, id)
 	if err != nil {
-		return PendingApproval{}, false, err
+		return approvalstore.Approval{}, false, err
 	}
 	decision, token := "denied", ""
 	if approve {
 		g := p.Request.Grant(p.Tenant, p.Principal, p.Expires)
 		g.Nonce = "mcp-page-" + p.ID
 		if token, err = grant.Issue(a.key, g); err != nil {
-			return PendingApproval{}, false, err
+			return approvalstore.Approval{}, false, err
 		}
 		decision = "approved"
 	}

@@ -11,6 +11,8 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+
+	"github.com/keelgen/keel/mcpserver/approvalstore"
 )
 
 // Approver is a person the approval page serves: who they are, and whose
@@ -22,7 +24,9 @@ type Approver struct {
 	May func(tenant, principal string) bool
 }
 
-func (a Approver) may(p PendingApproval) bool { return a.May != nil && a.May(p.Tenant, p.Principal) }
+func (a Approver) may(p approvalstore.Approval) bool {
+	return a.May != nil && a.May(p.Tenant, p.Principal)
+}
 
 // PageOptions configure ApprovalPage.
 type PageOptions struct {
@@ -111,8 +115,8 @@ func (p *approvalPage) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // pageView is what the template shows.
 type pageView struct {
 	Approver string
-	List     []PendingApproval
-	One      *PendingApproval
+	List     []approvalstore.Approval
+	One      *approvalstore.Approval
 	Token    string
 	Said     string // what the last decision did
 	Prefix   string
@@ -125,7 +129,7 @@ func (p *approvalPage) list(w http.ResponseWriter, r *http.Request, who Approver
 		http.Error(w, "Service Unavailable", http.StatusServiceUnavailable)
 		return
 	}
-	view := pageView{Approver: who.Name, List: []PendingApproval{}, Prefix: p.prefix}
+	view := pageView{Approver: who.Name, List: []approvalstore.Approval{}, Prefix: p.prefix}
 	for _, a := range waiting {
 		if who.may(a) && len(view.List) < maxListed {
 			view.List = append(view.List, a)

@@ -14,7 +14,11 @@ import (
 	"testing"
 
 	"github.com/keelgen/keel/mcpserver"
+	"github.com/keelgen/keel/mcpserver/approvalstore"
 	"github.com/keelgen/keel/memstore"
+	"github.com/keelgen/keel/redisapprovals"
+	"github.com/keelgen/keel/redisreplay"
+	"github.com/keelgen/keel/redistest"
 	"github.com/keelgen/keel/runtime"
 	"github.com/keelgen/keel/runtime/grant"
 )
@@ -23,9 +27,14 @@ import (
 // asked about wait at the approval page at /approvals/; the approver is
 // named by the X-Approver header, and "lead" may decide every call.
 func pageServer(t *testing.T, ran *atomic.Int32) *httptest.Server {
+	return pageReplica(t, ran, memstore.NewReplayStore(), approvalstore.NewMemory())
+}
+
+// pageReplica is pageServer on the stores a deployment's replicas share.
+func pageReplica(t *testing.T, ran *atomic.Int32, replay runtime.ReplayStore, pending approvalstore.Store) *httptest.Server {
 	t.Helper()
 	exec, err := runtime.NewExecutor(counted(t, ran), runtime.WithLogger(slog.New(slog.DiscardHandler)),
-		runtime.WithApprovals(grant.HMACKey(grantSecret), memstore.NewReplayStore()))
+		runtime.WithApprovals(grant.HMACKey(grantSecret), replay))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,7 +45,7 @@ func pageServer(t *testing.T, ran *atomic.Int32) *httptest.Server {
 	mux := http.NewServeMux()
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
-	approvals.Pending, approvals.PageURL = mcpserver.NewMemoryPending(), srv.URL+"/approvals/"
+	approvals.Pending, approvals.PageURL = pending, srv.URL+"/approvals/"
 	h, err := mcpserver.HTTPHandler(mcpserver.New(exec, mcpserver.Options{Approvals: approvals}), mcpserver.HTTPOptions{Stateless: true, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
@@ -173,5 +182,40 @@ func TestApprovalPage(t *testing.T) {
 	page(t, "POST", denied, "lead", url.Values{"decision": {"deny"}, "token": {tokenField.FindStringSubmatch(shown)[1]}}, "")
 	if text, _ := legacyCall(t, srv.URL, other); ran.Load() != 1 || !strings.Contains(text, "approval_required") {
 		t.Fatalf("a denied call sent again: ran %d; %s", ran.Load(), text)
+	}
+}
+
+// Two replicas on one Redis (grants in redisreplay, approvals in
+// redisapprovals): a call sent to A waits at A's address; an approver
+// decides it on B's page; the call sent again to A runs once, and sent once
+// more to B it waits again.
+func TestApprovalPageAcrossReplicas(t *testing.T) {
+	rdb := redistest.Start(t)
+	replay, err := redisreplay.New(rdb.Client(), redisreplay.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pending, err := redisapprovals.New(rdb.Client(), redisapprovals.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ran atomic.Int32
+	a, b := pageReplica(t, &ran, replay, pending), pageReplica(t, &ran, replay, pending)
+	_, address := legacyCall(t, a.URL, pageTicket)
+	id := strings.TrimPrefix(address, a.URL+"/approvals/")
+	if _, again := legacyCall(t, b.URL, pageTicket); again != b.URL+"/approvals/"+id {
+		t.Fatalf("the call sent to B waits anew: %s, not %s", again, id)
+	}
+	_, shown := page(t, "GET", b.URL+"/approvals/"+id, "lead", nil, "")
+	if m := tokenField.FindStringSubmatch(shown); m == nil || !strings.Contains(shown, "INC-042") {
+		t.Fatalf("B's page: %s", shown)
+	} else if status, _ := page(t, "POST", b.URL+"/approvals/"+id, "lead", url.Values{"decision": {"approve"}, "token": {m[1]}}, b.URL); status != http.StatusOK {
+		t.Fatalf("approving on B: %d", status)
+	}
+	if text, _ := legacyCall(t, a.URL, pageTicket); ran.Load() != 1 || strings.Contains(text, "approval_required") {
+		t.Fatalf("sent again to A: ran %d; %s", ran.Load(), text)
+	}
+	if text, _ := legacyCall(t, b.URL, pageTicket); ran.Load() != 1 || !strings.Contains(text, "approval_required") {
+		t.Fatalf("sent once more to B: ran %d; %s", ran.Load(), text)
 	}
 }

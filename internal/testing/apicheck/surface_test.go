@@ -19,9 +19,9 @@ var update = flag.Bool("update", false, "rewrite testdata/surface/*.txt from the
 
 // public are the packages whose exported surface a golden holds.
 var public = []string{
-	"cedarpolicy", "keelotel", "mcpserver", "mcpserver/oidcverify", "mcpserver/taskstore", "memstore",
+	"cedarpolicy", "keelotel", "mcpserver", "mcpserver/approvalstore", "mcpserver/oidcverify", "mcpserver/taskstore", "memstore",
 	"provider/anthropic", "provider/bedrock", "provider/gemini", "provider/ollama", "provider/openai",
-	"redisrate", "redisreplay", "redistasks", "redistest", "runtime", "runtime/approvecall", "runtime/grant", "runtime/report", "runtime/resultjson",
+	"redisapprovals", "redisrate", "redisreplay", "redistasks", "redistest", "runtime", "runtime/approvecall", "runtime/grant", "runtime/report", "runtime/resultjson",
 	"runtime/keeltest", "runtime/keeltest/doortest", "runtime/keeltest/frameworktest", "runtime/wire",
 }
 

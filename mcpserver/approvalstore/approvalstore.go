@@ -1,4 +1,10 @@
-package mcpserver
+// Package approvalstore is where calls wait for an approver at keel's MCP
+// approval page (mcpserver.ApprovalPage) between the call that asked and
+// the decision: the Store contract mcpserver.Approvals keeps them in, the
+// Approval it keeps, and Memory, one process's store. A store shared by
+// replicas (redisapprovals' on Redis) implements Store and needs nothing
+// else of mcpserver.
+package approvalstore
 
 import (
 	"context"
@@ -13,16 +19,8 @@ import (
 	"github.com/keelgen/keel/runtime"
 )
 
-// A call the policy sends for approval whose client is not asked (it
-// cannot be: a client of an older revision without a session, a client
-// that takes no elicitation; or Approvals.Ask keeps it from the client)
-// waits for an approver at the approval page (ApprovalPage). keel records
-// it as a PendingApproval and answers the call approval_required with the
-// page's address for it; an approver approves or denies it there, and the
-// same call, sent again, runs once with the grant the approval became.
-
-// PendingApproval is one call waiting for an approver.
-type PendingApproval struct {
+// Approval is one call waiting for an approver.
+type Approval struct {
 	ID string // random; the page's address for it
 	// Key is what a call sent again is matched by: its caller (tenant and
 	// principal), tool set, tool, version and arguments, digested.
@@ -41,33 +39,33 @@ type PendingApproval struct {
 	Used bool
 }
 
-// PendingStore keeps pending approvals where every replica reads them.
-// NewMemoryPending is one process's.
-type PendingStore interface {
+// Store keeps the approvals where every replica reads them. NewMemory is
+// one process's.
+type Store interface {
 	// Pending records p, or returns the approval that waits already for the
 	// same call (p.Key): a call sent twice before anyone decided is one
 	// approval.
-	Pending(ctx context.Context, p PendingApproval) (PendingApproval, error)
+	Pending(ctx context.Context, p Approval) (Approval, error)
 	// Approval returns approval id, or ErrNoApproval.
-	Approval(ctx context.Context, id string) (PendingApproval, error)
+	Approval(ctx context.Context, id string) (Approval, error)
 	// Decide records decision on approval id once: false when it was
 	// decided before (or expired); the approval as it then is.
-	Decide(ctx context.Context, id, decision, approver, grant string) (PendingApproval, bool, error)
+	Decide(ctx context.Context, id, decision, approver, grant string) (Approval, bool, error)
 	// TakeApproved returns the approved, unused approval of key and marks
 	// it used, once: false when there is none.
-	TakeApproved(ctx context.Context, key string) (PendingApproval, bool, error)
+	TakeApproved(ctx context.Context, key string) (Approval, bool, error)
 	// Waiting lists the undecided, unexpired approvals, oldest first, at
 	// most max of them.
-	Waiting(ctx context.Context, max int) ([]PendingApproval, error)
+	Waiting(ctx context.Context, max int) ([]Approval, error)
 }
 
-// ErrNoApproval is a PendingStore's answer for an approval it does not
+// ErrNoApproval is a Store's answer for an approval it does not
 // hold (never made, or expired).
-var ErrNoApproval = errors.New("mcpserver: no such approval")
+var ErrNoApproval = errors.New("approvalstore: no such approval")
 
-// pendingKey is the key of a caller's call: each part length-prefixed, so
-// no two callers' calls share one.
-func pendingKey(tenant, principal string, req runtime.ApprovalRequest) string {
+// Key is the key of a caller's call (Approval.Key): each part
+// length-prefixed, so no two callers' calls share one.
+func Key(tenant, principal string, req runtime.ApprovalRequest) string {
 	h := sha256.New()
 	for _, part := range []string{tenant, principal, req.SetDigest, req.Tool, req.Version, req.ArgumentsDigest} {
 		var n [8]byte
@@ -78,27 +76,27 @@ func pendingKey(tenant, principal string, req runtime.ApprovalRequest) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// MemoryPending is a PendingStore in one process's memory, for one
-// replica: at most maxPending unexpired approvals; past that a new one is
+// Memory is a Store in one process's memory, for one
+// replica: at most maxMemory unexpired approvals; past that a new one is
 // refused (the call stays approval_required, without an address).
-type MemoryPending struct {
+type Memory struct {
 	mu    sync.Mutex
-	byID  map[string]*PendingApproval
+	byID  map[string]*Approval
 	byKey map[string]string // key → the id of its latest approval
 	now   func() time.Time
 }
 
-const maxPending = 1 << 14
+const maxMemory = 1 << 14
 
-// NewMemoryPending returns an empty store.
-func NewMemoryPending() *MemoryPending {
-	return &MemoryPending{byID: map[string]*PendingApproval{}, byKey: map[string]string{}, now: time.Now}
+// NewMemory returns an empty store.
+func NewMemory() *Memory {
+	return &Memory{byID: map[string]*Approval{}, byKey: map[string]string{}, now: time.Now}
 }
 
-var errPendingFull = errors.New("mcpserver: the memory approval store is full")
+var errFull = errors.New("approvalstore: the memory store is full")
 
 // Pending records p, or returns the one waiting for p's call.
-func (s *MemoryPending) Pending(_ context.Context, p PendingApproval) (PendingApproval, error) {
+func (s *Memory) Pending(_ context.Context, p Approval) (Approval, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	now := s.now()
@@ -107,10 +105,10 @@ func (s *MemoryPending) Pending(_ context.Context, p PendingApproval) (PendingAp
 			return *q, nil
 		}
 	}
-	if len(s.byID) >= maxPending {
+	if len(s.byID) >= maxMemory {
 		s.sweep(now)
-		if len(s.byID) >= maxPending {
-			return PendingApproval{}, errPendingFull
+		if len(s.byID) >= maxMemory {
+			return Approval{}, errFull
 		}
 	}
 	s.byID[p.ID] = &p
@@ -118,7 +116,7 @@ func (s *MemoryPending) Pending(_ context.Context, p PendingApproval) (PendingAp
 	return p, nil
 }
 
-func (s *MemoryPending) sweep(now time.Time) {
+func (s *Memory) sweep(now time.Time) {
 	for id, p := range s.byID {
 		if !now.Before(p.Expires) {
 			delete(s.byID, id)
@@ -130,23 +128,23 @@ func (s *MemoryPending) sweep(now time.Time) {
 }
 
 // Approval returns approval id.
-func (s *MemoryPending) Approval(_ context.Context, id string) (PendingApproval, error) {
+func (s *Memory) Approval(_ context.Context, id string) (Approval, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	p := s.byID[id]
 	if p == nil || !s.now().Before(p.Expires) {
-		return PendingApproval{}, ErrNoApproval
+		return Approval{}, ErrNoApproval
 	}
 	return *p, nil
 }
 
 // Decide records a decision once.
-func (s *MemoryPending) Decide(_ context.Context, id, decision, approver, grant string) (PendingApproval, bool, error) {
+func (s *Memory) Decide(_ context.Context, id, decision, approver, grant string) (Approval, bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	p := s.byID[id]
 	if p == nil || !s.now().Before(p.Expires) {
-		return PendingApproval{}, false, ErrNoApproval
+		return Approval{}, false, ErrNoApproval
 	}
 	if p.Decision != "" {
 		return *p, false, nil
@@ -156,29 +154,29 @@ func (s *MemoryPending) Decide(_ context.Context, id, decision, approver, grant 
 }
 
 // TakeApproved hands out the approved approval of key once.
-func (s *MemoryPending) TakeApproved(_ context.Context, key string) (PendingApproval, bool, error) {
+func (s *Memory) TakeApproved(_ context.Context, key string) (Approval, bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	p := s.byID[s.byKey[key]]
 	if p == nil || p.Decision != "approved" || p.Used || !s.now().Before(p.Expires) {
-		return PendingApproval{}, false, nil
+		return Approval{}, false, nil
 	}
 	p.Used = true
 	return *p, true, nil
 }
 
 // Waiting lists the undecided approvals, oldest first.
-func (s *MemoryPending) Waiting(_ context.Context, max int) ([]PendingApproval, error) {
+func (s *Memory) Waiting(_ context.Context, max int) ([]Approval, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	now := s.now()
-	var out []PendingApproval
+	var out []Approval
 	for _, p := range s.byID {
 		if p.Decision == "" && now.Before(p.Expires) {
 			out = append(out, *p)
 		}
 	}
-	slices.SortFunc(out, func(a, b PendingApproval) int { return a.Created.Compare(b.Created) })
+	slices.SortFunc(out, func(a, b Approval) int { return a.Created.Compare(b.Created) })
 	if len(out) > max {
 		out = out[:max]
 	}
