@@ -341,3 +341,54 @@ func TestSensitiveArgumentsStayOutOfTheLog(t *testing.T) {
 		t.Errorf("the log:\n%s", log.String())
 	}
 }
+
+// The question read from a real input schema hides every writeOnly member:
+// at the root, nested behind a $ref to a type, in a list's items, and on a
+// $ref's use.
+func TestApprovalQuestionHidesWriteOnlyMembers(t *testing.T) {
+	const in = `{"type":"object","properties":{
+		"user":{"type":"string"},
+		"password":{"type":"string","writeOnly":true},
+		"card":{"$ref":"#/$defs/Card"},
+		"keys":{"type":"array","items":{"type":"string","writeOnly":true}},
+		"token":{"$ref":"#/$defs/Plain","writeOnly":true}},
+		"required":["user"],"additionalProperties":false,
+		"$defs":{"Card":{"type":"object","properties":{"number":{"type":"string","writeOnly":true},"holder":{"type":"string"}},"additionalProperties":false},
+		"Plain":{"type":"string"}}}`
+	type card struct {
+		Number string `json:"number"`
+		Holder string `json:"holder"`
+	}
+	tool := runtime.NewTool(runtime.ToolInfo{Name: "log_in", Version: "1.0", Effect: runtime.EffectWrite, Description: "Log in.",
+		InputSchema: json.RawMessage(in), OutputSchema: json.RawMessage(echoOut), Approve: "Log in as {user} with {password}?"},
+		runtime.Handle(func(context.Context, struct {
+			User     string   `json:"user"`
+			Password string   `json:"password"`
+			Card     card     `json:"card"`
+			Keys     []string `json:"keys"`
+			Token    string   `json:"token"`
+		}) (echoResult, error) {
+			return echoResult{Tags: []string{}, Level: "low"}, nil
+		}))
+	key := grant.HMACKey([]byte("test grant key, 32 bytes or more"))
+	exec, err := runtime.NewExecutor(keeltest.Of(tool), runtime.WithApprovals(key, memstore.NewReplayStore()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := exec.Execute(context.Background(), alice, runtime.ToolCall{ID: "l", Name: "log_in",
+		Arguments: json.RawMessage(`{"user":"ana","password":"hunter2hunter2","card":{"number":"4111111111111111","holder":"Ana"},"keys":["k-one"],"token":"tok-secret"}`)})
+	if r.Error == nil || r.Error.Approval == nil {
+		t.Fatalf("%+v", r)
+	}
+	q := r.Error.Approval.Question
+	for _, want := range []string{"Log in as ana with (sensitive: set, 14 characters)?", "number: (sensitive: set, 16 characters)", `holder: "Ana"`, "- (sensitive: set, 5 characters)", "token: (sensitive: set, 10 characters)"} {
+		if !strings.Contains(q, want) {
+			t.Errorf("%q not in\n%s", want, q)
+		}
+	}
+	for _, leaked := range []string{"hunter2", "4111", "k-one", "tok-secret"} {
+		if strings.Contains(q, leaked) {
+			t.Errorf("the question shows %q:\n%s", leaked, q)
+		}
+	}
+}

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/keelgen/keel/internal/question"
 	"github.com/keelgen/keel/runtime/wire"
 )
 
@@ -228,7 +227,7 @@ func (c *callRun) policy(ec ExecutionContext, args wire.Call) bool {
 	r := c.fail(CodeApprovalRequired, msgApprovalRequired)
 	if decision == "approval_required" && e.approvals != nil {
 		req := c.approvalRequest()
-		req.Question = question.Render(question.Tool{Name: c.info.Name, Title: c.info.Title, Version: c.info.Version, Approve: c.info.Approve, InputSchema: c.info.InputSchema}, c.call.Arguments)
+		req.Question = c.tool.questionOf(c.call.Arguments)
 		r.Error.Approval = &req
 	}
 	return false

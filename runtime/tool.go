@@ -17,7 +17,6 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
-	"github.com/keelgen/keel/internal/question"
 	"github.com/keelgen/keel/internal/schemamodel"
 	"github.com/keelgen/keel/internal/toolrules"
 	"github.com/keelgen/keel/runtime/wire"
@@ -189,7 +188,7 @@ func (t *Tool) checkCodes() error {
 		}
 	}
 	if t.info.Approve != "" {
-		if problem := question.ApproveMembers(t.info.Approve, t.info.InputSchema); problem != "" {
+		if problem := t.approveMembers(); problem != "" {
 			return fmt.Errorf("the approval wording %s", problem)
 		}
 	}

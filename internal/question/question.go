@@ -40,9 +40,9 @@ type Tool struct {
 	// placeholders filled from the call: shown above the whole call,
 	// never instead of it.
 	Approve string
-	// InputSchema says which members are sensitive (writeOnly): shown as
-	// set, with their length, never their value.
-	InputSchema []byte
+	// Input says which members are sensitive (writeOnly): shown as set,
+	// with their length, never their value. Nil: none is.
+	Input Schema
 }
 
 // Render is the question for a call of tool with args (the strict
@@ -54,7 +54,7 @@ func Render(tool Tool, args []byte) string {
 		args = []byte("{}")
 	}
 	b.WriteString("Approve this call?\n\n")
-	schema := parseNode(tool.InputSchema)
+	schema := tool.Input
 	if tool.Approve != "" {
 		b.WriteString(wording(tool.Approve, args, schema))
 		b.WriteString("\n\n")
@@ -97,8 +97,8 @@ type renderer struct {
 
 // value writes the next value of dec after a "name:" (or "-") at depth;
 // s is its subschema (nil when the schema says nothing of it).
-func (r *renderer) value(dec *jsontext.Decoder, depth int, s *node) error {
-	if s.sensitive() {
+func (r *renderer) value(dec *jsontext.Decoder, depth int, s Schema) error {
+	if sensitive(s) {
 		v, err := dec.ReadValue()
 		if err != nil {
 			return err
@@ -127,7 +127,7 @@ func (r *renderer) value(dec *jsontext.Decoder, depth int, s *node) error {
 	return nil
 }
 
-func (r *renderer) object(dec *jsontext.Decoder, depth int, s *node) error {
+func (r *renderer) object(dec *jsontext.Decoder, depth int, s Schema) error {
 	start := dec.InputOffset()
 	if _, err := dec.ReadToken(); err != nil {
 		return err
@@ -148,10 +148,10 @@ func (r *renderer) object(dec *jsontext.Decoder, depth int, s *node) error {
 		}
 		n++
 		r.newline(depth)
-		member := name.String()
-		r.b.WriteString(memberName(member))
+		key := name.String()
+		r.b.WriteString(memberName(key))
 		r.b.WriteByte(':')
-		if err := r.value(dec, depth+1, s.member(member)); err != nil {
+		if err := r.value(dec, depth+1, member(s, key)); err != nil {
 			return err
 		}
 	}
@@ -159,7 +159,7 @@ func (r *renderer) object(dec *jsontext.Decoder, depth int, s *node) error {
 	return err
 }
 
-func (r *renderer) array(dec *jsontext.Decoder, depth int, s *node) error {
+func (r *renderer) array(dec *jsontext.Decoder, depth int, s Schema) error {
 	start := dec.InputOffset()
 	if _, err := dec.ReadToken(); err != nil {
 		return err
@@ -177,7 +177,7 @@ func (r *renderer) array(dec *jsontext.Decoder, depth int, s *node) error {
 		n++
 		r.newline(depth)
 		r.b.WriteByte('-')
-		if err := r.value(dec, depth+1, s.item()); err != nil {
+		if err := r.value(dec, depth+1, items(s)); err != nil {
 			return err
 		}
 	}
@@ -323,7 +323,7 @@ func hidden(c rune) bool {
 // -_.:/@+#) as it is, any other string quoted and escaped as in the call,
 // an object or a list by its kind and size, a member not sent as (not
 // set). Every value is bounded; the author's text is escaped too.
-func wording(template string, args []byte, schema *node) string {
+func wording(template string, args []byte, schema Schema) string {
 	parts, problem := ApproveParts(template)
 	if problem != "" {
 		return escapeBare(template)
@@ -347,7 +347,7 @@ func wording(template string, args []byte, schema *node) string {
 			b.WriteString(escapeBare(p))
 			continue
 		}
-		if v, ok := members[p]; ok && schema.member(p).sensitive() {
+		if v, ok := members[p]; ok && sensitive(member(schema, p)) {
 			b.WriteString(masked(v))
 			continue
 		}

@@ -121,19 +121,42 @@ func TestWordingAboveTheCall(t *testing.T) {
 	}
 }
 
-// A member the input schema marks writeOnly is shown as set, with its
-// length, never its value: at the root, nested, in a list's items, behind
-// a $ref, and in the tool's own wording.
+// shape is a Schema for tests: members, items, and the writeOnly mark.
+type shape struct {
+	members   map[string]*shape
+	items     *shape
+	writeOnly bool
+}
+
+func (s *shape) Member(name string) question.Schema {
+	if m := s.members[name]; m != nil {
+		return m
+	}
+	return nil
+}
+
+func (s *shape) Items() question.Schema {
+	if s.items != nil {
+		return s.items
+	}
+	return nil
+}
+
+func (s *shape) Sensitive() bool { return s.writeOnly }
+
+// A member the schema marks writeOnly is shown as set, with its length,
+// never its value: at the root, nested, in a list's items, and in the
+// tool's own wording.
 func TestSensitiveMembersAreNotShown(t *testing.T) {
-	schema := `{"type":"object","properties":{
-		"user":{"type":"string"},
-		"password":{"type":"string","writeOnly":true},
-		"card":{"$ref":"#/$defs/Card"},
-		"keys":{"type":"array","items":{"type":"string","writeOnly":true}},
-		"token":{"$ref":"#/$defs/Plain","writeOnly":true}},
-		"$defs":{"Card":{"type":"object","properties":{"number":{"type":"string","writeOnly":true},"holder":{"type":"string"}}},
-		"Plain":{"type":"string"}}}`
-	login := question.Tool{Name: "log_in", Version: "1.0", Approve: "Log in as {user} with {password}?", InputSchema: []byte(schema)}
+	secret := &shape{writeOnly: true}
+	input := &shape{members: map[string]*shape{
+		"user":     {},
+		"password": secret,
+		"card":     {members: map[string]*shape{"number": secret, "holder": {}}},
+		"keys":     {items: secret},
+		"token":    secret,
+	}}
+	login := question.Tool{Name: "log_in", Version: "1.0", Approve: "Log in as {user} with {password}?", Input: input}
 	q := question.Render(login, []byte(`{"user":"ana","password":"hunter2hunter2","card":{"number":"4111111111111111","holder":"Ana"},"keys":["k-one","k-two"],"token":"tok-secret"}`))
 	for _, want := range []string{
 		"Log in as ana with (sensitive: set, 14 characters)?",
@@ -148,9 +171,9 @@ func TestSensitiveMembersAreNotShown(t *testing.T) {
 			t.Errorf("%q not in\n%s", want, q)
 		}
 	}
-	for _, secret := range []string{"hunter2", "4111", "k-one", "tok-secret"} {
-		if strings.Contains(q, secret) {
-			t.Errorf("the question shows %q:\n%s", secret, q)
+	for _, leaked := range []string{"hunter2", "4111", "k-one", "tok-secret"} {
+		if strings.Contains(q, leaked) {
+			t.Errorf("the question shows %q:\n%s", leaked, q)
 		}
 	}
 }

@@ -1,9 +1,7 @@
 package question
 
 import (
-	"encoding/json"
 	"fmt"
-	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -58,23 +56,17 @@ func ApproveParts(text string) (parts []string, problem string) {
 }
 
 // ApproveMembers checks that each placeholder of a well-formed wording
-// names a member of the arguments (a property at the input schema's
-// root), and returns a problem naming the first that does not.
-func ApproveMembers(text string, inputSchema []byte) string {
+// names one of members (the arguments' members: the properties at the
+// input schema's root), and returns a problem naming the first that does
+// not.
+func ApproveMembers(text string, members []string) string {
 	parts, problem := ApproveParts(text)
 	if problem != "" {
 		return problem
 	}
-	var root struct {
-		Properties map[string]json.RawMessage `json:"properties"`
-	}
-	if err := json.Unmarshal(inputSchema, &root); err != nil {
-		return "cannot be checked: the input schema does not read"
-	}
 	for i := 1; i < len(parts); i += 2 {
-		if _, ok := root.Properties[parts[i]]; !ok {
-			members := slices.Sorted(maps.Keys(root.Properties))
-			return fmt.Sprintf("names {%s}, which is not a member of the arguments (its members: %s)", parts[i], strings.Join(members, ", "))
+		if !slices.Contains(members, parts[i]) {
+			return fmt.Sprintf("names {%s}, which is not a member of the arguments (its members: %s)", parts[i], strings.Join(slices.Sorted(slices.Values(members)), ", "))
 		}
 	}
 	return ""

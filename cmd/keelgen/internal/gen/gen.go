@@ -36,6 +36,7 @@ import (
 	"github.com/keelgen/keel/cmd/keelgen/internal/schema"
 	"github.com/keelgen/keel/internal/lockfile"
 	"github.com/keelgen/keel/internal/question"
+	"github.com/keelgen/keel/internal/schemamodel"
 	"github.com/keelgen/keel/internal/toolrules"
 )
 
@@ -327,7 +328,11 @@ func compileSchemas(pkg *model.Package, schemas map[string]model.Schemas) []mode
 	for _, t := range pkg.Tools {
 		s := schemas[t.Name]
 		if t.Approve != "" {
-			if problem := question.ApproveMembers(t.Approve, s.Input); problem != "" {
+			var members []string
+			if root, err := schemamodel.Parse(s.Input); err == nil {
+				members = root.PropertyNames()
+			}
+			if problem := question.ApproveMembers(t.Approve, members); problem != "" {
 				diags = append(diags, model.Diagnostic{Pos: t.ApprovePos, Message: fmt.Sprintf("%s: //keel:approve %s", t.Name, problem)})
 			}
 		}
