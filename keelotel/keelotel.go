@@ -126,7 +126,7 @@ func (o *Observer) End(ctx context.Context, r *runtime.CallRecord) {
 		attribute.Float64("keel.stage.output_ms", ms(r.Stages.Output)),
 	)
 	if r.Refusal != "" { // a message a door refused before the order read a call
-		span.SetAttributes(attribute.String("keel.refusal", string(r.Refusal)))
+		span.SetAttributes(attribute.String("keel.refusal", r.Refusal))
 	}
 	if a := r.Attempt; a.Engine != "" { // a durable engine's try: follow the call across retries and workers
 		span.SetAttributes(

@@ -38,7 +38,7 @@ type directCall struct {
 
 // directCall reads m, a sessionless POST's tools/call, as the request keel
 // answers; for one the SDK is to refuse, why (the audit's refusal).
-func (c envelopeCheck) directCall(r *http.Request, m *front.Message) (directCall, runtime.Refusal) {
+func (c envelopeCheck) directCall(r *http.Request, m *front.Message) (directCall, string) {
 	if len(r.Header.Values("Last-Event-ID")) > 0 || !front.PostHeadersOK(r.Header) {
 		return directCall{}, runtime.RefusedProtocol
 	}

@@ -127,7 +127,7 @@ func (c envelopeCheck) read(w http.ResponseWriter, r *http.Request) ([]byte, fro
 		http.Error(w, "Bad Request", http.StatusBadRequest)
 		return nil, front.Message{}, false
 	}
-	refuse := func(m *front.Message, reason runtime.Refusal, why string) ([]byte, front.Message, bool) {
+	refuse := func(m *front.Message, reason string, why string) ([]byte, front.Message, bool) {
 		c.log.LogAttrs(r.Context(), slog.LevelWarn, "keel: "+why+"; refused")
 		c.h.refused(r.Context(), postRequest(r), m, reason)
 		return nil, front.Message{}, false
@@ -163,7 +163,7 @@ func (c envelopeCheck) read(w http.ResponseWriter, r *http.Request) ([]byte, fro
 // (as call), or why the SDK is to refuse it; ok false when it refused the
 // call itself (an Mcp-Param header that does not match its argument),
 // answered and audited. Any other message goes on as it is.
-func (c envelopeCheck) route(w http.ResponseWriter, r *http.Request, m *front.Message, noSession bool, call *directCall) (answers bool, refusal runtime.Refusal, ok bool) {
+func (c envelopeCheck) route(w http.ResponseWriter, r *http.Request, m *front.Message, noSession bool, call *directCall) (answers bool, refusal string, ok bool) {
 	if !m.IsCall() || c.h.unmigrated[m.CalledName()] { // an Unmigrated tool's call goes to the SDK as sent, its headers checked by the SDK
 		return false, "", true
 	}
@@ -193,7 +193,7 @@ func postRequest(r *http.Request) *mcp.CallToolRequest {
 
 // notAMessage is why a value the front read as no single message is
 // refused.
-func notAMessage(m *front.Message) runtime.Refusal {
+func notAMessage(m *front.Message) string {
 	if m.Kind == '[' {
 		return runtime.RefusedBatch
 	}

@@ -15,7 +15,7 @@ import (
 // says for a call that names what the front read of the message; req
 // carries the rest (the session, the token, the headers). m is nil when
 // nothing was read.
-func (h *handler) refused(ctx context.Context, req *mcp.CallToolRequest, m *front.Message, reason runtime.Refusal) {
+func (h *handler) refused(ctx context.Context, req *mcp.CallToolRequest, m *front.Message, reason string) {
 	if h == nil {
 		return
 	}

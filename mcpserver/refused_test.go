@@ -17,7 +17,7 @@ import (
 type refusedFrame struct {
 	name   string
 	frame  string
-	reason runtime.Refusal
+	reason string
 }
 
 var refusedFrames = []refusedFrame{

@@ -26,7 +26,7 @@ import (
 
 // sessionCall reads m, a POST's tools/call in a session, as the request
 // keel answers; for one the SDK is to refuse, why (the audit's refusal).
-func (c envelopeCheck) sessionCall(r *http.Request, m *front.Message) (directCall, runtime.Refusal) {
+func (c envelopeCheck) sessionCall(r *http.Request, m *front.Message) (directCall, string) {
 	id := r.Header.Get("Mcp-Session-Id")
 	if c.sessions == nil || id == "" || len(r.Header.Values("Last-Event-ID")) > 0 || !front.PostHeadersOK(r.Header) {
 		return directCall{}, runtime.RefusedProtocol

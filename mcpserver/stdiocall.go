@@ -89,7 +89,7 @@ func (f *callFront) answers(m *front.Message) bool {
 
 // refused records a message of the connection the front refused (m nil:
 // none was read), with the session once the SDK runs it.
-func (f *callFront) refused(m *front.Message, reason runtime.Refusal) {
+func (f *callFront) refused(m *front.Message, reason string) {
 	if f.h == nil {
 		return
 	}

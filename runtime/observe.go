@@ -34,7 +34,7 @@ type CallRecord struct {
 	// Refusal says why a door refused the message before the executor read
 	// a call from it (Executor.Refused; Code is then CodeRefusedMessage),
 	// "" for every call the order ran.
-	Refusal  Refusal
+	Refusal  string
 	Code     Code // "" on success
 	OK       bool
 	Start    time.Time
@@ -172,7 +172,7 @@ func (a auditLog) End(ctx context.Context, r *CallRecord) {
 		slog.String("arguments_digest", r.ArgumentsDigest()), slog.String("decision", r.Decision),
 		slog.String("policy_reason", r.PolicyReason), slog.String("code", code), slog.Duration("duration", r.Duration)}
 	if r.Refusal != "" {
-		attrs = append(attrs, slog.String("refusal", string(r.Refusal)))
+		attrs = append(attrs, slog.String("refusal", r.Refusal))
 	}
 	if a := r.Attempt; a.Engine != "" {
 		attrs = append(attrs, slog.String("engine", a.Engine), slog.String("workflow_id", a.WorkflowID),

@@ -33,6 +33,16 @@ const (
 	// disagrees with the call); the client got its transport's error, and
 	// nothing ran.
 	CodeRefusedMessage Code = "refused_message"
+
+	// Why a door refused a message (CallRecord.Refusal, Executor.Refused),
+	// in words observers may key on.
+	RefusedTooLarge       = "too_large"        // over the door's size cap
+	RefusedNotJSON        = "not_json"         // not one JSON value
+	RefusedBatch          = "batch"            // a JSON-RPC batch
+	RefusedNotAMessage    = "not_a_message"    // JSON, but no JSON-RPC message
+	RefusedDuplicate      = "duplicate_member" // a member named twice, at any level the door reads
+	RefusedHeaderMismatch = "header_mismatch"  // a header about the call that disagrees with it
+	RefusedProtocol       = "protocol"         // a call the protocol's rules refuse (its version, session or headers)
 )
 
 var executorCodes = []Code{

@@ -36,7 +36,7 @@ func ReadLine(br *bufio.Reader, buf []byte, limit int) (line []byte, over bool, 
 
 // ForSDK is the message the SDK gets for m; nil, the audit's refusal and
 // why in words when m is no message keel serves.
-func (m *Message) ForSDK() (jsonrpc.Message, runtime.Refusal, string) {
+func (m *Message) ForSDK() (jsonrpc.Message, string, string) {
 	switch {
 	case m.Kind == '[':
 		return nil, runtime.RefusedBatch, "a batch"

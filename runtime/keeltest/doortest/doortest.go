@@ -94,7 +94,7 @@ type Fixture struct {
 
 	mu      sync.Mutex
 	audited map[string]int // call id → records
-	refused map[runtime.Refusal]int
+	refused map[string]int
 	runs    int
 }
 
@@ -119,7 +119,7 @@ const probeOut = `{"type":"object","properties":{"incident_id":{"type":"string"}
 
 // New makes a fixture, with extra executor options after its own.
 func New(opts ...runtime.Option) (*Fixture, error) {
-	f := &Fixture{audited: map[string]int{}, refused: map[runtime.Refusal]int{}}
+	f := &Fixture{audited: map[string]int{}, refused: map[string]int{}}
 	handle := runtime.Handle(func(_ context.Context, a probeArgs) (probeResult, error) {
 		f.mu.Lock()
 		f.runs++
@@ -166,7 +166,7 @@ func (f *Fixture) End(_ context.Context, r *runtime.CallRecord) {
 
 // Refused is how many audit records of messages a door refused
 // (runtime.Executor.Refused) gave reason.
-func (f *Fixture) Refused(reason runtime.Refusal) int {
+func (f *Fixture) Refused(reason string) int {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.refused[reason]
