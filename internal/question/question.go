@@ -207,7 +207,7 @@ func (r *renderer) rest(dec *jsontext.Decoder, end jsontext.Kind, start int64, d
 	if _, err := dec.ReadToken(); err != nil {
 		return err
 	}
-	whole := jsontext.Value(bytes.TrimLeft(r.args[start:dec.InputOffset()], " \t\r\n,:"))
+	whole := jsontext.Value(bytes.Clone(bytes.TrimLeft(r.args[start:dec.InputOffset()], " \t\r\n,:"))) // Compact works in place: never on the call's bytes
 	if err := whole.Compact(); err != nil {
 		return err
 	}

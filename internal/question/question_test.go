@@ -37,11 +37,15 @@ func TestRenderShowsTheWholeCall(t *testing.T) {
 			[]string{"n: 1e400", "m: -0.000001", "k: 12345678901234567890"}, nil},
 		{"a long string is its start, its size and its digest", `{"s":"` + strings.Repeat("é", 500) + `","t":"after"}`,
 			[]string{`s: "` + strings.Repeat("é", 200) + `"… (500 characters in all; sha256 `, "t: \"after\"", "Some values are too long to show whole"}, nil},
-		{"a long array is its first items, its size and its digest", `{"xs":[` + strings.TrimSuffix(strings.Repeat(`"x",`, 60), ",") + `],"after":true}`,
+		{"a long array is its first items, its size and its digest", `{"xs":[` + strings.TrimSuffix(strings.Repeat(`"x", `, 60), ", ") + `],"after":true}`,
 			[]string{"… 10 more items, 60 in all (sha256 of the whole: ", "\n  after: true"}, nil},
 		{"no arguments", ``, []string{"Arguments: {}"}, nil},
 	} {
-		q := question.Render(tool, []byte(c.args))
+		args := []byte(c.args)
+		q := question.Render(tool, args)
+		if string(args) != c.args {
+			t.Errorf("%s: rendering changed the call's bytes", c.name)
+		}
 		at := 0
 		for _, w := range c.want {
 			i := strings.Index(q[at:], w)
