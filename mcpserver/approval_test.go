@@ -124,14 +124,7 @@ func TestApprovalThroughTheClient(t *testing.T) {
 // one made for other arguments, runs nothing; a state answered once is
 // spent on every replica (two servers on one Redis).
 func TestApprovalStateIsSignedAndSingleUse(t *testing.T) {
-	rdb := redistest.Start(t)
-	store, err := redisreplay.New(rdb.Client(), redisreplay.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var ran atomic.Int32
-	a := approvingReplica(t, store, &ran, true)
-	b := approvingReplica(t, store, &ran, true)
+	a, b, ran := twoReplicas(t)
 
 	first := callRaw(t, a.URL, ticketArgs, "", "")
 	var asked struct {
@@ -173,6 +166,19 @@ func TestApprovalStateIsSignedAndSingleUse(t *testing.T) {
 			t.Fatalf("the state replayed: the handler ran %d times: %s", ran.Load(), reply)
 		}
 	}
+}
+
+// twoReplicas are two stateless approving replicas whose grants and
+// answers share one Redis, and the count of their handlers' runs.
+func twoReplicas(t *testing.T) (a, b *httptest.Server, ran *atomic.Int32) {
+	t.Helper()
+	rdb := redistest.Start(t)
+	store, err := redisreplay.New(rdb.Client(), redisreplay.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ran = new(atomic.Int32)
+	return approvingReplica(t, store, ran, true), approvingReplica(t, store, ran, true), ran
 }
 
 // callRaw posts one tools/call of create_ticket in the 2026-07-28 form, as
@@ -264,14 +270,7 @@ func TestTheQuestionIsTheExecutorsRendering(t *testing.T) {
 // the same replica or another, runs nothing (it ran before this test
 // existed), and neither does a second yes.
 func TestEveryAnswerSpendsTheState(t *testing.T) {
-	rdb := redistest.Start(t)
-	store, err := redisreplay.New(rdb.Client(), redisreplay.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var ran atomic.Int32
-	a := approvingReplica(t, store, &ran, true)
-	b := approvingReplica(t, store, &ran, true)
+	a, b, ran := twoReplicas(t)
 	stateOf := func() string {
 		var asked struct {
 			Result struct {

@@ -110,7 +110,9 @@ type loadServer struct {
 	url string
 }
 
-func startServer(b *testing.B, spec string) *loadServer {
+// startProcess runs the test binary again as the server of spec
+// (serveAlone), its standard input and output piped to the caller.
+func startProcess(b *testing.B, spec string) (*exec.Cmd, io.WriteCloser, io.ReadCloser) {
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), serveEnv+"="+spec, "GOMAXPROCS="+strconv.Itoa(max(1, runtimeProcs())))
 	in, err := cmd.StdinPipe()
@@ -125,6 +127,11 @@ func startServer(b *testing.B, spec string) *loadServer {
 	if err := cmd.Start(); err != nil {
 		b.Fatal(err)
 	}
+	return cmd, in, out
+}
+
+func startServer(b *testing.B, spec string) *loadServer {
+	cmd, in, out := startProcess(b, spec)
 	line, err := bufio.NewReader(out).ReadString('\n')
 	if err != nil || !strings.HasPrefix(line, "listening ") {
 		b.Fatalf("%s: %q %v", spec, line, err)
@@ -230,20 +237,7 @@ func loadRun(b *testing.B, srv *loadServer, mode string, clients int) {
 func BenchmarkStdioServer(b *testing.B) {
 	for _, server := range loadServers {
 		b.Run(server, func(b *testing.B) {
-			cmd := exec.Command(os.Args[0], "-test.run=^$")
-			cmd.Env = append(os.Environ(), serveEnv+"="+server+"/"+modeStdio, "GOMAXPROCS="+strconv.Itoa(max(1, runtimeProcs())))
-			in, err := cmd.StdinPipe()
-			if err != nil {
-				b.Fatal(err)
-			}
-			out, err := cmd.StdoutPipe()
-			if err != nil {
-				b.Fatal(err)
-			}
-			cmd.Stderr = os.Stderr
-			if err := cmd.Start(); err != nil {
-				b.Fatal(err)
-			}
+			cmd, in, out := startProcess(b, server+"/"+modeStdio)
 			srv := &loadServer{cmd: cmd, in: in}
 			defer srv.stop()
 			cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil).Connect(context.Background(),
