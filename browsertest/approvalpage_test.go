@@ -46,10 +46,10 @@ func (t *tickets) End(_ context.Context, r *runtime.CallRecord) {
 	}
 }
 
-// server is keel's example tools over MCP, stateless, at /mcp, and the
+// server is keel's example tools over MCP (stateless, or with sessions) at /mcp, and the
 // approval page at /approvals/, whose approver is named by the X-Approver
 // header the browser sends.
-func server(t *testing.T, ran *tickets) (*httptest.Server, *runtime.Executor) {
+func server(t *testing.T, ran *tickets, stateless bool) (*httptest.Server, *runtime.Executor) {
 	t.Helper()
 	exec, err := generated.NewExecutor(runtime.WithApprovals(grantKey, memstore.NewReplayStore()), runtime.WithObserver(ran),
 		runtime.WithLogger(slog.New(slog.DiscardHandler)))
@@ -64,7 +64,7 @@ func server(t *testing.T, ran *tickets) (*httptest.Server, *runtime.Executor) {
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
 	approvals.Pending, approvals.PageURL = approvalstore.NewMemory(), srv.URL+"/approvals/"
-	h, err := mcpserver.HTTPHandler(mcpserver.New(exec, mcpserver.Options{Approvals: approvals}), mcpserver.HTTPOptions{Stateless: true, Logger: slog.New(slog.DiscardHandler)})
+	h, err := mcpserver.HTTPHandler(mcpserver.New(exec, mcpserver.Options{Approvals: approvals}), mcpserver.HTTPOptions{Stateless: stateless, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,7 +145,7 @@ func browser(t *testing.T) context.Context {
 // call, sent again, runs once; sent once more, it waits again.
 func TestApprovalPageInABrowser(t *testing.T) {
 	var ran tickets
-	srv, exec := server(t, &ran)
+	srv, exec := server(t, &ran, true)
 	first, address := call(t, srv.URL)
 	if first.Code() != runtime.CodeApprovalRequired || address == "" {
 		t.Fatalf("not sent to the page: %+v", first.Error)
@@ -189,20 +189,76 @@ func TestApprovalPageInABrowser(t *testing.T) {
 	}
 }
 
-// The official TypeScript client (1.32.2, a 2025-11-25 client that
-// declares elicitation) on a stateless server: keel cannot ask it, so its
-// call is approval_required with the page's address; a person approves in
-// the browser; the client's call sent again runs once, and once more is
-// refused (it waits again).
+// The official TypeScript client (1.32.2, a 2025-11-25 client), which keel
+// cannot ask: on a stateless server (it declares form elicitation) its
+// call is approval_required with the page's address; in a session where it
+// declares only URL-mode elicitation, the call is the protocol's -32042,
+// whose elicitation holds the address and the executor's question. A
+// person approves in the browser; the client's call sent again runs once,
+// and once more is refused (it waits again, at a new address).
 func TestTypeScriptClientApprovedInABrowser(t *testing.T) {
 	client := filepath.Join("..", "mcpserver", "testdata", "ts-client")
 	if _, err := os.Stat(filepath.Join(client, "node_modules", "@modelcontextprotocol", "sdk")); err != nil {
 		t.Fatalf("the TypeScript client is not installed: run npm ci in %s (.ci/run does)", client)
 	}
-	var ran tickets
-	srv, _ := server(t, &ran)
-	node := exec.Command("node", "approval.mjs", srv.URL+"/mcp")
-	node.Dir, node.Stderr = client, os.Stderr
+	for _, c := range []struct {
+		name, mode, code string
+		stateless        bool
+	}{
+		{"stateless, form", "form", "approval_required", true},
+		{"session, URL mode", "url", "url_elicitation", false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var ran tickets
+			srv, exec := server(t, &ran, c.stateless)
+			node := startClient(t, client, srv.URL+"/mcp", c.mode)
+			code, rest, _ := strings.Cut(node.result(), " ")
+			address, message, _ := strings.Cut(rest, " ")
+			if code != c.code || !strings.HasPrefix(address, srv.URL+"/approvals/") {
+				t.Fatalf("the client read %s %s", code, rest)
+			}
+			if c.mode == "url" {
+				want := exec.Execute(context.Background(), runtime.ExecutionContext{}, runtime.ToolCall{ID: "q", Name: generated.ToolCreateTicket, Arguments: json.RawMessage(ticket)})
+				var shown string
+				if json.Unmarshal([]byte(message), &shown) != nil || shown != want.Error.Approval.Question {
+					t.Errorf("the client's person reads\n%s\nthe executor's question is\n%q", message, want.Error.Approval.Question)
+				}
+			}
+			ctx := browser(t)
+			if _, err := chromedp.Call(ctx, network.Enable, network.EnableParams{}); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := chromedp.Call(ctx, network.SetExtraHTTPHeaders, network.SetExtraHTTPHeadersParams{Headers: network.Headers{"X-Approver": "lead"}}); err != nil {
+				t.Fatal(err)
+			}
+			if err := chromedp.Do(ctx, chromedp.Navigate(address), chromedp.Click("#approve"), chromedp.WaitVisible("#decision")); err != nil {
+				t.Fatal(err)
+			}
+			node.again()
+			if got := node.result(); got != "ok" || ran.ran.Load() != 1 {
+				t.Fatalf("approved, sent again: %s, ran %d", got, ran.ran.Load())
+			}
+			node.again()
+			if code, rest, _ := strings.Cut(node.result(), " "); code != c.code || strings.HasPrefix(rest, address) || ran.ran.Load() != 1 {
+				t.Fatalf("sent once more: %s %s, ran %d", code, rest, ran.ran.Load())
+			}
+		})
+	}
+}
+
+// tsClient is approval.mjs running: each result line it prints, and a
+// way to make it call again.
+type tsClient struct {
+	t     *testing.T
+	in    io.WriteCloser
+	lines *bufio.Scanner
+}
+
+// startClient starts approval.mjs against mcpURL in mode ("form" or "url").
+func startClient(t *testing.T, dir, mcpURL, mode string) *tsClient {
+	t.Helper()
+	node := exec.Command("node", "approval.mjs", mcpURL, mode)
+	node.Dir, node.Stderr = dir, os.Stderr
 	in, err := node.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -215,40 +271,22 @@ func TestTypeScriptClientApprovedInABrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { in.Close(); node.Wait() })
-	lines := bufio.NewScanner(out)
-	result := func() string {
-		t.Helper()
-		for lines.Scan() {
-			if line, ok := strings.CutPrefix(lines.Text(), "RESULT "); ok {
-				return line
-			}
-			if lines.Text() == "ASKED" {
-				t.Error("keel asked a client it cannot hear back from")
-			}
-		}
-		t.Fatalf("the client ended: %v", lines.Err())
-		return ""
-	}
-	code, address, _ := strings.Cut(result(), " ")
-	if code != "approval_required" || !strings.HasPrefix(address, srv.URL+"/approvals/") {
-		t.Fatalf("the client read %s %s", code, address)
-	}
-	ctx := browser(t)
-	if _, err := chromedp.Call(ctx, network.Enable, network.EnableParams{}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := chromedp.Call(ctx, network.SetExtraHTTPHeaders, network.SetExtraHTTPHeadersParams{Headers: network.Headers{"X-Approver": "lead"}}); err != nil {
-		t.Fatal(err)
-	}
-	if err := chromedp.Do(ctx, chromedp.Navigate(address), chromedp.Click("#approve"), chromedp.WaitVisible("#decision")); err != nil {
-		t.Fatal(err)
-	}
-	io.WriteString(in, "again\n")
-	if got := result(); got != "ok" || ran.ran.Load() != 1 {
-		t.Fatalf("approved, sent again: %s, ran %d", got, ran.ran.Load())
-	}
-	io.WriteString(in, "again\n")
-	if code, next, _ := strings.Cut(result(), " "); code != "approval_required" || next == address || ran.ran.Load() != 1 {
-		t.Fatalf("sent once more: %s %s, ran %d", code, next, ran.ran.Load())
-	}
+	return &tsClient{t: t, in: in, lines: bufio.NewScanner(out)}
 }
+
+// result is what the client printed for its latest call.
+func (c *tsClient) result() string {
+	c.t.Helper()
+	for c.lines.Scan() {
+		if line, ok := strings.CutPrefix(c.lines.Text(), "RESULT "); ok {
+			return line
+		}
+		if c.lines.Text() == "ASKED" {
+			c.t.Error("keel asked a client it cannot hear back from")
+		}
+	}
+	c.t.Fatalf("the client ended: %v", c.lines.Err())
+	return ""
+}
+
+func (c *tsClient) again() { io.WriteString(c.in, "again\n") }

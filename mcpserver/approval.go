@@ -165,11 +165,49 @@ func approvalQuestion(req runtime.ApprovalRequest, arguments json.RawMessage) *m
 	}
 }
 
-// canElicit reports whether the client said it takes elicitation (in this
-// request's _meta, or at initialize).
+// canElicit reports whether the client said it takes a form elicitation
+// (in this request's _meta, or at initialize): an elicitation capability
+// naming no mode is form alone, as before modes existed.
 func canElicit(req *mcp.CallToolRequest) bool {
 	c := req.ClientCapabilities()
-	return c != nil && c.Elicitation != nil
+	return c != nil && c.Elicitation != nil && (c.Elicitation.Form != nil || c.Elicitation.URL == nil)
+}
+
+// opensURLs reports whether a client of a revision before 2026-07-28 said
+// it takes URL-mode elicitation (2025-11-25): it is sent to the approval
+// page by the protocol's own error, which its application shows its person
+// instead of handing the address to the model. The 2026-07-28 revision has
+// no such error; its clients read the address in the result.
+func opensURLs(req *mcp.CallToolRequest) bool {
+	if _, perRequest := req.Params.Meta[mcp.MetaKeyProtocolVersion]; perRequest {
+		return false
+	}
+	c := req.ClientCapabilities()
+	return c != nil && c.Elicitation != nil && c.Elicitation.URL != nil
+}
+
+// urlRequired is the 2025-11-25 error that sends a client's person to the
+// approval page for a call: URL-mode elicitation, whose id is the
+// approval's and whose message is the executor's question.
+func (a *Approvals) urlRequired(ar *runtime.ApprovalRequest) error {
+	data, _ := json.Marshal(urlElicitations{Elicitations: []urlElicitation{{
+		Mode: "url", ID: strings.TrimPrefix(ar.URL, a.PageURL), URL: ar.URL, Message: ar.Question,
+	}}})
+	e := protocolError(mcp.CodeURLElicitationRequired)
+	e.Data = data
+	return e
+}
+
+// urlElicitations is the data of a URL-elicitation-required error.
+type urlElicitations struct {
+	Elicitations []urlElicitation `json:"elicitations"`
+}
+
+type urlElicitation struct {
+	Mode    string `json:"mode"`
+	ID      string `json:"elicitationId"`
+	URL     string `json:"url"`
+	Message string `json:"message"`
 }
 
 // ask is the input-required answer to a call the policy sent for approval,
@@ -258,7 +296,7 @@ func (a *Approvals) decide(ctx context.Context, id string, approve bool, approve
 // not sign, expired, or made for another caller is an error: the call runs
 // nothing. Every answer spends its state in spent (the executor's replay
 // store, shared by the replicas), a no as a yes: a state answered before,
-// on any replica, asks nothing and grants nothing.
+// on any replica, is errAnswered.
 func (a *Approvals) answer(ctx context.Context, req *mcp.CallToolRequest, ec runtime.ExecutionContext, spent runtime.ReplayStore) (callID, token string, asked bool, err error) {
 	p := req.Params
 	if p.RequestState == "" {
@@ -286,8 +324,11 @@ func (a *Approvals) answer(ctx context.Context, req *mcp.CallToolRequest, ec run
 		return st.CallID, "", true, nil // no store to spend the answer in: no grant
 	}
 	first, err := spent.RedeemCall(ctx, answerDomain+st.Nonce, st.CallID, false, time.Unix(st.Expires, 0))
-	if err != nil || !first {
-		return st.CallID, "", true, nil // answered before, or the store cannot say: the call stays approval_required
+	if err != nil {
+		return st.CallID, "", true, nil // the store cannot say: the call stays approval_required
+	}
+	if !first {
+		return "", "", false, errAnswered
 	}
 	if res.Action != "accept" || res.Content["approve"] != true {
 		return st.CallID, "", true, nil
@@ -304,7 +345,19 @@ func (a *Approvals) answer(ctx context.Context, req *mcp.CallToolRequest, ec run
 // grant's in the replay store.
 const answerDomain = "keel/mcp-approval-answer/"
 
-// invalidState is the protocol error of a request state refused.
-func invalidState() error {
-	return protocolError(jsonrpc.CodeInvalidParams)
+// errAnswered is a request state answered before, on any replica.
+var errAnswered = errors.New("mcpserver: a request state answered before")
+
+// answeredData is the data of the error that refuses a state answered
+// before: the client asks anew by calling without it.
+const answeredData = `{"reason":"request_state_answered"}`
+
+// invalidState is the protocol error of a request state refused; one
+// answered before says so in its data.
+func invalidState(err error) error {
+	e := protocolError(jsonrpc.CodeInvalidParams)
+	if errors.Is(err, errAnswered) {
+		e.Data = json.RawMessage(answeredData)
+	}
+	return e
 }

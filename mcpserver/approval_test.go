@@ -162,7 +162,7 @@ func TestApprovalStateIsSignedAndSingleUse(t *testing.T) {
 		t.Fatalf("answered on the other replica: the handler ran %d times: %s", ran.Load(), reply)
 	}
 	for _, replica := range []*httptest.Server{a, b} {
-		if reply := callRaw(t, replica.URL, ticketArgs, state, yes); ran.Load() != 1 || !strings.Contains(reply, `approval_required`) {
+		if reply := callRaw(t, replica.URL, ticketArgs, state, yes); ran.Load() != 1 || !answeredBefore(reply) {
 			t.Fatalf("the state replayed: the handler ran %d times: %s", ran.Load(), reply)
 		}
 	}
@@ -268,7 +268,9 @@ func TestTheQuestionIsTheExecutorsRendering(t *testing.T) {
 // Every answer spends its question's state, a no as a yes: a state
 // answered no (or declined, or cancelled) and sent again with a yes, on
 // the same replica or another, runs nothing (it ran before this test
-// existed), and neither does a second yes.
+// existed), and neither does a second yes. A second answer is refused
+// with -32602 whose data says the state was answered (it read
+// approval_required before), on every replica.
 func TestEveryAnswerSpendsTheState(t *testing.T) {
 	a, b, ran := twoReplicas(t)
 	stateOf := func() string {
@@ -294,14 +296,29 @@ func TestEveryAnswerSpendsTheState(t *testing.T) {
 			t.Fatalf("answered %s: the handler ran %d times: %s", first, ran.Load(), reply)
 		}
 		for _, replica := range []*httptest.Server{a, b} {
-			if reply := callRaw(t, replica.URL, ticketArgs, state, yes); ran.Load() != 0 || !strings.Contains(reply, "approval_required") {
+			if reply := callRaw(t, replica.URL, ticketArgs, state, yes); ran.Load() != 0 || !answeredBefore(reply) {
 				t.Fatalf("answered %s, then yes: the handler ran %d times: %s", first, ran.Load(), reply)
 			}
 		}
 	}
 	state := stateOf()
 	callRaw(t, b.URL, ticketArgs, state, yes)
-	if reply := callRaw(t, a.URL, ticketArgs, state, yes); ran.Load() != 1 || !strings.Contains(reply, "approval_required") {
+	if reply := callRaw(t, a.URL, ticketArgs, state, yes); ran.Load() != 1 || !answeredBefore(reply) {
 		t.Fatalf("a second yes: the handler ran %d times: %s", ran.Load(), reply)
 	}
+}
+
+// answeredBefore reports whether reply is the refusal of a request state
+// answered before: -32602, its fixed text, and the reason in its data.
+func answeredBefore(reply string) bool {
+	var r struct {
+		Error *struct {
+			Code    int64
+			Message string
+			Data    json.RawMessage
+		}
+		Result json.RawMessage
+	}
+	return json.Unmarshal([]byte(reply), &r) == nil && r.Error != nil && r.Result == nil && r.Error.Code == -32602 &&
+		r.Error.Message == "Invalid params." && string(r.Error.Data) == `{"reason":"request_state_answered"}`
 }

@@ -1,7 +1,9 @@
 package mcpserver_test
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"html"
 	"io"
 	"log/slog"
@@ -12,6 +14,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/keelgen/keel/mcpserver"
 	"github.com/keelgen/keel/mcpserver/approvalstore"
@@ -21,17 +24,20 @@ import (
 	"github.com/keelgen/keel/redistest"
 	"github.com/keelgen/keel/runtime"
 	"github.com/keelgen/keel/runtime/grant"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // pageServer is a stateless MCP server at /mcp whose calls no client is
 // asked about wait at the approval page at /approvals/; the approver is
 // named by the X-Approver header, and "lead" may decide every call.
 func pageServer(t *testing.T, ran *atomic.Int32) *httptest.Server {
-	return pageReplica(t, ran, memstore.NewReplayStore(), approvalstore.NewMemory())
+	return pageReplica(t, ran, memstore.NewReplayStore(), approvalstore.NewMemory(), true)
 }
 
-// pageReplica is pageServer on the stores a deployment's replicas share.
-func pageReplica(t *testing.T, ran *atomic.Int32, replay runtime.ReplayStore, pending approvalstore.Store) *httptest.Server {
+// pageReplica is pageServer on the stores a deployment's replicas share,
+// with sessions unless stateless, and serving tasks when given them.
+func pageReplica(t *testing.T, ran *atomic.Int32, replay runtime.ReplayStore, pending approvalstore.Store, stateless bool, tasks ...*mcpserver.Tasks) *httptest.Server {
 	t.Helper()
 	exec, err := runtime.NewExecutor(counted(t, ran), runtime.WithLogger(slog.New(slog.DiscardHandler)),
 		runtime.WithApprovals(grant.HMACKey(grantSecret), replay))
@@ -42,11 +48,15 @@ func pageReplica(t *testing.T, ran *atomic.Int32, replay runtime.ReplayStore, pe
 	if err != nil {
 		t.Fatal(err)
 	}
+	var taskCfg *mcpserver.Tasks
+	if len(tasks) > 0 {
+		taskCfg = tasks[0]
+	}
 	mux := http.NewServeMux()
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
 	approvals.Pending, approvals.PageURL = pending, srv.URL+"/approvals/"
-	h, err := mcpserver.HTTPHandler(mcpserver.New(exec, mcpserver.Options{Approvals: approvals}), mcpserver.HTTPOptions{Stateless: true, Logger: slog.New(slog.DiscardHandler)})
+	h, err := mcpserver.HTTPHandler(mcpserver.New(exec, mcpserver.Options{Approvals: approvals, Tasks: taskCfg}), mcpserver.HTTPOptions{Stateless: stateless, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -200,7 +210,7 @@ func TestApprovalPageAcrossReplicas(t *testing.T) {
 		t.Fatal(err)
 	}
 	var ran atomic.Int32
-	a, b := pageReplica(t, &ran, replay, pending), pageReplica(t, &ran, replay, pending)
+	a, b := pageReplica(t, &ran, replay, pending, true), pageReplica(t, &ran, replay, pending, true)
 	_, address := legacyCall(t, a.URL, pageTicket)
 	id := strings.TrimPrefix(address, a.URL+"/approvals/")
 	if _, again := legacyCall(t, b.URL, pageTicket); again != b.URL+"/approvals/"+id {
@@ -217,5 +227,125 @@ func TestApprovalPageAcrossReplicas(t *testing.T) {
 	}
 	if text, _ := legacyCall(t, b.URL, pageTicket); ran.Load() != 1 || !strings.Contains(text, "approval_required") {
 		t.Fatalf("sent once more to B: ran %d; %s", ran.Load(), text)
+	}
+}
+
+// A 2025-11-25 client in a session that takes URL-mode elicitation (and no
+// form, so keel cannot ask it) is sent to the page by the protocol's own
+// error, -32042, which its application shows its person: one URL-mode
+// elicitation whose id is the approval's and whose message is the
+// executor's question. Approved there, the call sent again runs once;
+// once more, it is sent to a new address. A 2026-07-28 client, whose
+// revision has no such error, reads the address in the result.
+func TestURLModeClientsAreSentToThePage(t *testing.T) {
+	var ran atomic.Int32
+	srv := pageReplica(t, &ran, memstore.NewReplayStore(), approvalstore.NewMemory(), false)
+	ctx := context.Background()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "url-client", Version: "1"}, &mcp.ClientOptions{
+		Capabilities: &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{URL: &mcp.URLElicitationCapabilities{}}},
+		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			t.Error("keel sent a form to a client that takes URLs only")
+			return &mcp.ElicitResult{Action: "decline"}, nil
+		},
+	}).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: srv.URL + "/mcp"}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	var args map[string]any
+	json.Unmarshal([]byte(pageTicket), &args)
+	sentTo := func() urlElicitation {
+		t.Helper()
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "create_ticket", Arguments: args})
+		var wire *jsonrpc.Error
+		if !errors.As(err, &wire) || wire.Code != mcp.CodeURLElicitationRequired {
+			t.Fatalf("want -32042, got %v %+v", err, res)
+		}
+		var data struct{ Elicitations []urlElicitation }
+		if json.Unmarshal(wire.Data, &data) != nil || len(data.Elicitations) != 1 {
+			t.Fatalf("the error's data: %s", wire.Data)
+		}
+		return data.Elicitations[0]
+	}
+	e := sentTo()
+	if e.Mode != "url" || e.URL != srv.URL+"/approvals/"+e.ElicitationID || len(e.ElicitationID) != 32 ||
+		!strings.Contains(e.Message, `incident_id: "INC-042"`) || !strings.Contains(e.Message, `\u202E`) || strings.ContainsAny(e.Message, "\u202e\u202c") {
+		t.Fatalf("the elicitation: %+v", e)
+	}
+	status, shown := page(t, "GET", e.URL, "lead", nil, "")
+	if question := html.UnescapeString(regexp.MustCompile(`(?s)<pre id="question">(.*?)</pre>`).FindStringSubmatch(shown)[1]); status != http.StatusOK || question != e.Message {
+		t.Fatalf("the page shows another question than the elicitation: %d\n%s\n%s", status, question, e.Message)
+	}
+	if status, _ := page(t, "POST", e.URL, "lead", url.Values{"decision": {"approve"}, "token": {tokenField.FindStringSubmatch(shown)[1]}}, srv.URL); status != http.StatusOK || ran.Load() != 0 {
+		t.Fatalf("approving: %d, ran %d", status, ran.Load())
+	}
+	if res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "create_ticket", Arguments: args}); err != nil || ran.Load() != 1 { // counted's handler fails, once it ran
+		t.Fatalf("approved, sent again: ran %d, %v %+v", ran.Load(), err, res)
+	}
+	if next := sentTo(); next.ElicitationID == e.ElicitationID || ran.Load() != 1 {
+		t.Fatalf("sent once more: ran %d, %+v", ran.Load(), next)
+	}
+
+	params := `{` + strings.Replace(meta2026("2026-07-28"), `clientCapabilities":{}`, `clientCapabilities":{"elicitation":{"url":{}}}`, 1) +
+		`,"name":"create_ticket","arguments":` + pageTicket + `}`
+	r := post(t, srv.URL+"/mcp", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":`+params+`}`,
+		map[string]string{"Mcp-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": "create_ticket"})
+	if strings.Contains(r.body, "-32042") || !strings.Contains(r.body, `approval_required`) || !strings.Contains(r.body, srv.URL+"/approvals/") {
+		t.Fatalf("a 2026-07-28 client that takes URLs: %d %s", r.status, r.body)
+	}
+}
+
+// urlElicitation is one elicitation of a -32042 error's data.
+type urlElicitation struct {
+	Mode, ElicitationID, URL, Message string
+}
+
+// A task whose client declares the tasks extension and no elicitation
+// cannot be asked either: the task ends approval_required with the page's
+// address; approved there, the same call sent as a new task runs once.
+func TestATaskWaitsAtThePage(t *testing.T) {
+	var ran atomic.Int32
+	srv := pageReplica(t, &ran, memstore.NewReplayStore(), approvalstore.NewMemory(), true,
+		&mcpserver.Tasks{PollInterval: 20 * time.Millisecond, Logger: slog.New(slog.DiscardHandler)})
+	asTask := func(method, params string) rpcReply {
+		t.Helper()
+		body := `{"jsonrpc":"2.0","id":1,"method":"` + method + `","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28",` +
+			`"io.modelcontextprotocol/clientCapabilities":{"extensions":{"io.modelcontextprotocol/tasks":{}}}},` + params + `}}`
+		raw := post(t, srv.URL+"/mcp", body, map[string]string{"Mcp-Protocol-Version": "2026-07-28", "Mcp-Method": method, "Mcp-Name": "create_ticket"})
+		var r rpcReply
+		if json.Unmarshal([]byte(raw.body), &r) != nil {
+			t.Fatalf("%d %s", raw.status, raw.body)
+		}
+		return r
+	}
+	ended := func(id string) json.RawMessage {
+		t.Helper()
+		var r rpcReply
+		waitFor(t, "the task to end", func() bool {
+			body := `{"jsonrpc":"2.0","id":1,"method":"tasks/get","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28",` +
+				`"io.modelcontextprotocol/clientCapabilities":{"extensions":{"io.modelcontextprotocol/tasks":{}}}},"taskId":"` + id + `"}}`
+			raw := post(t, srv.URL+"/mcp", body, map[string]string{"Mcp-Protocol-Version": "2026-07-28", "Mcp-Method": "tasks/get", "Mcp-Name": id})
+			json.Unmarshal([]byte(raw.body), &r)
+			return r.str("status") == "completed"
+		})
+		return r.Result["result"]
+	}
+	id := asTask("tools/call", `"name":"create_ticket","arguments":`+pageTicket).str("taskId")
+	if id == "" {
+		t.Fatal("no task")
+	}
+	first := ended(id)
+	address := regexp.MustCompile(`https?://[^"\\]+/approvals/[0-9a-f]+`).FindString(string(first))
+	if !strings.Contains(string(first), "approval_required") || address == "" || ran.Load() != 0 {
+		t.Fatalf("the task's result: %s", first)
+	}
+	status, shown := page(t, "GET", address, "lead", nil, "")
+	if status != http.StatusOK {
+		t.Fatalf("the page: %d", status)
+	}
+	page(t, "POST", address, "lead", url.Values{"decision": {"approve"}, "token": {tokenField.FindStringSubmatch(shown)[1]}}, srv.URL)
+	again := ended(asTask("tools/call", `"name":"create_ticket","arguments":`+pageTicket).str("taskId"))
+	if ran.Load() != 1 || strings.Contains(string(again), "approval_required") {
+		t.Fatalf("approved, sent again as a task: ran %d; %s", ran.Load(), again)
 	}
 }

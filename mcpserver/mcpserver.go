@@ -140,7 +140,7 @@ func New(exec *runtime.Executor, opts Options) *Server {
 		}
 	}
 	if opts.Tasks != nil {
-		h.tasks = newTaskServer(*opts.Tasks, exec.ToolSet())
+		h.tasks = newTaskServer(*opts.Tasks, exec.ToolSet(), opts.Approvals)
 		caps.Extensions = map[string]any{TasksExtension: map[string]any{}}
 	}
 	s := mcp.NewServer(h.impl, &mcp.ServerOptions{
@@ -388,6 +388,9 @@ func (h *handler) run(ctx context.Context, req *mcp.CallToolRequest, opts runOpt
 	}
 	if h.approvals != nil && r.Code() == runtime.CodeApprovalRequired && !answered {
 		r = h.approvals.viaPage(ctx, h.exec, ec, call, r) // not asked: an approver decides at the page
+		if r.Error != nil && r.Error.Approval != nil && r.Error.Approval.URL != "" && !opts.task && opensURLs(req) {
+			return nil, h.approvals.urlRequired(r.Error.Approval)
+		}
 	}
 	return h.reply(ctx, ec, r, call.Arguments, false)
 }
@@ -410,7 +413,7 @@ func (h *handler) callOf(ctx context.Context, req *mcp.CallToolRequest) (runtime
 		spent, _ := execinfo.Replay(h.exec).(runtime.ReplayStore)
 		id, grant, ok, err := h.approvals.answer(ctx, req, ec, spent)
 		if err != nil {
-			return ec, call, false, invalidState()
+			return ec, call, false, invalidState(err)
 		}
 		if id != "" {
 			call.ID = id // the call the person was asked about

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -38,6 +39,8 @@ func fixedMessage(code int64) string {
 		return "A client capability this request needs was not declared."
 	case mcp.CodeHeaderMismatch:
 		return "A request header does not match the body."
+	case mcp.CodeURLElicitationRequired:
+		return "A person must act at the address given before this call can run."
 	default:
 		return "The request failed."
 	}
@@ -163,6 +166,16 @@ func protocolData(code int64, data json.RawMessage) (json.RawMessage, bool) {
 			out.Requested = "" // the client's own bytes, echoed only when short and printable
 		}
 		b, err := json.Marshal(out)
+		return b, err == nil
+	case jsonrpc.CodeInvalidParams: // keel's one reason, a request state answered before
+		return data, string(data) == answeredData
+	case mcp.CodeURLElicitationRequired: // keel's own: the approval page's address and question
+		var d urlElicitations
+		if json.Unmarshal(data, &d) != nil || len(d.Elicitations) == 0 ||
+			slices.ContainsFunc(d.Elicitations, func(e urlElicitation) bool { return e.Mode != "url" || e.ID == "" || e.URL == "" }) {
+			return nil, false
+		}
+		b, err := json.Marshal(d)
 		return b, err == nil
 	case mcp.CodeMissingRequiredClientCapabilities:
 		var d mcp.MissingRequiredClientCapabilityData

@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"context"
+	"crypto/cipher"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
@@ -78,6 +79,7 @@ type taskServer struct {
 	Tasks
 	modes   map[string]TaskMode // of the tools served as tasks
 	running sync.Map            // task id → *context.CancelFunc, the tasks this replica runs
+	seal    cipher.AEAD         // seals the arguments a task keeps (taskargs.go); nil keeps none
 }
 
 // TaskMode is how a tool is served to a client that declared the tasks
@@ -107,8 +109,8 @@ const (
 const TasksExtension = "io.modelcontextprotocol/tasks"
 
 // newTaskServer fills the defaults and reads each tool's mode once.
-func newTaskServer(cfg Tasks, set runtime.ToolSet) *taskServer {
-	t := &taskServer{Tasks: cfg}
+func newTaskServer(cfg Tasks, set runtime.ToolSet, approvals *Approvals) *taskServer {
+	t := &taskServer{Tasks: cfg, seal: newArgsSeal(approvals)}
 	if t.Store == nil {
 		t.Store = taskstore.NewMemory()
 	}
@@ -291,7 +293,7 @@ func (h *handler) taskCall(ctx context.Context, req *mcp.CallToolRequest) (res m
 		}
 		ec.RateTaken = true
 		rec.Run, rec.Lease = rec.ID, time.Time{} // the runner keeps it alive, not a lease
-		rec.Tool, rec.Arguments, rec.Elicits, rec.Answered = call.Name, call.Arguments, canElicit(req), answered
+		rec.Tool, rec.Arguments, rec.Elicits, rec.Answered = call.Name, t.sealArgs(rec.ID, call.Arguments), canElicit(req), answered
 	}
 	// Created before it is answered: a tasks/get on any replica finds it.
 	if err := t.Store.CreateTask(ctx, rec); err != nil {
@@ -401,7 +403,7 @@ func (t *taskServer) record(ctx context.Context, id, run, name string, args json
 			r.Status, r.Error, r.Message = taskstore.Failed, rpcErr, "The call ended with a protocol error."
 		case input != nil:
 			r.Status, r.Input, r.Message = taskstore.InputRequired, input, "The call waits for an answer."
-			r.Tool, r.Arguments, r.State = name, args, res.RequestState
+			r.Tool, r.Arguments, r.State = name, t.sealArgs(id, args), res.RequestState
 		default:
 			r.Status, r.Result, r.Message = taskstore.Completed, result, ""
 		}
@@ -434,8 +436,15 @@ func (h *handler) collect(ctx context.Context, rec taskstore.Record, ec runtime.
 	if !done {
 		return rec
 	}
-	res, callErr := h.reply(ctx, ec, r, rec.Arguments, rec.Elicits && !rec.Answered)
-	now, err := t.record(ctx, rec.ID, rec.Run, rec.Tool, rec.Arguments, res, callErr)
+	var res *mcp.CallToolResult
+	args, callErr := t.openArgs(rec.ID, rec.Arguments)
+	if callErr != nil { // the record was altered, or written under another secret: no question is asked from it
+		t.Logger.LogAttrs(ctx, slog.LevelError, "keel: a task's arguments do not open; it fails", slog.String("task", rec.ID), slog.Any("error", callErr))
+		callErr = protocolError(jsonrpc.CodeInternalError)
+	} else {
+		res, callErr = h.reply(ctx, ec, r, args, rec.Elicits && !rec.Answered)
+	}
+	now, err := t.record(ctx, rec.ID, rec.Run, rec.Tool, args, res, callErr)
 	if err != nil {
 		t.Logger.LogAttrs(ctx, slog.LevelError, "keel: a task's end could not be stored", slog.String("task", rec.ID), slog.Any("error", err))
 		return rec
@@ -514,7 +523,7 @@ func (h *handler) answerTask(ctx context.Context, id string, req *mcp.ServerRequ
 	}
 	var answer *mcp.ElicitResult
 	if json.Unmarshal(raw, &answer) != nil || answer == nil {
-		return invalidState() // not an answer to the question asked
+		return invalidState(nil) // not an answer to the question asked
 	}
 	var retry mcp.CallToolParamsRaw
 	claimed := false
@@ -523,10 +532,16 @@ func (h *handler) answerTask(ctx context.Context, id string, req *mcp.ServerRequ
 		if r.Status != taskstore.InputRequired || r.State == "" {
 			return false
 		}
-		claimed = true
-		retry = mcp.CallToolParamsRaw{Name: r.Tool, Arguments: r.Arguments, RequestState: r.State,
-			InputResponses: mcp.InputResponseMap{approvalInput: answer}}
 		now := time.Now().UTC()
+		args, err := t.openArgs(r.ID, r.Arguments)
+		if err != nil { // altered, or written under another secret: the call is not run from it
+			r.Status, r.Error, r.Message, r.Updated = taskstore.Failed, errorObject(protocolError(jsonrpc.CodeInternalError)), "The call ended with a protocol error.", now
+			r.Input, r.Tool, r.Arguments, r.State = nil, "", nil, ""
+			return true
+		}
+		claimed = true
+		retry = mcp.CallToolParamsRaw{Name: r.Tool, Arguments: args, RequestState: r.State,
+			InputResponses: mcp.InputResponseMap{approvalInput: answer}}
 		r.Status, r.Message, r.Updated, r.Input, r.State = taskstore.Working, "", now, nil, ""
 		if r.Run != "" {
 			r.Run, r.Answered = id+"-answered", true // the runner's second and last run

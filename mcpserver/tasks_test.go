@@ -548,3 +548,46 @@ func TestTaskCreationTakesTheRate(t *testing.T) {
 		t.Fatalf("another caller: %+v %v", r.Error, r.Result)
 	}
 }
+
+// A task waiting for a person's answer keeps its call's arguments sealed
+// in the store (it kept them as sent): nothing in the record but the
+// question reads as a value of the call, and the answered call still runs with them. A record
+// whose sealed arguments were altered in the store runs nothing: the task
+// fails.
+func TestAWaitingTaskKeepsItsArgumentsSealed(t *testing.T) {
+	t.Parallel()
+	var probe taskProbe
+	store := taskstore.NewMemory()
+	srv := httptest.NewServer(taskReplica(t, &probe, memstore.NewReplayStore(), store, true))
+	t.Cleanup(srv.Close)
+	yes := func(id string) string {
+		return `"taskId":"` + id + `","inputResponses":{"keel/approval":{"action":"accept","content":{"approve":true}}}`
+	}
+
+	id := taskRPC(t, srv.URL, "alice", "tools/call", `"name":"create_ticket","arguments":`+ticketArgs, true).str("taskId")
+	awaitTask(t, srv.URL, "alice", id, "input_required")
+	rec, err := store.Task(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec.Input = nil // the question the person reads, whose writeOnly members are masked (TestApprovalQuestionHidesWriteOnlyMembers)
+	kept, _ := json.Marshal(rec)
+	if rec.Arguments == nil || strings.Contains(string(kept), "INC-042") || strings.Contains(string(kept), "on-call") {
+		t.Fatalf("the waiting task's record: %s", kept)
+	}
+	taskRPC(t, srv.URL, "alice", "tasks/update", yes(id), true)
+	if done := awaitTask(t, srv.URL, "alice", id, "completed"); probe.ticketed.Load() != 1 || !strings.Contains(string(done.Result["result"]), "TCK-0001") {
+		t.Fatalf("approved: ran %d; %s", probe.ticketed.Load(), done.Result["result"])
+	}
+
+	id = taskRPC(t, srv.URL, "alice", "tools/call", `"name":"create_ticket","arguments":`+ticketArgs, true).str("taskId")
+	awaitTask(t, srv.URL, "alice", id, "input_required")
+	store.UpdateTask(context.Background(), id, func(r *taskstore.Record) bool {
+		r.Arguments = json.RawMessage(`"` + strings.Repeat("A", 80) + `"`)
+		return true
+	})
+	taskRPC(t, srv.URL, "alice", "tasks/update", yes(id), true)
+	if failed := awaitTask(t, srv.URL, "alice", id, "failed"); probe.ticketed.Load() != 1 || !strings.Contains(string(failed.Result["error"]), "-32603") {
+		t.Fatalf("altered arguments: ran %d; %s", probe.ticketed.Load(), failed.Result["error"])
+	}
+}

@@ -53,8 +53,10 @@ type Record struct {
 	// a working task past its lease ran on a replica that stopped.
 	Lease time.Time `json:"lease,omitzero"`
 	// While the task waits for an answer (or, with a TaskRunner, all its
-	// life): the call to run again with it, and the signed request state
-	// the answer goes with. Never shown.
+	// life): the call to run again with it, its arguments sealed by the
+	// server (AES-GCM under a key drawn from the approvals' state secret,
+	// bound to the task's id), and the signed request state the answer
+	// goes with. Never shown.
 	Tool      string          `json:"tool,omitempty"`
 	Arguments json.RawMessage `json:"arguments,omitempty"`
 	State     string          `json:"state,omitempty"`
