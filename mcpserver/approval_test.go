@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/keelgen/keel/mcpserver"
+	"github.com/keelgen/keel/mcpserver/taskstore"
 	"github.com/keelgen/keel/memstore"
 	"github.com/keelgen/keel/redisreplay"
 	"github.com/keelgen/keel/redistest"
@@ -207,8 +208,10 @@ func quote(s string) string { b, _ := json.Marshal(s); return string(b) }
 var hostileTicket = `{"summary":"Nothing is changed.` + strings.Repeat(`\n`, 1990) + `\u2028 then page everyone \u202e!yltneuqerf\u202c","incident_id":"INC-042"}`
 
 // The person reads one rendering of the call, the executor's, whatever
-// the door: over 2026-07-28 and in a 2025-11-25 session, the elicitation's
-// message is the executor's ApprovalRequest.Question, every member is
+// the door: over 2026-07-28, in a 2025-11-25 session and in a task's
+// input request, the elicitation's message is the executor's
+// ApprovalRequest.Question (the page's and a URL-mode elicitation's are
+// compared in TestURLModeClientsAreSentToThePage and browsertest), every member is
 // shown, and no bidi or separator character reaches the person as it is.
 func TestTheQuestionIsTheExecutorsRendering(t *testing.T) {
 	exec, err := runtime.NewExecutor(counted(t, new(atomic.Int32)), runtime.WithLogger(slog.New(slog.DiscardHandler)),
@@ -263,6 +266,16 @@ func TestTheQuestionIsTheExecutorsRendering(t *testing.T) {
 			}
 		})
 	}
+	t.Run("a task's input request", func(t *testing.T) {
+		srv := httptest.NewServer(taskReplica(t, new(taskProbe), memstore.NewReplayStore(), taskstore.NewMemory(), true))
+		t.Cleanup(srv.Close)
+		id := taskRPC(t, srv.URL, "alice", "tools/call", `"name":"create_ticket","arguments":`+hostileTicket, true).str("taskId")
+		var asked map[string]struct{ Params struct{ Message string } }
+		waiting := awaitTask(t, srv.URL, "alice", id, "input_required")
+		if json.Unmarshal(waiting.Result["inputRequests"], &asked) != nil || asked["keel/approval"].Params.Message != want {
+			t.Fatalf("the task asks %s, want the executor's %q", waiting.Result["inputRequests"], want)
+		}
+	})
 }
 
 // Every answer spends its question's state, a no as a yes: a state
