@@ -84,7 +84,7 @@ func (c envelopeCheck) answer(w http.ResponseWriter, r *http.Request, call direc
 		}
 	}()
 	out.finish(h.answerOf(ctx, call, messagePeer{call.logLevel, out.request}, call.revision || call.session != "", c.log,
-		func(ctx context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+		func(ctx context.Context, p mcp.InputRequest) (mcp.InputResponse, error) {
 			return c.calls.ask(ctx, call.session, p, out.request) // on the call's stream
 		}))
 }
@@ -94,7 +94,7 @@ func (c envelopeCheck) answer(w http.ResponseWriter, r *http.Request, call direc
 // a revision before 2026-07-28 goes by elicit, and the call runs once more
 // with the answer, as the SDK does; mayAsk says whether one may be asked.
 func (h *handler) answerOf(ctx context.Context, call directCall, peer callPeer, mayAsk bool, log *slog.Logger,
-	elicit func(context.Context, *mcp.ElicitParams) (*mcp.ElicitResult, error)) []byte {
+	elicit clientAsker) []byte {
 	res, err, ok := h.taskCall(ctx, call.req)
 	if !ok {
 		var r *mcp.CallToolResult
@@ -110,18 +110,18 @@ func (h *handler) answerOf(ctx context.Context, call directCall, peer callPeer, 
 	return h.resultAnswer(call.id, res, call.revision)
 }
 
-// askAndRerun asks the client the input requests of r (keel makes only
-// elicitations) and runs the call again with the answers and r's request
-// state, as the SDK does for a client of a revision before 2026-07-28.
-func (h *handler) askAndRerun(ctx context.Context, req *mcp.CallToolRequest, r *mcp.CallToolResult, peer callPeer,
-	elicit func(context.Context, *mcp.ElicitParams) (*mcp.ElicitResult, error)) (*mcp.CallToolResult, error) {
+// clientAsker puts one request to a client over its session (an
+// elicitation, a sampling request, a roots request) and returns its answer.
+type clientAsker func(ctx context.Context, p mcp.InputRequest) (mcp.InputResponse, error)
+
+// askAndRerun asks the client the input requests of r (keel's approval, a
+// handler's own) over its session and runs the call again with the
+// answers and r's request state, as the SDK does for a client of a
+// revision before 2026-07-28.
+func (h *handler) askAndRerun(ctx context.Context, req *mcp.CallToolRequest, r *mcp.CallToolResult, peer callPeer, ask clientAsker) (*mcp.CallToolResult, error) {
 	answers := make(mcp.InputResponseMap, len(r.InputRequests))
 	for id, ir := range r.InputRequests {
-		p, ok := ir.(*mcp.ElicitParams)
-		if !ok {
-			return nil, protocolError(jsonrpc.CodeInternalError)
-		}
-		res, err := elicit(ctx, p)
+		res, err := ask(ctx, ir)
 		if err != nil {
 			return nil, err
 		}
@@ -268,13 +268,37 @@ func (p *postAnswer) finish(body []byte) {
 		p.event(body)
 		return
 	}
+	status := answerStatus(body)
 	if pw, ok := p.w.(*postWriter); ok {
-		pw.answer(body)
+		pw.answer(body, status)
 		return
 	}
 	p.w.Header().Set("Content-Type", "application/json")
 	p.w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	p.w.WriteHeader(status)
 	p.w.Write(body)
+}
+
+// answerStatus is the HTTP status of an answer written whole: 400 for the
+// errors the 2026-07-28 revision says must be (a header that disagrees, a
+// capability the client did not declare, a version it does not serve),
+// 200 for everything else.
+func answerStatus(body []byte) int {
+	if !bytes.Contains(body, []byte(`"error":{"code":-3202`)) {
+		return http.StatusOK
+	}
+	var a struct {
+		Error *struct {
+			Code int64 `json:"code"`
+		} `json:"error"`
+	}
+	if json.Unmarshal(body, &a) == nil && a.Error != nil {
+		switch a.Error.Code {
+		case mcp.CodeHeaderMismatch, mcp.CodeMissingRequiredClientCapabilities, mcp.CodeUnsupportedProtocolVersion:
+			return http.StatusBadRequest
+		}
+	}
+	return http.StatusOK
 }
 
 // logRank orders the protocol's log levels; one it does not name is

@@ -1,7 +1,6 @@
 package mcpserver
 
 import (
-	"bytes"
 	"context"
 	"crypto/hmac"
 	"crypto/rand"
@@ -96,6 +95,10 @@ type approvalState struct {
 	Principal       string `json:"principal"`
 	Expires         int64  `json:"expires"`
 	Nonce           string `json:"nonce"`
+	// Answers are the client's answers to the handler's own questions of
+	// the rounds before (package ask), which the call runs with once
+	// approved.
+	Answers map[string]json.RawMessage `json:"answers,omitempty"`
 }
 
 // stateDomain keeps a state's signature from meaning anything else.
@@ -213,7 +216,7 @@ type urlElicitation struct {
 // ask is the input-required answer to a call the policy sent for approval,
 // or nil when this call's approval is not the client's to give. The caller
 // checked that the client takes elicitation.
-func (a *Approvals) ask(ctx context.Context, ec runtime.ExecutionContext, r runtime.ToolResult, arguments json.RawMessage) *mcp.CallToolResult {
+func (a *Approvals) ask(ctx context.Context, ec runtime.ExecutionContext, r runtime.ToolResult, arguments json.RawMessage, answers map[string]json.RawMessage) *mcp.CallToolResult {
 	if r.Code() != runtime.CodeApprovalRequired || r.Error == nil || r.Error.Approval == nil {
 		return nil
 	}
@@ -226,7 +229,7 @@ func (a *Approvals) ask(ctx context.Context, ec runtime.ExecutionContext, r runt
 	state, err := a.seal(approvalState{
 		Version: 1, CallID: ar.CallID, Tool: ar.Tool, ToolVersion: ar.Version, SetDigest: ar.SetDigest,
 		ArgumentsDigest: ar.ArgumentsDigest, Tenant: ec.Tenant, Principal: ec.Principal,
-		Expires: time.Now().Add(a.ttl()).Unix(), Nonce: hex.EncodeToString(nonce[:]),
+		Expires: time.Now().Add(a.ttl()).Unix(), Nonce: hex.EncodeToString(nonce[:]), Answers: answers,
 	})
 	if err != nil {
 		return nil
@@ -291,54 +294,62 @@ func (a *Approvals) decide(ctx context.Context, id string, approve bool, approve
 	return a.Pending.Decide(ctx, id, decision, approver, token)
 }
 
-// answer reads a retried call: the call id its state names, and the grant a
-// person's yes becomes ("" for a no, or no answer yet). A state keel did
-// not sign, expired, or made for another caller is an error: the call runs
-// nothing. Every answer spends its state in spent (the executor's replay
-// store, shared by the replicas), a no as a yes: a state answered before,
-// on any replica, is errAnswered.
-func (a *Approvals) answer(ctx context.Context, req *mcp.CallToolRequest, ec runtime.ExecutionContext, spent runtime.ReplayStore) (callID, token string, asked bool, err error) {
+// approvalAnswer is what a retried call's approval state says: the call
+// id it names, the grant a person's yes became ("" for a no, or no answer
+// yet), whether a person answered, and the answers to the handler's own
+// questions it carries.
+type approvalAnswer struct {
+	callID, grant string
+	asked         bool
+	answers       map[string]json.RawMessage
+}
+
+// answer reads a retried call's approval state. A state keel did not sign,
+// expired, or made for another caller is an error: the call runs nothing,
+// and so is an answer to keel's question with no state. Every answer
+// spends its state in spent (the executor's replay store, shared by the
+// replicas), a no as a yes: a state answered before, on any replica, is
+// errAnswered.
+func (a *Approvals) answer(ctx context.Context, req *mcp.CallToolRequest, ec runtime.ExecutionContext, spent runtime.ReplayStore) (approvalAnswer, error) {
 	p := req.Params
 	if p.RequestState == "" {
-		if len(p.InputResponses) > 0 {
-			return "", "", false, errState // answers to a question keel did not ask
+		if _, ok := p.InputResponses[approvalInput]; ok {
+			return approvalAnswer{}, errState // an answer to a question keel did not ask
 		}
-		return "", "", false, nil
+		return approvalAnswer{}, nil
 	}
 	st, err := a.open(p.RequestState, time.Now())
 	if err != nil || st.Tenant != ec.Tenant || st.Principal != ec.Principal {
-		return "", "", false, errState
+		return approvalAnswer{}, errState
 	}
+	out := approvalAnswer{callID: st.CallID, answers: st.Answers}
 	res, ok := p.InputResponses[approvalInput].(*mcp.ElicitResult)
 	if !ok {
-		return st.CallID, "", false, nil // not answered: ask again
+		return out, nil // not answered: ask again
 	}
-	args := p.Arguments
-	if t := bytes.TrimSpace(args); len(t) == 0 || string(t) == "null" {
-		args = []byte(`{}`) // as the executor reads no arguments
-	}
-	if digest, err := grant.ArgumentsDigest(args); err != nil || digest != st.ArgumentsDigest || p.Name != st.Tool {
-		return st.CallID, "", true, nil // an answer to another call's question: it spends nothing and grants nothing
+	out.asked = true
+	if digest, err := grant.ArgumentsDigest(orEmpty(p.Arguments)); err != nil || digest != st.ArgumentsDigest || p.Name != st.Tool {
+		return out, nil // an answer to another call's question: it spends nothing and grants nothing
 	}
 	if spent == nil {
-		return st.CallID, "", true, nil // no store to spend the answer in: no grant
+		return out, nil // no store to spend the answer in: no grant
 	}
 	first, err := spent.RedeemCall(ctx, answerDomain+st.Nonce, st.CallID, false, time.Unix(st.Expires, 0))
 	if err != nil {
-		return st.CallID, "", true, nil // the store cannot say: the call stays approval_required
+		return out, nil // the store cannot say: the call stays approval_required
 	}
 	if !first {
-		return "", "", false, errAnswered
+		return approvalAnswer{}, errAnswered
 	}
 	if res.Action != "accept" || res.Content["approve"] != true {
-		return st.CallID, "", true, nil
+		return out, nil
 	}
-	token, err = grant.Issue(a.key, grant.Grant{
+	out.grant, err = grant.Issue(a.key, grant.Grant{
 		Tenant: st.Tenant, Principal: st.Principal, SetDigest: st.SetDigest, CallID: st.CallID,
 		Tool: st.Tool, Version: st.ToolVersion, ArgumentsDigest: st.ArgumentsDigest,
 		Expires: time.Unix(st.Expires, 0), Nonce: "mcp-approval-" + st.Nonce,
 	})
-	return st.CallID, token, true, err
+	return out, err
 }
 
 // answerDomain keeps the record of an answered state apart from every

@@ -69,6 +69,12 @@ type Options struct {
 	// input request (see Approvals). The executor needs
 	// runtime.WithApprovals with the same grant key.
 	Approvals *Approvals
+	// StateSecret signs the request state of a handler's own input
+	// requests (package ask): at least 32 random bytes, the same on every
+	// replica. Without it, the Approvals' state secret signs them; without
+	// either, a random secret of this process does, and a state reads only
+	// on the replica that made it.
+	StateSecret []byte
 	// Tasks, when set, answers calls of its tools with tasks (SEP-2663)
 	// to a client that declares the extension (see Tasks).
 	Tasks *Tasks
@@ -133,6 +139,7 @@ func New(exec *runtime.Executor, opts Options) *Server {
 		Resources: &mcp.ResourceCapabilities{},
 	}
 	h := &handler{exec: exec, context: opts.Context, progressEvery: opts.ProgressInterval, approvals: opts.Approvals, request: opts.RequestContext,
+		inputs:     newInputs(opts.StateSecret, opts.Approvals, exec),
 		unmigrated: map[string]bool{}, impl: &mcp.Implementation{Name: opts.Name, Version: opts.Version}, log: opts.Logger}
 	for _, name := range opts.Unmigrated {
 		if exec.ToolSet().Lookup(name) == nil {
@@ -297,6 +304,7 @@ type handler struct {
 	context       ContextFunc
 	progressEvery time.Duration // 0: the runtime's default
 	approvals     *Approvals
+	inputs        *inputs     // handlers' own input requests (package ask)
 	tasks         *taskServer // nil: no call is a task
 	request       func(context.Context, *mcp.CallToolRequest) context.Context
 	unmigrated    map[string]bool // the SDK's tools, served until they move
@@ -377,12 +385,18 @@ func (h *handler) run(ctx context.Context, req *mcp.CallToolRequest, opts runOpt
 		defer stopLog()
 	}
 	r := h.exec.Execute(ctx, ec, call)
+	if r.Code() == runtime.CodeInputRequired && !task { // the handler asked: its questions go to the client
+		return h.inputs.required(ec, call, r)
+	}
+	if _, perRequest := req.Params.Meta[mcp.MetaKeyProtocolVersion]; perRequest && r.Code() == runtime.CodeInputUnavailable && len(r.Error.Input) > 0 {
+		return nil, unavailable(r) // the revision's own error names what the client lacks
+	}
 	// Whether the client's person may be asked is read only for a call the
 	// policy sent for approval: the client's capabilities are a decode of
 	// the request's _meta, which no other call pays for.
 	ask := opts.mayAsk && !answered && h.approvals != nil && r.Code() == runtime.CodeApprovalRequired && canElicit(req)
 	if ask {
-		if q := h.approvals.ask(ctx, ec, r, call.Arguments); q != nil {
+		if q := h.approvals.ask(ctx, ec, r, call.Arguments, call.Answers); q != nil {
 			return q, nil
 		}
 	}
@@ -408,20 +422,33 @@ func (h *handler) callOf(ctx context.Context, req *mcp.CallToolRequest) (runtime
 	if grant, ok := req.Params.Meta[MetaGrant].(string); ok {
 		ec.Grant = grant
 	}
-	answered := false
-	if h.approvals != nil {
-		spent, _ := execinfo.Replay(h.exec).(runtime.ReplayStore)
-		id, grant, ok, err := h.approvals.answer(ctx, req, ec, spent)
+	call.Accepts = clientKinds{req}
+	if isInputState(req.Params.RequestState) { // a round of the handler's own questions
+		st, err := h.inputs.resume(ctx, req.Params.RequestState, ec, call, h.inputs.spent)
 		if err != nil {
 			return ec, call, false, invalidState(err)
 		}
-		if id != "" {
-			call.ID = id // the call the person was asked about
+		call.ID, call.Answers = st.CallID, answersOf(req.Params, st.Answers)
+		return ec, call, false, nil
+	}
+	call.Answers = answersOf(req.Params, nil)
+	answered := false
+	if h.approvals != nil {
+		spent, _ := execinfo.Replay(h.exec).(runtime.ReplayStore)
+		a, err := h.approvals.answer(ctx, req, ec, spent)
+		if err != nil {
+			return ec, call, false, invalidState(err)
 		}
-		if grant != "" {
-			ec.Grant = grant
+		if a.callID != "" {
+			call.ID = a.callID // the call the person was asked about
 		}
-		answered = ok
+		if a.grant != "" {
+			ec.Grant = a.grant
+		}
+		if a.answers != nil {
+			call.Answers = answersOf(req.Params, a.answers)
+		}
+		answered = a.asked
 	}
 	return ec, call, answered, nil
 }
@@ -440,7 +467,7 @@ func callIDOf(p *mcp.CallToolParamsRaw) string {
 // takes elicitation, and no person answered yet).
 func (h *handler) reply(ctx context.Context, ec runtime.ExecutionContext, r runtime.ToolResult, args json.RawMessage, ask bool) (*mcp.CallToolResult, error) {
 	if h.approvals != nil && ask {
-		if q := h.approvals.ask(ctx, ec, r, args); q != nil {
+		if q := h.approvals.ask(ctx, ec, r, args, nil); q != nil {
 			return q, nil
 		}
 	}

@@ -178,8 +178,10 @@ func protocolData(code int64, data json.RawMessage) (json.RawMessage, bool) {
 		b, err := json.Marshal(d)
 		return b, err == nil
 	case mcp.CodeMissingRequiredClientCapabilities:
-		var d mcp.MissingRequiredClientCapabilityData
-		if json.Unmarshal(data, &d) != nil || d.RequiredCapabilities == nil {
+		// Read as members, not as the SDK's ClientCapabilities, whose
+		// encoding names roots whether required or not.
+		var d requiredCapabilities
+		if json.Unmarshal(data, &d) != nil || len(d.RequiredCapabilities) == 0 {
 			return nil, false
 		}
 		b, err := json.Marshal(d)
@@ -200,4 +202,20 @@ func protocolVersionLike(v string) bool {
 		}
 	}
 	return true
+}
+
+// requiredCapabilities is the data of a MissingRequiredClientCapability
+// error: the capabilities the request needs, each an object.
+type requiredCapabilities struct {
+	RequiredCapabilities map[string]map[string]any `json:"requiredCapabilities"`
+}
+
+// missingCapabilities is the error of a request that needs the client
+// capabilities named (as in ClientCapabilities: "sampling", "extensions"
+// with the extension's id, ...).
+func missingCapabilities(required map[string]map[string]any) error {
+	data, _ := json.Marshal(requiredCapabilities{RequiredCapabilities: required})
+	e := protocolError(mcp.CodeMissingRequiredClientCapabilities)
+	e.Data = data
+	return e
 }

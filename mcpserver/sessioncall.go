@@ -103,7 +103,11 @@ func (s *sessionCalls) cancel(session string, m *front.Message) {
 
 // ask writes a question (an elicitation/create request) for the client of
 // session with write, and waits for its answer.
-func (s *sessionCalls) ask(ctx context.Context, session string, p *mcp.ElicitParams, write func([]byte)) (*mcp.ElicitResult, error) {
+func (s *sessionCalls) ask(ctx context.Context, session string, p mcp.InputRequest, write func([]byte)) (mcp.InputResponse, error) {
+	method, res := inputMethod(p)
+	if method == "" {
+		return nil, errInputRequest
+	}
 	id := `"` + newCallID() + `"`
 	key := sessionCallKey{session, id}
 	answer := make(chan []byte, 1)
@@ -122,23 +126,37 @@ func (s *sessionCalls) ask(ctx context.Context, session string, p *mcp.ElicitPar
 	if err != nil {
 		return nil, err
 	}
-	write(append(append([]byte(`{"jsonrpc":"2.0","id":`+id+`,"method":"elicitation/create","params":`), params...), '}'))
+	write(append(append([]byte(`{"jsonrpc":"2.0","id":`+id+`,"method":"`+method+`","params":`), params...), '}'))
 	select {
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	case raw := <-answer:
 		var resp struct {
-			Result *mcp.ElicitResult `json:"result"`
-			Error  *jsonrpc.Error    `json:"error"`
+			Result json.RawMessage `json:"result"`
+			Error  *jsonrpc.Error  `json:"error"`
 		}
 		if err := json.Unmarshal(raw, &resp); err != nil {
 			return nil, err
 		}
-		if resp.Error != nil || resp.Result == nil {
+		if resp.Error != nil || resp.Result == nil || json.Unmarshal(resp.Result, res) != nil {
 			return nil, errors.New("mcpserver: the client did not answer the question")
 		}
-		return resp.Result, nil
+		return res, nil
 	}
+}
+
+// inputMethod is the method of an input request, and a value its answer
+// reads into; "" for a request MCP does not define.
+func inputMethod(p mcp.InputRequest) (string, mcp.InputResponse) {
+	switch p.(type) {
+	case *mcp.ElicitParams:
+		return "elicitation/create", new(mcp.ElicitResult)
+	case *mcp.CreateMessageParams:
+		return "sampling/createMessage", new(mcp.CreateMessageResult)
+	case *mcp.ListRootsParams:
+		return "roots/list", new(mcp.ListRootsResult)
+	}
+	return "", nil
 }
 
 // answered takes m, a response a client of session sent, to the question

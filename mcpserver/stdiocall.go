@@ -148,7 +148,7 @@ func (f *callFront) answer(ctx context.Context, call directCall) {
 	if call.revision {
 		peer = messagePeer{call.logLevel, func(msg []byte) { f.write(msg) }} // its level is its request's
 	}
-	f.write(h.answerOf(ctx, call, peer, true, f.log, f.ss.Elicit)) // a question goes over the session
+	f.write(h.answerOf(ctx, call, peer, true, f.log, f.askClient)) // a question goes over the session
 }
 
 // frontedConnection is a connection whose messages the SDK's transport
@@ -208,4 +208,17 @@ func writeDecoded(conn mcp.Connection, log *slog.Logger) func([]byte) error {
 // stdioFront is the callFront of keel's stdio framing.
 func stdioFront(c *stdioConn, h *handler, log *slog.Logger) *callFront {
 	return newCallFront(h, log, func(b []byte) error { return c.writeRaw(append(b, '\n')) })
+}
+
+// askClient puts one input request to the client over the session.
+func (f *callFront) askClient(ctx context.Context, p mcp.InputRequest) (mcp.InputResponse, error) {
+	switch p := p.(type) {
+	case *mcp.ElicitParams:
+		return f.ss.Elicit(ctx, p)
+	case *mcp.CreateMessageParams:
+		return f.ss.CreateMessage(ctx, p)
+	case *mcp.ListRootsParams:
+		return f.ss.ListRoots(ctx, p)
+	}
+	return nil, errInputRequest
 }

@@ -7,11 +7,13 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/keelgen/keel/runtime/ask"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
@@ -200,16 +202,17 @@ func (p *postWriter) startStream() {
 // logNotification is what a handler's report.Log puts on its call's stream.
 var logNotification = []byte(`"notifications/message"`)
 
-// elicitRequest is the method of the SDK's request to a client of the
-// 2025-11-25 revision, on its call's stream, to approve the call
-// (Approvals): the client must read it before the call can end.
-var elicitRequest = []byte(`"elicitation/create"`)
+// clientRequests are the methods of a request to a client of the
+// 2025-11-25 revision on its call's stream (keel's approval question, a
+// handler's own input requests): the client must read it before the call
+// can end.
+var clientRequests = [][]byte{[]byte(`"elicitation/create"`), []byte(`"sampling/createMessage"`), []byte(`"roots/list"`)}
 
-// asksClient reports whether events b carry a request to the client
-// (elicitation/create as a message's own method; an input request of
-// 2026-07-28 names it too, inside a result, which is held as any result).
+// asksClient reports whether events b carry a request to the client (one
+// of clientRequests as a message's own method; an input request of
+// 2026-07-28 names one too, inside a result, which is held as any result).
 func asksClient(b []byte) bool {
-	if !bytes.Contains(b, elicitRequest) {
+	if !slices.ContainsFunc(clientRequests, func(m []byte) bool { return bytes.Contains(b, m) }) {
 		return false
 	}
 	for line := range bytes.Lines(b) {
@@ -220,7 +223,7 @@ func asksClient(b []byte) bool {
 		var msg struct {
 			Method string `json:"method"`
 		}
-		if json.Unmarshal(data, &msg) == nil && msg.Method == "elicitation/create" {
+		if json.Unmarshal(data, &msg) == nil && ask.KindOf(msg.Method) != 0 {
 			return true
 		}
 	}
@@ -261,11 +264,11 @@ func (p *postWriter) Write(b []byte) (int, error) {
 
 // answer holds keel's own answer to the POST (answer.go), sent as it is:
 // keel wrote it, so there is nothing of the SDK's to sanitize.
-func (p *postWriter) answer(body []byte) {
+func (p *postWriter) answer(body []byte, status int) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.header.Set("Content-Type", "application/json")
-	p.status, p.own = http.StatusOK, true
+	p.status, p.own = status, true
 	p.body.Reset()
 	p.body.Write(body)
 }

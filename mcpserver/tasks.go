@@ -226,12 +226,7 @@ func declaresTasks(meta map[string]any) bool {
 // missingTasks is the error of a request that needs the extension from a
 // client that did not declare it.
 func missingTasks() error {
-	data, _ := json.Marshal(mcp.MissingRequiredClientCapabilityData{
-		RequiredCapabilities: &mcp.ClientCapabilities{Extensions: map[string]any{TasksExtension: map[string]any{}}},
-	})
-	e := protocolError(mcp.CodeMissingRequiredClientCapabilities)
-	e.Data = data
-	return e
+	return missingCapabilities(map[string]map[string]any{"extensions": {TasksExtension: map[string]any{}}})
 }
 
 // owner is who a task belongs to: its creator's tenant and principal,

@@ -289,6 +289,8 @@ const (
 	msgInvalidOutput    = "The tool produced a result that does not match its output schema."
 	msgTimeout          = "The tool did not finish in time."
 	msgCancelled        = "The call was cancelled before the tool finished."
+	msgInputRequired    = "The tool needs answers from the client before it can finish; the call runs again with them."
+	msgInputUnavailable = "The tool needs to ask the client something it cannot answer."
 )
 
 // Execute runs one call through the fixed order and returns its one result.

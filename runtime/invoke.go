@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"runtime/debug"
@@ -9,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/keelgen/keel/runtime/ask"
 	"github.com/keelgen/keel/runtime/wire"
 )
 
@@ -23,6 +25,13 @@ type callContext struct {
 	callID   string
 	tool     string
 	deadline time.Time
+
+	// The handler's input requests (package ask): the answers the call
+	// came with, what its client can answer, and what the handler asked
+	// that has no answer (under mu).
+	answers map[string]json.RawMessage
+	accepts ask.Accepter
+	asked   map[string]ask.Request
 
 	mu   sync.Mutex
 	done chan struct{} // made on first Done
@@ -82,8 +91,41 @@ func (c *callContext) Value(key any) any {
 		return c.ec
 	case callContextKey{}:
 		return c
+	case ask.CallKey{}:
+		return ask.Call(c)
 	}
 	return c.parent.Value(key)
+}
+
+// Answer, Accepts and Ask make the handler's call an ask.Call.
+func (c *callContext) Answer(key string) (json.RawMessage, bool) {
+	a, ok := c.answers[key]
+	return a, ok
+}
+
+func (c *callContext) Accepts() ask.Kinds {
+	if c.accepts == nil {
+		return 0
+	}
+	return c.accepts.Accepts()
+}
+
+func (c *callContext) Ask(key string, r ask.Request) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.asked == nil {
+		c.asked = map[string]ask.Request{}
+	}
+	c.asked[key] = r
+}
+
+// takeAsked is what the handler asked that has no answer.
+func (c *callContext) takeAsked() map[string]ask.Request {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	asked := c.asked
+	c.asked = nil
+	return asked
 }
 
 // cancel ends the context with err; the first cancel wins.

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/keelgen/keel/runtime/ask"
 	"github.com/keelgen/keel/runtime/wire"
 )
 
@@ -74,7 +75,8 @@ type callRun struct {
 	rec        *CallRecord
 	handler    *callContext // made with the record, for an observed call
 	sw         stopwatch
-	argsDigest string // without a record; with one, the record keeps it
+	argsDigest string       // without a record; with one, the record keeps it
+	asks       *callContext // the handler's context, whose input requests classify reads
 	result     ToolResult
 }
 
@@ -263,6 +265,8 @@ func (c *callRun) invoke(ec ExecutionContext, call wire.Call) error {
 		hctx = new(callContext)
 	}
 	hctx.parent, hctx.ec, hctx.callID, hctx.tool, hctx.deadline = ctx, ec, c.call.ID, c.info.Name, c.sw.now().Add(timeout)
+	hctx.answers, hctx.accepts, hctx.asked = c.call.Answers, c.call.Accepts, nil
+	c.asks = hctx
 	defer hctx.cancel(context.Canceled) // as a cancel func would: the handler's own goroutines see the end
 	go run(hctx, call)
 	// A handler that does not block usually finishes while the caller yields
@@ -301,6 +305,29 @@ func (c *callRun) invoke(ec ExecutionContext, call wire.Call) error {
 func (c *callRun) classify(err error) ToolResult {
 	var biz *businessError
 	switch {
+	case errors.Is(err, ask.ErrCannotAsk): // whatever else it asked, the call cannot end
+		c.log(slog.LevelInfo, "keel: the handler needs to ask what the client cannot answer", slog.Any("error", err))
+		r := c.fail(CodeInputUnavailable, msgInputUnavailable)
+		if c.asks != nil {
+			accepts := c.asks.Accepts()
+			for key, req := range c.asks.takeAsked() {
+				if ask.KindOf(req.Method)&accepts == 0 {
+					if r.Error.Input == nil {
+						r.Error.Input = map[string]ask.Request{}
+					}
+					r.Error.Input[key] = req // c.result's too: one ToolError
+				}
+			}
+		}
+		return r
+	case errors.Is(err, ask.ErrAsked) && c.asks != nil:
+		if asked := c.asks.takeAsked(); len(asked) > 0 {
+			r := c.fail(CodeInputRequired, msgInputRequired)
+			r.Error.Input = asked // c.result's too: one ToolError
+			return r
+		}
+		c.log(slog.LevelError, "keel: the handler returned ask.ErrAsked without asking")
+		return c.fail(CodeToolInternalError, msgInternal)
 	case errors.Is(err, errCancelled):
 		c.log(slog.LevelInfo, "keel: the caller cancelled the call", slog.Any("error", err))
 		return c.fail(CodeToolCancelled, msgCancelled)

@@ -2,6 +2,8 @@ package runtime
 
 import (
 	"encoding/json"
+
+	"github.com/keelgen/keel/runtime/ask"
 )
 
 // Code is a stable, machine-readable error code in a ToolResult.
@@ -33,6 +35,13 @@ const (
 	// disagrees with the call); the client got its transport's error, and
 	// nothing ran.
 	CodeRefusedMessage Code = "refused_message"
+	// CodeInputRequired: the handler asked its caller's client for
+	// answers (package ask); Error.Input holds the requests, by key. The
+	// call runs again, from the start, with ToolCall.Answers.
+	CodeInputRequired Code = "input_required"
+	// CodeInputUnavailable: the handler needs to ask something the
+	// caller's client cannot answer (ToolCall.Accepts lacks its kind).
+	CodeInputUnavailable Code = "input_unavailable"
 
 	// Why a door refused a message (CallRecord.Refusal, Executor.Refused),
 	// in words observers may key on.
@@ -48,7 +57,7 @@ const (
 var executorCodes = []Code{
 	CodeUnknownTool, CodeInvalidArguments, CodeApprovalRequired,
 	CodeToolInternalError, CodeInvalidToolOutput, CodeToolTimeout, CodeToolCancelled, CodeInsufficientScope, CodeRateLimitExceeded,
-	CodeRefusedMessage,
+	CodeRefusedMessage, CodeInputRequired, CodeInputUnavailable,
 }
 
 func isExecutorCode(c Code) bool {
@@ -70,6 +79,12 @@ type ToolCall struct {
 	// read as {} (MCP makes them optional): a tool whose schema accepts {}
 	// runs, one with a required member refuses them as invalid_arguments.
 	Arguments json.RawMessage `json:"arguments"`
+	// Answers are the client's answers to the handler's input requests of
+	// an earlier round (CodeInputRequired), by key; each ask reads and
+	// checks its own. Accepts says which kinds of request the client can
+	// answer (nil: none); an ask.Kinds is one.
+	Answers map[string]json.RawMessage `json:"answers,omitempty"`
+	Accepts ask.Accepter               `json:"-"`
 }
 
 // ToolResult is the one result of every call. Its JSON form is the contract
@@ -98,6 +113,10 @@ type ToolError struct {
 	// Details says where invalid arguments failed. It is set only for
 	// invalid_arguments, and only by an executor made WithErrorDetails.
 	Details []Detail `json:"details,omitempty"`
+	// Input are the handler's input requests, by key: for input_required
+	// those the caller's client answers, and the call is sent again with
+	// ToolCall.Answers; for input_unavailable those it cannot.
+	Input map[string]ask.Request `json:"input,omitempty"`
 	// Approval identifies the exact call to approve. It is set only for
 	// approval_required, by an executor made WithApprovals, when the policy
 	// sent the call for approval.

@@ -41,6 +41,12 @@ var (
 		Seconds int
 		Label   string
 	}(mcpsuite.SlowArgs{})
+	_ = struct {
+		Message string
+	}(mcpsuite.MessageArgs{})
+	_ = struct {
+		Prompt string
+	}(mcpsuite.PromptArgs{})
 )
 
 // deleteArgsHandler is a handler with the reader of its arguments and the writer of its result.
@@ -246,6 +252,39 @@ func (c *testAudioContentCall) Content() []runtime.Content {
 	return c.result.Content
 }
 
+// messageArgsHandler is a handler with the reader of its arguments and the writer of its result.
+type messageArgsHandler func(context.Context, mcpsuite.MessageArgs) (mcpsuite.Text, error)
+
+// Read reads and checks a call's arguments.
+func (h messageArgsHandler) Read(d *wire.Decoder) (wire.Call, error) {
+	c := &messageArgsCall{handler: h}
+	if err := readMessageArgs(d, &c.args); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// messageArgsCall is one call: the handler, its arguments, then its result.
+type messageArgsCall struct {
+	handler messageArgsHandler
+	args    mcpsuite.MessageArgs
+	result  mcpsuite.Text
+}
+
+// Arguments is the checked argument value, as the policy judges it.
+func (c *messageArgsCall) Arguments() any {
+	return &c.args
+}
+
+func (c *messageArgsCall) Run(ctx context.Context) (err error) {
+	c.result, err = c.handler(ctx, c.args)
+	return err
+}
+
+func (c *messageArgsCall) Result(e *wire.Encoder) error {
+	return writeText(e, &c.result)
+}
+
 // testMultipleContentTypesHandler is a handler with the reader of its arguments and the writer of its result.
 type testMultipleContentTypesHandler func(context.Context, mcpsuite.None) (runtime.WithContent[mcpsuite.Text], error)
 
@@ -282,6 +321,39 @@ func (c *testMultipleContentTypesCall) Result(e *wire.Encoder) error {
 // Content is the result's content blocks, which the executor checks against the tool's content types.
 func (c *testMultipleContentTypesCall) Content() []runtime.Content {
 	return c.result.Content
+}
+
+// promptArgsHandler is a handler with the reader of its arguments and the writer of its result.
+type promptArgsHandler func(context.Context, mcpsuite.PromptArgs) (mcpsuite.Text, error)
+
+// Read reads and checks a call's arguments.
+func (h promptArgsHandler) Read(d *wire.Decoder) (wire.Call, error) {
+	c := &promptArgsCall{handler: h}
+	if err := readPromptArgs(d, &c.args); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// promptArgsCall is one call: the handler, its arguments, then its result.
+type promptArgsCall struct {
+	handler promptArgsHandler
+	args    mcpsuite.PromptArgs
+	result  mcpsuite.Text
+}
+
+// Arguments is the checked argument value, as the policy judges it.
+func (c *promptArgsCall) Arguments() any {
+	return &c.args
+}
+
+func (c *promptArgsCall) Run(ctx context.Context) (err error) {
+	c.result, err = c.handler(ctx, c.args)
+	return err
+}
+
+func (c *promptArgsCall) Result(e *wire.Encoder) error {
+	return writeText(e, &c.result)
 }
 
 func readDeleteArgs(d *wire.Decoder, v *mcpsuite.DeleteArgs) error {
@@ -623,5 +695,85 @@ func readSlowArgsSeconds(d *wire.Decoder, v *int) error {
 func writeNone(e *wire.Encoder, v *mcpsuite.None) error {
 	e.ObjectStart()
 	e.ObjectEnd()
+	return nil
+}
+
+func readMessageArgs(d *wire.Decoder, v *mcpsuite.MessageArgs) error {
+	if err := d.ObjectStart(); err != nil {
+		return err
+	}
+	var seen struct {
+		Message bool
+	}
+	for d.More() {
+		name, err := d.Name()
+		if err != nil {
+			return err
+		}
+		switch string(name) {
+		case "message":
+			if seen.Message {
+				return wire.Duplicate()
+			}
+			seen.Message = true
+			if err := readMessageArgsMessage(d, &v.Message); err != nil {
+				return wire.At(err, "message")
+			}
+		default:
+			return wire.Unknown()
+		}
+	}
+	if err := d.End(); err != nil {
+		return err
+	}
+	if !seen.Message {
+		return wire.Missing("message")
+	}
+	return nil
+}
+
+func readMessageArgsMessage(d *wire.Decoder, v *string) error {
+	s, err := d.String()
+	if err != nil {
+		return err
+	}
+	if wire.Length(s) > 2000 {
+		return wire.Fail("maxLength")
+	}
+	*v = s
+	return nil
+}
+
+func readPromptArgs(d *wire.Decoder, v *mcpsuite.PromptArgs) error {
+	if err := d.ObjectStart(); err != nil {
+		return err
+	}
+	var seen struct {
+		Prompt bool
+	}
+	for d.More() {
+		name, err := d.Name()
+		if err != nil {
+			return err
+		}
+		switch string(name) {
+		case "prompt":
+			if seen.Prompt {
+				return wire.Duplicate()
+			}
+			seen.Prompt = true
+			if err := readMessageArgsMessage(d, &v.Prompt); err != nil {
+				return wire.At(err, "prompt")
+			}
+		default:
+			return wire.Unknown()
+		}
+	}
+	if err := d.End(); err != nil {
+		return err
+	}
+	if !seen.Prompt {
+		return wire.Missing("prompt")
+	}
 	return nil
 }

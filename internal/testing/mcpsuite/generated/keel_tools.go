@@ -19,26 +19,39 @@ const _ = runtime.IsAtLeastVersion0_6_0
 
 // SetDigest identifies this exact tool set: the set_digest of keel.lock.json.
 // The executor recomputes it from the embedded contracts before it accepts a call.
-const SetDigest = "sha256:e2a1ca9dc39cf3d25e9ec430414606f6bf82e3b639b21329ae0ee02253c2ef72"
+const SetDigest = "sha256:93f72a3d4636aff3ed7617834086ebdc2cd87c07c29f0a1bd4105b037454a6b9"
 
 // Tool names. Harness code that names a tool by its constant stops compiling
 // when the tool is removed.
 const (
-	ToolConfirmDelete            = "confirm_delete"
-	ToolFailingJob               = "failing_job"
-	ToolGreet                    = "greet"
-	ToolJsonSchema202012Tool     = "json_schema_2020_12_tool"
-	ToolProtocolErrorJob         = "protocol_error_job"
-	ToolSlowCompute              = "slow_compute"
-	ToolTestAudioContent         = "test_audio_content"
-	ToolTestEmbeddedResource     = "test_embedded_resource"
-	ToolTestErrorHandling        = "test_error_handling"
-	ToolTestImageContent         = "test_image_content"
-	ToolTestLoggingTool          = "test_logging_tool"
-	ToolTestMultipleContentTypes = "test_multiple_content_types"
-	ToolTestSimpleText           = "test_simple_text"
-	ToolTestToolWithLogging      = "test_tool_with_logging"
-	ToolTestToolWithProgress     = "test_tool_with_progress"
+	ToolConfirmDelete                         = "confirm_delete"
+	ToolFailingJob                            = "failing_job"
+	ToolGreet                                 = "greet"
+	ToolJsonSchema202012Tool                  = "json_schema_2020_12_tool"
+	ToolProtocolErrorJob                      = "protocol_error_job"
+	ToolSlowCompute                           = "slow_compute"
+	ToolTestAudioContent                      = "test_audio_content"
+	ToolTestElicitation                       = "test_elicitation"
+	ToolTestElicitationSep1034Defaults        = "test_elicitation_sep1034_defaults"
+	ToolTestEmbeddedResource                  = "test_embedded_resource"
+	ToolTestErrorHandling                     = "test_error_handling"
+	ToolTestImageContent                      = "test_image_content"
+	ToolTestInputRequiredResultCapabilities   = "test_input_required_result_capabilities"
+	ToolTestInputRequiredResultElicitation    = "test_input_required_result_elicitation"
+	ToolTestInputRequiredResultListRoots      = "test_input_required_result_list_roots"
+	ToolTestInputRequiredResultMultiRound     = "test_input_required_result_multi_round"
+	ToolTestInputRequiredResultMultipleInputs = "test_input_required_result_multiple_inputs"
+	ToolTestInputRequiredResultRequestState   = "test_input_required_result_request_state"
+	ToolTestInputRequiredResultSampling       = "test_input_required_result_sampling"
+	ToolTestInputRequiredResultTamperedState  = "test_input_required_result_tampered_state"
+	ToolTestLoggingTool                       = "test_logging_tool"
+	ToolTestMissingCapability                 = "test_missing_capability"
+	ToolTestMultipleContentTypes              = "test_multiple_content_types"
+	ToolTestSampling                          = "test_sampling"
+	ToolTestSimpleText                        = "test_simple_text"
+	ToolTestStreamingElicitation              = "test_streaming_elicitation"
+	ToolTestToolWithLogging                   = "test_tool_with_logging"
+	ToolTestToolWithProgress                  = "test_tool_with_progress"
 )
 
 // Handler signatures as generated. A changed handler fails to compile here;
@@ -51,12 +64,25 @@ var (
 	_ func(context.Context, mcpsuite.None) (mcpsuite.Text, error)                      = mcpsuite.ProtocolErrorJob
 	_ func(context.Context, mcpsuite.SlowArgs) (mcpsuite.Text, error)                  = mcpsuite.SlowCompute
 	_ func(context.Context, mcpsuite.None) (runtime.WithContent[mcpsuite.None], error) = mcpsuite.AudioContent
+	_ func(context.Context, mcpsuite.MessageArgs) (mcpsuite.Text, error)               = mcpsuite.AskContact
+	_ func(context.Context, mcpsuite.None) (mcpsuite.Text, error)                      = mcpsuite.AskWithDefaults
 	_ func(context.Context, mcpsuite.None) (runtime.WithContent[mcpsuite.None], error) = mcpsuite.EmbeddedResource
 	_ func(context.Context, mcpsuite.None) (mcpsuite.Text, error)                      = mcpsuite.ErrorHandling
 	_ func(context.Context, mcpsuite.None) (runtime.WithContent[mcpsuite.None], error) = mcpsuite.ImageContent
+	_ func(context.Context, mcpsuite.None) (mcpsuite.Text, error)                      = mcpsuite.AskWhatItCan
+	_ func(context.Context, mcpsuite.None) (mcpsuite.Text, error)                      = mcpsuite.AskName
+	_ func(context.Context, mcpsuite.None) (mcpsuite.Text, error)                      = mcpsuite.AskRoots
+	_ func(context.Context, mcpsuite.None) (mcpsuite.Text, error)                      = mcpsuite.AskTwice
+	_ func(context.Context, mcpsuite.None) (mcpsuite.Text, error)                      = mcpsuite.AskThree
+	_ func(context.Context, mcpsuite.None) (mcpsuite.Text, error)                      = mcpsuite.AskConfirmation
+	_ func(context.Context, mcpsuite.None) (mcpsuite.Text, error)                      = mcpsuite.AskModel
+	_ func(context.Context, mcpsuite.None) (mcpsuite.Text, error)                      = mcpsuite.AskSigned
 	_ func(context.Context, mcpsuite.None) (mcpsuite.Text, error)                      = mcpsuite.LoggingTool
+	_ func(context.Context, mcpsuite.None) (mcpsuite.Text, error)                      = mcpsuite.NeedsSampling
 	_ func(context.Context, mcpsuite.None) (runtime.WithContent[mcpsuite.Text], error) = mcpsuite.MultipleContentTypes
+	_ func(context.Context, mcpsuite.PromptArgs) (mcpsuite.Text, error)                = mcpsuite.AskCompletion
 	_ func(context.Context, mcpsuite.None) (mcpsuite.Text, error)                      = mcpsuite.SimpleText
+	_ func(context.Context, mcpsuite.None) (mcpsuite.Text, error)                      = mcpsuite.AskWhileStreaming
 	_ func(context.Context, mcpsuite.None) (mcpsuite.Text, error)                      = mcpsuite.WithLogging
 	_ func(context.Context, mcpsuite.None) (mcpsuite.Text, error)                      = mcpsuite.WithProgress
 )
@@ -77,18 +103,44 @@ var (
 //go:embed schemas/slow_compute.output.json
 //go:embed schemas/test_audio_content.input.json
 //go:embed schemas/test_audio_content.output.json
+//go:embed schemas/test_elicitation.input.json
+//go:embed schemas/test_elicitation.output.json
+//go:embed schemas/test_elicitation_sep1034_defaults.input.json
+//go:embed schemas/test_elicitation_sep1034_defaults.output.json
 //go:embed schemas/test_embedded_resource.input.json
 //go:embed schemas/test_embedded_resource.output.json
 //go:embed schemas/test_error_handling.input.json
 //go:embed schemas/test_error_handling.output.json
 //go:embed schemas/test_image_content.input.json
 //go:embed schemas/test_image_content.output.json
+//go:embed schemas/test_input_required_result_capabilities.input.json
+//go:embed schemas/test_input_required_result_capabilities.output.json
+//go:embed schemas/test_input_required_result_elicitation.input.json
+//go:embed schemas/test_input_required_result_elicitation.output.json
+//go:embed schemas/test_input_required_result_list_roots.input.json
+//go:embed schemas/test_input_required_result_list_roots.output.json
+//go:embed schemas/test_input_required_result_multi_round.input.json
+//go:embed schemas/test_input_required_result_multi_round.output.json
+//go:embed schemas/test_input_required_result_multiple_inputs.input.json
+//go:embed schemas/test_input_required_result_multiple_inputs.output.json
+//go:embed schemas/test_input_required_result_request_state.input.json
+//go:embed schemas/test_input_required_result_request_state.output.json
+//go:embed schemas/test_input_required_result_sampling.input.json
+//go:embed schemas/test_input_required_result_sampling.output.json
+//go:embed schemas/test_input_required_result_tampered_state.input.json
+//go:embed schemas/test_input_required_result_tampered_state.output.json
 //go:embed schemas/test_logging_tool.input.json
 //go:embed schemas/test_logging_tool.output.json
+//go:embed schemas/test_missing_capability.input.json
+//go:embed schemas/test_missing_capability.output.json
 //go:embed schemas/test_multiple_content_types.input.json
 //go:embed schemas/test_multiple_content_types.output.json
+//go:embed schemas/test_sampling.input.json
+//go:embed schemas/test_sampling.output.json
 //go:embed schemas/test_simple_text.input.json
 //go:embed schemas/test_simple_text.output.json
+//go:embed schemas/test_streaming_elicitation.input.json
+//go:embed schemas/test_streaming_elicitation.output.json
 //go:embed schemas/test_tool_with_logging.input.json
 //go:embed schemas/test_tool_with_logging.output.json
 //go:embed schemas/test_tool_with_progress.input.json
@@ -165,6 +217,24 @@ var toolSpecs = [...]runtime.ToolSpec{
 	},
 	{
 		Info: runtime.ToolInfo{
+			Name:        ToolTestElicitation,
+			Version:     "1.0",
+			Effect:      runtime.EffectRead,
+			Description: "Asks the person for a user name and an email address, with the message the call gives, and says what they answered.",
+		},
+		Handler: messageArgsHandler(mcpsuite.AskContact),
+	},
+	{
+		Info: runtime.ToolInfo{
+			Name:        ToolTestElicitationSep1034Defaults,
+			Version:     "1.0",
+			Effect:      runtime.EffectRead,
+			Description: "Asks for a profile whose members have defaults, and says what came back.",
+		},
+		Handler: noneHandler(mcpsuite.AskWithDefaults),
+	},
+	{
+		Info: runtime.ToolInfo{
 			Name:        ToolTestEmbeddedResource,
 			Version:     "1.0",
 			Effect:      runtime.EffectRead,
@@ -195,12 +265,93 @@ var toolSpecs = [...]runtime.ToolSpec{
 	},
 	{
 		Info: runtime.ToolInfo{
+			Name:        ToolTestInputRequiredResultCapabilities,
+			Version:     "1.0",
+			Effect:      runtime.EffectRead,
+			Description: "Asks only what the client declared it answers.",
+		},
+		Handler: noneHandler(mcpsuite.AskWhatItCan),
+	},
+	{
+		Info: runtime.ToolInfo{
+			Name:        ToolTestInputRequiredResultElicitation,
+			Version:     "1.0",
+			Effect:      runtime.EffectRead,
+			Description: "Asks the person's name and greets them.",
+		},
+		Handler: noneHandler(mcpsuite.AskName),
+	},
+	{
+		Info: runtime.ToolInfo{
+			Name:        ToolTestInputRequiredResultListRoots,
+			Version:     "1.0",
+			Effect:      runtime.EffectRead,
+			Description: "Asks the client's roots and names them.",
+		},
+		Handler: noneHandler(mcpsuite.AskRoots),
+	},
+	{
+		Info: runtime.ToolInfo{
+			Name:        ToolTestInputRequiredResultMultiRound,
+			Version:     "1.0",
+			Effect:      runtime.EffectRead,
+			Description: "Asks a name, then, once it has it, a color.",
+		},
+		Handler: noneHandler(mcpsuite.AskTwice),
+	},
+	{
+		Info: runtime.ToolInfo{
+			Name:        ToolTestInputRequiredResultMultipleInputs,
+			Version:     "1.0",
+			Effect:      runtime.EffectRead,
+			Description: "Asks a name, the model's greeting and the roots at once.",
+		},
+		Handler: noneHandler(mcpsuite.AskThree),
+	},
+	{
+		Info: runtime.ToolInfo{
+			Name:        ToolTestInputRequiredResultRequestState,
+			Version:     "1.0",
+			Effect:      runtime.EffectRead,
+			Description: "Asks for a confirmation, which comes back through the signed request state.",
+		},
+		Handler: noneHandler(mcpsuite.AskConfirmation),
+	},
+	{
+		Info: runtime.ToolInfo{
+			Name:        ToolTestInputRequiredResultSampling,
+			Version:     "1.0",
+			Effect:      runtime.EffectRead,
+			Description: "Asks the client's model a question and answers with its answer.",
+		},
+		Handler: noneHandler(mcpsuite.AskModel),
+	},
+	{
+		Info: runtime.ToolInfo{
+			Name:        ToolTestInputRequiredResultTamperedState,
+			Version:     "1.0",
+			Effect:      runtime.EffectRead,
+			Description: "Asks a confirmation whose request state the client may not alter.",
+		},
+		Handler: noneHandler(mcpsuite.AskSigned),
+	},
+	{
+		Info: runtime.ToolInfo{
 			Name:        ToolTestLoggingTool,
 			Version:     "1.0",
 			Effect:      runtime.EffectRead,
 			Description: "Logs one message, which a client of the 2026-07-28 revision hears only when its request set a log level (_meta's logLevel).",
 		},
 		Handler: noneHandler(mcpsuite.LoggingTool),
+	},
+	{
+		Info: runtime.ToolInfo{
+			Name:        ToolTestMissingCapability,
+			Version:     "1.0",
+			Effect:      runtime.EffectRead,
+			Description: "Needs the client's model, which a client that did not declare sampling cannot lend: the call is refused naming the capability.",
+		},
+		Handler: noneHandler(mcpsuite.NeedsSampling),
 	},
 	{
 		Info: runtime.ToolInfo{
@@ -214,12 +365,30 @@ var toolSpecs = [...]runtime.ToolSpec{
 	},
 	{
 		Info: runtime.ToolInfo{
+			Name:        ToolTestSampling,
+			Version:     "1.0",
+			Effect:      runtime.EffectRead,
+			Description: "Asks the client's model to complete the prompt the call gives.",
+		},
+		Handler: promptArgsHandler(mcpsuite.AskCompletion),
+	},
+	{
+		Info: runtime.ToolInfo{
 			Name:        ToolTestSimpleText,
 			Version:     "1.0",
 			Effect:      runtime.EffectRead,
 			Description: "Answers with one text.",
 		},
 		Handler: noneHandler(mcpsuite.SimpleText),
+	},
+	{
+		Info: runtime.ToolInfo{
+			Name:        ToolTestStreamingElicitation,
+			Version:     "1.0",
+			Effect:      runtime.EffectRead,
+			Description: "Asks a name: on the 2026-07-28 revision its answer's stream carries the input request inside the result, never a request of its own.",
+		},
+		Handler: noneHandler(mcpsuite.AskWhileStreaming),
 	},
 	{
 		Info: runtime.ToolInfo{
@@ -253,42 +422,135 @@ func ToolSet() runtime.ToolSet {
 type toolSet struct{}
 
 // Lookup returns the tool named exactly name, or nil. There is no other way
-// from a name to a handler.
+// from a name to a handler. It narrows by the name's length and a byte or two
+// before it compares whole names, so a lookup costs the same among a thousand
+// tools as among ten; every tool is still reached only by its exact name.
 func (toolSet) Lookup(name string) *runtime.Tool {
-	switch name {
-	case ToolConfirmDelete:
-		return tools[0]
-	case ToolFailingJob:
-		return tools[1]
-	case ToolGreet:
-		return tools[2]
-	case ToolJsonSchema202012Tool:
-		return tools[3]
-	case ToolProtocolErrorJob:
-		return tools[4]
-	case ToolSlowCompute:
-		return tools[5]
-	case ToolTestAudioContent:
-		return tools[6]
-	case ToolTestEmbeddedResource:
-		return tools[7]
-	case ToolTestErrorHandling:
-		return tools[8]
-	case ToolTestImageContent:
-		return tools[9]
-	case ToolTestLoggingTool:
-		return tools[10]
-	case ToolTestMultipleContentTypes:
-		return tools[11]
-	case ToolTestSimpleText:
-		return tools[12]
-	case ToolTestToolWithLogging:
-		return tools[13]
-	case ToolTestToolWithProgress:
-		return tools[14]
-	default:
-		return nil
+	switch len(name) {
+	case 5:
+		switch name {
+		case ToolGreet:
+			return tools[2]
+		}
+	case 11:
+		switch name {
+		case ToolFailingJob:
+			return tools[1]
+		}
+	case 12:
+		switch name {
+		case ToolSlowCompute:
+			return tools[5]
+		}
+	case 13:
+		switch name {
+		case ToolTestSampling:
+			return tools[23]
+		}
+	case 14:
+		switch name {
+		case ToolConfirmDelete:
+			return tools[0]
+		}
+	case 16:
+		switch name {
+		case ToolTestElicitation:
+			return tools[7]
+		case ToolTestSimpleText:
+			return tools[24]
+		}
+	case 17:
+		switch name {
+		case ToolTestLoggingTool:
+			return tools[20]
+		}
+	case 18:
+		switch name {
+		case ToolProtocolErrorJob:
+			return tools[4]
+		case ToolTestAudioContent:
+			return tools[6]
+		case ToolTestImageContent:
+			return tools[11]
+		}
+	case 19:
+		switch name {
+		case ToolTestErrorHandling:
+			return tools[10]
+		}
+	case 22:
+		switch name {
+		case ToolTestEmbeddedResource:
+			return tools[9]
+		case ToolTestToolWithLogging:
+			return tools[26]
+		}
+	case 23:
+		switch name {
+		case ToolTestMissingCapability:
+			return tools[21]
+		case ToolTestToolWithProgress:
+			return tools[27]
+		}
+	case 24:
+		switch name {
+		case ToolJsonSchema202012Tool:
+			return tools[3]
+		}
+	case 26:
+		switch name {
+		case ToolTestStreamingElicitation:
+			return tools[25]
+		}
+	case 27:
+		switch name {
+		case ToolTestMultipleContentTypes:
+			return tools[22]
+		}
+	case 33:
+		switch name {
+		case ToolTestElicitationSep1034Defaults:
+			return tools[8]
+		}
+	case 35:
+		switch name {
+		case ToolTestInputRequiredResultSampling:
+			return tools[18]
+		}
+	case 37:
+		switch name {
+		case ToolTestInputRequiredResultListRoots:
+			return tools[14]
+		}
+	case 38:
+		switch name {
+		case ToolTestInputRequiredResultElicitation:
+			return tools[13]
+		case ToolTestInputRequiredResultMultiRound:
+			return tools[15]
+		}
+	case 39:
+		switch name {
+		case ToolTestInputRequiredResultCapabilities:
+			return tools[12]
+		}
+	case 40:
+		switch name {
+		case ToolTestInputRequiredResultRequestState:
+			return tools[17]
+		}
+	case 41:
+		switch name {
+		case ToolTestInputRequiredResultTamperedState:
+			return tools[19]
+		}
+	case 42:
+		switch name {
+		case ToolTestInputRequiredResultMultipleInputs:
+			return tools[16]
+		}
 	}
+	return nil
 }
 
 // Tools returns every tool, sorted by name, in a slice of the caller's own.
