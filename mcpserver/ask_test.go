@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/keelgen/keel/mcpserver"
+	"github.com/keelgen/keel/mcpserver/taskstore"
 	"github.com/keelgen/keel/runtime"
 	"github.com/keelgen/keel/runtime/ask"
 	"github.com/keelgen/keel/runtime/keeltest"
@@ -31,12 +32,21 @@ func (*seat) ElicitSchema() []byte {
 
 func (s *seat) ReadElicit(content []byte) error { return ask.Decode(s.ElicitSchema(), content, s) }
 
-// askingServer serves book, whose handler asks the person for a seat, the
-// client's model for a note and the client for its roots, all at once,
-// and counts the calls that ran to the end.
+// askingServer serves book (bookTool).
 func askingServer(t *testing.T, done *atomic.Int32) *mcpserver.Server {
 	t.Helper()
-	tool := runtime.NewTool(runtime.ToolInfo{Name: "book", Version: "1", Effect: runtime.EffectRead, Description: "Books a seat.",
+	exec, err := runtime.NewExecutor(keeltest.Of(bookTool(done)), runtime.WithLogger(slog.New(slog.DiscardHandler)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return mcpserver.New(exec, mcpserver.Options{StateSecret: []byte("0123456789abcdef0123456789abcdef")})
+}
+
+// bookTool is book: its handler asks the person for a seat, the client's
+// model for a note and the client for its roots, all at once, and counts
+// the calls that ran to the end.
+func bookTool(done *atomic.Int32) *runtime.Tool {
+	return runtime.NewTool(runtime.ToolInfo{Name: "book", Version: "1", Effect: runtime.EffectRead, Description: "Books a seat.",
 		InputSchema:  json.RawMessage(`{"type":"object","additionalProperties":false,"properties":{}}`),
 		OutputSchema: json.RawMessage(`{"type":"object"}`)},
 		runtime.Handle(func(ctx context.Context, _ struct{}) (map[string]string, error) {
@@ -49,17 +59,12 @@ func askingServer(t *testing.T, done *atomic.Int32) *mcpserver.Server {
 			done.Add(1)
 			return map[string]string{"seat": s.Seat, "note": note.Text, "root": roots[0].URI}, nil
 		}))
-	exec, err := runtime.NewExecutor(keeltest.Of(tool), runtime.WithLogger(slog.New(slog.DiscardHandler)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return mcpserver.New(exec, mcpserver.Options{StateSecret: []byte("0123456789abcdef0123456789abcdef")})
 }
 
 // answeringClient answers every question: the seat 12A, the note "aisle",
 // the root file:///trip. (The Go SDK's client checks a form's answer
 // against its schema itself; an answer that does not read is asked again
-// in runtime/ask's tests and TestAnInputStateIsSignedBoundAndSpent.)
+// in runtime/ask's tests.)
 func answeringClient(asked *[]string) *mcp.Client {
 	c := mcp.NewClient(&mcp.Implementation{Name: "answers", Version: "1"}, &mcp.ClientOptions{
 		ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
@@ -193,5 +198,78 @@ func TestAnInputStateIsSignedBoundAndSpent(t *testing.T) {
 	}
 	if r := call(`{}`, `,"requestState":"`+state+`"`+answers); r.Error == nil || r.Error.Code != -32602 || done.Load() != 1 {
 		t.Fatalf("the state sent again: %+v, ran %d", r, done.Load())
+	}
+}
+
+// A task's handler asks: the task waits input_required with its three
+// requests; the client answers one, and the task waits on for the other
+// two, its record holding the first answer sealed; answered in full, it
+// completes once, with the answers read into their types.
+func TestATasksHandlerAsksAndIsAnsweredInParts(t *testing.T) {
+	var done atomic.Int32
+	store := taskstore.NewMemory()
+	exec, err := runtime.NewExecutor(keeltest.Of(bookTool(&done)), runtime.WithLogger(slog.New(slog.DiscardHandler)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := mcpserver.New(exec, mcpserver.Options{StateSecret: []byte("0123456789abcdef0123456789abcdef"),
+		Tasks: &mcpserver.Tasks{Store: store, PollInterval: 20 * time.Millisecond, Logger: slog.New(slog.DiscardHandler),
+			Mode: func(runtime.ToolInfo) mcpserver.TaskMode { return mcpserver.TaskRequired }}})
+	h, err := mcpserver.HTTPHandler(s, mcpserver.HTTPOptions{Stateless: true, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	rpc := func(method, params, name string) map[string]json.RawMessage {
+		t.Helper()
+		body := `{"jsonrpc":"2.0","id":1,"method":"` + method + `","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28",` +
+			`"io.modelcontextprotocol/clientCapabilities":{"elicitation":{},"sampling":{},"roots":{},"extensions":{"io.modelcontextprotocol/tasks":{}}}},` + params + `}}`
+		r := post(t, srv.URL, body, map[string]string{"Mcp-Protocol-Version": "2026-07-28", "Mcp-Method": method, "Mcp-Name": name})
+		var reply struct{ Result map[string]json.RawMessage }
+		if json.Unmarshal([]byte(r.body), &reply) != nil || reply.Result == nil {
+			t.Fatalf("%s: %d %s", method, r.status, r.body)
+		}
+		return reply.Result
+	}
+	var id string
+	json.Unmarshal(rpc("tools/call", `"name":"book","arguments":{}`, "book")["taskId"], &id)
+	waiting := func(want ...string) {
+		t.Helper()
+		waitFor(t, "the task to wait for "+strings.Join(want, ", "), func() bool {
+			r := rpc("tasks/get", `"taskId":"`+id+`"`, id)
+			var keys map[string]json.RawMessage
+			json.Unmarshal(r["inputRequests"], &keys)
+			if string(r["status"]) != `"input_required"` || len(keys) != len(want) {
+				return false
+			}
+			for _, k := range want {
+				if keys[k] == nil {
+					return false
+				}
+			}
+			return true
+		})
+	}
+	waiting("seat", "note", "roots")
+	update := func(responses string) {
+		t.Helper()
+		if r := rpc("tasks/update", `"taskId":"`+id+`","inputResponses":`+responses, id); string(r["resultType"]) != `"complete"` {
+			t.Fatalf("tasks/update: %v", r)
+		}
+	}
+	update(`{"seat":{"action":"accept","content":{"seat":"12A"}},"unasked":{"action":"accept","content":{}}}`)
+	waiting("note", "roots")
+	rec, _ := store.Task(context.Background(), id)
+	if rec.Answers == nil || strings.Contains(string(rec.Answers), "12A") || done.Load() != 0 {
+		t.Fatalf("after one answer: ran %d; the record's answers %s", done.Load(), rec.Answers)
+	}
+	update(`{"note":{"role":"assistant","content":{"type":"text","text":"aisle"},"model":"m"},"roots":{"roots":[{"uri":"file:///trip"}]}}`)
+	waitFor(t, "the task to complete", func() bool {
+		r := rpc("tasks/get", `"taskId":"`+id+`"`, id)
+		return string(r["status"]) == `"completed"` && strings.Contains(string(r["result"]), `"seat":"12A"`)
+	})
+	if done.Load() != 1 {
+		t.Fatalf("ran %d times to the end", done.Load())
 	}
 }

@@ -147,7 +147,7 @@ func New(exec *runtime.Executor, opts Options) *Server {
 		}
 	}
 	if opts.Tasks != nil {
-		h.tasks = newTaskServer(*opts.Tasks, exec.ToolSet(), opts.Approvals)
+		h.tasks = newTaskServer(*opts.Tasks, exec.ToolSet(), h.inputs.secret)
 		caps.Extensions = map[string]any{TasksExtension: map[string]any{}}
 	}
 	s := mcp.NewServer(h.impl, &mcp.ServerOptions{
@@ -385,7 +385,7 @@ func (h *handler) run(ctx context.Context, req *mcp.CallToolRequest, opts runOpt
 		defer stopLog()
 	}
 	r := h.exec.Execute(ctx, ec, call)
-	if r.Code() == runtime.CodeInputRequired && !task { // the handler asked: its questions go to the client
+	if r.Code() == runtime.CodeInputRequired { // the handler asked: its questions go to the client (a task's wait for them)
 		return h.inputs.required(ec, call, r)
 	}
 	if _, perRequest := req.Params.Meta[mcp.MetaKeyProtocolVersion]; perRequest && r.Code() == runtime.CodeInputUnavailable && len(r.Error.Input) > 0 {

@@ -11,33 +11,30 @@ import (
 	"errors"
 )
 
-// A task waiting for a person's answer keeps its call's arguments in the
-// task store (Redis, for several replicas), which may hold a password or
-// a card number (a writeOnly member). They are kept sealed: AES-GCM under
-// a key drawn from the approvals' state secret, which every replica
-// shares, bound to the task's id. Without Approvals no task waits for an
-// answer, and none keeps its arguments.
+// A task waiting for answers keeps its call's arguments, and the answers
+// that came before the last, in the task store (Redis, for several
+// replicas), which may hold a password or a card number (a writeOnly
+// member). They are kept sealed: AES-GCM under a key drawn from the
+// server's state secret (Options.StateSecret, else the approvals'), which
+// every replica shares, bound to the task's id.
 
 // taskArgsInfo keeps the task arguments' key apart from every other use
 // of the state secret.
 const taskArgsInfo = "keel/mcp-task-arguments/v1"
 
-// newArgsSeal is the AEAD that seals a task's arguments, nil when there
-// are no approvals. None of its steps can fail for a 32-byte AES key.
-func newArgsSeal(a *Approvals) cipher.AEAD {
-	if a == nil {
-		return nil
-	}
-	key, _ := hkdf.Key(sha256.New, a.secret, nil, taskArgsInfo, 32)
+// newArgsSeal is the AEAD that seals a task's arguments under secret. None
+// of its steps can fail for a 32-byte AES key.
+func newArgsSeal(secret []byte) cipher.AEAD {
+	key, _ := hkdf.Key(sha256.New, secret, nil, taskArgsInfo, 32)
 	block, _ := aes.NewCipher(key)
 	gcm, _ := cipher.NewGCM(block)
 	return gcm
 }
 
 // sealArgs is args as task id's record keeps them: a JSON string of the
-// nonce and the sealed bytes, or nothing when no answer can come.
+// nonce and the sealed bytes.
 func (t *taskServer) sealArgs(id string, args json.RawMessage) json.RawMessage {
-	if t.seal == nil || args == nil {
+	if args == nil {
 		return nil
 	}
 	nonce := make([]byte, t.seal.NonceSize(), t.seal.NonceSize()+len(args)+t.seal.Overhead())
@@ -57,7 +54,7 @@ func (t *taskServer) openArgs(id string, kept json.RawMessage) (json.RawMessage,
 		return nil, nil
 	}
 	var text string
-	if t.seal == nil || json.Unmarshal(kept, &text) != nil {
+	if json.Unmarshal(kept, &text) != nil {
 		return nil, errSealedArgs
 	}
 	sealed, err := base64.RawURLEncoding.DecodeString(text)
@@ -70,4 +67,22 @@ func (t *taskServer) openArgs(id string, kept json.RawMessage) (json.RawMessage,
 		return nil, errSealedArgs
 	}
 	return args, nil
+}
+
+// sealAnswers is the answers a waiting task holds before its last one
+// came, sealed as its arguments are (answers may be a one-time code).
+func (t *taskServer) sealAnswers(id string, answers map[string]json.RawMessage) json.RawMessage {
+	b, _ := json.Marshal(answers)
+	return t.sealArgs(id+"/answers", b)
+}
+
+// openAnswers is the answers task id's record holds, none when it holds
+// none.
+func (t *taskServer) openAnswers(id string, kept json.RawMessage) (map[string]json.RawMessage, error) {
+	answers := map[string]json.RawMessage{}
+	b, err := t.openArgs(id+"/answers", kept)
+	if err != nil || b == nil {
+		return answers, err
+	}
+	return answers, json.Unmarshal(b, &answers)
 }

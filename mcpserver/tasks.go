@@ -79,7 +79,7 @@ type taskServer struct {
 	Tasks
 	modes   map[string]TaskMode // of the tools served as tasks
 	running sync.Map            // task id → *context.CancelFunc, the tasks this replica runs
-	seal    cipher.AEAD         // seals the arguments a task keeps (taskargs.go); nil keeps none
+	seal    cipher.AEAD         // seals the arguments and answers a task keeps (taskargs.go)
 }
 
 // TaskMode is how a tool is served to a client that declared the tasks
@@ -109,8 +109,8 @@ const (
 const TasksExtension = "io.modelcontextprotocol/tasks"
 
 // newTaskServer fills the defaults and reads each tool's mode once.
-func newTaskServer(cfg Tasks, set runtime.ToolSet, approvals *Approvals) *taskServer {
-	t := &taskServer{Tasks: cfg, seal: newArgsSeal(approvals)}
+func newTaskServer(cfg Tasks, set runtime.ToolSet, secret []byte) *taskServer {
+	t := &taskServer{Tasks: cfg, seal: newArgsSeal(secret)}
 	if t.Store == nil {
 		t.Store = taskstore.NewMemory()
 	}
@@ -483,7 +483,7 @@ func (h *handler) serveTask(ctx context.Context, method string, req *mcp.ServerR
 				return false // cancelling an ended task changes nothing
 			}
 			r.Status, r.Message, r.Updated = taskstore.Cancelled, "Cancelled at the client's request.", time.Now().UTC()
-			r.Input, r.Tool, r.Arguments, r.State, r.Lease = nil, "", nil, "", time.Time{}
+			r.Input, r.Tool, r.Arguments, r.Answers, r.State, r.Lease = nil, "", nil, nil, "", time.Time{}
 			return true
 		})
 		if err != nil && !errors.Is(err, taskstore.ErrNoTask) {
@@ -506,38 +506,62 @@ func (h *handler) serveTask(ctx context.Context, method string, req *mcp.ServerR
 	return &ackResult{ResultType: "complete"}, nil
 }
 
-// answerTask takes the answer to a waiting task's input request: the task
-// works again, its call run once more on this replica with the answer and
-// the request state (so an approval redeems a grant as a retried call's
-// would). Answers to anything not asked, or asked no longer, are ignored.
+// answerTask takes answers to a waiting task's input requests (keel's
+// approval question, the handler's own): each outstanding request answered
+// leaves the task's inputRequests, and once none is left the task works
+// again, its call run once more on this replica with every answer and the
+// request state (so an approval redeems a grant as a retried call's would,
+// and the handler reads its answers). Answers to anything not asked, or
+// asked no longer, are ignored, as the extension says.
 func (h *handler) answerTask(ctx context.Context, id string, req *mcp.ServerRequest[*taskParams]) error {
 	t := h.tasks
-	raw, ok := req.Params.InputResponses[approvalInput]
-	if !ok {
+	if len(req.Params.InputResponses) == 0 {
 		return nil
 	}
-	var answer *mcp.ElicitResult
-	if json.Unmarshal(raw, &answer) != nil || answer == nil {
-		return invalidState(nil) // not an answer to the question asked
-	}
 	var retry mcp.CallToolParamsRaw
-	claimed := false
+	claimed, invalid := false, false
 	_, err := t.Store.UpdateTask(ctx, id, func(r *taskstore.Record) bool {
-		claimed = false
+		claimed, invalid = false, false
 		if r.Status != taskstore.InputRequired || r.State == "" {
 			return false
 		}
+		var outstanding map[string]json.RawMessage
+		json.Unmarshal(r.Input, &outstanding)
+		given := map[string]json.RawMessage{}
+		for key, a := range req.Params.InputResponses {
+			if _, asked := outstanding[key]; asked {
+				given[key] = a
+			}
+		}
+		if len(given) == 0 {
+			return false
+		}
 		now := time.Now().UTC()
-		args, err := t.openArgs(r.ID, r.Arguments)
-		if err != nil { // altered, or written under another secret: the call is not run from it
+		args, err1 := t.openArgs(r.ID, r.Arguments)
+		answers, err2 := t.openAnswers(r.ID, r.Answers)
+		if err1 != nil || err2 != nil { // altered, or written under another secret: the call is not run from it
 			r.Status, r.Error, r.Message, r.Updated = taskstore.Failed, errorObject(protocolError(jsonrpc.CodeInternalError)), "The call ended with a protocol error.", now
-			r.Input, r.Tool, r.Arguments, r.State = nil, "", nil, ""
+			r.Input, r.Tool, r.Arguments, r.Answers, r.State = nil, "", nil, nil, ""
+			return true
+		}
+		for key, a := range given {
+			answers[key] = a
+			delete(outstanding, key)
+		}
+		var responses mcp.InputResponseMap
+		if b, _ := json.Marshal(answers); json.Unmarshal(b, &responses) != nil {
+			invalid = true // not answers to the questions asked
+			return false
+		}
+		r.Updated = now
+		if len(outstanding) > 0 { // more to come: the task waits on
+			r.Input, _ = json.Marshal(outstanding)
+			r.Answers = t.sealAnswers(r.ID, answers)
 			return true
 		}
 		claimed = true
-		retry = mcp.CallToolParamsRaw{Name: r.Tool, Arguments: args, RequestState: r.State,
-			InputResponses: mcp.InputResponseMap{approvalInput: answer}}
-		r.Status, r.Message, r.Updated, r.Input, r.State = taskstore.Working, "", now, nil, ""
+		retry = mcp.CallToolParamsRaw{Name: r.Tool, Arguments: args, RequestState: r.State, InputResponses: responses}
+		r.Status, r.Message, r.Input, r.Answers, r.State = taskstore.Working, "", nil, nil, ""
 		if r.Run != "" {
 			r.Run, r.Answered = id+"-answered", true // the runner's second and last run
 		} else {
@@ -548,6 +572,9 @@ func (h *handler) answerTask(ctx context.Context, id string, req *mcp.ServerRequ
 	if err != nil && !errors.Is(err, taskstore.ErrNoTask) {
 		t.Logger.LogAttrs(ctx, slog.LevelError, "keel: a task's answer could not be stored", slog.Any("error", err))
 		return protocolError(jsonrpc.CodeInternalError)
+	}
+	if invalid {
+		return invalidState(nil)
 	}
 	if !claimed {
 		return nil

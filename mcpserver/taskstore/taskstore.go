@@ -60,6 +60,9 @@ type Record struct {
 	Tool      string          `json:"tool,omitempty"`
 	Arguments json.RawMessage `json:"arguments,omitempty"`
 	State     string          `json:"state,omitempty"`
+	// Answers are the answers a task waiting for several took before the
+	// last came, sealed as its arguments are.
+	Answers json.RawMessage `json:"answers,omitempty"`
 	// With a TaskRunner: the run of the call now, whether the client takes
 	// elicitation (so its person may be asked), and whether a person
 	// already answered.
@@ -227,6 +230,7 @@ func cloneRecord(t Record) Record {
 	t.Error = clone(t.Error)
 	t.Input = clone(t.Input)
 	t.Arguments = clone(t.Arguments)
+	t.Answers = clone(t.Answers)
 	return t
 }
 

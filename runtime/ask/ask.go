@@ -112,12 +112,12 @@ func answer(ctx context.Context, key string, kind Kinds, r func() Request) (json
 	if !ok {
 		return nil, ErrCannotAsk
 	}
+	if a, ok := c.Answer(key); ok {
+		return a, nil
+	}
 	if c.Accepts()&kind == 0 {
 		c.Ask(key, r()) // what it would have asked: the door names the capability it lacks
 		return nil, ErrCannotAsk
-	}
-	if a, ok := c.Answer(key); ok {
-		return a, nil
 	}
 	c.Ask(key, r())
 	return nil, ErrAsked

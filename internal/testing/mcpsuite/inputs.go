@@ -32,7 +32,9 @@ func (*Confirmation) ElicitSchema() []byte {
 	return []byte(`{"type":"object","properties":{"ok":{"type":"boolean"}},"required":["ok"]}`)
 }
 
-func (c *Confirmation) ReadElicit(content []byte) error { return ask.Decode(c.ElicitSchema(), content, c) }
+func (c *Confirmation) ReadElicit(content []byte) error {
+	return ask.Decode(c.ElicitSchema(), content, c)
+}
 
 // Color is a form with one favorite color.
 type Color struct {
@@ -274,4 +276,29 @@ func AskWithDefaults(ctx context.Context, _ None) (Text, error) {
 	}
 	content, _ := json.Marshal(p)
 	return Text{Text: "Elicitation completed: action=accept, content=" + string(content)}, nil
+}
+
+// Entry is a form with a name and a yes or no.
+type Entry struct {
+	Name    string `json:"name"`
+	Confirm bool   `json:"confirm"`
+}
+
+func (*Entry) ElicitSchema() []byte {
+	return []byte(`{"type":"object","properties":{"name":{"type":"string"},"confirm":{"type":"boolean"}},"required":["name"]}`)
+}
+
+func (e *Entry) ReadElicit(content []byte) error { return ask.Decode(e.ElicitSchema(), content, e) }
+
+// AskTwoAtOnce asks two entries at once: a task's client may answer them
+// one at a time.
+//
+//keel:tool name=multi_input version=1.0 effect=read
+func AskTwoAtOnce(ctx context.Context, _ None) (Text, error) {
+	a, err1 := ask.Elicit[Entry](ctx, "first", "First entry?")
+	b, err2 := ask.Elicit[Entry](ctx, "second", "Second entry?")
+	if err := errors.Join(err1, err2); err != nil {
+		return Text{}, err
+	}
+	return Text{Text: a.Name + " and " + b.Name}, nil
 }

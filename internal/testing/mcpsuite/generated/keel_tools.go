@@ -19,7 +19,7 @@ const _ = runtime.IsAtLeastVersion0_6_0
 
 // SetDigest identifies this exact tool set: the set_digest of keel.lock.json.
 // The executor recomputes it from the embedded contracts before it accepts a call.
-const SetDigest = "sha256:93f72a3d4636aff3ed7617834086ebdc2cd87c07c29f0a1bd4105b037454a6b9"
+const SetDigest = "sha256:95fd5c38dff47b557bcc02e2f05ceb65146f742e2619f2624466d8c10d2cbaab"
 
 // Tool names. Harness code that names a tool by its constant stops compiling
 // when the tool is removed.
@@ -28,6 +28,7 @@ const (
 	ToolFailingJob                            = "failing_job"
 	ToolGreet                                 = "greet"
 	ToolJsonSchema202012Tool                  = "json_schema_2020_12_tool"
+	ToolMultiInput                            = "multi_input"
 	ToolProtocolErrorJob                      = "protocol_error_job"
 	ToolSlowCompute                           = "slow_compute"
 	ToolTestAudioContent                      = "test_audio_content"
@@ -61,6 +62,7 @@ var (
 	_ func(context.Context, mcpsuite.None) (mcpsuite.Text, error)                      = mcpsuite.FailingJob
 	_ func(context.Context, mcpsuite.GreetArgs) (mcpsuite.Text, error)                 = mcpsuite.Greet
 	_ func(context.Context, mcpsuite.Person) (mcpsuite.Moves, error)                   = mcpsuite.JSONSchema202012
+	_ func(context.Context, mcpsuite.None) (mcpsuite.Text, error)                      = mcpsuite.AskTwoAtOnce
 	_ func(context.Context, mcpsuite.None) (mcpsuite.Text, error)                      = mcpsuite.ProtocolErrorJob
 	_ func(context.Context, mcpsuite.SlowArgs) (mcpsuite.Text, error)                  = mcpsuite.SlowCompute
 	_ func(context.Context, mcpsuite.None) (runtime.WithContent[mcpsuite.None], error) = mcpsuite.AudioContent
@@ -97,6 +99,8 @@ var (
 //go:embed schemas/greet.output.json
 //go:embed schemas/json_schema_2020_12_tool.input.json
 //go:embed schemas/json_schema_2020_12_tool.output.json
+//go:embed schemas/multi_input.input.json
+//go:embed schemas/multi_input.output.json
 //go:embed schemas/protocol_error_job.input.json
 //go:embed schemas/protocol_error_job.output.json
 //go:embed schemas/slow_compute.input.json
@@ -186,6 +190,15 @@ var toolSpecs = [...]runtime.ToolSpec{
 			Description: "Takes a schema with $schema, $defs and $ref: the conformance suite's check that 2020-12 structure reaches the client.",
 		},
 		Handler: personHandler(mcpsuite.JSONSchema202012),
+	},
+	{
+		Info: runtime.ToolInfo{
+			Name:        ToolMultiInput,
+			Version:     "1.0",
+			Effect:      runtime.EffectRead,
+			Description: "Asks two entries at once: a task's client may answer them one at a time.",
+		},
+		Handler: noneHandler(mcpsuite.AskTwoAtOnce),
 	},
 	{
 		Info: runtime.ToolInfo{
@@ -436,16 +449,18 @@ func (toolSet) Lookup(name string) *runtime.Tool {
 		switch name {
 		case ToolFailingJob:
 			return tools[1]
+		case ToolMultiInput:
+			return tools[4]
 		}
 	case 12:
 		switch name {
 		case ToolSlowCompute:
-			return tools[5]
+			return tools[6]
 		}
 	case 13:
 		switch name {
 		case ToolTestSampling:
-			return tools[23]
+			return tools[24]
 		}
 	case 14:
 		switch name {
@@ -455,42 +470,42 @@ func (toolSet) Lookup(name string) *runtime.Tool {
 	case 16:
 		switch name {
 		case ToolTestElicitation:
-			return tools[7]
+			return tools[8]
 		case ToolTestSimpleText:
-			return tools[24]
+			return tools[25]
 		}
 	case 17:
 		switch name {
 		case ToolTestLoggingTool:
-			return tools[20]
+			return tools[21]
 		}
 	case 18:
 		switch name {
 		case ToolProtocolErrorJob:
-			return tools[4]
+			return tools[5]
 		case ToolTestAudioContent:
-			return tools[6]
+			return tools[7]
 		case ToolTestImageContent:
-			return tools[11]
+			return tools[12]
 		}
 	case 19:
 		switch name {
 		case ToolTestErrorHandling:
-			return tools[10]
+			return tools[11]
 		}
 	case 22:
 		switch name {
 		case ToolTestEmbeddedResource:
-			return tools[9]
+			return tools[10]
 		case ToolTestToolWithLogging:
-			return tools[26]
+			return tools[27]
 		}
 	case 23:
 		switch name {
 		case ToolTestMissingCapability:
-			return tools[21]
+			return tools[22]
 		case ToolTestToolWithProgress:
-			return tools[27]
+			return tools[28]
 		}
 	case 24:
 		switch name {
@@ -500,54 +515,54 @@ func (toolSet) Lookup(name string) *runtime.Tool {
 	case 26:
 		switch name {
 		case ToolTestStreamingElicitation:
-			return tools[25]
+			return tools[26]
 		}
 	case 27:
 		switch name {
 		case ToolTestMultipleContentTypes:
-			return tools[22]
+			return tools[23]
 		}
 	case 33:
 		switch name {
 		case ToolTestElicitationSep1034Defaults:
-			return tools[8]
+			return tools[9]
 		}
 	case 35:
 		switch name {
 		case ToolTestInputRequiredResultSampling:
-			return tools[18]
+			return tools[19]
 		}
 	case 37:
 		switch name {
 		case ToolTestInputRequiredResultListRoots:
-			return tools[14]
+			return tools[15]
 		}
 	case 38:
 		switch name {
 		case ToolTestInputRequiredResultElicitation:
-			return tools[13]
+			return tools[14]
 		case ToolTestInputRequiredResultMultiRound:
-			return tools[15]
+			return tools[16]
 		}
 	case 39:
 		switch name {
 		case ToolTestInputRequiredResultCapabilities:
-			return tools[12]
+			return tools[13]
 		}
 	case 40:
 		switch name {
 		case ToolTestInputRequiredResultRequestState:
-			return tools[17]
+			return tools[18]
 		}
 	case 41:
 		switch name {
 		case ToolTestInputRequiredResultTamperedState:
-			return tools[19]
+			return tools[20]
 		}
 	case 42:
 		switch name {
 		case ToolTestInputRequiredResultMultipleInputs:
-			return tools[16]
+			return tools[17]
 		}
 	}
 	return nil

@@ -75,7 +75,7 @@ func run(addr string, stateless bool, logger *slog.Logger) error {
 // one (the suite checks -32021 for a client without the extension).
 func taskMode(t runtime.ToolInfo) mcpserver.TaskMode {
 	switch t.Name {
-	case "slow_compute", "protocol_error_job", "confirm_delete":
+	case "slow_compute", "protocol_error_job", "confirm_delete", "multi_input":
 		return mcpserver.TaskOptional
 	case "failing_job":
 		return mcpserver.TaskRequired
