@@ -331,6 +331,8 @@ type runOptions struct {
 	peer callPeer
 	// mayAsk: an approval may be asked of a client that takes elicitation.
 	mayAsk bool
+	// progress takes a task's progress reports (its status message).
+	progress func(report.ProgressEntry)
 }
 
 // callPeer is where a call's notifications go: the SDK's session of a
@@ -366,7 +368,11 @@ func (h *handler) run(ctx context.Context, req *mcp.CallToolRequest, opts runOpt
 	if h.request != nil {
 		ctx = h.request(ctx, req)
 	}
-	if token := req.Params.GetProgressToken(); token != nil && opts.peer != nil {
+	if opts.progress != nil { // a task's: its latest report is its status message
+		var stop func()
+		ctx, stop = report.WithProgress(ctx, opts.progress, h.progressEvery)
+		defer stop()
+	} else if token := req.Params.GetProgressToken(); token != nil && opts.peer != nil {
 		// The client asked to hear: a handler's report.Progress becomes
 		// notifications/progress, bounded and rate-limited by the runtime.
 		var stop func()

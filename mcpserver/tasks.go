@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -18,6 +19,7 @@ import (
 
 	"github.com/keelgen/keel/mcpserver/taskstore"
 	"github.com/keelgen/keel/runtime"
+	"github.com/keelgen/keel/runtime/report"
 )
 
 // Tasks serves calls that may outlive their request as tasks, the MCP
@@ -26,13 +28,15 @@ import (
 // tools/call of a task tool answers at once with a task, whose call then
 // runs on this replica through the executor's order and audit like any
 // call; the client polls tasks/get for its status and result, answers an
-// input request (an approval, see Approvals) with tasks/update, and may
+// input request (an approval, see Approvals; a handler's own, see package
+// ask) with tasks/update, and may
 // tasks/cancel it. Task state lives in Store, so any replica that shares
 // the store answers for any task: a cancel that reaches another replica
 // ends the call where it runs (at its next renewal), and a task whose
 // replica stopped reads failed once its lease is over. A task is its
 // creator's: another caller's tasks/get, update or cancel reads as an
-// unknown task. Progress and log notifications are not sent for a task
+// unknown task. The handler's latest progress report is the task's status
+// message. Progress and log notifications are not sent for a task
 // (the extension has none). With a Runner, a task's call runs there
 // instead (keeltemporal's: a Temporal workflow), outliving any replica,
 // and the replica a client polls collects its result.
@@ -321,16 +325,22 @@ func (h *handler) startTask(ctx context.Context, id string, req *mcp.CallToolReq
 	go func() {
 		defer cancel()
 		defer h.tasks.running.CompareAndDelete(id, mine) // a run after an answer may have taken the id
-		stop := h.tasks.keep(ctx, id, cancel)
-		res, err := h.run(ctx, req, runOptions{task: true, mayAsk: true})
+		var latest atomic.Pointer[string]
+		stop := h.tasks.keep(ctx, id, cancel, &latest)
+		res, err := h.run(ctx, req, runOptions{task: true, mayAsk: true, progress: func(p report.ProgressEntry) {
+			text := progressText(p)
+			latest.Store(&text)
+		}})
 		stop()
 		h.tasks.settle(id, req, res, err)
 	}()
 }
 
-// keep renews a running task's lease, and cancels its call when the task
-// ended elsewhere (a cancel on another replica, its expiry).
-func (t *taskServer) keep(ctx context.Context, id string, cancel context.CancelFunc) (stop func()) {
+// keep renews a running task's lease, puts its handler's latest progress
+// report in its status message (which moves its lastUpdatedAt), and
+// cancels its call when the task ended elsewhere (a cancel on another
+// replica, its expiry).
+func (t *taskServer) keep(ctx context.Context, id string, cancel context.CancelFunc, progress *atomic.Pointer[string]) (stop func()) {
 	done := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Add(1)
@@ -346,11 +356,16 @@ func (t *taskServer) keep(ctx context.Context, id string, cancel context.CancelF
 				return
 			case <-tick.C:
 			}
+			message := progress.Load()
 			rec, err := t.Store.UpdateTask(ctx, id, func(r *taskstore.Record) bool {
 				if r.Status != taskstore.Working {
 					return false
 				}
-				r.Lease = time.Now().UTC().Add(t.Lease)
+				now := time.Now().UTC()
+				r.Lease = now.Add(t.Lease)
+				if message != nil && *message != r.Message {
+					r.Message, r.Updated = *message, now
+				}
 				return true
 			})
 			switch {
@@ -646,4 +661,17 @@ func (t *taskServer) result(r taskstore.Record, resultType string) *taskResult {
 
 func timestamp(t time.Time) string {
 	return t.UTC().Format("2006-01-02T15:04:05.000Z07:00")
+}
+
+// progressText is a progress report as a task's status message: its
+// message, and how far it is ("30 of 100", or "30" with no total).
+func progressText(p report.ProgressEntry) string {
+	done := strconv.FormatFloat(p.Done, 'f', -1, 64)
+	if p.Total > 0 {
+		done += " of " + strconv.FormatFloat(p.Total, 'f', -1, 64)
+	}
+	if p.Message == "" {
+		return done
+	}
+	return p.Message + " (" + done + ")"
 }

@@ -29,6 +29,7 @@ import (
 	"github.com/keelgen/keel/runtime"
 	"github.com/keelgen/keel/runtime/grant"
 	"github.com/keelgen/keel/runtime/keeltest"
+	"github.com/keelgen/keel/runtime/report"
 )
 
 // taskProbe counts what the task tools' handlers did. lookup_incident of
@@ -590,4 +591,51 @@ func TestAWaitingTaskKeepsItsArgumentsSealed(t *testing.T) {
 	if failed := awaitTask(t, srv.URL, "alice", id, "failed"); probe.ticketed.Load() != 1 || !strings.Contains(string(failed.Result["error"]), "-32603") {
 		t.Fatalf("altered arguments: ran %d; %s", probe.ticketed.Load(), failed.Result["error"])
 	}
+}
+
+// A task's handler that reports progress moves its task: tasks/get reads
+// the latest report as the status message, with a later lastUpdatedAt,
+// while the call works; the progress is renewed with the lease, so within
+// a poll interval.
+func TestATasksProgressIsItsStatusMessage(t *testing.T) {
+	t.Parallel()
+	step := make(chan struct{})
+	tool := runtime.NewTool(runtime.ToolInfo{Name: "index", Version: "1", Effect: runtime.EffectRead, Description: "Indexes.",
+		InputSchema:  json.RawMessage(`{"type":"object","additionalProperties":false,"properties":{}}`),
+		OutputSchema: json.RawMessage(`{"type":"object"}`)},
+		runtime.Handle(func(ctx context.Context, _ struct{}) (map[string]int, error) {
+			report.Progress(ctx, 30, 100, "Indexing files")
+			<-step
+			report.Progress(ctx, 60, 100, "Indexing files")
+			<-step
+			return map[string]int{"files": 100}, nil
+		}))
+	exec, err := runtime.NewExecutor(keeltest.Of(tool), runtime.WithLogger(slog.New(slog.DiscardHandler)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := mcpserver.New(exec, mcpserver.Options{Tasks: &mcpserver.Tasks{PollInterval: 20 * time.Millisecond, Logger: slog.New(slog.DiscardHandler)}})
+	h, err := mcpserver.HTTPHandler(s, mcpserver.HTTPOptions{Stateless: true, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	id := taskRPC(t, srv.URL, "alice", "tools/call", `"name":"index","arguments":{}`, true).str("taskId")
+	var first rpcReply
+	waitFor(t, "the first report", func() bool {
+		first = taskRPC(t, srv.URL, "alice", "tasks/get", `"taskId":"`+id+`"`, true)
+		return first.str("statusMessage") == "Indexing files (30 of 100)"
+	})
+	step <- struct{}{}
+	var second rpcReply
+	waitFor(t, "the second report", func() bool {
+		second = taskRPC(t, srv.URL, "alice", "tasks/get", `"taskId":"`+id+`"`, true)
+		return second.str("statusMessage") == "Indexing files (60 of 100)"
+	})
+	if second.str("status") != "working" || second.str("lastUpdatedAt") <= first.str("lastUpdatedAt") {
+		t.Fatalf("working: %s then %s", first.Result["lastUpdatedAt"], second.Result["lastUpdatedAt"])
+	}
+	step <- struct{}{}
+	awaitTask(t, srv.URL, "alice", id, "completed")
 }
