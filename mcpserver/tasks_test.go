@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -21,6 +22,7 @@ import (
 
 	"github.com/keelgen/keel/generated"
 	"github.com/keelgen/keel/mcpserver"
+	"github.com/keelgen/keel/mcpserver/taskclient"
 	"github.com/keelgen/keel/mcpserver/taskstore"
 	"github.com/keelgen/keel/memstore"
 	"github.com/keelgen/keel/redisreplay"
@@ -638,4 +640,72 @@ func TestATasksProgressIsItsStatusMessage(t *testing.T) {
 	}
 	step <- struct{}{}
 	awaitTask(t, srv.URL, "alice", id, "completed")
+}
+
+// The Go task client (taskclient) drives a task across two replicas on one
+// Redis: started on one, followed and answered on the other, where a
+// person approves it; the write runs once, and a cancel of the ended task
+// changes nothing.
+func TestTheTaskClientAcrossReplicas(t *testing.T) {
+	t.Parallel()
+	rdb := redistest.Start(t)
+	replica := func(probe *taskProbe) *httptest.Server {
+		client := redis.NewClient(&redis.Options{Addr: rdb.Addr})
+		t.Cleanup(func() { client.Close() })
+		store, err := redistasks.New(client, redistasks.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		replay, err := redisreplay.New(client, redisreplay.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv := httptest.NewServer(taskReplica(t, probe, replay, store, true))
+		t.Cleanup(srv.Close)
+		return srv
+	}
+	var pa, pb taskProbe
+	a, b := replica(&pa), replica(&pb)
+	client := func(url string) *taskclient.Client {
+		return &taskclient.Client{Endpoint: url, Header: http.Header{callerHeader: {"alice"}}, Capabilities: map[string]any{"elicitation": map[string]any{}}}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var args map[string]any
+	json.Unmarshal([]byte(ticketArgs), &args)
+	task, result, err := client(a.URL).Start(ctx, "create_ticket", args)
+	if err != nil || task == nil || result != nil {
+		t.Fatalf("start: %v %v %s", err, task, result)
+	}
+	var asked []string
+	done, err := client(b.URL).Wait(ctx, task.ID, func(_ context.Context, t *taskclient.Task) (map[string]any, error) {
+		for key := range t.InputRequests {
+			asked = append(asked, key)
+		}
+		return map[string]any{"keel/approval": map[string]any{"action": "accept", "content": map[string]any{"approve": true}}}, nil
+	})
+	if err != nil || done.Status != "completed" || !strings.Contains(string(done.Result), "TCK-0001") {
+		t.Fatalf("wait: %v %+v", err, done)
+	}
+	if len(asked) != 1 || asked[0] != "keel/approval" || pa.ticketed.Load()+pb.ticketed.Load() != 1 {
+		t.Fatalf("asked %q; the write ran %d times", asked, pa.ticketed.Load()+pb.ticketed.Load())
+	}
+	if err := client(a.URL).Cancel(ctx, task.ID); err != nil {
+		t.Fatalf("cancelling an ended task: %v", err)
+	}
+	if again, err := client(a.URL).Get(ctx, task.ID); err != nil || again.Status != "completed" {
+		t.Fatalf("after the cancel: %v %+v", err, again)
+	}
+	if _, err := (&taskclient.Client{Endpoint: a.URL, Header: http.Header{callerHeader: {"mallory"}}}).Get(ctx, task.ID); err == nil {
+		t.Fatal("another caller read the task")
+	} else if e := new(taskclient.Error); !errors.As(err, &e) || e.Code != -32602 {
+		t.Fatalf("another caller: %v", err)
+	}
+	read, _, err := client(b.URL).Start(ctx, "lookup_incident", map[string]any{"incident_id": "INC-001"})
+	if err != nil || read == nil {
+		t.Fatalf("a read as a task: %v", err)
+	}
+	if ended, err := client(a.URL).Wait(ctx, read.ID, nil); err != nil || !strings.Contains(string(ended.Result), "INC-001") {
+		t.Fatalf("a read as a task: %v %+v", err, ended)
+	}
 }
