@@ -2,10 +2,7 @@ package mcpserver
 
 import (
 	"context"
-	"crypto/hmac"
 	"crypto/rand"
-	"crypto/sha256"
-	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -111,37 +108,12 @@ func (a *Approvals) ttl() time.Duration {
 	return DefaultApprovalTTL
 }
 
-func (a *Approvals) sign(payload []byte) []byte {
-	m := hmac.New(sha256.New, a.secret)
-	m.Write([]byte(stateDomain))
-	m.Write(payload)
-	return m.Sum(nil)
-}
+func (a *Approvals) states() signedState { return signedState{secret: a.secret, domain: stateDomain} }
 
-// seal is the state as a client carries it: payload.signature, base64url.
-func (a *Approvals) seal(st approvalState) (string, error) {
-	payload, err := json.Marshal(st)
-	if err != nil {
-		return "", err
-	}
-	enc := base64.RawURLEncoding
-	return enc.EncodeToString(payload) + "." + enc.EncodeToString(a.sign(payload)), nil
-}
-
-// errState is any request state keel did not sign, or signed for a call
-// now over.
-var errState = errors.New("mcpserver: a request state keel did not sign, or expired")
-
+// open reads an approval state keel signed and that has not expired.
 func (a *Approvals) open(s string, now time.Time) (approvalState, error) {
-	p, sig, ok := strings.Cut(s, ".")
-	enc := base64.RawURLEncoding
-	payload, err1 := enc.DecodeString(p)
-	mac, err2 := enc.DecodeString(sig)
-	if !ok || err1 != nil || err2 != nil || !hmac.Equal(mac, a.sign(payload)) {
-		return approvalState{}, errState
-	}
 	var st approvalState
-	if json.Unmarshal(payload, &st) != nil || st.Version != 1 || now.Unix() >= st.Expires {
+	if err := a.states().open(s, &st); err != nil || st.Version != 1 || now.Unix() >= st.Expires {
 		return approvalState{}, errState
 	}
 	return st, nil
@@ -226,7 +198,7 @@ func (a *Approvals) ask(ctx context.Context, ec runtime.ExecutionContext, r runt
 	}
 	var nonce [16]byte
 	rand.Read(nonce[:])
-	state, err := a.seal(approvalState{
+	state, err := a.states().seal(approvalState{
 		Version: 1, CallID: ar.CallID, Tool: ar.Tool, ToolVersion: ar.Version, SetDigest: ar.SetDigest,
 		ArgumentsDigest: ar.ArgumentsDigest, Tenant: ec.Tenant, Principal: ec.Principal,
 		Expires: time.Now().Add(a.ttl()).Unix(), Nonce: hex.EncodeToString(nonce[:]), Answers: answers,

@@ -2,10 +2,7 @@ package mcpserver
 
 import (
 	"context"
-	"crypto/hmac"
 	"crypto/rand"
-	"crypto/sha256"
-	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -76,29 +73,14 @@ func newInputs(secret []byte, a *Approvals, exec *runtime.Executor) *inputs {
 	return &inputs{secret: secret, ttl: DefaultInputTTL, spent: spent}
 }
 
-func (in *inputs) sign(payload []byte) []byte {
-	m := hmac.New(sha256.New, in.secret)
-	m.Write([]byte(inputDomain))
-	m.Write(payload)
-	return m.Sum(nil)
+func (in *inputs) states() signedState {
+	return signedState{secret: in.secret, domain: inputDomain, prefix: inputStatePrefix}
 }
 
-func (in *inputs) seal(st inputState) string {
-	payload, _ := json.Marshal(st)
-	enc := base64.RawURLEncoding
-	return inputStatePrefix + enc.EncodeToString(payload) + "." + enc.EncodeToString(in.sign(payload))
-}
-
+// open reads an input state keel signed and that has not expired.
 func (in *inputs) open(s string, now time.Time) (inputState, error) {
-	p, sig, ok := strings.Cut(strings.TrimPrefix(s, inputStatePrefix), ".")
-	enc := base64.RawURLEncoding
-	payload, err1 := enc.DecodeString(p)
-	mac, err2 := enc.DecodeString(sig)
-	if !ok || err1 != nil || err2 != nil || !hmac.Equal(mac, in.sign(payload)) {
-		return inputState{}, errState
-	}
 	var st inputState
-	if json.Unmarshal(payload, &st) != nil || now.Unix() >= st.Expires {
+	if err := in.states().open(s, &st); err != nil || now.Unix() >= st.Expires {
 		return inputState{}, errState
 	}
 	return st, nil
@@ -157,7 +139,11 @@ func (in *inputs) required(ec runtime.ExecutionContext, call runtime.ToolCall, r
 			st.Answers[key] = a
 		}
 	}
-	return &mcp.CallToolResult{InputRequests: requests, RequestState: in.seal(st)}, nil
+	state, err := in.states().seal(st)
+	if err != nil {
+		return nil, err
+	}
+	return &mcp.CallToolResult{InputRequests: requests, RequestState: state}, nil
 }
 
 // errInputRequest is a handler's request the protocol cannot carry.

@@ -394,8 +394,10 @@ func (h *handler) run(ctx context.Context, req *mcp.CallToolRequest, opts runOpt
 	if r.Code() == runtime.CodeInputRequired { // the handler asked: its questions go to the client (a task's wait for them)
 		return h.inputs.required(ec, call, r)
 	}
-	if _, perRequest := req.Params.Meta[mcp.MetaKeyProtocolVersion]; perRequest && r.Code() == runtime.CodeInputUnavailable && len(r.Error.Input) > 0 {
-		return nil, unavailable(r) // the revision's own error names what the client lacks
+	if r.Code() == runtime.CodeInputUnavailable && len(r.Error.Input) > 0 {
+		if _, perRequest := req.Params.Meta[mcp.MetaKeyProtocolVersion]; perRequest {
+			return nil, unavailable(r) // the revision's own error names what the client lacks
+		}
 	}
 	// Whether the client's person may be asked is read only for a call the
 	// policy sent for approval: the client's capabilities are a decode of
