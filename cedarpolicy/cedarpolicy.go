@@ -6,12 +6,13 @@
 //	principal  Keel::Principal::"<principal>"  attrs {tenant}, parents Keel::Group::"<group>"...
 //	action     Keel::Action::"<tool name>"
 //	resource   Keel::Tool::"<tool name>"       attrs {effect, version}
-//	context    {tenant, principal, effect, version, args, extra}
+//	context    {tenant, principal, effect, version, args, extra, tainted}
 //
 // The context always has every key: args is the validated arguments as a
 // record (numbers as Long or decimal by the input schema's type, one form
 // whatever the spelling), extra holds the harness's own attributes (Options.ExtraKeys,
-// "" when unknown). A permit annotated @approval("required") allows the call
+// "" when unknown), tainted whether text from outside the system entered the
+// conversation (runtime.ExecutionContext.Tainted). A permit annotated @approval("required") allows the call
 // only with a person's approval. Every evaluation error is a deny: cedar-go
 // skips a forbid that errors, which could otherwise let a call through.
 package cedarpolicy
@@ -184,6 +185,7 @@ func (p *Policy) request(ctx context.Context, req runtime.PolicyRequest) (cedar.
 			"tenant": cedar.String(ec.Tenant), "principal": cedar.String(ec.Principal),
 			"effect": cedar.String(req.Tool.Effect), "version": cedar.String(req.Tool.Version),
 			"args": record, "extra": cedar.NewRecord(extra),
+			"tainted": cedar.Boolean(ec.Tainted != nil && ec.Tainted.Load()),
 		}),
 	}, entities, nil
 }

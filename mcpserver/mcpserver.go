@@ -267,7 +267,7 @@ func Tool(info runtime.ToolInfo) *mcp.Tool {
 	return &mcp.Tool{
 		Name:         info.Name,
 		Title:        info.Title,
-		Description:  runtime.ModelTool{Description: info.Description, ErrorCodes: info.Errors}.DescriptionForModel(),
+		Description:  runtime.ModelTool{Description: info.Description, ErrorCodes: info.Errors, Untrusted: info.HasUntrustedOutput()}.DescriptionForModel(),
 		InputSchema:  json.RawMessage(info.InputSchema),
 		OutputSchema: json.RawMessage(info.OutputSchema),
 		Meta:         groupsMeta(info.Groups),
@@ -287,6 +287,12 @@ func (h *handler) registered(name string) bool {
 	t := h.exec.ToolSet().Lookup(name)
 	return t != nil && execinfo.Offered(h.exec, t)
 }
+
+// UntrustedMetaKey names, in a result's _meta, the JSON pointers into its
+// structuredContent of text from outside the system (members the output
+// schema marks x-keel-untrusted); the text block sets that text between
+// marks, and the tool's description tells the model it is data.
+const UntrustedMetaKey = "io.keelgen/untrusted"
 
 // GroupsMetaKey names a listed tool's groups (//keel:tool groups=) in its
 // _meta, for a client or directory that shows them.
@@ -487,10 +493,14 @@ func (h *handler) reply(ctx context.Context, ec runtime.ExecutionContext, r runt
 	case !r.OK:
 		return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: resultjson.Content(r)}}}, nil
 	default:
-		return &mcp.CallToolResult{
+		res := &mcp.CallToolResult{
 			StructuredContent: json.RawMessage(r.Data),
-			Content:           append([]mcp.Content{&mcp.TextContent{Text: string(r.Data)}}, contentBlocks(r.Content)...),
-		}, nil
+			Content:           append([]mcp.Content{&mcp.TextContent{Text: string(resultjson.Data(r))}}, contentBlocks(r.Content)...),
+		}
+		if len(r.Untrusted) > 0 { // where the text from outside is, for a client that shows or filters it
+			res.Meta = mcp.Meta{UntrustedMetaKey: r.Untrusted}
+		}
+		return res, nil
 	}
 }
 

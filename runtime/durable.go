@@ -45,7 +45,7 @@ func IdempotencyKey(ctx context.Context) string {
 	}
 	h := sha256.New()
 	// Each part with its length, so no two calls' parts run together alike.
-	for _, part := range [...]string{c.ec.Tenant, c.ec.Principal, c.tool, c.callID} {
+	for _, part := range [...]string{c.ec.Tenant, c.ec.Principal, c.tool.Name, c.callID} {
 		h.Write(binary.AppendUvarint(nil, uint64(len(part))))
 		h.Write([]byte(part))
 	}

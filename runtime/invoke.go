@@ -23,15 +23,9 @@ type callContext struct {
 	parent   context.Context
 	ec       ExecutionContext
 	callID   string
-	tool     string
+	tool     *ToolInfo
 	deadline time.Time
-
-	// The handler's input requests (package ask): the answers the call
-	// came with, what its client can answer, and what the handler asked
-	// that has no answer (under mu).
-	answers map[string]json.RawMessage
-	accepts ask.Accepter
-	asked   map[string]ask.Request
+	ask      *askState // nil for a call with no answers from a client that can answer none
 
 	mu   sync.Mutex
 	done chan struct{} // made on first Done
@@ -41,9 +35,20 @@ type callContext struct {
 	// caller has not waited yet; result holds the error) or to waiting (the
 	// caller waits on wake, which the handler then sends to).
 	state  atomic.Int32
-	result error
 	late   bool // the handler finished after its deadline
+	result error
 	wake   chan error
+}
+
+// askState is a call's part in the handler's input requests (package ask):
+// the answers it came with, what its client can answer, and what the
+// handler asked that has no answer (under the callContext's mu). Apart, so
+// that a call that asks nothing keeps callContext within its allocation
+// size (256 bytes).
+type askState struct {
+	answers map[string]json.RawMessage
+	accepts ask.Accepter
+	asked   map[string]ask.Request
 }
 
 const (
@@ -99,32 +104,41 @@ func (c *callContext) Value(key any) any {
 
 // Answer, Accepts and Ask make the handler's call an ask.Call.
 func (c *callContext) Answer(key string) (json.RawMessage, bool) {
-	a, ok := c.answers[key]
+	if c.ask == nil {
+		return nil, false
+	}
+	a, ok := c.ask.answers[key]
 	return a, ok
 }
 
 func (c *callContext) Accepts() ask.Kinds {
-	if c.accepts == nil {
+	if c.ask == nil || c.ask.accepts == nil {
 		return 0
 	}
-	return c.accepts.Accepts()
+	return c.ask.accepts.Accepts()
 }
 
 func (c *callContext) Ask(key string, r ask.Request) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.asked == nil {
-		c.asked = map[string]ask.Request{}
+	if c.ask == nil {
+		c.ask = &askState{}
 	}
-	c.asked[key] = r
+	if c.ask.asked == nil {
+		c.ask.asked = map[string]ask.Request{}
+	}
+	c.ask.asked[key] = r
 }
 
 // takeAsked is what the handler asked that has no answer.
 func (c *callContext) takeAsked() map[string]ask.Request {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	asked := c.asked
-	c.asked = nil
+	if c.ask == nil {
+		return nil
+	}
+	asked := c.ask.asked
+	c.ask.asked = nil
 	return asked
 }
 

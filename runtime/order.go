@@ -61,7 +61,14 @@ func (e *Executor) execute(ctx context.Context, ec ExecutionContext, call ToolCa
 			return c.result
 		}
 	}
-	return ToolResult{CallID: call.ID, ToolName: c.info.Name, ToolVersion: &c.info.Version, OK: true, Data: out, Content: blocks} // 7. result
+	r := ToolResult{CallID: call.ID, ToolName: c.info.Name, ToolVersion: &c.info.Version, OK: true, Data: out, Content: blocks} // 7. result
+	if c.tool.untrusted {
+		r.Untrusted = c.tool.untrustedIn(out)
+		if len(r.Untrusted) > 0 && ec.Tainted != nil {
+			ec.Tainted.Store(true) // the conversation now holds text from outside
+		}
+	}
+	return r
 }
 
 // callRun is one registered call on its way through the stages: what each
@@ -264,8 +271,11 @@ func (c *callRun) invoke(ec ExecutionContext, call wire.Call) error {
 	if hctx == nil {
 		hctx = new(callContext)
 	}
-	hctx.parent, hctx.ec, hctx.callID, hctx.tool, hctx.deadline = ctx, ec, c.call.ID, c.info.Name, c.sw.now().Add(timeout)
-	hctx.answers, hctx.accepts, hctx.asked = c.call.Answers, c.call.Accepts, nil
+	hctx.parent, hctx.ec, hctx.callID, hctx.tool, hctx.deadline = ctx, ec, c.call.ID, c.info, c.sw.now().Add(timeout)
+	hctx.ask = nil
+	if c.call.Answers != nil || c.call.Accepts != nil {
+		hctx.ask = &askState{answers: c.call.Answers, accepts: c.call.Accepts}
+	}
 	c.asks = hctx
 	defer hctx.cancel(context.Canceled) // as a cancel func would: the handler's own goroutines see the end
 	go run(hctx, call)

@@ -1,6 +1,9 @@
 package runtime
 
-import "context"
+import (
+	"context"
+	"sync/atomic"
+)
 
 // Effect says whether a tool only reads or also changes the world.
 type Effect string
@@ -40,6 +43,12 @@ type ExecutionContext struct {
 	// (keeltemporal): where it runs and which try this is; nil otherwise.
 	// The executor reads it before the handler runs and records a copy.
 	Attempt *Attempt
+	// Tainted, when set, is the conversation's mark that text from
+	// outside the system entered it: the executor sets it after a result
+	// that carried some (ToolResult.Untrusted), and a policy reads it
+	// (SideEffectPolicy.ApproveAfterUntrusted). The harness keeps one per
+	// conversation.
+	Tainted *atomic.Bool
 }
 
 type execContextKey struct{}
@@ -95,12 +104,19 @@ func (f PolicyFunc) Decide(ctx context.Context, req PolicyRequest) Decision { re
 
 // SideEffectPolicy is the default policy: read tools always run; write tools
 // run when the ExecutionContext allows side effects, and otherwise need
-// approval.
-type SideEffectPolicy struct{}
+// approval. With ApproveAfterUntrusted, a write in a conversation that text
+// from outside entered (ExecutionContext.Tainted) needs approval whatever
+// the context allows: a page the model read may have told it to write.
+type SideEffectPolicy struct {
+	ApproveAfterUntrusted bool
+}
 
-func (SideEffectPolicy) Decide(_ context.Context, req PolicyRequest) Decision {
+func (p SideEffectPolicy) Decide(_ context.Context, req PolicyRequest) Decision {
 	if req.Tool.Effect == EffectRead {
 		return Decision{Allow: true, Reason: "read tool"}
+	}
+	if p.ApproveAfterUntrusted && req.Context.Tainted != nil && req.Context.Tainted.Load() {
+		return Decision{NeedsApproval: true, Reason: "write after untrusted content entered the conversation"}
 	}
 	if req.Context.AllowSideEffects {
 		return Decision{Allow: true, Reason: "side effects allowed by execution context"}

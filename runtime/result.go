@@ -104,6 +104,10 @@ type ToolResult struct {
 	// resources), checked; absent for a tool that returns none.
 	Content []Content  `json:"content,omitempty"`
 	Error   *ToolError `json:"error"`
+	// Untrusted are the JSON pointers into Data of text from outside the
+	// system (members the output schema marks x-keel-untrusted), which a
+	// model reads between marks (resultjson). Not part of the JSON form.
+	Untrusted []string `json:"-"`
 }
 
 // ToolError is the error part of a failed ToolResult.

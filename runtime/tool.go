@@ -121,6 +121,11 @@ type Tool struct {
 	// sensitive: the input schema marks a member writeOnly, whose value
 	// the protected log never quotes.
 	sensitive bool
+	// untrusted: the output schema marks a member x-keel-untrusted; its
+	// places are read on the first result (untrusted.go).
+	untrusted      bool
+	untrustedOnce  sync.Once
+	untrustedPaths [][]string
 
 	compileOnce sync.Once
 	input       *jsonschema.Schema
@@ -150,7 +155,8 @@ func (t *Tool) inputForDetails() *schemamodel.Schema {
 // keelgen compiled when it wrote them, on the tool's first call.
 func NewTool(info ToolInfo, h Handler) *Tool {
 	_, handBound := h.(validatedHandler)
-	return &Tool{info: info, handler: h, compiled: h != nil && !handBound, sensitive: bytes.Contains(info.InputSchema, []byte(`"writeOnly"`))}
+	return &Tool{info: info, handler: h, compiled: h != nil && !handBound, sensitive: bytes.Contains(info.InputSchema, []byte(`"writeOnly"`)),
+		untrusted: info.HasUntrustedOutput()}
 }
 
 // Info returns a copy of the tool's contract; changing it changes nothing
@@ -225,7 +231,8 @@ func ModelTools(set ToolSet) []ModelTool {
 
 // modelTool is what a model is shown of info.
 func (info ToolInfo) modelTool() ModelTool {
-	return ModelTool{Name: info.Name, Description: info.Description, Parameters: info.InputSchema, ErrorCodes: info.Errors}
+	return ModelTool{Name: info.Name, Description: info.Description, Parameters: info.InputSchema, ErrorCodes: info.Errors,
+		Untrusted: info.HasUntrustedOutput()}
 }
 
 // ModelTool is what a model is shown of a tool.
@@ -236,6 +243,9 @@ type ModelTool struct {
 	// ErrorCodes are the business error codes the tool may return, besides
 	// the executor's own.
 	ErrorCodes []Code `json:"error_codes,omitempty"`
+	// Untrusted: the tool's result may carry text from outside the
+	// system, which the description tells the model is data.
+	Untrusted bool `json:"untrusted,omitzero"`
 	// Deferred and Namespace: the tool is loaded on demand, in that group,
 	// by providers with tool search (anthropic.Tools, openai's Responses
 	// tools); the others are shown it up front.
@@ -249,14 +259,18 @@ type ModelTool struct {
 // rate_limited exists, not by hitting it. The lock's budget counts the codes
 // already (a ModelTool's bytes).
 func (m ModelTool) DescriptionForModel() string {
+	d := m.Description
+	if m.Untrusted {
+		d = strings.TrimSpace(d) + " " + untrustedNote
+	}
 	if len(m.ErrorCodes) == 0 {
-		return m.Description
+		return d
 	}
 	names := make([]string, len(m.ErrorCodes))
 	for i, c := range m.ErrorCodes {
 		names[i] = string(c)
 	}
-	return strings.TrimSpace(m.Description) + " Errors it may return: " + strings.Join(names, ", ") + "."
+	return strings.TrimSpace(d) + " Errors it may return: " + strings.Join(names, ", ") + "."
 }
 
 // Handler is a handler bound to its argument and result types: a reader

@@ -312,7 +312,20 @@ func IsAnnotation(keyword string) bool { return annotations[keyword] }
 var annotations = map[string]bool{
 	"description": true, "title": true, "default": true, "examples": true, "deprecated": true,
 	"readOnly": true, "writeOnly": true, "$comment": true, "$schema": true, "$id": true,
-	"contentEncoding": true, "contentMediaType": true,
+	"contentEncoding": true, "contentMediaType": true, Untrusted: true,
+}
+
+// Untrusted marks a member of a tool's result whose text came from
+// outside the system (a web page, an email, a file a user uploaded): the
+// model is told it is data, never instructions, and a conversation it
+// entered is tainted (keel's own keyword; jsonschema_extras sets it).
+const Untrusted = "x-keel-untrusted"
+
+// IsUntrusted reports whether s carries the Untrusted mark (true, or the
+// text "true" that jsonschema_extras writes).
+func IsUntrusted(s *Schema) bool {
+	v, ok := s.OtherValue(Untrusted)
+	return ok && (string(v) == "true" || string(v) == `"true"`)
 }
 
 // Clone returns a deep copy of s.

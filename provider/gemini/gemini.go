@@ -144,7 +144,7 @@ func Result(r runtime.ToolResult) FunctionResponse {
 	var body any = struct {
 		Output  json.RawMessage    `json:"output"`
 		Content []resultjson.Block `json:"content,omitempty"`
-	}{r.Data, blocks}
+	}{resultjson.Data(r), blocks}
 	if !r.OK {
 		body = struct {
 			Error *runtime.ToolError `json:"error"`

@@ -1,6 +1,7 @@
 // Package resultjson is the one text every adapter gives a model for a
 // tool's result: the ToolResult as JSON, so a failed result carries its
-// stable code. Content blocks are described in it (kind, MIME type, size,
+// stable code. Text from outside the system (ToolResult.Untrusted) is set
+// between marks the text cannot forge. Content blocks are described in it (kind, MIME type, size,
 // URI, name), never their bytes: an adapter sends the blocks in its
 // provider's own shape, and a block the format has no place for is marked
 // so, in words, for the model.
@@ -21,7 +22,7 @@ func Content(r runtime.ToolResult) string {
 // Text is what a model reads back for any result. omitted says, for each
 // block, why the provider's format cannot carry it ("" when it can).
 func Text(r runtime.ToolResult, omitted func(runtime.Content) string) string {
-	out := result{CallID: r.CallID, ToolName: r.ToolName, ToolVersion: r.ToolVersion, OK: r.OK, Data: r.Data, Error: r.Error,
+	out := result{CallID: r.CallID, ToolName: r.ToolName, ToolVersion: r.ToolVersion, OK: r.OK, Data: Data(r), Error: r.Error,
 		Content: Describe(r.Content, omitted)}
 	b, err := json.Marshal(out)
 	if err != nil { // unreachable: every field of a ToolResult encodes

@@ -85,6 +85,10 @@ func (d *schemaDiff) compare(old, new *schemamodel.Schema, path string) {
 			d.compareSensitive(old, new, path)
 			continue
 		}
+		if k == schemamodel.Untrusted {
+			d.compareUntrusted(old, new, path)
+			continue
+		}
 		// A changed constraint may narrow what the model can send: major for input.
 		d.add(d.pick(Major, Minor), "%s of %s changed from %s to %s", k, where(d.part, path), show(old.Keyword(k)), show(new.Keyword(k)))
 	}
@@ -103,6 +107,19 @@ func (d *schemaDiff) compareSensitive(old, new *schemamodel.Schema, path string)
 		d.add(Major, "%s is no longer sensitive (writeOnly): a person approving a call now reads its value", where(d.part, path))
 	case is && !was:
 		d.add(Minor, "%s is now sensitive (writeOnly): a person approving a call reads only that it is set", where(d.part, path))
+	}
+}
+
+// compareUntrusted grades x-keel-untrusted, a result member's mark as text
+// from outside: a mark dropped stops telling the model that text is data,
+// not instructions, and stops tainting the conversation, major; one added
+// tells it more, minor.
+func (d *schemaDiff) compareUntrusted(old, new *schemamodel.Schema, path string) {
+	switch was, is := schemamodel.IsUntrusted(old), schemamodel.IsUntrusted(new); {
+	case was && !is:
+		d.add(Major, "%s is no longer marked untrusted: the model is no longer told its text is data, not instructions", where(d.part, path))
+	case is && !was:
+		d.add(Minor, "%s is now marked untrusted: the model is told its text is data, not instructions", where(d.part, path))
 	}
 }
 

@@ -235,6 +235,10 @@ func (g *codecs) checkKeywords(n node, ptr string) {
 			if g.side != "input" || !g.headerNodes[n] {
 				g.fail(ptr, "x-mcp-header is only for a property of the arguments that a client reaches from their root through properties")
 			}
+		case k == schemamodel.Untrusted: // the executor's to read: it marks text the model must not obey
+			if g.side != "output" || !schemamodel.IsUntrusted(n) || !n.Type.Has("string") {
+				g.fail(ptr, "x-keel-untrusted=true marks a text member of a tool's result (came from outside: a page, an email), nothing else")
+			}
 		case !checked[k] && !schemamodel.IsAnnotation(k):
 			g.fail(ptr, "keyword %q cannot be checked by generated code; describe the value with the keywords keel checks (see the README)", k)
 		case checked[k] && unread && !(k == "items" && raw.Kind() == '[') && k != "dependentRequired" && k != "prefixItems" && !slices.Contains(textBoundKeywords, k):
