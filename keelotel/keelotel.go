@@ -128,6 +128,9 @@ func (o *Observer) End(ctx context.Context, r *runtime.CallRecord) {
 	if r.Refusal != "" { // a message a door refused before the order read a call
 		span.SetAttributes(attribute.String("keel.refusal", r.Refusal))
 	}
+	if len(r.Untrusted) > 0 { // the result carried text from outside: its conversation is tainted
+		span.SetAttributes(attribute.StringSlice("keel.untrusted", r.Untrusted))
+	}
 	if a := r.Attempt; a.Engine != "" { // a durable engine's try: follow the call across retries and workers
 		span.SetAttributes(
 			attribute.String("keel.durable.engine", a.Engine),

@@ -341,7 +341,7 @@ func (e *Executor) begin(ctx context.Context, ec ExecutionContext, call ToolCall
 // end records r and calls each observer's End, last first.
 func (e *Executor) end(obs *observedCall, r ToolResult) {
 	rec := &obs.rec
-	rec.Duration, rec.Code, rec.OK = time.Since(rec.Start), r.Code(), r.OK
+	rec.Duration, rec.Code, rec.OK, rec.Untrusted = time.Since(rec.Start), r.Code(), r.OK, r.Untrusted
 	for i := len(obs.begun) - 1; i >= 0; i-- {
 		e.observers[i].End(obs.begun[i], rec)
 	}

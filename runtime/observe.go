@@ -34,12 +34,15 @@ type CallRecord struct {
 	// Refusal says why a door refused the message before the executor read
 	// a call from it (Executor.Refused; Code is then CodeRefusedMessage),
 	// "" for every call the order ran.
-	Refusal  string
-	Code     Code // "" on success
-	OK       bool
-	Start    time.Time
-	Duration time.Duration
-	Stages   StageTimes // zero unless an observer asked (Observer)
+	Refusal string
+	// Untrusted are the JSON pointers of the result's text from outside the
+	// system (ToolResult.Untrusted): the call tainted its conversation.
+	Untrusted []string
+	Code      Code // "" on success
+	OK        bool
+	Start     time.Time
+	Duration  time.Duration
+	Stages    StageTimes // zero unless an observer asked (Observer)
 	// Content describes the result's content blocks (kind, MIME type,
 	// size), never their bytes; nil when there are none.
 	Content []ContentRecord
@@ -173,6 +176,9 @@ func (a auditLog) End(ctx context.Context, r *CallRecord) {
 		slog.String("policy_reason", r.PolicyReason), slog.String("code", code), slog.Duration("duration", r.Duration)}
 	if r.Refusal != "" {
 		attrs = append(attrs, slog.String("refusal", r.Refusal))
+	}
+	if len(r.Untrusted) > 0 {
+		attrs = append(attrs, slog.Any("untrusted", r.Untrusted))
 	}
 	if a := r.Attempt; a.Engine != "" {
 		attrs = append(attrs, slog.String("engine", a.Engine), slog.String("workflow_id", a.WorkflowID),
