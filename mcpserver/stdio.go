@@ -45,6 +45,7 @@ type stdioConn struct {
 
 	writeMu sync.Mutex
 	w       io.Writer
+	closeW  bool // close w on Close: not the process's standard output
 
 	incoming  chan jsonrpc.Message
 	readErr   error // set before incoming closes
@@ -72,7 +73,9 @@ func newStdioConn(r io.ReadCloser, w io.Writer, maxLine int, log *slog.Logger, h
 	if limit == 0 {
 		limit = mcp.DefaultMaxLineLength
 	}
-	c := &stdioConn{rc: r, w: w, log: log, incoming: make(chan jsonrpc.Message), closed: make(chan struct{})}
+	// Whether w is the process's standard output is read here, once: a
+	// program (or go test, running an Example) may swap os.Stdout later.
+	c := &stdioConn{rc: r, w: w, closeW: w != io.Writer(os.Stdout), log: log, incoming: make(chan jsonrpc.Message), closed: make(chan struct{})}
 	c.front = stdioFront(c, h, log)
 	go c.readLoop(bufio.NewReaderSize(r, 64<<10), limit)
 	return c
@@ -191,7 +194,7 @@ func (c *stdioConn) Close() error {
 		c.front.close()
 		close(c.closed)
 		c.closeErr = c.rc.Close()
-		if wc, ok := c.w.(io.Closer); ok && c.w != os.Stdout {
+		if wc, ok := c.w.(io.Closer); ok && c.closeW {
 			wc.Close()
 		}
 	})
