@@ -15,9 +15,10 @@ import (
 // notifications/cancelled reaches no session) takes its handler's context
 // with it, since nothing could deliver the result. The SDK runs the handler
 // on the session's context, so the firewall registers each POST's context
-// under a random token in a header of its own, which the handler reads
-// back from the request the SDK hands it. A client's own value of that
-// header is removed first.
+// under a token in a header of its own, which the handler reads back from
+// the request the SDK hands it. The token is a counter: it must be unique
+// in this process, not secret, since a client's own value of that header
+// is removed first.
 
 const scopeHeader = "Keel-Internal-Request-Scope"
 

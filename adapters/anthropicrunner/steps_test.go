@@ -11,6 +11,7 @@ import (
 	"github.com/anthropics/anthropic-sdk-go/v2/option"
 
 	"github.com/keelgen/keel/adapters/anthropicrunner"
+	"github.com/keelgen/keel/memstore"
 	"github.com/keelgen/keel/runtime"
 	"github.com/keelgen/keel/runtime/keeltest/frameworktest"
 )
@@ -21,7 +22,7 @@ import (
 // write waits while Options.Approve asks a person, and runs once with the
 // grant; no handler runs that must not.
 func TestRunnerPlaysTheSteps(t *testing.T) {
-	fx, err := frameworktest.New()
+	fx, err := frameworktest.New(memstore.NewReplayStore())
 	if err != nil {
 		t.Fatal(err)
 	}

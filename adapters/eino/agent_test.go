@@ -12,6 +12,7 @@ import (
 	"github.com/cloudwego/eino/schema"
 
 	keeleino "github.com/keelgen/keel/adapters/eino"
+	"github.com/keelgen/keel/memstore"
 	"github.com/keelgen/keel/runtime/keeltest/frameworktest"
 )
 
@@ -79,7 +80,7 @@ func (c *checkpoints) Set(_ context.Context, id string, b []byte) error {
 // grant runs the write once; no handler runs that must not.
 func TestReActAgentRunsKeelTools(t *testing.T) {
 	ctx := context.Background()
-	fx, err := frameworktest.New()
+	fx, err := frameworktest.New(memstore.NewReplayStore())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/firebase/genkit/go/genkit"
 
 	keelgenkit "github.com/keelgen/keel/adapters/genkit"
+	"github.com/keelgen/keel/memstore"
 	"github.com/keelgen/keel/runtime"
 	"github.com/keelgen/keel/runtime/keeltest/frameworktest"
 )
@@ -61,7 +62,7 @@ func (s *scripted) generate(_ context.Context, req *ai.ModelRequest, _ ai.ModelS
 // grant runs the write once.
 func TestFlowRunsKeelTools(t *testing.T) {
 	ctx := context.Background()
-	fx, err := frameworktest.New()
+	fx, err := frameworktest.New(memstore.NewReplayStore())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,7 +142,7 @@ func TestFlowRunsKeelTools(t *testing.T) {
 // runs.
 func TestUnknownNameEndsGenerate(t *testing.T) {
 	ctx := context.Background()
-	fx, err := frameworktest.New()
+	fx, err := frameworktest.New(memstore.NewReplayStore())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/tmc/langchaingo/schema"
 
 	"github.com/keelgen/keel/adapters/langchaingo"
+	"github.com/keelgen/keel/memstore"
 	"github.com/keelgen/keel/runtime"
 	"github.com/keelgen/keel/runtime/keeltest/frameworktest"
 )
@@ -21,7 +22,7 @@ import (
 // executor answers itself; the write waits while Options.Approve asks a
 // person, and runs once with the grant; no handler runs that must not.
 func TestAgentPlaysTheSteps(t *testing.T) {
-	fx, err := frameworktest.New()
+	fx, err := frameworktest.New(memstore.NewReplayStore())
 	if err != nil {
 		t.Fatal(err)
 	}

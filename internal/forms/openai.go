@@ -17,7 +17,6 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/keelgen/keel/internal/schemamodel"
-	"github.com/keelgen/keel/runtime"
 )
 
 // refused are keywords strict mode does not accept and that no sentence can
@@ -375,16 +374,17 @@ func (n *NullShape) elements() *NullShape {
 
 // Drop removes, from a strict tool's arguments, the members that are null
 // where the shape says null means absent, in one streaming pass: linear in
-// the size, with the executor's caps applied first. Arguments over the caps,
+// the size, with the executor's caps (runtime.Limits' MaxArgumentBytes and
+// MaxDepth) applied first. Arguments over the caps,
 // or that do not parse strictly (duplicates, invalid UTF-8, trailing data),
 // and arguments with nothing to drop are returned untouched, so the
 // executor's verdict on them stands.
-func (n *NullShape) Drop(args json.RawMessage, limits runtime.Limits) json.RawMessage {
-	if n == nil || len(args) > limits.MaxArgumentBytes {
+func (n *NullShape) Drop(args json.RawMessage, maxBytes, maxDepth int) json.RawMessage {
+	if n == nil || len(args) > maxBytes {
 		return args
 	}
 	var out bytes.Buffer
-	w := nullDropper{dec: jsontext.NewDecoder(bytes.NewReader(args)), enc: jsontext.NewEncoder(&out), maxDepth: limits.MaxDepth}
+	w := nullDropper{dec: jsontext.NewDecoder(bytes.NewReader(args)), enc: jsontext.NewEncoder(&out), maxDepth: maxDepth}
 	if err := w.value(n, 1); err != nil || !w.dropped {
 		return args
 	}

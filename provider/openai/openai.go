@@ -180,7 +180,7 @@ type FunctionCall struct {
 func (a *Adapter) Call(id, name, arguments string) runtime.ToolCall {
 	args := json.RawMessage(arguments)
 	if t := a.byName[name]; t != nil && t.strict {
-		args = t.nulls.Drop(args, a.limits)
+		args = t.nulls.Drop(args, a.limits.MaxArgumentBytes, a.limits.MaxDepth)
 	}
 	return runtime.ToolCall{ID: id, Name: name, Arguments: args}
 }

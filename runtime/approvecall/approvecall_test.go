@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/keelgen/keel/memstore"
 	"github.com/keelgen/keel/runtime"
 	"github.com/keelgen/keel/runtime/approvecall"
 	"github.com/keelgen/keel/runtime/keeltest/frameworktest"
@@ -15,7 +16,7 @@ import (
 // returns, and the grant runs it once: nil, "", an error and a replayed
 // grant all leave it approval_required, and its handler does not run.
 func TestRunAsksOnceAndRunsOnce(t *testing.T) {
-	fx, err := frameworktest.New()
+	fx, err := frameworktest.New(memstore.NewReplayStore())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,7 +17,6 @@ import (
 	"time"
 
 	"github.com/keelgen/keel/internal/testing/leakcheck"
-	"github.com/keelgen/keel/memstore"
 	"github.com/keelgen/keel/runtime"
 	"github.com/keelgen/keel/runtime/grant"
 	"github.com/keelgen/keel/runtime/keeltest"
@@ -67,14 +66,15 @@ type Fixture struct {
 	runs map[string]int
 }
 
-// New makes a fixture.
-func New() (*Fixture, error) {
+// New makes a fixture whose grants replay records in replay (one
+// process's: memstore.NewReplayStore()).
+func New(replay runtime.ReplayStore) (*Fixture, error) {
 	f := &Fixture{key: grant.HMACKey([]byte("frameworktest grant key, 32 bytes or more")), runs: map[string]int{}}
 	set, err := keeltest.Locked(f.tools()...)
 	if err != nil {
 		return nil, err
 	}
-	f.Exec, err = runtime.NewExecutor(set, runtime.WithApprovals(f.key, memstore.NewReplayStore()),
+	f.Exec, err = runtime.NewExecutor(set, runtime.WithApprovals(f.key, replay),
 		runtime.WithLogger(slog.New(slog.DiscardHandler)))
 	if err != nil {
 		return nil, err
