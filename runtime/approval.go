@@ -74,6 +74,9 @@ func WithApprovals(key grant.Key, store ReplayStore) Option {
 	}
 }
 
+// The MCP server spends each answer to an approval question in the
+// executor's replay store, which the runtime does not export: execinfo is a
+// leaf runtime imports, so its hook takes and returns any.
 func init() {
 	execinfo.Replay = func(exec any) any {
 		if a := exec.(*Executor).approvals; a != nil {

@@ -194,33 +194,9 @@ func NewExecutor(set ToolSet, opts ...Option) (*Executor, error) {
 	// A set without one (made by hand) has them compiled here.
 	lockFile, _ := set.Lock()
 	for _, t := range tools {
-		if t == nil {
-			return nil, errors.New("keel: the tool set lists a nil tool")
+		if err := e.verifyTool(set, t, lockFile != nil); err != nil {
+			return nil, err
 		}
-		if t.handler == nil {
-			return nil, fmt.Errorf("keel: tool %s has no handler", t.info.Name)
-		}
-		if err := t.checkCodes(); err != nil {
-			return nil, fmt.Errorf("keel: tool %s: %w", t.info.Name, err)
-		}
-		if !t.compiled {
-			if err := checkHandBound(t.info.InputSchema); err != nil {
-				return nil, fmt.Errorf("keel: tool %s: %w", t.info.Name, err)
-			}
-		}
-		if lockFile == nil {
-			if _, _, err := t.schemas(); err != nil {
-				return nil, fmt.Errorf("keel: tool %s: %w", t.info.Name, err)
-			}
-		}
-		if got := set.Lookup(t.info.Name); got != t {
-			return nil, fmt.Errorf("keel: tool %s is listed but not selected by its own name", t.info.Name)
-		}
-		if _, dup := e.verified[t]; dup {
-			return nil, fmt.Errorf("keel: tool %s is listed twice", t.info.Name)
-		}
-		e.verified[t] = struct{}{}
-		e.scoped = e.scoped || len(t.info.Scopes) > 0
 	}
 	if err := e.applyToolGroups(tools); err != nil {
 		return nil, fmt.Errorf("keel: %w", err)
@@ -237,6 +213,41 @@ func NewExecutor(set ToolSet, opts ...Option) (*Executor, error) {
 	}
 	e.unknownMessage = unknownMessage(names)
 	return e, nil
+}
+
+// verifyTool checks one tool the set lists and records it as verified: a
+// handler, codes of its own, a hand-bound schema keel can read, schemas
+// that compile (for a set without a lock), selected by its own name, listed
+// once.
+func (e *Executor) verifyTool(set ToolSet, t *Tool, locked bool) error {
+	if t == nil {
+		return errors.New("keel: the tool set lists a nil tool")
+	}
+	if t.handler == nil {
+		return fmt.Errorf("keel: tool %s has no handler", t.info.Name)
+	}
+	if err := t.checkCodes(); err != nil {
+		return fmt.Errorf("keel: tool %s: %w", t.info.Name, err)
+	}
+	if !t.compiled {
+		if err := checkHandBound(t.info.InputSchema); err != nil {
+			return fmt.Errorf("keel: tool %s: %w", t.info.Name, err)
+		}
+	}
+	if !locked {
+		if _, _, err := t.schemas(); err != nil {
+			return fmt.Errorf("keel: tool %s: %w", t.info.Name, err)
+		}
+	}
+	if got := set.Lookup(t.info.Name); got != t {
+		return fmt.Errorf("keel: tool %s is listed but not selected by its own name", t.info.Name)
+	}
+	if _, dup := e.verified[t]; dup {
+		return fmt.Errorf("keel: tool %s is listed twice", t.info.Name)
+	}
+	e.verified[t] = struct{}{}
+	e.scoped = e.scoped || len(t.info.Scopes) > 0
+	return nil
 }
 
 // verifyLock checks the embedded lock against the contracts the binary

@@ -70,6 +70,8 @@ func (e *Executor) offers(ctx context.Context, ec ExecutionContext, tool *Tool) 
 // execinfo.
 func (e *Executor) varies() bool { return e.filter != nil || e.scoped }
 
+// The MCP server asks whether tools/list varies by caller, which a harness
+// has no use for: execinfo is a leaf runtime imports, so its hook takes any.
 func init() {
 	execinfo.Varies = func(exec any) bool { return exec.(*Executor).varies() }
 }
