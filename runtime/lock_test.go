@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"encoding/pem"
 	"log/slog"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -182,4 +183,66 @@ func publicKeyPEM(t *testing.T, pub ed25519.PublicKey) []byte {
 		t.Fatal(err)
 	}
 	return pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der})
+}
+
+// The lock keelgen and keeltest write (internal/runtimelock) and the one the
+// executor checks at start (runtime/lock.go) map a contract alike, field by
+// field: a set locked with every field of ToolInfo changed, one at a time,
+// starts, and each change but Timeout (a deployment's, not the contract's)
+// changes the set digest. A new ToolInfo field fails this test until it is
+// listed here, mapped by both or, like Timeout, by neither.
+func TestBothLockMappingsAgreeOnEveryField(t *testing.T) {
+	yes := true
+	base := runtime.ToolInfo{Name: "echo", Version: "1.0.0", Effect: runtime.EffectRead, Description: "Echo text.",
+		InputSchema: json.RawMessage(echoIn), OutputSchema: json.RawMessage(echoOut)}
+	changes := map[string]func(*runtime.ToolInfo){
+		"Name":        func(i *runtime.ToolInfo) { i.Name = "echo_again" },
+		"Version":     func(i *runtime.ToolInfo) { i.Version = "1.0.1" },
+		"Effect":      func(i *runtime.ToolInfo) { i.Effect = runtime.EffectWrite },
+		"Description": func(i *runtime.ToolInfo) { i.Description = "Echo text back." },
+		"InputSchema": func(i *runtime.ToolInfo) {
+			i.InputSchema = json.RawMessage(strings.Replace(echoIn, `"string"`, `"string","minLength":1`, 1))
+		},
+		"OutputSchema": func(i *runtime.ToolInfo) {
+			i.OutputSchema = json.RawMessage(strings.Replace(echoOut, `"string"`, `"string","maxLength":9`, 1))
+		},
+		"Timeout":          func(i *runtime.ToolInfo) { i.Timeout = 3e9 },
+		"Errors":           func(i *runtime.ToolInfo) { i.Errors = []runtime.Code{"text_not_found"} },
+		"Title":            func(i *runtime.ToolInfo) { i.Title = "Echo" },
+		"Approve":          func(i *runtime.ToolInfo) { i.Approve = "Echo this?" },
+		"Hints":            func(i *runtime.ToolInfo) { i.Hints.Destructive = &yes },
+		"Deferred":         func(i *runtime.ToolInfo) { i.Deferred, i.Namespace = true, "text" },
+		"Namespace":        func(i *runtime.ToolInfo) { i.Deferred, i.Namespace = true, "words" },
+		"Content":          func(i *runtime.ToolInfo) { i.Content = []string{"image/png"} },
+		"Scopes":           func(i *runtime.ToolInfo) { i.Scopes = []string{"text:read"} },
+		"Groups":           func(i *runtime.ToolInfo) { i.Groups = []string{"text"} },
+		"Hints.Idempotent": func(i *runtime.ToolInfo) { i.Hints.Idempotent = &yes },
+		"Hints.OpenWorld":  func(i *runtime.ToolInfo) { i.Hints.OpenWorld = &yes },
+	}
+	for _, f := range reflect.VisibleFields(reflect.TypeFor[runtime.ToolInfo]()) {
+		if _, ok := changes[f.Name]; !ok {
+			t.Errorf("ToolInfo.%s is not in this test: list it, and map it in both locks or in neither", f.Name)
+		}
+	}
+	for _, f := range reflect.VisibleFields(reflect.TypeFor[runtime.Hints]()) {
+		if _, ok := changes["Hints."+f.Name]; !ok && f.Name != "Destructive" {
+			t.Errorf("Hints.%s is not in this test", f.Name)
+		}
+	}
+	digest := func(info runtime.ToolInfo) string {
+		set := setOf(t, []runtime.ToolInfo{info})
+		e, err := runtime.NewExecutor(set, runtime.WithLogger(slog.New(slog.DiscardHandler)))
+		if err != nil {
+			t.Fatalf("a set locked by runtimelock does not start: %v", err)
+		}
+		return e.SetDigest()
+	}
+	was := digest(base)
+	for name, change := range changes {
+		info := base
+		change(&info)
+		if now := digest(info); (now == was) != (name == "Timeout") {
+			t.Errorf("changing %s changed the set digest: %v (want %v)", name, now != was, name != "Timeout")
+		}
+	}
 }

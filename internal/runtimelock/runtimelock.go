@@ -1,8 +1,9 @@
 // Package runtimelock computes the lock of runtime.ToolInfo contracts, for
 // keelgen (which writes it) and runtime/keeltest (which locks hand-made
-// sets). The runtime itself, which lockfile's package may not import back,
-// maps its contracts the same way at start; every test that starts an
-// executor on a lock keelgen wrote holds the two to one mapping.
+// sets). The runtime itself, which this package's import of it keeps from
+// importing back, maps its contracts the same way at start (runtime/lock.go);
+// TestBothLockMappingsAgreeOnEveryField holds the two to one mapping, field
+// by field, and fails on a ToolInfo field it does not list.
 package runtimelock
 
 import (
