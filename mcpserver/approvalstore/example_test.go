@@ -9,25 +9,31 @@ import (
 	"github.com/keelgen/keel/runtime"
 )
 
-// A call waits once, however often it is sent; an approver decides it
-// once; the approved call is handed out once.
+// The approval page's life of one call: it waits (sent twice, it waits
+// once), an approver decides it once, and the approved call takes its
+// grant once (this store serves one process; redisapprovals serves
+// several).
 func ExampleMemory() {
-	ctx := context.Background()
 	store := approvalstore.NewMemory()
-	req := runtime.ApprovalRequest{Tool: "create_ticket", Version: "1.0", CallID: "call-1", ArgumentsDigest: "sha256:…"}
+	ctx := context.Background()
+	req := runtime.ApprovalRequest{CallID: "call-1", Tool: "refund", Version: "1", ArgumentsDigest: "sha256:…"}
 	key := approvalstore.Key("acme", "alice", req)
 	now := time.Now()
-	first, _ := store.Pending(ctx, approvalstore.Approval{ID: "a1", Key: key, Request: req, Tenant: "acme", Principal: "alice", Created: now, Expires: now.Add(time.Hour)})
-	again, _ := store.Pending(ctx, approvalstore.Approval{ID: "a2", Key: key, Request: req, Tenant: "acme", Principal: "alice", Created: now, Expires: now.Add(time.Hour)})
+	waiting := approvalstore.Approval{ID: "a1", Key: key, Request: req, Tenant: "acme", Principal: "alice", Created: now, Expires: now.Add(10 * time.Minute)}
+	first, _ := store.Pending(ctx, waiting)
+	waiting.ID = "a2"
+	again, _ := store.Pending(ctx, waiting)
 	fmt.Println(first.ID, again.ID)
+
 	_, decided, _ := store.Decide(ctx, "a1", "approved", "lead", "grant-token")
 	_, twice, _ := store.Decide(ctx, "a1", "denied", "lead", "")
 	fmt.Println(decided, twice)
-	_, taken, _ := store.TakeApproved(ctx, key)
-	_, takenAgain, _ := store.TakeApproved(ctx, key)
-	fmt.Println(taken, takenAgain)
+
+	taken, ok, _ := store.TakeApproved(ctx, key)
+	_, more, _ := store.TakeApproved(ctx, key)
+	fmt.Println(ok, taken.Grant, more)
 	// Output:
 	// a1 a1
 	// true false
-	// true false
+	// true grant-token false
 }

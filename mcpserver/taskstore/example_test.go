@@ -2,33 +2,31 @@ package taskstore_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
 	"github.com/keelgen/keel/mcpserver/taskstore"
 )
 
-// A store keeps a task until it expires; an update changes it atomically,
-// and a terminal status is its last.
+// What a Store does for the MCP server's tasks: a task is created once,
+// changed atomically, and read on any replica that shares the store (this
+// one serves one process; redistasks serves several).
 func ExampleMemory() {
-	ctx := context.Background()
 	store := taskstore.NewMemory()
-	now := time.Now().UTC()
-	err := store.CreateTask(ctx, taskstore.Record{ID: "t-1", Owner: "acme/alice", Status: taskstore.Working,
+	ctx := context.Background()
+	now := time.Now()
+	err := store.CreateTask(ctx, taskstore.Record{ID: "task-1", Owner: "acme/alice", Status: taskstore.Working,
 		Created: now, Updated: now, Expires: now.Add(time.Hour)})
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	done, _ := store.UpdateTask(ctx, "t-1", func(r *taskstore.Record) bool {
+	fmt.Println(err)
+	done, err := store.UpdateTask(ctx, "task-1", func(r *taskstore.Record) bool {
 		r.Status, r.Result = taskstore.Completed, []byte(`{"content":[]}`)
 		return true
 	})
-	fmt.Println(done.Status, done.Status.Terminal())
-	_, err = store.Task(ctx, "t-2")
-	fmt.Println(errors.Is(err, taskstore.ErrNoTask))
+	fmt.Println(done.Status, string(done.Result), err)
+	_, err = store.Task(ctx, "task-2")
+	fmt.Println(err == taskstore.ErrNoTask)
 	// Output:
-	// completed true
+	// <nil>
+	// completed {"content":[]} <nil>
 	// true
 }
