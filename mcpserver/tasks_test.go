@@ -317,11 +317,10 @@ func TestTaskApprovalAndCancel(t *testing.T) {
 	waitFor(t, "the cancelled task's handler to end", func() bool { return probe.cancelled.Load() == 1 })
 }
 
-// Two replicas on one Redis: a task made on one is answered by the other;
-// a cancel sent to the other ends the call where it runs; an approval
-// answered on the other runs the write there, once.
-func TestTasksAcrossReplicas(t *testing.T) {
-	t.Parallel()
+// redisTaskReplicas are two stateless task replicas whose tasks and grants
+// share one Redis, each counting its handlers' runs in its probe.
+func redisTaskReplicas(t *testing.T, pa, pb *taskProbe) (a, b *httptest.Server) {
+	t.Helper()
 	rdb := redistest.Start(t)
 	replica := func(probe *taskProbe) *httptest.Server {
 		client := redis.NewClient(&redis.Options{Addr: rdb.Addr})
@@ -338,8 +337,16 @@ func TestTasksAcrossReplicas(t *testing.T) {
 		t.Cleanup(srv.Close)
 		return srv
 	}
+	return replica(pa), replica(pb)
+}
+
+// Two replicas on one Redis: a task made on one is answered by the other;
+// a cancel sent to the other ends the call where it runs; an approval
+// answered on the other runs the write there, once.
+func TestTasksAcrossReplicas(t *testing.T) {
+	t.Parallel()
 	var pa, pb taskProbe
-	a, b := replica(&pa), replica(&pb)
+	a, b := redisTaskReplicas(t, &pa, &pb)
 
 	slow := taskRPC(t, a.URL, "alice", "tools/call", `"name":"lookup_incident","arguments":{"incident_id":"INC-999"}`, true).str("taskId")
 	awaitTask(t, b.URL, "alice", slow, "working")
@@ -648,24 +655,8 @@ func TestATasksProgressIsItsStatusMessage(t *testing.T) {
 // changes nothing.
 func TestTheTaskClientAcrossReplicas(t *testing.T) {
 	t.Parallel()
-	rdb := redistest.Start(t)
-	replica := func(probe *taskProbe) *httptest.Server {
-		client := redis.NewClient(&redis.Options{Addr: rdb.Addr})
-		t.Cleanup(func() { client.Close() })
-		store, err := redistasks.New(client, redistasks.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		replay, err := redisreplay.New(client, redisreplay.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		srv := httptest.NewServer(taskReplica(t, probe, replay, store, true))
-		t.Cleanup(srv.Close)
-		return srv
-	}
 	var pa, pb taskProbe
-	a, b := replica(&pa), replica(&pb)
+	a, b := redisTaskReplicas(t, &pa, &pb)
 	client := func(url string) *taskclient.Client {
 		return &taskclient.Client{Endpoint: url, Header: http.Header{callerHeader: {"alice"}}, Capabilities: map[string]any{"elicitation": map[string]any{}}}
 	}
