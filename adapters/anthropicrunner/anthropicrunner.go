@@ -20,7 +20,9 @@
 // log carry. The runner cannot stop for a person, so a write the policy
 // sends for approval waits while Options.Approve asks one, and runs with the
 // grant it returns; without Approve it comes back as approval_required with
-// the request to approve.
+// the request to approve. Likewise a handler that asks its caller (package
+// ask) waits while Options.Answer answers, and runs again with the
+// answers; without Answer it ends input_unavailable.
 package anthropicrunner
 
 import (
@@ -34,7 +36,9 @@ import (
 
 	"github.com/keelgen/keel/provider/anthropic"
 	"github.com/keelgen/keel/runtime"
+	"github.com/keelgen/keel/runtime/answercall"
 	"github.com/keelgen/keel/runtime/approvecall"
+	"github.com/keelgen/keel/runtime/ask"
 )
 
 // Options configure the tools.
@@ -50,6 +54,13 @@ type Options struct {
 	// policy sent for approval, and returns the grant (grant.Issue)
 	// that runs it once; "" or an error leaves it refused. Nil never asks.
 	Approve func(ctx context.Context, req runtime.ApprovalRequest) (grant string, err error)
+	// Answer answers, while the call waits, what a handler asks its
+	// caller (package ask): a form for a person, a completion, roots, of
+	// the kinds Accepts names. An error leaves the call input_required.
+	// Nil, or no kinds, answers nothing: a handler that asks ends
+	// input_unavailable.
+	Answer  answercall.Answerer
+	Accepts ask.Kinds
 }
 
 // Tools returns, as the runner's tools in the set's order, the tools the
@@ -75,7 +86,7 @@ func Tools(ctx context.Context, exec *runtime.Executor, opts Options) ([]sdk.Bet
 		if err := json.Unmarshal(d.InputSchema, &schema); err != nil {
 			return nil, fmt.Errorf("anthropicrunner: tool %s: %w", d.Name, err)
 		}
-		out = append(out, &tool{def: d, schema: schema, exec: exec, context: opts.Context, approve: opts.Approve})
+		out = append(out, &tool{def: d, schema: schema, exec: exec, context: opts.Context, approve: opts.Approve, answer: opts.Answer, accepts: opts.Accepts})
 	}
 	return out, nil
 }
@@ -87,6 +98,8 @@ type tool struct {
 	exec    *runtime.Executor
 	context func(context.Context) runtime.ExecutionContext
 	approve approvecall.Approver
+	answer  answercall.Answerer
+	accepts ask.Kinds
 }
 
 func (t *tool) Name() string                              { return t.def.Name }
@@ -98,7 +111,11 @@ func (t *tool) InputSchema() sdk.BetaToolInputSchemaParam { return t.schema }
 // them; a failed one is an error whose text is keel's result JSON, stable
 // code included, which the runner sends as an is_error tool_result.
 func (t *tool) Execute(ctx context.Context, input json.RawMessage) ([]sdk.BetaToolResultBlockParamContentUnion, error) {
-	r := approvecall.Run(ctx, t.exec, t.context(ctx), runtime.ToolCall{ID: "runner-" + rand.Text(), Name: t.def.Name, Arguments: input}, t.approve)
+	call := runtime.ToolCall{ID: "runner-" + rand.Text(), Name: t.def.Name, Arguments: input}
+	ec := t.context(ctx)
+	r := answercall.Loop(ctx, call, t.accepts, t.answer, func(c runtime.ToolCall) runtime.ToolResult {
+		return approvecall.Run(ctx, t.exec, ec, c, t.approve)
+	})
 	block := anthropic.Result(r)
 	if !r.OK {
 		return nil, resultError{block.Content[0].Text}

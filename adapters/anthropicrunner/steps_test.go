@@ -13,6 +13,7 @@ import (
 	"github.com/keelgen/keel/adapters/anthropicrunner"
 	"github.com/keelgen/keel/memstore"
 	"github.com/keelgen/keel/runtime"
+	"github.com/keelgen/keel/runtime/ask"
 	"github.com/keelgen/keel/runtime/keeltest/frameworktest"
 )
 
@@ -20,13 +21,14 @@ import (
 // tool_result is keel's result with its stable code (is_error for a
 // failure), but for the unknown name, which the runner answers itself; the
 // write waits while Options.Approve asks a person, and runs once with the
-// grant; no handler runs that must not.
+// grant; the handler that asks a question waits while Options.Answer
+// answers it, and completes once; no handler runs that must not.
 func TestRunnerPlaysTheSteps(t *testing.T) {
 	fx, err := frameworktest.New(memstore.NewReplayStore())
 	if err != nil {
 		t.Fatal(err)
 	}
-	steps := frameworktest.Steps()
+	steps := append(frameworktest.Steps(), frameworktest.AskStep())
 	var uses []string
 	for i, st := range steps {
 		uses = append(uses, fmt.Sprintf(`{"type":"tool_use","id":"toolu_%d","name":%q,"input":%s}`, i, st.Tool, st.Arguments))
@@ -42,7 +44,8 @@ func TestRunnerPlaysTheSteps(t *testing.T) {
 			asked = append(asked, req)
 			mu.Unlock()
 			return fx.Approve(ctx, req)
-		}})
+		},
+		Answer: fx.Answer, Accepts: ask.Elicitation})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,5 +83,8 @@ func TestRunnerPlaysTheSteps(t *testing.T) {
 	}
 	if msg := fx.CheckRuns(1); msg != "" {
 		t.Fatal(msg)
+	}
+	if fx.Runs(frameworktest.Confirm) != 1 {
+		t.Fatalf("the handler that asks ran to its end %d times; want once, with the answer", fx.Runs(frameworktest.Confirm))
 	}
 }

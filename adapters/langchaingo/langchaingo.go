@@ -12,7 +12,9 @@
 // regard to case before keel sees the call; keel runs the tool it matched,
 // under its registered name. An agent cannot stop for a person, so a write
 // the policy sends for approval waits while Options.Approve asks one, and
-// runs with the grant it returns.
+// runs with the grant it returns; a handler that asks its caller (package
+// ask) waits while Options.Answer answers, and runs again with the
+// answers (without Answer it ends input_unavailable).
 package langchaingo
 
 import (
@@ -27,7 +29,9 @@ import (
 	"github.com/tmc/langchaingo/tools"
 
 	"github.com/keelgen/keel/runtime"
+	"github.com/keelgen/keel/runtime/answercall"
 	"github.com/keelgen/keel/runtime/approvecall"
+	"github.com/keelgen/keel/runtime/ask"
 	"github.com/keelgen/keel/runtime/resultjson"
 )
 
@@ -41,6 +45,13 @@ type Options struct {
 	// policy sent for approval, and returns the grant (grant.Issue)
 	// that runs it once; "" or an error leaves it refused. Nil never asks.
 	Approve func(ctx context.Context, req runtime.ApprovalRequest) (grant string, err error)
+	// Answer answers, while the call waits, what a handler asks its
+	// caller (package ask): a form for a person, a completion, roots, of
+	// the kinds Accepts names. An error leaves the call input_required.
+	// Nil, or no kinds, answers nothing: a handler that asks ends
+	// input_unavailable.
+	Answer  answercall.Answerer
+	Accepts ask.Kinds
 }
 
 // Tools returns, as agent tools in the set's order, the tools the caller
@@ -64,7 +75,7 @@ func Tools(ctx context.Context, exec *runtime.Executor, opts Options) ([]tools.T
 	}
 	var out []tools.Tool
 	for _, m := range listed {
-		out = append(out, &tool{model: m, exec: exec, context: opts.Context, approve: opts.Approve})
+		out = append(out, &tool{model: m, exec: exec, context: opts.Context, approve: opts.Approve, answer: opts.Answer, accepts: opts.Accepts})
 	}
 	return out, nil
 }
@@ -87,6 +98,8 @@ type tool struct {
 	exec    *runtime.Executor
 	context func(context.Context) runtime.ExecutionContext
 	approve approvecall.Approver
+	answer  answercall.Answerer
+	accepts ask.Kinds
 }
 
 func (t *tool) Name() string { return t.model.Name }
@@ -98,7 +111,11 @@ func (t *tool) Description() string {
 // Call runs input, the model's JSON arguments, through the executor and
 // returns keel's result JSON, whatever the outcome.
 func (t *tool) Call(ctx context.Context, input string) (string, error) {
-	r := approvecall.Run(ctx, t.exec, t.context(ctx), runtime.ToolCall{ID: "agent-" + rand.Text(), Name: t.model.Name, Arguments: json.RawMessage(input)}, t.approve)
+	call := runtime.ToolCall{ID: "agent-" + rand.Text(), Name: t.model.Name, Arguments: json.RawMessage(input)}
+	ec := t.context(ctx)
+	r := answercall.Loop(ctx, call, t.accepts, t.answer, func(c runtime.ToolCall) runtime.ToolResult {
+		return approvecall.Run(ctx, t.exec, ec, c, t.approve)
+	})
 	return text(r), nil
 }
 

@@ -14,13 +14,16 @@ import (
 	"github.com/keelgen/keel/adapters/langchaingo"
 	"github.com/keelgen/keel/memstore"
 	"github.com/keelgen/keel/runtime"
+	"github.com/keelgen/keel/runtime/ask"
 	"github.com/keelgen/keel/runtime/keeltest/frameworktest"
 )
 
 // langchaingo's agent executor plays the six steps: each observation is
 // keel's result with its stable code, but for the unknown name, which the
 // executor answers itself; the write waits while Options.Approve asks a
-// person, and runs once with the grant; no handler runs that must not.
+// person, and runs once with the grant; the handler that asks a question
+// waits while Options.Answer answers it, and completes once; no handler
+// runs that must not.
 func TestAgentPlaysTheSteps(t *testing.T) {
 	fx, err := frameworktest.New(memstore.NewReplayStore())
 	if err != nil {
@@ -31,11 +34,12 @@ func TestAgentPlaysTheSteps(t *testing.T) {
 		Approve: func(ctx context.Context, req runtime.ApprovalRequest) (string, error) {
 			asked = append(asked, req)
 			return fx.Approve(ctx, req)
-		}})
+		},
+		Answer: fx.Answer, Accepts: ask.Elicitation})
 	if err != nil {
 		t.Fatal(err)
 	}
-	steps := frameworktest.Steps()
+	steps := append(frameworktest.Steps(), frameworktest.AskStep())
 	var turns []string
 	for _, st := range steps {
 		turns = append(turns, fmt.Sprintf("Thought: the %s step\nAction: %s\nAction Input: %s", st.Name, st.Tool, st.Arguments))
@@ -68,5 +72,8 @@ func TestAgentPlaysTheSteps(t *testing.T) {
 	}
 	if msg := fx.CheckRuns(1); msg != "" {
 		t.Fatal(msg)
+	}
+	if fx.Runs(frameworktest.Confirm) != 1 {
+		t.Fatalf("the handler that asks ran to its end %d times; want once, with the answer", fx.Runs(frameworktest.Confirm))
 	}
 }

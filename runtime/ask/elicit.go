@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/big"
+	"reflect"
 	"slices"
 	"sync"
 	"unicode/utf8"
@@ -13,13 +14,16 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/keelgen/keel/internal/schemamodel"
+	"github.com/keelgen/keel/runtime/wire"
 )
 
-// Form is a value a person fills in: its pointer says which form to show
-// (ElicitSchema: MCP's restricted schema, a flat object of strings,
-// numbers, integers and booleans, with enums, bounds and required members)
-// and reads the content of an accepted answer (ReadElicit), which Decode
-// checks against that schema before it decodes it.
+// Form is a value a person fills in, written by hand: its pointer says
+// which form to show (ElicitSchema: MCP's restricted schema, a flat object
+// of strings, numbers, integers and booleans, with enums, bounds and
+// required members) and reads the content of an accepted answer
+// (ReadElicit), which Decode checks against that schema before it decodes
+// it. A type without these methods gets its form from keelgen, which
+// generates the schema and the reader of each type a handler asks for.
 type Form interface {
 	ElicitSchema() []byte
 	ReadElicit(content []byte) error
@@ -29,12 +33,18 @@ type Form interface {
 // message as the question. Before the answer came it returns ErrAsked; an
 // answer declined or cancelled is ErrDeclined; an answer that does not
 // read (against T's schema) is asked for again.
-func Elicit[T any, P interface {
-	*T
-	Form
-}](ctx context.Context, key, message string) (T, error) {
+//
+// T is a struct whose fields are the form's members, as an argument
+// struct's are: go generate (keelgen) reads each Elicit[T] in the handler
+// packages and generates T's schema and reader, so the answer the handler
+// gets is checked as arguments are. A *T with Form's methods is its own
+// form instead.
+func Elicit[T any](ctx context.Context, key, message string) (T, error) {
 	var v T
-	schema := P(&v).ElicitSchema()
+	schema, read, err := formFor(&v)
+	if err != nil {
+		return v, err // the handler's own form: a bug, not the client's
+	}
 	req := func() Request {
 		p, _ := json.Marshal(struct {
 			Mode            string          `json:"mode"`
@@ -42,9 +52,6 @@ func Elicit[T any, P interface {
 			RequestedSchema json.RawMessage `json:"requestedSchema"`
 		}{"form", message, schema})
 		return Request{Method: MethodElicit, Params: p}
-	}
-	if _, err := formOf(schema); err != nil {
-		return v, err // the handler's own form: a bug, not the client's
 	}
 	raw, err := answer(ctx, key, Elicitation, req)
 	if err != nil {
@@ -64,11 +71,64 @@ func Elicit[T any, P interface {
 	default:
 		return v, again(ctx, key, req())
 	}
-	if P(&v).ReadElicit(res.Content) != nil {
+	if read(res.Content, &v) != nil {
 		var zero T
 		return zero, again(ctx, key, req())
 	}
 	return v, nil
+}
+
+// registered are the forms keelgen generated, by type.
+var registered sync.Map // reflect.Type → registration
+
+type registration struct {
+	schema []byte
+	read   any // func(*wire.Decoder, *T) error
+}
+
+// RegisterForm registers T's form: the schema a client shows (MCP's
+// restricted form schema) and the reader that checks and fills T from an
+// answer. keelgen's generated code calls it, from the output package's
+// init, for each type a handler asks for; a second registration of T with
+// another schema panics (two tool sets generated from different code: run
+// go generate).
+func RegisterForm[T any](schema string, read func(*wire.Decoder, *T) error) {
+	if _, err := formOf([]byte(schema)); err != nil {
+		panic(fmt.Sprintf("ask: the form of %v: %v", reflect.TypeFor[T](), err))
+	}
+	prev, loaded := registered.LoadOrStore(reflect.TypeFor[T](), registration{[]byte(schema), read})
+	if loaded && string(prev.(registration).schema) != schema {
+		panic(fmt.Sprintf("ask: two forms of %v, generated from different code: run go generate", reflect.TypeFor[T]()))
+	}
+}
+
+// formDepth bounds an answer's nesting: a form is flat.
+const formDepth = 4
+
+// formFor is T's form: its own methods (Form), else keelgen's
+// registration; a type with neither is the handler's bug.
+func formFor[T any](v *T) (schema []byte, read func([]byte, *T) error, err error) {
+	if f, ok := any(v).(Form); ok {
+		schema = f.ElicitSchema()
+		if _, err := formOf(schema); err != nil {
+			return nil, nil, err
+		}
+		return schema, func(content []byte, v *T) error { return any(v).(Form).ReadElicit(content) }, nil
+	}
+	r, ok := registered.Load(reflect.TypeFor[T]())
+	if !ok {
+		return nil, nil, fmt.Errorf("ask: %v has no form: run go generate (keelgen generates the form of each type a handler in its packages asks for), or give *%v the methods of ask.Form", reflect.TypeFor[T](), reflect.TypeFor[T]())
+	}
+	reg := r.(registration)
+	readT := reg.read.(func(*wire.Decoder, *T) error)
+	return reg.schema, func(content []byte, v *T) error {
+		var d wire.Decoder
+		d.Reset(content, formDepth)
+		if err := readT(&d, v); err != nil {
+			return err
+		}
+		return d.Finish()
+	}, nil
 }
 
 // Decode checks content, a form's answer, against schema (a Form's

@@ -10,42 +10,23 @@ import (
 )
 
 // The SEP-2322 scenarios' tools: each asks the client for what it needs
-// (package ask) and answers once it has it.
+// (package ask) and answers once it has it. keelgen generates each form's
+// schema and reader (keel_codecs.go).
 
 // Name is a form with one name.
 type Name struct {
 	Name string `json:"name"`
 }
 
-func (*Name) ElicitSchema() []byte {
-	return []byte(`{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}`)
-}
-
-func (n *Name) ReadElicit(content []byte) error { return ask.Decode(n.ElicitSchema(), content, n) }
-
 // Confirmation is a form with one yes or no.
 type Confirmation struct {
 	OK bool `json:"ok"`
-}
-
-func (*Confirmation) ElicitSchema() []byte {
-	return []byte(`{"type":"object","properties":{"ok":{"type":"boolean"}},"required":["ok"]}`)
-}
-
-func (c *Confirmation) ReadElicit(content []byte) error {
-	return ask.Decode(c.ElicitSchema(), content, c)
 }
 
 // Color is a form with one favorite color.
 type Color struct {
 	Color string `json:"color"`
 }
-
-func (*Color) ElicitSchema() []byte {
-	return []byte(`{"type":"object","properties":{"color":{"type":"string"}},"required":["color"]}`)
-}
-
-func (c *Color) ReadElicit(content []byte) error { return ask.Decode(c.ElicitSchema(), content, c) }
 
 // AskName asks the person's name and greets them.
 //
@@ -167,16 +148,11 @@ func rootCount(roots []ask.Root) string {
 
 // Contact is a form with a user name and an email address.
 type Contact struct {
+	// User's response
 	Username string `json:"username"`
-	Email    string `json:"email"`
+	// User's email address
+	Email string `json:"email"`
 }
-
-func (*Contact) ElicitSchema() []byte {
-	return []byte(`{"type":"object","properties":{"username":{"type":"string","description":"User's response"},` +
-		`"email":{"type":"string","description":"User's email address"}},"required":["username","email"]}`)
-}
-
-func (c *Contact) ReadElicit(content []byte) error { return ask.Decode(c.ElicitSchema(), content, c) }
 
 // MessageArgs carry the question to show the person.
 type MessageArgs struct {
@@ -244,23 +220,17 @@ func AskWhileStreaming(ctx context.Context, _ None) (Text, error) {
 
 // Profile is a form whose every member has a default (SEP-1034).
 type Profile struct {
-	Name     string  `json:"name,omitempty"`
-	Age      int     `json:"age,omitempty"`
-	Score    float64 `json:"score,omitempty"`
-	Status   string  `json:"status,omitempty"`
-	Verified bool    `json:"verified,omitempty"`
+	// User name
+	Name string `json:"name,omitempty" jsonschema:"default=John Doe"`
+	// User age
+	Age int `json:"age,omitempty" jsonschema:"default=30"`
+	// User score
+	Score float64 `json:"score,omitempty" jsonschema:"default=95.5"`
+	// User status
+	Status string `json:"status,omitempty" jsonschema:"enum=active,enum=inactive,enum=pending,default=active"`
+	// Verification status
+	Verified bool `json:"verified,omitempty" jsonschema:"default=true"`
 }
-
-func (*Profile) ElicitSchema() []byte {
-	return []byte(`{"type":"object","properties":{` +
-		`"name":{"type":"string","description":"User name","default":"John Doe"},` +
-		`"age":{"type":"integer","description":"User age","default":30},` +
-		`"score":{"type":"number","description":"User score","default":95.5},` +
-		`"status":{"type":"string","description":"User status","enum":["active","inactive","pending"],"default":"active"},` +
-		`"verified":{"type":"boolean","description":"Verification status","default":true}},"required":[]}`)
-}
-
-func (p *Profile) ReadElicit(content []byte) error { return ask.Decode(p.ElicitSchema(), content, p) }
 
 // AskWithDefaults asks for a profile whose members have defaults, and says
 // what came back.
@@ -281,14 +251,8 @@ func AskWithDefaults(ctx context.Context, _ None) (Text, error) {
 // Entry is a form with a name and a yes or no.
 type Entry struct {
 	Name    string `json:"name"`
-	Confirm bool   `json:"confirm"`
+	Confirm bool   `json:"confirm,omitempty"`
 }
-
-func (*Entry) ElicitSchema() []byte {
-	return []byte(`{"type":"object","properties":{"name":{"type":"string"},"confirm":{"type":"boolean"}},"required":["name"]}`)
-}
-
-func (e *Entry) ReadElicit(content []byte) error { return ask.Decode(e.ElicitSchema(), content, e) }
 
 // AskTwoAtOnce asks two entries at once: a task's client may answer them
 // one at a time.

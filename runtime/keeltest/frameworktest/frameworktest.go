@@ -18,6 +18,7 @@ import (
 
 	"github.com/keelgen/keel/internal/testing/leakcheck"
 	"github.com/keelgen/keel/runtime"
+	"github.com/keelgen/keel/runtime/ask"
 	"github.com/keelgen/keel/runtime/grant"
 	"github.com/keelgen/keel/runtime/keeltest"
 )
@@ -34,6 +35,9 @@ const (
 	Lookup = "lookup"
 	Ticket = "open_ticket"
 	Crash  = "crash"
+	// Confirm asks the person, through the harness, to confirm the
+	// incident before it answers (package ask): AskStep.
+	Confirm = "confirm_incident"
 )
 
 // Step is one tool call the scripted model makes, and what it must read.
@@ -55,6 +59,34 @@ func Steps() []Step {
 		{Name: "approval", Tool: Ticket, Arguments: `{"id":"INC-1","summary":"restart the pool"}`, Code: runtime.CodeApprovalRequired},
 		{Name: "panic", Tool: Crash, Arguments: `{}`, Code: runtime.CodeToolInternalError},
 	}
+}
+
+// AskStep is the call whose handler asks the person a question (a form),
+// which the harness answers (Answer) and the framework resumes: the model
+// reads the result once, and Confirm runs to its end once.
+func AskStep() Step {
+	return Step{Name: "input", Tool: Confirm, Arguments: `{"id":"INC-1"}`}
+}
+
+// Answer is the person who answers the handler's question: they confirm.
+func (f *Fixture) Answer(_ context.Context, key string, r ask.Request) (json.RawMessage, error) {
+	if form, ok := r.Form(); !ok || key != "confirm" || form.Message != "Confirm INC-1?" {
+		return nil, fmt.Errorf("frameworktest: not the question Confirm asks: %s %+v", key, r)
+	}
+	return ask.AcceptForm(Confirmation{Confirm: true})
+}
+
+// Confirmation is the form Confirm asks the person to fill.
+type Confirmation struct {
+	Confirm bool `json:"confirm"`
+}
+
+func (*Confirmation) ElicitSchema() []byte {
+	return []byte(`{"type":"object","properties":{"confirm":{"type":"boolean","description":"Is the incident right?"}},"required":["confirm"]}`)
+}
+
+func (c *Confirmation) ReadElicit(content []byte) error {
+	return ask.Decode(c.ElicitSchema(), content, c)
 }
 
 // Fixture is an executor over the set, with approvals on.
@@ -191,6 +223,19 @@ func (f *Fixture) tools() []*runtime.Tool {
 			runtime.Handle(func(_ context.Context, a ticketArgs) (ticket, error) {
 				f.ran(Ticket)
 				return ticket{Ticket: "TCK-1 for " + a.ID}, nil
+			})),
+		tool(Confirm, runtime.EffectRead, "Confirms an incident with the person before it answers.", lookupIn, lookupOut, nil,
+			runtime.Handle(func(ctx context.Context, a lookupArgs) (incident, error) {
+				c, err := ask.Elicit[Confirmation](ctx, "confirm", "Confirm "+a.ID+"?")
+				if err != nil {
+					return incident{}, err
+				}
+				f.ran(Confirm)
+				status := "unconfirmed"
+				if c.Confirm {
+					status = "confirmed"
+				}
+				return incident{ID: a.ID, Status: status}, nil
 			})),
 		tool(Crash, runtime.EffectRead, "Always panics.", noIn, lookupOut, nil,
 			runtime.Handle(func(context.Context, noArgs) (incident, error) {

@@ -29,12 +29,12 @@ func mainModule(pkgs []*packages.Package) string {
 // those values, in declaration order, wherever a tool uses the type. Types
 // from outside the module (time.Duration and its constants) and types with
 // a JSONSchema method of their own are left alone.
-func enums(tools []*model.Tool, module string, fset *token.FileSet) []model.Enum {
+func enums(tools []*model.Tool, forms []model.FormType, module string, fset *token.FileSet) []model.Enum {
 	if module == "" {
 		return nil
 	}
 	var out []model.Enum
-	model.WalkTypes(tools, func(n *types.Named) bool {
+	model.WalkTypes(tools, forms, func(n *types.Named) bool {
 		if e, ok := enumOf(n, module, fset); ok {
 			out = append(out, e)
 			return false

@@ -67,7 +67,7 @@ func Load(dir string, patterns ...string) (*model.Package, []model.Diagnostic, e
 	}
 	diags = append(diags, checkNames(out.Tools)...)
 	if len(diags) == 0 { // a tool refused for another reason may be the one that uses a type
-		diags = checkTextTypes(texts, out.Tools)
+		diags = checkTextTypes(texts, out.Tools, out.Forms)
 	}
 	if len(out.Tools) == 0 && len(diags) == 0 && len(files) > 0 {
 		what := "package " + pkgs[0].Name
@@ -82,7 +82,8 @@ func Load(dir string, patterns ...string) (*model.Package, []model.Diagnostic, e
 		return nil, diags, nil
 	}
 	slices.SortFunc(out.Tools, func(a, b *model.Tool) int { return strings.Compare(a.Name, b.Name) })
-	out.Enums = enums(out.Tools, mainModule(pkgs), pkgs[0].Fset)
+	slices.SortFunc(out.Forms, func(a, b model.FormType) int { return strings.Compare(a.Name, b.Name) })
+	out.Enums = enums(out.Tools, out.Forms, mainModule(pkgs), pkgs[0].Fset)
 	slices.Sort(out.Exported)
 	out.Exported = slices.Compact(out.Exported)
 	return out, nil, nil
@@ -189,6 +190,7 @@ func (l *loader) run(out *model.Package) []*ast.File {
 		}
 		l.collectComments(f, out)
 	}
+	l.forms(out)
 	for _, name := range l.pkg.Types.Scope().Names() {
 		if token.IsExported(name) {
 			out.Exported = append(out.Exported, name)

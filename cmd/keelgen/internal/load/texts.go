@@ -88,9 +88,9 @@ func parseTextDirective(text string) (model.TextType, []string) {
 
 // checkTextTypes reports a declaration no tool uses, and one whose type has
 // no text form for the generated code to read and write.
-func checkTextTypes(texts model.TextTypes, tools []*model.Tool) []model.Diagnostic {
+func checkTextTypes(texts model.TextTypes, tools []*model.Tool, forms []model.FormType) []model.Diagnostic {
 	met := map[string]*types.Named{}
-	model.WalkTypes(tools, func(n *types.Named) bool {
+	model.WalkTypes(tools, forms, func(n *types.Named) bool {
 		if t, ok := texts.Of(n); ok {
 			met[t.Name] = n
 			return false

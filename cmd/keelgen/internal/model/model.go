@@ -43,7 +43,22 @@ type Package struct {
 	// verb about it ("Page number for pagination"): keelgen -lint names
 	// each one a tool's model reads, where it is written.
 	KeptNames map[string]token.Position
+	// Forms are the types handlers ask a person to fill (ask.Elicit[T])
+	// without writing T's form by hand, sorted by name: keelgen generates
+	// each one's schema and reader.
+	Forms []FormType
 }
+
+// FormType is one type a handler asks for with ask.Elicit.
+type FormType struct {
+	Name string // "pkgpath.Name"
+	Type *types.Named
+	Pos  token.Position // the first call that asks for it
+}
+
+// FormKey is the key of a form's schema among the schema stage's: a tool
+// name has no space, so no tool's key is a form's.
+func FormKey(f FormType) string { return "form " + f.Name }
 
 // TextTypes are the types a //keel:text directive declares: JSON strings
 // through their text form, with the schema the author gives, keyed by

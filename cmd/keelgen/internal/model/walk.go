@@ -7,7 +7,7 @@ import "go/types"
 // JSON values: through pointers, slices, arrays, map values and the
 // exported or embedded fields of structs. visit says whether to go on into
 // a named type's underlying type. Each named type is visited once.
-func WalkTypes(tools []*Tool, visit func(n *types.Named) (descend bool)) {
+func WalkTypes(tools []*Tool, forms []FormType, visit func(n *types.Named) (descend bool)) {
 	seen := map[string]bool{} // by full name: Page[int] and Page[string] are two types
 	var walk func(t types.Type)
 	walk = func(t types.Type) {
@@ -45,6 +45,9 @@ func WalkTypes(tools []*Tool, visit func(n *types.Named) (descend bool)) {
 			walk(p.Type)
 		}
 		walk(t.Result)
+	}
+	for _, f := range forms {
+		walk(f.Type)
 	}
 }
 

@@ -18,7 +18,10 @@ import (
 	"github.com/keelgen/keel/runtime/wire"
 )
 
-const wirePkg = "github.com/keelgen/keel/runtime/wire"
+const (
+	wirePkg = "github.com/keelgen/keel/runtime/wire"
+	askPkg  = "github.com/keelgen/keel/runtime/ask"
+)
 
 // codecs is the planner of keel_codecs.go (plan.go) for one side of one
 // tool: the reader that fills the handler's argument value from the model's

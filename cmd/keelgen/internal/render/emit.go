@@ -1,6 +1,8 @@
 package render
 
 import (
+	"strings"
+
 	"github.com/dave/jennifer/jen"
 
 	"github.com/keelgen/keel/cmd/keelgen/internal/files"
@@ -19,6 +21,7 @@ func emitCodecs(p *codecPlan, imports []importName, outPkg string) ([]byte, erro
 	for _, fn := range p.funcs {
 		f.Add(emitFunc(fn))
 	}
+	emitForms(f, p.forms)
 	if len(p.patterns) > 0 {
 		var defs []jen.Code
 		for _, v := range p.patterns {
@@ -153,4 +156,23 @@ func resultData(c callPlan) jen.Code {
 		return jen.Id("c").Dot("result").Dot("Data")
 	}
 	return jen.Id("c").Dot("result")
+}
+
+// emitForms registers the forms handlers ask a person to fill: each type's
+// schema, as the client is shown it, and the reader of the answer.
+func emitForms(f *jen.File, forms []formPlan) {
+	if len(forms) == 0 {
+		return
+	}
+	f.Comment("The forms handlers ask a person to fill (ask.Elicit): the schema the client shows,")
+	f.Comment("and the reader that checks the answer.")
+	f.Func().Id("init").Params().BlockFunc(func(g *jen.Group) {
+		for _, form := range forms {
+			schema := jen.Lit(form.schema)
+			if !strings.Contains(form.schema, "`") {
+				schema = jen.Op("`" + form.schema + "`")
+			}
+			g.Qual(askPkg, "RegisterForm").Call(schema, jen.Id(form.read))
+		}
+	})
 }

@@ -23,6 +23,7 @@ import (
 type codecPlan struct {
 	shapes   []shapeCheck
 	calls    []callPlan
+	forms    []formPlan
 	funcs    []*codecFunc // readers and writers, in the order a reader meets them
 	patterns []patternVar // compiled once, in the order the checks meet them
 	binders  map[string]string
@@ -52,6 +53,14 @@ type callPlan struct {
 }
 
 type patternVar struct{ name, re string }
+
+// formPlan is one form a handler asks a person to fill: its type, the
+// schema the client shows, and the reader of the answer.
+type formPlan struct {
+	typ    jen.Code
+	schema string
+	read   string
+}
 
 // codecFunc is one reader or writer: of one Go type, against one schema.
 type codecFunc struct {
@@ -175,12 +184,51 @@ func planCodecs(pkg *model.Package, schemas map[string]model.Schemas) (*codecPla
 		bindersByKey[k], p.binders[t.Name] = b, b
 		p.calls = append(p.calls, g.planCall(t, b, read, write))
 	}
+	for _, f := range pkg.Forms {
+		fp, err := g.planForm(f, schemas[model.FormKey(f)].Input)
+		if err != nil {
+			return nil, nil, err
+		}
+		p.forms = append(p.forms, fp)
+	}
 	if len(g.diags) > 0 {
 		return nil, g.diags, nil
 	}
 	p.shapes = planShapes(pkg)
 	p.funcs, p.patterns, p.warnings = g.decls, g.patterns, g.warns
 	return p, nil, nil
+}
+
+// planForm plans a form's reader against its reflected schema, and the
+// schema the client is sent: the same, less what MCP's form schema has no
+// place for (the root's additionalProperties and description; the reader
+// still refuses a member the form does not have).
+func (g *codecState) planForm(f model.FormType, doc []byte) (formPlan, error) {
+	n, err := parseNode(doc)
+	if err != nil {
+		return formPlan{}, fmt.Errorf("form %s: %w", f.Name, err)
+	}
+	label := &model.Tool{Name: "ask.Elicit[" + f.Type.Obj().Name() + "]", Pos: f.Pos}
+	form := &codecs{codecState: g, tool: label, side: "form", defs: schemamodel.DefsOf(n)}
+	read := form.reader(f.Type, n, "", f.Type.Obj().Name())
+	sent, err := formSchema(doc)
+	if err != nil {
+		return formPlan{}, fmt.Errorf("form %s: %w", f.Name, err)
+	}
+	return formPlan{typ: gocode.TypeCode(f.Type), schema: sent, read: read}, nil
+}
+
+// formSchema is a form's schema as the client is sent it: compact, with
+// only the keywords MCP's form schema has.
+func formSchema(doc []byte) (string, error) {
+	root, err := schemamodel.Parse(doc)
+	if err != nil {
+		return "", err
+	}
+	root.Delete("additionalProperties")
+	root.Delete("description")
+	b, err := root.MarshalJSON()
+	return string(b), err
 }
 
 // reader plans the function that reads a value of type t checked against

@@ -40,7 +40,7 @@ func shapeType(s *types.Struct) (jen.Code, bool) {
 // types whose fields generated code reads or writes.
 func structShapes(pkg *model.Package) []*types.Named {
 	var out []*types.Named
-	model.WalkTypes(pkg.Tools, func(n *types.Named) bool {
+	model.WalkTypes(pkg.Tools, pkg.Forms, func(n *types.Named) bool {
 		switch k, _ := classify(n, pkg.TextTypes); k {
 		case kStruct:
 			out = append(out, n)

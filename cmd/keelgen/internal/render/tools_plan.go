@@ -182,6 +182,10 @@ func planImports(pkg *model.Package, outPkg string) []importName {
 			gocode.Packages(typ, seen, add)
 		}
 	}
+	for _, f := range pkg.Forms {
+		add(askPkg, "ask")
+		gocode.Packages(f.Type, seen, add)
+	}
 	taken := map[string]bool{outPkg: true}
 	for _, name := range generatedNames {
 		taken[name] = true
@@ -220,10 +224,10 @@ var generatedNames = []string{
 }
 
 // standard reports whether path is the standard library's (or keel's own
-// runtime), whose names the generated code writes as they are.
+// runtime, wire or ask), whose names the generated code writes as they are.
 func standard(path string) bool {
 	first, _, _ := strings.Cut(path, "/")
-	return !strings.Contains(first, ".") || path == runtimePkg || path == wirePkg
+	return !strings.Contains(first, ".") || path == runtimePkg || path == wirePkg || path == askPkg
 }
 
 // importAlias names a clashing package by its path's last elements, as

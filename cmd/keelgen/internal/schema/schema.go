@@ -45,7 +45,7 @@ type Program struct{}
 // Schemas returns the formatted schemas of every tool in pkg, keyed by tool
 // name. Schemas whose root is not an object come back as diagnostics.
 func (Program) Schemas(pkg *model.Package) (map[string]model.Schemas, []model.Diagnostic, error) {
-	if len(pkg.Tools) == 0 {
+	if len(pkg.Tools) == 0 && len(pkg.Forms) == 0 {
 		return map[string]model.Schemas{}, nil, nil
 	}
 	src, err := program(pkg)
@@ -61,7 +61,7 @@ func (Program) Schemas(pkg *model.Package) (map[string]model.Schemas, []model.Di
 		return nil, nil, fmt.Errorf("reading reflected schemas: %w", err)
 	}
 	out := map[string]model.Schemas{}
-	var diags []model.Diagnostic
+	diags := forms(pkg, pairs, out)
 	for _, t := range pkg.Tools {
 		pair, ok := pairs[t.Name]
 		if !ok {
@@ -178,6 +178,13 @@ func program(pkg *model.Package) ([]byte, error) {
 		}
 		g.Line()
 	})
+	f.Comment("formRows are the forms handlers ask a person to fill: a key and a nil pointer to each type.")
+	f.Var().Id("formRows").Op("=").Index().Struct(jen.Id("key").String(), jen.Id("typ").Any()).ValuesFunc(func(g *jen.Group) {
+		for _, form := range pkg.Forms {
+			g.Line().Values(jen.Lit(model.FormKey(form)), nilOf(gocode.TypeCode(form.Type)))
+		}
+		g.Line()
+	})
 	enumValues(f, pkg.Enums)
 	f.Comment("docComments are the doc comments of the handler package's types and fields.")
 	f.Var().Id("docComments").Op("=").Map(jen.String()).String().Values(comments)
@@ -209,6 +216,10 @@ func program(pkg *model.Package) ([]byte, error) {
 			jen.Id("input").Dot("Description").Op("=").Lit(""), // the tool's description says it
 			jen.Id("out").Index(jen.Id("t").Dot("name")).Op("=").Index(jen.Lit(2)).Op("*").Qual(reflectorPkg, "Schema").Values(
 				jen.Id("input"), jen.Id("reflectType").Call(jen.Id("reflector").Call(jen.Id("t").Dot("refOut")), jen.Qual("reflect", "TypeOf").Call(jen.Id("t").Dot("out")).Dot("Elem").Call())),
+		),
+		jen.For(jen.List(jen.Id("_"), jen.Id("f")).Op(":=").Range().Id("formRows")).Block(
+			jen.Id("out").Index(jen.Id("f").Dot("key")).Op("=").Index(jen.Lit(2)).Op("*").Qual(reflectorPkg, "Schema").Values(
+				jen.Id("reflectType").Call(jen.Id("r"), jen.Qual("reflect", "TypeOf").Call(jen.Id("f").Dot("typ")).Dot("Elem").Call()), jen.Nil()),
 		),
 		jen.If(jen.Err().Op(":=").Qual("encoding/json", "NewEncoder").Call(jen.Qual("os", "Stdout")).Dot("Encode").Call(jen.Id("out")), jen.Err().Op("!=").Nil()).Block(
 			jen.Qual("fmt", "Fprintln").Call(jen.Qual("os", "Stderr"), jen.Err()),

@@ -8,6 +8,7 @@ import (
 
 	"github.com/keelgen/keel/internal/testing/mcpsuite"
 	"github.com/keelgen/keel/runtime"
+	"github.com/keelgen/keel/runtime/ask"
 	"github.com/keelgen/keel/runtime/wire"
 )
 
@@ -47,6 +48,30 @@ var (
 	_ = struct {
 		Prompt string
 	}(mcpsuite.PromptArgs{})
+	_ = struct {
+		Color string
+	}(mcpsuite.Color{})
+	_ = struct {
+		OK bool
+	}(mcpsuite.Confirmation{})
+	_ = struct {
+		Username string
+		Email    string
+	}(mcpsuite.Contact{})
+	_ = struct {
+		Name    string
+		Confirm bool
+	}(mcpsuite.Entry{})
+	_ = struct {
+		Name string
+	}(mcpsuite.Name{})
+	_ = struct {
+		Name     string
+		Age      int
+		Score    float64
+		Status   string
+		Verified bool
+	}(mcpsuite.Profile{})
 )
 
 // deleteArgsHandler is a handler with the reader of its arguments and the writer of its result.
@@ -776,4 +801,333 @@ func readPromptArgs(d *wire.Decoder, v *mcpsuite.PromptArgs) error {
 		return wire.Missing("prompt")
 	}
 	return nil
+}
+
+func readColor(d *wire.Decoder, v *mcpsuite.Color) error {
+	if err := d.ObjectStart(); err != nil {
+		return err
+	}
+	var seen struct {
+		Color bool
+	}
+	for d.More() {
+		name, err := d.Name()
+		if err != nil {
+			return err
+		}
+		switch string(name) {
+		case "color":
+			if seen.Color {
+				return wire.Duplicate()
+			}
+			seen.Color = true
+			if err := readString(d, &v.Color); err != nil {
+				return wire.At(err, "color")
+			}
+		default:
+			return wire.Unknown()
+		}
+	}
+	if err := d.End(); err != nil {
+		return err
+	}
+	if !seen.Color {
+		return wire.Missing("color")
+	}
+	return nil
+}
+
+func readConfirmation(d *wire.Decoder, v *mcpsuite.Confirmation) error {
+	if err := d.ObjectStart(); err != nil {
+		return err
+	}
+	var seen struct {
+		OK bool
+	}
+	for d.More() {
+		name, err := d.Name()
+		if err != nil {
+			return err
+		}
+		switch string(name) {
+		case "ok":
+			if seen.OK {
+				return wire.Duplicate()
+			}
+			seen.OK = true
+			if err := readBool(d, &v.OK); err != nil {
+				return wire.At(err, "ok")
+			}
+		default:
+			return wire.Unknown()
+		}
+	}
+	if err := d.End(); err != nil {
+		return err
+	}
+	if !seen.OK {
+		return wire.Missing("ok")
+	}
+	return nil
+}
+
+func readBool(d *wire.Decoder, v *bool) error {
+	b, err := d.Bool()
+	if err != nil {
+		return err
+	}
+	*v = b
+	return nil
+}
+
+func readContact(d *wire.Decoder, v *mcpsuite.Contact) error {
+	if err := d.ObjectStart(); err != nil {
+		return err
+	}
+	var seen struct {
+		Username bool
+		Email    bool
+	}
+	for d.More() {
+		name, err := d.Name()
+		if err != nil {
+			return err
+		}
+		switch string(name) {
+		case "username":
+			if seen.Username {
+				return wire.Duplicate()
+			}
+			seen.Username = true
+			if err := readString(d, &v.Username); err != nil {
+				return wire.At(err, "username")
+			}
+		case "email":
+			if seen.Email {
+				return wire.Duplicate()
+			}
+			seen.Email = true
+			if err := readString(d, &v.Email); err != nil {
+				return wire.At(err, "email")
+			}
+		default:
+			return wire.Unknown()
+		}
+	}
+	if err := d.End(); err != nil {
+		return err
+	}
+	if !seen.Username {
+		return wire.Missing("username")
+	}
+	if !seen.Email {
+		return wire.Missing("email")
+	}
+	return nil
+}
+
+func readEntry(d *wire.Decoder, v *mcpsuite.Entry) error {
+	if err := d.ObjectStart(); err != nil {
+		return err
+	}
+	var seen struct {
+		Name    bool
+		Confirm bool
+	}
+	for d.More() {
+		name, err := d.Name()
+		if err != nil {
+			return err
+		}
+		switch string(name) {
+		case "name":
+			if seen.Name {
+				return wire.Duplicate()
+			}
+			seen.Name = true
+			if err := readString(d, &v.Name); err != nil {
+				return wire.At(err, "name")
+			}
+		case "confirm":
+			if seen.Confirm {
+				return wire.Duplicate()
+			}
+			seen.Confirm = true
+			if d.Null() {
+				continue
+			}
+			if err := readBool(d, &v.Confirm); err != nil {
+				return wire.At(err, "confirm")
+			}
+		default:
+			return wire.Unknown()
+		}
+	}
+	if err := d.End(); err != nil {
+		return err
+	}
+	if !seen.Name {
+		return wire.Missing("name")
+	}
+	return nil
+}
+
+func readName(d *wire.Decoder, v *mcpsuite.Name) error {
+	if err := d.ObjectStart(); err != nil {
+		return err
+	}
+	var seen struct {
+		Name bool
+	}
+	for d.More() {
+		name, err := d.Name()
+		if err != nil {
+			return err
+		}
+		switch string(name) {
+		case "name":
+			if seen.Name {
+				return wire.Duplicate()
+			}
+			seen.Name = true
+			if err := readString(d, &v.Name); err != nil {
+				return wire.At(err, "name")
+			}
+		default:
+			return wire.Unknown()
+		}
+	}
+	if err := d.End(); err != nil {
+		return err
+	}
+	if !seen.Name {
+		return wire.Missing("name")
+	}
+	return nil
+}
+
+func readProfile(d *wire.Decoder, v *mcpsuite.Profile) error {
+	if err := d.ObjectStart(); err != nil {
+		return err
+	}
+	var seen struct {
+		Name     bool
+		Age      bool
+		Score    bool
+		Status   bool
+		Verified bool
+	}
+	for d.More() {
+		name, err := d.Name()
+		if err != nil {
+			return err
+		}
+		switch string(name) {
+		case "name":
+			if seen.Name {
+				return wire.Duplicate()
+			}
+			seen.Name = true
+			if d.Null() {
+				continue
+			}
+			if err := readString(d, &v.Name); err != nil {
+				return wire.At(err, "name")
+			}
+		case "age":
+			if seen.Age {
+				return wire.Duplicate()
+			}
+			seen.Age = true
+			if d.Null() {
+				continue
+			}
+			if err := readInt(d, &v.Age); err != nil {
+				return wire.At(err, "age")
+			}
+		case "score":
+			if seen.Score {
+				return wire.Duplicate()
+			}
+			seen.Score = true
+			if d.Null() {
+				continue
+			}
+			if err := readFloat64(d, &v.Score); err != nil {
+				return wire.At(err, "score")
+			}
+		case "status":
+			if seen.Status {
+				return wire.Duplicate()
+			}
+			seen.Status = true
+			if d.Null() {
+				continue
+			}
+			if err := readProfileStatus(d, &v.Status); err != nil {
+				return wire.At(err, "status")
+			}
+		case "verified":
+			if seen.Verified {
+				return wire.Duplicate()
+			}
+			seen.Verified = true
+			if d.Null() {
+				continue
+			}
+			if err := readBool(d, &v.Verified); err != nil {
+				return wire.At(err, "verified")
+			}
+		default:
+			return wire.Unknown()
+		}
+	}
+	if err := d.End(); err != nil {
+		return err
+	}
+	return nil
+}
+
+func readInt(d *wire.Decoder, v *int) error {
+	n, err := d.Int(strconv.IntSize)
+	if err != nil {
+		return err
+	}
+	x := int(n)
+	*v = x
+	return nil
+}
+
+func readFloat64(d *wire.Decoder, v *float64) error {
+	f, err := d.Float(64)
+	if err != nil {
+		return err
+	}
+	*v = f
+	return nil
+}
+
+func readProfileStatus(d *wire.Decoder, v *string) error {
+	s, err := d.String()
+	if err != nil {
+		return err
+	}
+	switch s {
+	case "active", "inactive", "pending":
+	default:
+		return wire.Fail("enum")
+	}
+	*v = s
+	return nil
+}
+
+// The forms handlers ask a person to fill (ask.Elicit): the schema the client shows,
+// and the reader that checks the answer.
+func init() {
+	ask.RegisterForm(`{"properties":{"color":{"type":"string"}},"type":"object","required":["color"]}`, readColor)
+	ask.RegisterForm(`{"properties":{"ok":{"type":"boolean"}},"type":"object","required":["ok"]}`, readConfirmation)
+	ask.RegisterForm(`{"properties":{"username":{"type":"string","description":"User's response"},"email":{"type":"string","description":"User's email address"}},"type":"object","required":["username","email"]}`, readContact)
+	ask.RegisterForm(`{"properties":{"name":{"type":"string"},"confirm":{"type":"boolean"}},"type":"object","required":["name"]}`, readEntry)
+	ask.RegisterForm(`{"properties":{"name":{"type":"string"}},"type":"object","required":["name"]}`, readName)
+	ask.RegisterForm(`{"properties":{"name":{"type":"string","description":"User name","default":"John Doe"},"age":{"type":"integer","description":"User age","default":30},"score":{"type":"number","description":"User score","default":95.5},"status":{"type":"string","enum":["active","inactive","pending"],"description":"User status","default":"active"},"verified":{"type":"boolean","description":"Verification status","default":true}},"type":"object"}`, readProfile)
 }
