@@ -2,7 +2,9 @@ package eino_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 
@@ -13,6 +15,7 @@ import (
 
 	keeleino "github.com/keelgen/keel/adapters/eino"
 	"github.com/keelgen/keel/memstore"
+	"github.com/keelgen/keel/runtime/ask"
 	"github.com/keelgen/keel/runtime/keeltest/frameworktest"
 )
 
@@ -84,31 +87,8 @@ func TestReActAgentRunsKeelTools(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := keeleino.NodeConfig(context.Background(), fx.Exec, keeleino.Options{Context: fx.Context})
-	if err != nil {
-		t.Fatal(err)
-	}
 	steps := frameworktest.Steps()
-	chat := &scripted{steps: steps, read: map[string]string{}}
-	agent, err := react.NewAgent(ctx, &react.AgentConfig{ToolCallingModel: chat, ToolsConfig: *cfg, MaxStep: 6})
-	if err != nil {
-		t.Fatal(err)
-	}
-	inner, opts := agent.ExportGraph()
-	g := compose.NewGraph[[]*schema.Message, *schema.Message]()
-	if err := g.AddGraphNode("agent", inner, opts...); err != nil {
-		t.Fatal(err)
-	}
-	if err := g.AddEdge(compose.START, "agent"); err != nil {
-		t.Fatal(err)
-	}
-	if err := g.AddEdge("agent", compose.END); err != nil {
-		t.Fatal(err)
-	}
-	run, err := g.Compile(ctx, compose.WithCheckPointStore(&checkpoints{m: map[string][]byte{}}))
-	if err != nil {
-		t.Fatal(err)
-	}
+	run, chat := agentGraph(t, fx, steps, keeleino.Options{Context: fx.Context})
 	input := []*schema.Message{schema.UserMessage("What broke in INC-1? Open a ticket.")}
 
 	_, err = run.Invoke(ctx, input, compose.WithCheckPointID("conversation-1"))
@@ -134,5 +114,72 @@ func TestReActAgentRunsKeelTools(t *testing.T) {
 	}
 	if msg := fx.CheckRuns(1); msg != "" {
 		t.Fatal(msg)
+	}
+}
+
+// agentGraph is a ReAct agent over fx's tools whose model asks for steps,
+// in a graph compiled with a checkpoint store.
+func agentGraph(t *testing.T, fx *frameworktest.Fixture, steps []frameworktest.Step, o keeleino.Options) (compose.Runnable[[]*schema.Message, *schema.Message], *scripted) {
+	ctx := context.Background()
+	cfg, err := keeleino.NodeConfig(ctx, fx.Exec, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	chat := &scripted{steps: steps, read: map[string]string{}}
+	agent, err := react.NewAgent(ctx, &react.AgentConfig{ToolCallingModel: chat, ToolsConfig: *cfg, MaxStep: 6})
+	if err != nil {
+		t.Fatal(err)
+	}
+	inner, opts := agent.ExportGraph()
+	g := compose.NewGraph[[]*schema.Message, *schema.Message]()
+	if err := g.AddGraphNode("agent", inner, opts...); err != nil {
+		t.Fatal(err)
+	}
+	if err := g.AddEdge(compose.START, "agent"); err != nil {
+		t.Fatal(err)
+	}
+	if err := g.AddEdge("agent", compose.END); err != nil {
+		t.Fatal(err)
+	}
+	run, err := g.Compile(ctx, compose.WithCheckPointStore(&checkpoints{m: map[string][]byte{}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return run, chat
+}
+
+// A handler that asks its caller a question interrupts the graph with the
+// request; the harness answers it (the person confirms), resumes with
+// ResumeAnswers, and the call runs to its end once, the model reading its
+// result.
+func TestReActAgentAnswersAHandlersQuestion(t *testing.T) {
+	ctx := context.Background()
+	fx, err := frameworktest.New(memstore.NewReplayStore())
+	if err != nil {
+		t.Fatal(err)
+	}
+	step := frameworktest.AskStep()
+	run, chat := agentGraph(t, fx, []frameworktest.Step{step}, keeleino.Options{Context: fx.Context, Accepts: ask.Elicitation})
+	input := []*schema.Message{schema.UserMessage("Is INC-1 right?")}
+	_, err = run.Invoke(ctx, input, compose.WithCheckPointID("conversation-2"))
+	inputs := keeleino.Inputs(err)
+	if len(inputs) != 1 || inputs[0].CallID != "call_0" || len(inputs[0].Requests) != 1 {
+		t.Fatalf("the run's error %v waits on %+v, want the confirmation's request", err, inputs)
+	}
+	answers := map[string]json.RawMessage{}
+	for key, r := range inputs[0].Requests {
+		if answers[key], err = fx.Answer(ctx, key, r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out, err := run.Invoke(keeleino.ResumeAnswers(ctx, map[string]map[string]json.RawMessage{inputs[0].InterruptID: answers}), input, compose.WithCheckPointID("conversation-2"))
+	if err != nil || out.Content != "done" {
+		t.Fatalf("resumed: %+v, %v", out, err)
+	}
+	if msg := frameworktest.Check(step, chat.read["call_0"]); msg != "" || !strings.Contains(chat.read["call_0"], "confirmed") {
+		t.Fatalf("%s: the model read %s", msg, chat.read["call_0"])
+	}
+	if fx.Runs(frameworktest.Confirm) != 1 {
+		t.Fatalf("the handler ran to its end %d times; want once", fx.Runs(frameworktest.Confirm))
 	}
 }

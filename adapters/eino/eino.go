@@ -14,7 +14,9 @@
 // A write the policy sends for approval is an eino interrupt whose info is
 // the runtime.ApprovalRequest: a graph compiled with a checkpoint store
 // stops there, Approvals reads what to approve from its error, and Resume
-// runs it again with the grants.
+// runs it again with the grants. A handler that asks its caller (package
+// ask, of the kinds Options.Accepts names) interrupts likewise: Inputs
+// reads its requests, and ResumeAnswers runs it again with the answers.
 package eino
 
 import (
@@ -23,6 +25,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 
 	"github.com/cloudwego/eino/components/tool"
 	"github.com/cloudwego/eino/compose"
@@ -30,6 +33,7 @@ import (
 	"github.com/eino-contrib/jsonschema"
 
 	"github.com/keelgen/keel/runtime"
+	"github.com/keelgen/keel/runtime/ask"
 	"github.com/keelgen/keel/runtime/resultjson"
 )
 
@@ -39,6 +43,11 @@ type Options struct {
 	// context, never from the model; nil gives the zero ExecutionContext,
 	// under which the default policy refuses every write.
 	Context func(context.Context) runtime.ExecutionContext
+	// Accepts names the kinds of request a handler may ask the harness
+	// (package ask): a call that asks interrupts the graph with its
+	// requests (Inputs), and ResumeAnswers runs it again with the answers.
+	// Zero answers nothing: a handler that asks ends input_unavailable.
+	Accepts ask.Kinds
 }
 
 // Tools returns, as eino tools in the set's order, the tools the caller of
@@ -87,13 +96,13 @@ func withDefaults(opts Options) Options {
 // runner runs one call and returns keel's result JSON.
 func runner(exec *runtime.Executor, opts Options) func(ctx context.Context, name, arguments string) string {
 	return func(ctx context.Context, name, arguments string) string {
-		return text(run(ctx, exec, opts, "", name, arguments, ""))
+		return text(run(ctx, exec, opts, "", name, arguments, "", nil))
 	}
 }
 
 // run runs one call, by id (the tool call's when ""), presenting grant
-// when it is not "".
-func run(ctx context.Context, exec *runtime.Executor, opts Options, id, name, arguments, grant string) runtime.ToolResult {
+// when it is not "", with the answers of its earlier rounds.
+func run(ctx context.Context, exec *runtime.Executor, opts Options, id, name, arguments, grant string, answers map[string]json.RawMessage) runtime.ToolResult {
 	if id == "" {
 		id = compose.GetToolCallID(ctx)
 	}
@@ -104,21 +113,91 @@ func run(ctx context.Context, exec *runtime.Executor, opts Options, id, name, ar
 	if grant != "" {
 		ec.Grant = grant
 	}
-	return exec.Execute(ctx, ec, runtime.ToolCall{ID: id, Name: name, Arguments: json.RawMessage(arguments)})
+	return exec.Execute(ctx, ec, runtime.ToolCall{ID: id, Name: name, Arguments: json.RawMessage(arguments), Answers: answers, Accepts: opts.Accepts})
 }
 
 func text(r runtime.ToolResult) string {
 	return resultjson.Text(r, func(runtime.Content) string { return "an eino tool message carries text only" })
 }
 
-// interrupted is what a tool keeps across its approval interrupt.
+// interrupted is what a tool keeps across its interrupt: the approval it
+// waits on, or the call id and input requests of a call that asks; and the
+// answers of its earlier rounds. Requests and answers are kept as JSON
+// text: eino's checkpoint encoding loses a json.RawMessage.
 type interrupted struct {
 	Approval runtime.ApprovalRequest
+	CallID   string
+	Requests string
+	Answers  string
+}
+
+func (s *interrupted) input() Input {
+	in := Input{CallID: s.CallID}
+	_ = json.Unmarshal([]byte(s.Requests), &in.Requests)
+	return in
+}
+
+func (s *interrupted) answers() map[string]json.RawMessage {
+	var all map[string]json.RawMessage
+	_ = json.Unmarshal([]byte(s.Answers), &all) // "" and "null" leave it nil
+	if all == nil {
+		all = map[string]json.RawMessage{}
+	}
+	return all
+}
+
+func jsonText(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
 }
 
 func init() {
 	schema.RegisterName[*interrupted]("keel_eino_interrupted")
 	schema.RegisterName[runtime.ApprovalRequest]("keel_approval_request")
+	schema.RegisterName[Input]("keel_input_request")
+	schema.RegisterName[answers]("keel_answers")
+}
+
+// Input is one call an interrupted graph waits on for answers: the
+// interrupt to resume, and what its handler asks its caller, by key
+// (package ask).
+type Input struct {
+	InterruptID string
+	CallID      string
+	Requests    map[string]ask.Request
+}
+
+// Inputs are the input requests an eino run's error waits on; none when
+// err is not an interrupt of keel's.
+func Inputs(err error) []Input {
+	info, ok := compose.ExtractInterruptInfo(err)
+	if !ok {
+		return nil
+	}
+	var out []Input
+	for _, c := range info.InterruptContexts {
+		if in, ok := c.Info.(Input); ok && c.IsRootCause {
+			in.InterruptID = c.ID
+			out = append(out, in)
+		}
+	}
+	return out
+}
+
+// answers are the resume data of an input interrupt.
+type answers map[string]json.RawMessage
+
+// ResumeAnswers is ctx for running an interrupted graph again (with the
+// same checkpoint id): each interrupt in byInterrupt runs its call once
+// more, by the same call id, with those answers (ask.AcceptForm, ...) and
+// the earlier rounds'. It composes with Resume, for a graph that waits on
+// both.
+func ResumeAnswers(ctx context.Context, byInterrupt map[string]map[string]json.RawMessage) context.Context {
+	data := make(map[string]any, len(byInterrupt))
+	for id, a := range byInterrupt {
+		data[id] = answers(a)
+	}
+	return compose.BatchResumeWithData(ctx, data)
 }
 
 // Approval is one call an interrupted graph waits on: the interrupt to
@@ -165,19 +244,40 @@ type invokable struct {
 func (t *invokable) Info(context.Context) (*schema.ToolInfo, error) { return t.info, nil }
 
 // InvokableRun runs the call; its output is keel's result JSON, whatever
-// the outcome, but for a call that waits on approval, which interrupts.
+// the outcome, but for a call that waits on approval or on answers, which
+// interrupts.
 func (t *invokable) InvokableRun(ctx context.Context, arguments string, _ ...tool.Option) (string, error) {
 	was, _, state := tool.GetInterruptState[*interrupted](ctx)
 	if !was || state == nil {
-		r := run(ctx, t.exec, t.opts, "", t.info.Name, arguments, "")
-		if r.Code() == runtime.CodeApprovalRequired && r.Error.Approval != nil {
-			return "", tool.StatefulInterrupt(ctx, *r.Error.Approval, &interrupted{Approval: *r.Error.Approval})
+		return t.outcome(ctx, run(ctx, t.exec, t.opts, "", t.info.Name, arguments, "", nil), nil, false)
+	}
+	if state.CallID != "" {
+		target, _, given := tool.GetResumeContext[answers](ctx)
+		if !target { // another interrupt is being resumed; this one keeps waiting
+			return "", tool.StatefulInterrupt(ctx, state.input(), state)
 		}
-		return text(r), nil
+		all := state.answers()
+		maps.Copy(all, given)
+		return t.outcome(ctx, run(ctx, t.exec, t.opts, state.CallID, t.info.Name, arguments, "", all), all, false)
 	}
 	target, _, grant := tool.GetResumeContext[string](ctx)
-	if !target { // another interrupt is being resumed; this one keeps waiting
+	if !target {
 		return "", tool.StatefulInterrupt(ctx, state.Approval, state)
 	}
-	return text(run(ctx, t.exec, t.opts, state.Approval.CallID, t.info.Name, arguments, grant)), nil
+	given := state.answers()
+	return t.outcome(ctx, run(ctx, t.exec, t.opts, state.Approval.CallID, t.info.Name, arguments, grant, given), given, true)
+}
+
+// outcome is r as the tool ends: keel's result JSON, or an interrupt for
+// an approval (once per round of answers: after a person's word, granted
+// or not, the model reads the result) or for the handler's input requests.
+func (t *invokable) outcome(ctx context.Context, r runtime.ToolResult, given map[string]json.RawMessage, afterApproval bool) (string, error) {
+	switch {
+	case r.Code() == runtime.CodeApprovalRequired && r.Error.Approval != nil && !afterApproval:
+		return "", tool.StatefulInterrupt(ctx, *r.Error.Approval, &interrupted{Approval: *r.Error.Approval, Answers: jsonText(given)})
+	case r.Code() == runtime.CodeInputRequired:
+		in := Input{CallID: r.CallID, Requests: r.Error.Input}
+		return "", tool.StatefulInterrupt(ctx, in, &interrupted{CallID: in.CallID, Requests: jsonText(in.Requests), Answers: jsonText(given)})
+	}
+	return text(r), nil
 }

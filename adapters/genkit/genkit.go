@@ -10,7 +10,9 @@
 // keel's result JSON as the tool's output, never an error: Genkit ends the
 // whole Generate on a tool's error. A write the policy sends for approval
 // is a Genkit interrupt carrying the ApprovalRequest; Restart resumes it
-// with a grant.
+// with a grant. A handler that asks its caller (package ask, of the kinds
+// Options.Accepts names) is an interrupt carrying its requests
+// (InputRequests); Answer resumes it with the answers.
 package keelgenkit
 
 import (
@@ -19,12 +21,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"sync"
 
 	"github.com/firebase/genkit/go/ai"
 	"github.com/firebase/genkit/go/core/api"
 
 	"github.com/keelgen/keel/runtime"
+	"github.com/keelgen/keel/runtime/ask"
 	"github.com/keelgen/keel/runtime/resultjson"
 )
 
@@ -34,13 +38,21 @@ type Options struct {
 	// context, never from the model; nil gives the zero ExecutionContext,
 	// under which the default policy refuses every write.
 	Context func(context.Context) runtime.ExecutionContext
+	// Accepts names the kinds of request a handler may ask the harness
+	// (package ask): a call that asks is a Genkit interrupt carrying the
+	// requests (InputRequests), and Answer resumes it. Zero answers
+	// nothing: a handler that asks ends input_unavailable.
+	Accepts ask.Kinds
 }
 
 // Keys of keel's values in an interrupt's and a restart's metadata.
 const (
 	approvalKey = "keel_approval"
+	inputKey    = "keel_input"
+	answersKey  = "keel_answers" // the answers so far, as JSON text
 	callIDKey   = "keel_call_id"
 	grantKey    = "keel_grant"
+	afterKey    = "keel_after" // what a restart answers: "approval" or "input"
 )
 
 // Tools returns, as Genkit tools in the set's order for ai.WithTools, the
@@ -87,15 +99,55 @@ func ApprovalRequest(p *ai.Part) (runtime.ApprovalRequest, bool) {
 // grant.Issue). The grant is checked by the executor and used once;
 // nil when p is not keel's interrupt.
 func Restart(p *ai.Part, grant string) *ai.Part {
-	req, ok := ApprovalRequest(p)
-	if !ok {
+	req, ok := ai.InterruptAs[approvalMetadata](p)
+	if !ok || req.Approval.CallID == "" {
 		return nil
 	}
-	return restarter().Restart(p, &ai.RestartOptions{ResumedMetadata: map[string]any{callIDKey: req.CallID, grantKey: grant}})
+	return restarter().Restart(p, &ai.RestartOptions{ResumedMetadata: map[string]any{callIDKey: req.Approval.CallID, grantKey: grant, answersKey: req.Answers, afterKey: "approval"}})
+}
+
+// InputRequests are what the handler of an interrupted tool request asks
+// its caller, by key (package ask): the harness answers each
+// (ask.AcceptForm, ask.AnswerSampling, ...) and resumes with Answer; false
+// for an interrupt that is not keel's input request.
+func InputRequests(p *ai.Part) (map[string]ask.Request, bool) {
+	in, ok := ai.InterruptAs[inputMetadata](p)
+	if !ok || in.Input.CallID == "" {
+		return nil, false
+	}
+	return in.Input.Requests, true
+}
+
+// Answer is the part for ai.WithToolRestarts that runs an interrupted call
+// again, the same call by id, with answers to its input requests (and the
+// answers of its earlier rounds); nil when p is not keel's input request.
+func Answer(p *ai.Part, answers map[string]json.RawMessage) *ai.Part {
+	in, ok := ai.InterruptAs[inputMetadata](p)
+	if !ok || in.Input.CallID == "" {
+		return nil
+	}
+	all := map[string]json.RawMessage{}
+	if in.Answers != "" {
+		_ = json.Unmarshal([]byte(in.Answers), &all)
+	}
+	maps.Copy(all, answers)
+	b, _ := json.Marshal(all)
+	return restarter().Restart(p, &ai.RestartOptions{ResumedMetadata: map[string]any{callIDKey: in.Input.CallID, answersKey: string(b), afterKey: "input"}})
+}
+
+type inputMetadata struct {
+	Input   inputRequests `json:"keel_input"`
+	Answers string        `json:"keel_answers"`
+}
+
+type inputRequests struct {
+	CallID   string                 `json:"call_id"`
+	Requests map[string]ask.Request `json:"requests"`
 }
 
 type approvalMetadata struct {
 	Approval runtime.ApprovalRequest `json:"keel_approval"`
+	Answers  string                  `json:"keel_answers"`
 }
 
 // restarter builds restart parts; a part does not depend on the tool.
@@ -116,15 +168,27 @@ func (t *tool) run(exec *runtime.Executor, opts Options) ai.ToolFunc[any, any] {
 	return func(tc *ai.ToolContext, _ any) (any, error) {
 		raw, _ := tc.Value(rawKey{}).(json.RawMessage)
 		ec := opts.Context(tc)
+		call := runtime.ToolCall{Name: t.def.Name, Arguments: raw, Accepts: opts.Accepts}
 		id, resumed := tc.Resumed[callIDKey].(string)
+		answers, _ := tc.Resumed[answersKey].(string)
 		if resumed {
 			ec.Grant, _ = tc.Resumed[grantKey].(string)
+			if answers != "" && json.Unmarshal([]byte(answers), &call.Answers) != nil {
+				call.Answers = nil
+			}
 		} else {
 			id = "genkit-" + rand.Text()
 		}
-		r := exec.Execute(tc, ec, runtime.ToolCall{ID: id, Name: t.def.Name, Arguments: raw})
-		if r.Code() == runtime.CodeApprovalRequired && r.Error.Approval != nil && !resumed {
-			return nil, tc.Interrupt(&ai.InterruptOptions{Metadata: map[string]any{approvalKey: r.Error.Approval}})
+		call.ID = id
+		r := exec.Execute(tc, ec, call)
+		// A call waits for approval once per answer it has: a restart from
+		// an approval, granted or not, is the person's last word.
+		if r.Code() == runtime.CodeApprovalRequired && r.Error.Approval != nil && tc.Resumed[afterKey] != "approval" {
+			return nil, tc.Interrupt(&ai.InterruptOptions{Metadata: map[string]any{approvalKey: r.Error.Approval, answersKey: answers}})
+		}
+		if r.Code() == runtime.CodeInputRequired {
+			in := inputRequests{CallID: id, Requests: r.Error.Input}
+			return nil, tc.Interrupt(&ai.InterruptOptions{Metadata: map[string]any{inputKey: in, answersKey: answers}})
 		}
 		return json.RawMessage(resultjson.Text(r, func(runtime.Content) string { return "a Genkit tool output carries JSON only" })), nil
 	}

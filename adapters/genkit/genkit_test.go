@@ -16,6 +16,7 @@ import (
 	keelgenkit "github.com/keelgen/keel/adapters/genkit"
 	"github.com/keelgen/keel/memstore"
 	"github.com/keelgen/keel/runtime"
+	"github.com/keelgen/keel/runtime/ask"
 	"github.com/keelgen/keel/runtime/keeltest/frameworktest"
 )
 
@@ -196,5 +197,65 @@ func TestOnlyKeelInterrupts(t *testing.T) {
 		if r := keelgenkit.Restart(p, "grant"); r != nil {
 			t.Errorf("%+v: restart %+v", p, r)
 		}
+	}
+}
+
+// A handler that asks its caller a question is a Genkit interrupt carrying
+// the request; the flow answers it (the person confirms) and resumes with
+// Answer, and the call runs to its end once, the model reading its result.
+func TestFlowAnswersAHandlersQuestion(t *testing.T) {
+	ctx := context.Background()
+	fx, err := frameworktest.New(memstore.NewReplayStore())
+	if err != nil {
+		t.Fatal(err)
+	}
+	step := frameworktest.AskStep()
+	model := &scripted{steps: []frameworktest.Step{step}, read: map[string]string{}}
+	g := genkit.Init(ctx)
+	m := genkit.DefineModel(g, "scripted/asking", &ai.ModelOptions{Supports: &ai.ModelSupports{Tools: true, Multiturn: true}}, model.generate)
+	tools, err := keelgenkit.Tools(ctx, fx.Exec, keelgenkit.Options{Context: fx.Context, Accepts: ask.Elicitation})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := genkit.Generate(ctx, g, ai.WithModel(m), ai.WithTools(tools...), ai.WithPrompt("Is INC-1 right?"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	interrupts := 0
+	for resp.FinishReason == ai.FinishReasonInterrupted {
+		var restarts []*ai.Part
+		for _, p := range resp.Interrupts() {
+			interrupts++
+			requests, ok := keelgenkit.InputRequests(p)
+			if !ok {
+				t.Fatalf("not keel's input request: %+v", p.Metadata)
+			}
+			answers := map[string]json.RawMessage{}
+			for key, r := range requests {
+				if answers[key], err = fx.Answer(ctx, key, r); err != nil {
+					t.Fatal(err)
+				}
+			}
+			restarts = append(restarts, keelgenkit.Answer(p, answers))
+		}
+		resp, err = genkit.Generate(ctx, g, ai.WithModel(m), ai.WithTools(tools...), ai.WithMessages(resp.History()...), ai.WithToolRestarts(restarts...))
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if interrupts != 1 || fx.Runs(frameworktest.Confirm) != 1 {
+		t.Fatalf("%d interrupts, the handler ran to its end %d times; want 1, 1", interrupts, fx.Runs(frameworktest.Confirm))
+	}
+	if msg := frameworktest.Check(step, model.read["call_0"]); msg != "" || !strings.Contains(model.read["call_0"], "confirmed") {
+		t.Fatalf("%s: the model read %s", msg, model.read["call_0"])
+	}
+	// Without Accepts the handler cannot ask: input_unavailable, no interrupt.
+	plain, err := keelgenkit.Tools(ctx, fx.Exec, keelgenkit.Options{Context: fx.Context})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err = genkit.Generate(ctx, g, ai.WithModel(m), ai.WithTools(plain...), ai.WithPrompt("Is INC-1 right?"))
+	if err != nil || resp.FinishReason == ai.FinishReasonInterrupted || !strings.Contains(model.read["call_0"], string(runtime.CodeInputUnavailable)) {
+		t.Fatalf("without Accepts: %v, %s, the model read %s", err, resp.FinishReason, model.read["call_0"])
 	}
 }
