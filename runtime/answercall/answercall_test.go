@@ -136,7 +136,9 @@ func TestRunEndsWithTheHandlersOutcome(t *testing.T) {
 		t.Errorf("declined: %+v %s", declined.Error, declined.Data)
 	}
 	failed := answercall.Run(ctx, exec, runtime.ExecutionContext{}, call, ask.Elicitation,
-		func(context.Context, string, ask.Request) (json.RawMessage, error) { return nil, errors.New("no one there") })
+		func(context.Context, string, ask.Request) (json.RawMessage, error) {
+			return nil, errors.New("no one there")
+		})
 	if failed.Code() != runtime.CodeInputRequired || failed.Error.Input["contact"].Method != ask.MethodElicit {
 		t.Errorf("an Answerer's error: %+v", failed.Error)
 	}

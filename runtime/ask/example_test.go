@@ -11,7 +11,9 @@ import (
 	"github.com/keelgen/keel/runtime/keeltest"
 )
 
-// Size is a form: which size the person wants.
+// Size is a form: which size the person wants. Its methods are written by
+// hand here; for a type of a handler package keelgen reads, go generate
+// writes its form.
 type Size struct {
 	Size string `json:"size"`
 }
@@ -44,7 +46,11 @@ func Example() {
 	first := exec.Execute(context.Background(), runtime.ExecutionContext{}, call)
 	fmt.Println(first.Code(), first.Error.Input["size"].Method)
 
-	call.Answers = map[string]json.RawMessage{"size": json.RawMessage(`{"action":"accept","content":{"size":"M"}}`)}
+	answer, err := ask.AcceptForm(Size{Size: "M"}) // {"action":"accept","content":{"size":"M"}}
+	if err != nil {
+		panic(err)
+	}
+	call.Answers = map[string]json.RawMessage{"size": answer}
 	second := exec.Execute(context.Background(), runtime.ExecutionContext{}, call)
 	fmt.Println(second.OK, string(second.Data))
 	// Output:

@@ -21,7 +21,7 @@ var update = flag.Bool("update", false, "rewrite testdata/surface/*.txt from the
 var public = []string{
 	"cedarpolicy", "keelotel", "mcpserver", "mcpserver/approvalstore", "mcpserver/oidcverify", "mcpserver/taskclient", "mcpserver/taskstore", "memstore",
 	"provider/anthropic", "provider/bedrock", "provider/gemini", "provider/ollama", "provider/openai",
-	"redisapprovals", "redisrate", "redisreplay", "redistasks", "redistest", "runtime", "runtime/approvecall", "runtime/ask", "runtime/grant", "runtime/report", "runtime/resultjson",
+	"redisapprovals", "redisrate", "redisreplay", "redistasks", "redistest", "runtime", "runtime/answercall", "runtime/approvecall", "runtime/ask", "runtime/grant", "runtime/report", "runtime/resultjson",
 	"runtime/keeltest", "runtime/keeltest/doortest", "runtime/keeltest/frameworktest", "runtime/wire",
 }
 
