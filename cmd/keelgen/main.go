@@ -63,7 +63,21 @@ type options struct {
 	deferred, upfront                                  string
 	check, diff, lint, required                        bool
 	patterns                                           []string
+	mode                                               mode // chosen once, from the flags
 }
+
+// mode is what a run does: each is one function below, chosen once by
+// parseFlags.
+type mode int
+
+const (
+	modeWrite    mode = iota // go generate: write the files (and sign the lock with -sign)
+	modeCheck                // -check: compare, write nothing
+	modeDiff                 // -diff: print the contract's changes, write nothing
+	modeLint                 // -lint alone: print the findings, write nothing
+	modeRequired             // -required: print each member as required or optional
+	modeGenkey               // -genkey: write a key pair, read no package
+)
 
 func run(args []string, stdout, stderr io.Writer) int {
 	wd, err := os.Getwd()
@@ -91,81 +105,115 @@ func envFlags(getenv func(string) string) []string {
 }
 
 // runIn is the command run in directory wd: every relative path in args is
-// relative to it.
+// relative to it. It generates once, prints what every mode prints, and
+// hands the result to its mode.
 func runIn(wd string, args []string, stdout, stderr io.Writer) int {
 	o, ok := parseFlags(args, stderr)
 	if !ok {
 		return exitError
 	}
-	if o.genkey != "" {
+	if o.mode == modeGenkey {
 		return genkey(inDir(wd, o.genkey), stderr)
 	}
-	if o.sign != "" {
-		o.sign = inDir(wd, o.sign)
-	}
-	if !o.check && !o.diff && !o.lint && !o.required && !checkSetLine(wd, o, stderr) {
+	if o.mode == modeWrite && !checkSetLine(wd, o, stderr) {
 		return exitError
 	}
-	cfg := gen.Config{Dir: wd, Patterns: o.patterns, OutDir: o.out, OutPkg: o.pkg, LockFile: o.lock, Lint: o.lint, Progress: stderr}
-	if o.base != "" {
-		base, err := baseLock(inDir(wd, o.out), o.base)
-		if err != nil {
-			return fail(stderr, err)
-		}
-		defer os.RemoveAll(base.dir)
-		cfg.LockFile, cfg.LockName = base.lock, base.name
+	cfg, cleanup, err := config(wd, o, stderr)
+	if err != nil {
+		return fail(stderr, err)
 	}
-	if o.tools != "" {
-		cfg.Tools = strings.Split(o.tools, ",")
-	}
-	if o.targets != "" {
-		cfg.Targets = strings.Split(o.targets, ",")
-	}
-	if o.deferred != "" {
-		cfg.Defer = strings.Split(o.deferred, ",")
-	}
-	if o.upfront != "" {
-		cfg.Upfront = strings.Split(o.upfront, ",")
-	}
+	defer cleanup()
 	res, err := gen.Generate(cfg)
 	if err != nil {
 		return fail(stderr, err)
 	}
-	// Positions are relative to the module's root, as a reviewer and CI
-	// read them, wherever the run started.
-	at := moduleRoot(wd)
-	for _, w := range res.Warnings {
-		fmt.Fprintln(stderr, w.Format(at))
-	}
-	if !o.lint && !o.check && !o.diff && res.LintFindings > 0 {
-		fmt.Fprintf(stderr, "keelgen: %d lint finding(s) about what the model reads (members without a description, Go names); add -lint to see them\n", res.LintFindings)
-	}
-	if o.diff && res.Files != nil {
-		fmt.Fprint(stdout, contract.Diff(res.Previous, res.Lock, res.Changes))
+	c := command{o: o, wd: wd, at: moduleRoot(wd), stdout: stdout, stderr: stderr}
+	c.warn(res)
+	if o.mode == modeDiff && res.Files != nil {
+		fmt.Fprint(stdout, contract.Diff(res.Previous, res.Lock, res.Changes)) // also when the gate refused
 	}
 	if !res.Writable() {
-		for _, d := range res.Diagnostics {
-			fmt.Fprintln(stderr, d.Format(at))
-		}
-		fmt.Fprintf(stderr, "keelgen: %d problem(s)%s\n", len(res.Diagnostics), nothingWritten(o))
-		return exitError
+		return c.refuse(res)
 	}
-	if o.diff {
-		if contract.AnyChange(res.Changes) {
-			return exitChanged
-		}
-		return exitOK
+	switch o.mode {
+	case modeDiff:
+		return c.changed(res)
+	case modeRequired:
+		return c.required(res)
+	case modeLint:
+		return exitOK // the findings are printed; nothing is written
+	case modeCheck:
+		return c.check(res)
 	}
-	if o.required {
-		for _, line := range res.Required {
-			fmt.Fprintln(stdout, line)
-		}
-		return exitOK // a report: nothing is written
+	return c.write(res)
+}
+
+// config is the generator's configuration from the flags; cleanup removes
+// what -base took out of git.
+func config(wd string, o options, progress io.Writer) (gen.Config, func(), error) {
+	cfg := gen.Config{Dir: wd, Patterns: o.patterns, OutDir: o.out, OutPkg: o.pkg, LockFile: o.lock, Lint: o.lint, Progress: progress,
+		Tools: list(o.tools), Targets: list(o.targets), Defer: list(o.deferred), Upfront: list(o.upfront)}
+	if o.base == "" {
+		return cfg, func() {}, nil
 	}
-	if o.lint && !o.check {
-		return exitOK // advice: the findings are printed, nothing is written
+	base, err := baseLock(inDir(wd, o.out), o.base)
+	if err != nil {
+		return cfg, nil, err
 	}
-	return writeOrCheck(o, wd, res, stderr)
+	cfg.LockFile, cfg.LockName = base.lock, base.name
+	return cfg, func() { os.RemoveAll(base.dir) }, nil
+}
+
+// list splits a comma-separated flag; "" is none.
+func list(flag string) []string {
+	if flag == "" {
+		return nil
+	}
+	return strings.Split(flag, ",")
+}
+
+// command is one run's output: where it prints, and from where positions
+// are relative (the module's root, as a reviewer and CI read them,
+// wherever the run started).
+type command struct {
+	o              options
+	wd, at         string
+	stdout, stderr io.Writer
+}
+
+// warn prints the warnings, and counts the lint findings -lint would show.
+func (c command) warn(res *gen.Result) {
+	for _, w := range res.Warnings {
+		fmt.Fprintln(c.stderr, w.Format(c.at))
+	}
+	if !c.o.lint && c.o.mode != modeCheck && c.o.mode != modeDiff && res.LintFindings > 0 {
+		fmt.Fprintf(c.stderr, "keelgen: %d lint finding(s) about what the model reads (members without a description, Go names); add -lint to see them\n", res.LintFindings)
+	}
+}
+
+// refuse prints the problems of a result that may not be written.
+func (c command) refuse(res *gen.Result) int {
+	for _, d := range res.Diagnostics {
+		fmt.Fprintln(c.stderr, d.Format(c.at))
+	}
+	fmt.Fprintf(c.stderr, "keelgen: %d problem(s)%s\n", len(res.Diagnostics), nothingWritten(c.o))
+	return exitError
+}
+
+// changed is -diff's status: the diff is printed; 1 when anything changed.
+func (c command) changed(res *gen.Result) int {
+	if contract.AnyChange(res.Changes) {
+		return exitChanged
+	}
+	return exitOK
+}
+
+// required is -required: a report; nothing is written.
+func (c command) required(res *gen.Result) int {
+	for _, line := range res.Required {
+		fmt.Fprintln(c.stdout, line)
+	}
+	return exitOK
 }
 
 func parseFlags(args []string, stderr io.Writer) (options, bool) {
@@ -215,46 +263,76 @@ func parseFlags(args []string, stderr io.Writer) (options, bool) {
 		fs.Usage()
 		return o, false
 	}
+	switch {
+	case o.genkey != "":
+		o.mode = modeGenkey
+	case o.check:
+		o.mode = modeCheck
+	case o.diff:
+		o.mode = modeDiff
+	case o.required:
+		o.mode = modeRequired
+	case o.lint:
+		o.mode = modeLint
+	}
 	o.patterns = fs.Args()
 	return o, true
 }
 
-// writeOrCheck compares the output directory with the result, then either
-// reports (-check) or writes, and signs when asked.
-func writeOrCheck(o options, wd string, res *gen.Result, stderr io.Writer) int {
+// compare compares the output directory with the result; a file keelgen
+// did not write, in the way, is a refusal.
+func (c command) compare(res *gen.Result) (output.Changes, string, bool) {
 	changes, err := output.Compare(res.OutDir, res.Files)
 	if err != nil {
-		return fail(stderr, err)
+		fail(c.stderr, err)
+		return changes, "", false
 	}
-	rel, err := filepath.Rel(wd, res.OutDir)
+	rel, err := filepath.Rel(c.wd, res.OutDir)
 	if err != nil {
 		rel = res.OutDir
 	}
 	rel = filepath.ToSlash(rel)
 	if len(changes.Refused) > 0 {
 		for _, l := range changes.RefusalLines(rel) {
-			fmt.Fprintln(stderr, l)
+			fmt.Fprintln(c.stderr, l)
 		}
-		fmt.Fprintf(stderr, "keelgen: %d file(s) in the way%s\n", len(changes.Refused), nothingWritten(o))
+		fmt.Fprintf(c.stderr, "keelgen: %d file(s) in the way%s\n", len(changes.Refused), nothingWritten(c.o))
+		return changes, rel, false
+	}
+	return changes, rel, true
+}
+
+// check is -check: 1, naming each file, when the output directory is not
+// what go generate would write.
+func (c command) check(res *gen.Result) int {
+	changes, rel, ok := c.compare(res)
+	if !ok {
 		return exitError
 	}
-	if o.check {
-		if changes.Empty() {
-			return exitOK
-		}
-		for _, l := range changes.Lines(rel) {
-			fmt.Fprintln(stderr, l)
-		}
-		fmt.Fprintln(stderr, "keelgen: generated files are not current; run go generate and commit the result "+
-			"(a set generated with other flags, such as -tools, is checked with them: KEELGEN_MODE=check go generate -run keelgen ./...)")
-		return exitChanged
+	if changes.Empty() {
+		return exitOK
+	}
+	for _, l := range changes.Lines(rel) {
+		fmt.Fprintln(c.stderr, l)
+	}
+	fmt.Fprintln(c.stderr, "keelgen: generated files are not current; run go generate and commit the result "+
+		"(a set generated with other flags, such as -tools, is checked with them: KEELGEN_MODE=check go generate -run keelgen ./...)")
+	return exitChanged
+}
+
+// write is go generate's run: the changed files written, orphans removed,
+// and the lock signed with -sign.
+func (c command) write(res *gen.Result) int {
+	changes, _, ok := c.compare(res)
+	if !ok {
+		return exitError
 	}
 	if err := output.Write(res.OutDir, res.Files, changes); err != nil {
-		return fail(stderr, err)
+		return fail(c.stderr, err)
 	}
-	if o.sign != "" {
-		if err := signing.SignLock(o.sign, filepath.Join(res.OutDir, lockfile.FileName)); err != nil {
-			return fail(stderr, err)
+	if c.o.sign != "" {
+		if err := signing.SignLock(inDir(c.wd, c.o.sign), filepath.Join(res.OutDir, lockfile.FileName)); err != nil {
+			return fail(c.stderr, err)
 		}
 	}
 	return exitOK
@@ -263,7 +341,7 @@ func writeOrCheck(o options, wd string, res *gen.Result, stderr io.Writer) int {
 // nothingWritten is what a refused run adds: only a run that would have
 // written has anything not to write.
 func nothingWritten(o options) string {
-	if o.check || o.diff {
+	if o.mode == modeCheck || o.mode == modeDiff {
 		return ""
 	}
 	return "; nothing written"

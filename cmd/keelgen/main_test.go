@@ -41,8 +41,12 @@ func onCopy(t *testing.T, dir string, check bool) (int, string) {
 	r := *res
 	r.OutDir = dir
 	var stderr bytes.Buffer
-	code := writeOrCheck(options{check: check}, ".", &r, &stderr)
-	return code, stderr.String()
+	c := command{o: options{check: check}, wd: ".", stderr: &stderr}
+	if check {
+		c.o.mode = modeCheck
+		return c.check(&r), stderr.String()
+	}
+	return c.write(&r), stderr.String()
 }
 
 // Every committed generated output is what keelgen writes today, with the

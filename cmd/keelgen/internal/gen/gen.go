@@ -123,24 +123,18 @@ func Generate(cfg Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	var targets []Target
-	for _, name := range cfg.Targets {
-		t, ok := target(name)
-		if !ok {
-			return nil, fmt.Errorf("unknown target %q (targets are %s)", name, TargetNames())
-		}
-		targets = append(targets, t)
+	targets, err := targetsOf(cfg.Targets)
+	if err != nil {
+		return nil, err
 	}
 	if cfg.Schemas == nil {
 		cfg.Schemas = schema.Program{}
 	}
-	res := &Result{OutDir: outDir}
 	done := slowStage(cfg.Progress, "keelgen: loading and type-checking the handler packages (a first run compiles their dependencies)...")
 	pkg, diags, err := load.Load(dir, cfg.Patterns...)
 	done()
 	if err != nil || len(diags) > 0 {
-		res.Diagnostics = diags
-		return res, err
+		return &Result{OutDir: outDir, Diagnostics: diags}, err
 	}
 	if err := selectTools(pkg, cfg.Tools); err != nil {
 		return nil, err
@@ -151,13 +145,29 @@ func Generate(cfg Config) (*Result, error) {
 	if filepath.Clean(pkg.Dir) == filepath.Clean(outDir) {
 		return nil, errors.New("the output directory is the handler package's own directory; the whitelist must be a separate package")
 	}
-	// While the schema program runs (a subprocess, most of a run's wait),
-	// the rest of the run goes ahead on the committed schema files. The
-	// rest is a function of the model and the schemas alone, so when the
-	// program gives those same bytes (an edit of handler code, a check in
-	// CI) the guess is this run's result; otherwise the rest runs again
-	// on the program's schemas.
-	rest := stages{cfg, dir, outDir, outPkg, targets, pkg}
+	return stages{cfg, dir, outDir, outPkg, targets, pkg}.afterLoad()
+}
+
+// targetsOf reads -targets' names.
+func targetsOf(names []string) ([]Target, error) {
+	var targets []Target
+	for _, name := range names {
+		t, ok := target(name)
+		if !ok {
+			return nil, fmt.Errorf("unknown target %q (targets are %s)", name, TargetNames())
+		}
+		targets = append(targets, t)
+	}
+	return targets, nil
+}
+
+// afterLoad runs the schema stage and the rest. While the schema program
+// runs (a subprocess, most of a run's wait), the rest goes ahead on the
+// committed schema files: the rest is a function of the model and the
+// schemas alone, so when the program gives those same bytes (an edit of
+// handler code, a check in CI) the guess is this run's result; otherwise
+// the rest runs again on the program's schemas.
+func (s stages) afterLoad() (*Result, error) {
 	var guess struct {
 		res *Result
 		err error
@@ -165,19 +175,19 @@ func Generate(cfg Config) (*Result, error) {
 	committed := make(chan map[string]model.Schemas, 1)
 	stop, abandon := context.WithCancel(context.Background())
 	var guessing sync.WaitGroup
-	// No guess outlives Generate: an abandoned one is waited for, after
-	// the run it gave way to.
+	// No guess outlives the run: an abandoned one is waited for, after the
+	// run it gave way to.
 	defer guessing.Wait()
 	defer abandon()
 	guessing.Go(func() {
-		c := committedSchemas(outDir, pkg)
+		c := committedSchemas(s.outDir, s.pkg)
 		committed <- c
 		if c != nil {
-			guess.res, guess.err = rest.finish(stop, c)
+			guess.res, guess.err = s.finish(stop, c)
 		}
 	})
-	done = slowStage(cfg.Progress, "keelgen: building and running the schema program (a first run compiles the schema reflector; later runs are cached)...")
-	schemas, diags, err := cfg.Schemas.Schemas(pkg)
+	done := slowStage(s.cfg.Progress, "keelgen: building and running the schema program (a first run compiles the schema reflector; later runs are cached)...")
+	schemas, diags, err := s.cfg.Schemas.Schemas(s.pkg)
 	done()
 	if c := <-committed; err == nil && len(diags) == 0 && c != nil && sameSchemas(c, schemas) {
 		guessing.Wait()
@@ -186,10 +196,9 @@ func Generate(cfg Config) (*Result, error) {
 	// A wrong guess stops at its next stage.
 	abandon()
 	if err != nil || len(diags) > 0 {
-		res.Diagnostics = diags
-		return res, err
+		return &Result{OutDir: s.outDir, Diagnostics: diags}, err
 	}
-	return rest.finish(context.Background(), schemas)
+	return s.finish(context.Background(), schemas)
 }
 
 // stages is what the stages after the schema program, the rest of a run,

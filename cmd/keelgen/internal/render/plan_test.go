@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"golang.org/x/tools/go/packages"
 )
 
 // structOf is a struct type of the given fields, each "Name type `tag`".
@@ -127,6 +129,38 @@ func TestEmittersAreOnlyPrinters(t *testing.T) {
 	}
 	if printers < 4 {
 		t.Fatalf("%d printers found: %v", printers, files)
+	}
+	noTypesReachPrinters(t)
+}
+
+// noTypesReachPrinters type-checks this package and fails on any
+// expression of a printer (an *emit*.go file) whose value is a go/types
+// type: the plan spells every Go type for the file (jen.Code) before
+// printing starts, so a printer reads none through the model either.
+func noTypesReachPrinters(t *testing.T) {
+	pkgs, err := packages.Load(&packages.Config{Mode: packages.NeedName | packages.NeedSyntax | packages.NeedTypes | packages.NeedTypesInfo | packages.NeedImports}, ".")
+	if err != nil || len(pkgs) != 1 || len(pkgs[0].Errors) > 0 {
+		t.Fatalf("loading the package: %v %v", err, pkgs)
+	}
+	p := pkgs[0]
+	goTypes := p.Imports["go/types"]
+	if goTypes == nil {
+		t.Fatal("the planner no longer imports go/types: this check checks nothing")
+	}
+	typeIface := goTypes.Types.Scope().Lookup("Type").Type().Underlying().(*types.Interface)
+	seen := 0
+	for expr, tv := range p.TypesInfo.Types {
+		file := filepath.Base(p.Fset.Position(expr.Pos()).Filename)
+		if !strings.Contains(file, "emit") || strings.HasSuffix(file, "_test.go") || tv.Type == nil || tv.IsType() {
+			continue
+		}
+		seen++
+		if types.Implements(tv.Type, typeIface) || types.Implements(types.NewPointer(tv.Type), typeIface) {
+			t.Errorf("%s: a printer reads a go/types value (%s)", p.Fset.Position(expr.Pos()), tv.Type)
+		}
+	}
+	if seen < 100 {
+		t.Fatalf("only %d expressions of the printers were checked", seen)
 	}
 }
 

@@ -10,8 +10,6 @@ import (
 	"github.com/dave/jennifer/jen"
 
 	"github.com/keelgen/keel/cmd/keelgen/internal/files"
-	"github.com/keelgen/keel/cmd/keelgen/internal/gocode"
-	"github.com/keelgen/keel/cmd/keelgen/internal/model"
 )
 
 // emitTools prints keel_tools.go from its plan, one section at a time, in
@@ -23,7 +21,7 @@ func emitTools(p *toolsPlan) ([]byte, error) {
 	emitSetDigest(f, p.setDigest)
 	emitNameConsts(f, p.rows)
 	emitSignatureChecks(f, p.rows)
-	emitArgsStructs(f, p.rows)
+	emitArgsStructs(f, p.argsStructs)
 	emitSchemaVars(f, p.rows)
 	emitToolSpecs(f, p)
 	emitToolSet(f, p)
@@ -69,17 +67,13 @@ func emitSignatureChecks(f *jen.File, rows []toolRow) {
 	f.Add(lineComment("Handler signatures as generated. A changed handler fails to compile here;\nrun go generate and review the diff."))
 	f.Var().DefsFunc(func(g *jen.Group) {
 		for _, r := range rows {
-			g.Id("_").Add(handlerFuncType(r.tool)).Op("=").Qual(r.tool.PkgPath, r.tool.Func)
+			g.Id("_").Add(r.handlerType).Op("=").Qual(r.tool.PkgPath, r.tool.Func)
 		}
 	})
 }
 
-func emitArgsStructs(f *jen.File, rows []toolRow) {
-	tools := make([]*model.Tool, len(rows))
-	for i, r := range rows {
-		tools[i] = r.tool
-	}
-	for _, c := range gocode.ArgsStructs(tools) {
+func emitArgsStructs(f *jen.File, structs []jen.Code) {
+	for _, c := range structs {
 		f.Add(c)
 	}
 }
@@ -137,7 +131,7 @@ func emitToolSpecs(f *jen.File, p *toolsPlan) {
 					g.Id("Groups").Op(":").Add(stringList(t.Groups))
 				}
 			})
-			list.Custom(multiLine, jen.Id("Info").Op(":").Add(info), jen.Id("Handler").Op(":").Add(handlerBinding(t, r.binder)))
+			list.Custom(multiLine, jen.Id("Info").Op(":").Add(info), jen.Id("Handler").Op(":").Add(r.binding))
 		}
 	})
 	if p.stated {
@@ -307,36 +301,4 @@ func effectCode(effect string) jen.Code {
 		return jen.Qual(runtimePkg, "EffectWrite")
 	}
 	return jen.Qual(runtimePkg, "EffectRead")
-}
-
-// handlerFuncType is the handler's signature as the model describes it.
-func handlerFuncType(t *model.Tool) jen.Code {
-	params := []jen.Code{jen.Qual("context", "Context")}
-	if t.Form == model.StructArgs {
-		params = append(params, gocode.TypeCode(t.Args))
-	} else {
-		for _, p := range t.Params {
-			params = append(params, gocode.TypeCode(p.Type))
-		}
-	}
-	return jen.Func().Params(params...).Params(gocode.TypeCode(t.ResultType()), jen.Error())
-}
-
-// handlerBinding binds the handler, by name with its concrete types, to
-// the reader and writer of its types (keel_codecs.go); a handler with
-// plain parameters gets them from its argument struct.
-func handlerBinding(t *model.Tool, binder string) jen.Code {
-	if t.Form == model.StructArgs {
-		return jen.Id(binder).Parens(jen.Qual(t.PkgPath, t.Func))
-	}
-	args := []jen.Code{jen.Id("ctx")}
-	for _, p := range t.Params {
-		args = append(args, jen.Id("args").Dot(p.Field))
-	}
-	return jen.Id(binder).Parens(
-		jen.Func().Params(jen.Id("ctx").Qual("context", "Context"), jen.Id("args").Id(t.ArgsTypeName())).
-			Params(gocode.TypeCode(t.ResultType()), jen.Error()).Block(
-			jen.Return(jen.Qual(t.PkgPath, t.Func).Call(args...)),
-		),
-	)
 }

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/dave/jennifer/jen"
+
 	"github.com/keelgen/keel/cmd/keelgen/internal/gocode"
 	"github.com/keelgen/keel/cmd/keelgen/internal/model"
 	"github.com/keelgen/keel/runtime"
@@ -23,6 +25,8 @@ type toolsPlan struct {
 	setDigest string
 	imports   []importName
 	rows      []toolRow // sorted by name, as the tools are
+	// argsStructs are the argument structs of the plain-parameter tools.
+	argsStructs []jen.Code
 	stated    bool      // some tool states a hint, so the file declares stated
 	lookup    lookupPlan
 }
@@ -40,6 +44,9 @@ type toolRow struct {
 	konst  string // its name constant
 	binder string // the keel_codecs.go function that binds its handler
 	hints  []hintField
+	// handlerType is the handler's signature, and binding the handler
+	// bound to its reader and writer: Go types, spelled for the file.
+	handlerType, binding jen.Code
 }
 
 // hintField is a hint a directive states: the field, and the index of the
@@ -80,10 +87,12 @@ const leafSwitch = 8
 func planTools(pkg *model.Package, outPkg, setDigest string, imports []importName, binders map[string]string) *toolsPlan {
 	p := &toolsPlan{outPkg: outPkg, paths: pkg.Paths, setDigest: setDigest, imports: imports}
 	for i, t := range pkg.Tools {
-		row := toolRow{tool: t, index: i, konst: nameConst(t), binder: binders[t.Name], hints: statedHints(t.Hints)}
+		row := toolRow{tool: t, index: i, konst: nameConst(t), binder: binders[t.Name], hints: statedHints(t.Hints),
+			handlerType: handlerFuncType(t), binding: handlerBinding(t, binders[t.Name])}
 		p.stated = p.stated || len(row.hints) > 0
 		p.rows = append(p.rows, row)
 	}
+	p.argsStructs = gocode.ArgsStructs(pkg.Tools)
 	p.lookup.flat = len(p.rows) <= flatSwitch
 	if !p.lookup.flat {
 		for _, group := range byLength(p.rows) {
@@ -261,4 +270,36 @@ func paramTypes(t *model.Tool) []types.Type {
 		out = append(out, p.Type)
 	}
 	return out
+}
+
+// handlerFuncType is the handler's signature as the model describes it.
+func handlerFuncType(t *model.Tool) jen.Code {
+	params := []jen.Code{jen.Qual("context", "Context")}
+	if t.Form == model.StructArgs {
+		params = append(params, gocode.TypeCode(t.Args))
+	} else {
+		for _, p := range t.Params {
+			params = append(params, gocode.TypeCode(p.Type))
+		}
+	}
+	return jen.Func().Params(params...).Params(gocode.TypeCode(t.ResultType()), jen.Error())
+}
+
+// handlerBinding binds the handler, by name with its concrete types, to
+// the reader and writer of its types (keel_codecs.go); a handler with
+// plain parameters gets them from its argument struct.
+func handlerBinding(t *model.Tool, binder string) jen.Code {
+	if t.Form == model.StructArgs {
+		return jen.Id(binder).Parens(jen.Qual(t.PkgPath, t.Func))
+	}
+	args := []jen.Code{jen.Id("ctx")}
+	for _, p := range t.Params {
+		args = append(args, jen.Id("args").Dot(p.Field))
+	}
+	return jen.Id(binder).Parens(
+		jen.Func().Params(jen.Id("ctx").Qual("context", "Context"), jen.Id("args").Id(t.ArgsTypeName())).
+			Params(gocode.TypeCode(t.ResultType()), jen.Error()).Block(
+			jen.Return(jen.Qual(t.PkgPath, t.Func).Call(args...)),
+		),
+	)
 }
