@@ -26,24 +26,24 @@ func (IncidentID) JSONSchema() *jsonschema.Schema {
 
 // LookupIncidentArgs are the arguments of lookup_incident.
 type LookupIncidentArgs struct {
-	// IncidentID is the id of the incident to look up, such as INC-001.
+	// The id of the incident to look up, such as INC-001.
 	IncidentID IncidentID `json:"incident_id"`
 }
 
-// Incident is one incident record.
+// One incident record.
 type Incident struct {
 	IncidentID IncidentID `json:"incident_id"`
-	// Service is the affected service.
+	// The affected service.
 	Service string `json:"service"`
-	// Severity is one of low, medium, high, critical.
+	// One of low, medium, high, critical.
 	Severity string `json:"severity" jsonschema:"enum=low,enum=medium,enum=high,enum=critical"`
-	// Symptom is what users see.
+	// What users see.
 	Symptom string `json:"symptom"`
-	// Evidence lists what points at the cause.
+	// Lists what points at the cause.
 	Evidence []string `json:"evidence"`
 }
 
-// LookupIncident returns one incident record by its id.
+// Returns one incident record by its id.
 //
 //keel:tool name=lookup_incident version=1.1 effect=read errors=incident_not_found timeout=2s
 func LookupIncident(ctx context.Context, args LookupIncidentArgs) (Incident, error) {
@@ -54,16 +54,16 @@ func LookupIncident(ctx context.Context, args LookupIncidentArgs) (Incident, err
 	return inc, nil
 }
 
-// Ticket is a follow-up ticket for an incident.
+// A follow-up ticket for an incident.
 type Ticket struct {
-	// TicketID is the new ticket's id.
+	// The new ticket's id.
 	TicketID   string     `json:"ticket_id"`
 	IncidentID IncidentID `json:"incident_id"`
 	// Status of a new ticket is always open.
 	Status string `json:"status" jsonschema:"enum=open"`
 }
 
-// CreateTicket opens a follow-up ticket for an incident. It writes to the
+// Opens a follow-up ticket for an incident. It writes to the
 // ticket system, so it runs only with approval.
 //
 //keel:tool name=create_ticket version=1.2.1 effect=write errors=incident_not_found timeout=5s

@@ -70,10 +70,12 @@ func connect(t *testing.T, url string) *mcp.ClientSession {
 	return cs
 }
 
-// shape is what a tools/list says of a tool's arguments.
+// shape is what a tools/list says of a tool: its description, and its
+// arguments.
 type shape struct {
-	Properties map[string]map[string]any
-	Required   []string
+	Description string `json:"-"`
+	Properties  map[string]map[string]any
+	Required    []string
 }
 
 func shapes(t *testing.T, cs *mcp.ClientSession) map[string]shape {
@@ -90,6 +92,7 @@ func shapes(t *testing.T, cs *mcp.ClientSession) map[string]shape {
 			t.Fatal(err)
 		}
 		slices.Sort(s.Required)
+		s.Description = tool.Description
 		out[tool.Name] = s
 	}
 	return out
@@ -118,6 +121,18 @@ func TestMovedServersAnswerAlike(t *testing.T) {
 			}
 			if !slices.Equal(mapsKeys(old.Properties), mapsKeys(now.Properties)) {
 				t.Errorf("%s: members %v on %s, %v on keel", name, mapsKeys(old.Properties), before, mapsKeys(now.Properties))
+			}
+			// The author's words, byte for byte: the tool's description as
+			// both wrote it, each member's as mcp-go wrote it (the go-sdk's
+			// tags hold the same words in lower case).
+			// keel adds only the errors the tool declares.
+			if rest, ok := strings.CutPrefix(now.Description, old.Description); !ok || rest != "" && !strings.HasPrefix(rest, " Errors it may return: ") {
+				t.Errorf("%s: described %q on %s, %q on keel", name, old.Description, before, now.Description)
+			}
+			for member, p := range old.Properties {
+				if before == "mcp-go" && p["description"] != now.Properties[member]["description"] {
+					t.Errorf("%s.%s: described %q on %s, %q on keel", name, member, p["description"], before, now.Properties[member]["description"])
+				}
 			}
 		}
 	}

@@ -8,11 +8,11 @@ import (
 	"sync"
 )
 
-// Dashboard is one dashboard of the store.
+// One dashboard of the store.
 type Dashboard struct {
-	// UID is the dashboard's stable id.
+	// The dashboard's stable id.
 	UID string `json:"uid"`
-	// Title is what people call it.
+	// What people call it.
 	Title string `json:"title"`
 }
 

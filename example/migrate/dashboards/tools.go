@@ -10,44 +10,44 @@ import (
 
 // SearchArgs are a search's terms.
 type SearchArgs struct {
-	// Query is part of a title, in any case.
+	// Part of a title, in any case.
 	Query string `json:"query" jsonschema:"minLength=1,maxLength=200"`
-	// Limit caps how many come back (1 to 100; all when absent).
+	// How many come back (1 to 100; all when absent).
 	Limit int `json:"limit,omitempty" jsonschema:"minimum=1,maximum=100"`
 }
 
-// SearchResult lists what matched.
+// Lists what matched.
 type SearchResult struct {
-	// Dashboards are the matches, in the store's order.
+	// The matches, in the store's order.
 	Dashboards []Dashboard `json:"dashboards"`
 }
 
-// SearchDashboards finds dashboards by title.
+// Finds dashboards by title.
 //
-//keel:tool name=search_dashboards version=1.0 effect=read
+//keel:tool name=search_dashboards version=1.1 effect=read
 func SearchDashboards(ctx context.Context, in SearchArgs) (SearchResult, error) {
 	return SearchResult{Dashboards: Find(in.Query, in.Limit)}, nil
 }
 
 // AnnotationArgs say what to note where.
 type AnnotationArgs struct {
-	// DashboardUID names the dashboard.
+	// The dashboard.
 	DashboardUID string `json:"dashboard_uid" jsonschema:"minLength=1,maxLength=100"`
-	// Text is the note.
+	// The note.
 	Text string `json:"text" jsonschema:"minLength=1,maxLength=2000"`
 }
 
-// Annotation is the note as stored.
+// The note as stored.
 type Annotation struct {
-	// DashboardUID names the dashboard.
+	// Names the dashboard.
 	DashboardUID string `json:"dashboard_uid"`
-	// Count is how many notes the dashboard has now.
+	// How many notes the dashboard has now.
 	Count int `json:"count"`
 }
 
-// CreateAnnotation adds a note to a dashboard.
+// Adds a note to a dashboard.
 //
-//keel:tool name=create_annotation version=1.0 effect=write errors=dashboard_not_found
+//keel:tool name=create_annotation version=1.1 effect=write errors=dashboard_not_found
 func CreateAnnotation(ctx context.Context, in AnnotationArgs) (Annotation, error) {
 	n, ok := Annotate(in.DashboardUID, in.Text)
 	if !ok {

@@ -28,7 +28,7 @@ type Color struct {
 	Color string `json:"color"`
 }
 
-// AskName asks the person's name and greets them.
+// Asks the person's name and greets them.
 //
 //keel:tool name=test_input_required_result_elicitation version=1.0 effect=read
 func AskName(ctx context.Context, _ None) (Text, error) {
@@ -39,7 +39,7 @@ func AskName(ctx context.Context, _ None) (Text, error) {
 	return Text{Text: "Hello, " + n.Name + "!"}, nil
 }
 
-// AskModel asks the client's model a question and answers with its answer.
+// Asks the client's model a question and answers with its answer.
 //
 //keel:tool name=test_input_required_result_sampling version=1.0 effect=read
 func AskModel(ctx context.Context, _ None) (Text, error) {
@@ -50,7 +50,7 @@ func AskModel(ctx context.Context, _ None) (Text, error) {
 	return Text{Text: c.Text}, nil
 }
 
-// AskRoots asks the client's roots and names them.
+// Asks the client's roots and names them.
 //
 //keel:tool name=test_input_required_result_list_roots version=1.0 effect=read
 func AskRoots(ctx context.Context, _ None) (Text, error) {
@@ -65,7 +65,7 @@ func AskRoots(ctx context.Context, _ None) (Text, error) {
 	return Text{Text: "Roots: " + strings.Join(uris, ", ")}, nil
 }
 
-// AskConfirmation asks for a confirmation, which comes back through the
+// Asks for a confirmation, which comes back through the
 // signed request state.
 //
 //keel:tool name=test_input_required_result_request_state version=1.0 effect=read
@@ -80,7 +80,7 @@ func AskConfirmation(ctx context.Context, _ None) (Text, error) {
 	return Text{Text: "state-ok: confirmed"}, nil
 }
 
-// AskThree asks a name, the model's greeting and the roots at once.
+// Asks a name, the model's greeting and the roots at once.
 //
 //keel:tool name=test_input_required_result_multiple_inputs version=1.0 effect=read
 func AskThree(ctx context.Context, _ None) (Text, error) {
@@ -93,7 +93,7 @@ func AskThree(ctx context.Context, _ None) (Text, error) {
 	return Text{Text: g.Text + ", " + n.Name + " (" + rootCount(roots) + ")"}, nil
 }
 
-// AskTwice asks a name, then, once it has it, a color.
+// Asks a name, then, once it has it, a color.
 //
 //keel:tool name=test_input_required_result_multi_round version=1.0 effect=read
 func AskTwice(ctx context.Context, _ None) (Text, error) {
@@ -108,7 +108,7 @@ func AskTwice(ctx context.Context, _ None) (Text, error) {
 	return Text{Text: n.Name + " likes " + c.Color + "."}, nil
 }
 
-// AskSigned asks a confirmation whose request state the client may not
+// Asks a confirmation whose request state the client may not
 // alter.
 //
 //keel:tool name=test_input_required_result_tampered_state version=1.0 effect=read
@@ -119,7 +119,7 @@ func AskSigned(ctx context.Context, _ None) (Text, error) {
 	return Text{Text: "Confirmed."}, nil
 }
 
-// AskWhatItCan asks only what the client declared it answers.
+// Asks only what the client declared it answers.
 //
 //keel:tool name=test_input_required_result_capabilities version=1.0 effect=read
 func AskWhatItCan(ctx context.Context, _ None) (Text, error) {
@@ -156,11 +156,11 @@ type Contact struct {
 
 // MessageArgs carry the question to show the person.
 type MessageArgs struct {
-	// Message is what the person reads.
+	// What the person reads.
 	Message string `json:"message" jsonschema:"maxLength=2000"`
 }
 
-// AskContact asks the person for a user name and an email address, with
+// Asks the person for a user name and an email address, with
 // the message the call gives, and says what they answered.
 //
 //keel:tool name=test_elicitation version=1.0 effect=read
@@ -177,11 +177,11 @@ func AskContact(ctx context.Context, in MessageArgs) (Text, error) {
 
 // PromptArgs carry the prompt for the client's model.
 type PromptArgs struct {
-	// Prompt is what the model completes.
+	// What the model completes.
 	Prompt string `json:"prompt" jsonschema:"maxLength=2000"`
 }
 
-// AskCompletion asks the client's model to complete the prompt the call
+// Asks the client's model to complete the prompt the call
 // gives.
 //
 //keel:tool name=test_sampling version=1.0 effect=read
@@ -193,7 +193,7 @@ func AskCompletion(ctx context.Context, in PromptArgs) (Text, error) {
 	return Text{Text: "LLM response: " + c.Text}, nil
 }
 
-// NeedsSampling needs the client's model, which a client that did not
+// Needs the client's model, which a client that did not
 // declare sampling cannot lend: the call is refused naming the capability.
 //
 //keel:tool name=test_missing_capability version=1.0 effect=read
@@ -205,7 +205,7 @@ func NeedsSampling(ctx context.Context, _ None) (Text, error) {
 	return Text{Text: c.Text}, nil
 }
 
-// AskWhileStreaming asks a name: on the 2026-07-28 revision its answer's
+// Asks a name: on the 2026-07-28 revision its answer's
 // stream carries the input request inside the result, never a request of
 // its own.
 //
@@ -232,7 +232,7 @@ type Profile struct {
 	Verified bool `json:"verified,omitempty" jsonschema:"default=true"`
 }
 
-// AskWithDefaults asks for a profile whose members have defaults, and says
+// Asks for a profile whose members have defaults, and says
 // what came back.
 //
 //keel:tool name=test_elicitation_sep1034_defaults version=1.0 effect=read
@@ -254,7 +254,7 @@ type Entry struct {
 	Confirm bool   `json:"confirm,omitempty"`
 }
 
-// AskTwoAtOnce asks two entries at once: a task's client may answer them
+// Asks two entries at once: a task's client may answer them
 // one at a time.
 //
 //keel:tool name=multi_input version=1.0 effect=read

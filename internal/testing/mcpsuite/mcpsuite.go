@@ -20,38 +20,38 @@ import (
 	"github.com/keelgen/keel/runtime/report"
 )
 
-// None is nothing: the arguments of a call that takes none, or the data of
+// Nothing: the arguments of a call that takes none, or the data of
 // a result whose content blocks are all it says.
 type None struct{}
 
-// Text is a result of one text.
+// A result of one text.
 type Text struct {
-	// Text is the tool's answer.
+	// The tool's answer.
 	Text string `json:"text"`
 }
 
-// SimpleText answers with one text.
+// Answers with one text.
 //
 //keel:tool name=test_simple_text version=1.0 effect=read
 func SimpleText(ctx context.Context, _ None) (Text, error) {
 	return Text{Text: "This is a simple text response for testing."}, nil
 }
 
-// ImageContent answers with a one-pixel red PNG.
+// Answers with a one-pixel red PNG.
 //
 //keel:tool name=test_image_content version=1.0 effect=read content=image/png
 func ImageContent(ctx context.Context, _ None) (runtime.WithContent[None], error) {
 	return runtime.WithContent[None]{Content: []runtime.Content{runtime.Image("image/png", redPixel())}}, nil
 }
 
-// AudioContent answers with a short WAV tone.
+// Answers with a short WAV tone.
 //
 //keel:tool name=test_audio_content version=1.0 effect=read content=audio/wav
 func AudioContent(ctx context.Context, _ None) (runtime.WithContent[None], error) {
 	return runtime.WithContent[None]{Content: []runtime.Content{runtime.Audio("audio/wav", silence())}}, nil
 }
 
-// EmbeddedResource answers with a text resource.
+// Answers with a text resource.
 //
 //keel:tool name=test_embedded_resource version=1.0 effect=read content=text/plain
 func EmbeddedResource(ctx context.Context, _ None) (runtime.WithContent[None], error) {
@@ -60,7 +60,7 @@ func EmbeddedResource(ctx context.Context, _ None) (runtime.WithContent[None], e
 	}}, nil
 }
 
-// MultipleContentTypes answers with text, an image and a JSON resource.
+// Answers with text, an image and a JSON resource.
 //
 //keel:tool name=test_multiple_content_types version=1.0 effect=read content=application/json,image/png
 func MultipleContentTypes(ctx context.Context, _ None) (runtime.WithContent[Text], error) {
@@ -73,7 +73,7 @@ func MultipleContentTypes(ctx context.Context, _ None) (runtime.WithContent[Text
 	}, nil
 }
 
-// WithLogging logs three messages while it runs.
+// Logs three messages while it runs.
 //
 //keel:tool name=test_tool_with_logging version=1.0 effect=read
 func WithLogging(ctx context.Context, _ None) (Text, error) {
@@ -85,7 +85,7 @@ func WithLogging(ctx context.Context, _ None) (Text, error) {
 	return Text{Text: "Logging test completed."}, nil
 }
 
-// LoggingTool logs one message, which a client of the 2026-07-28 revision
+// Logs one message, which a client of the 2026-07-28 revision
 // hears only when its request set a log level (_meta's logLevel).
 //
 //keel:tool name=test_logging_tool version=1.0 effect=read
@@ -94,7 +94,7 @@ func LoggingTool(ctx context.Context, _ None) (Text, error) {
 	return Text{Text: "Logged."}, nil
 }
 
-// WithProgress reports 0, 50 and 100 of 100, 50 ms apart.
+// Reports 0, 50 and 100 of 100, 50 ms apart.
 //
 //keel:tool name=test_tool_with_progress version=1.0 effect=read
 func WithProgress(ctx context.Context, _ None) (Text, error) {
@@ -107,7 +107,7 @@ func WithProgress(ctx context.Context, _ None) (Text, error) {
 	return Text{Text: "Progress test completed."}, nil
 }
 
-// ErrorHandling always fails, as the suite asks.
+// Always fails, as the suite asks.
 //
 //keel:tool name=test_error_handling version=1.0 effect=read errors=intentional_failure
 func ErrorHandling(ctx context.Context, _ None) (Text, error) {
@@ -116,14 +116,14 @@ func ErrorHandling(ctx context.Context, _ None) (Text, error) {
 
 // GreetArgs name whom to greet.
 type GreetArgs struct {
-	// Name is whom to greet.
+	// Whom to greet.
 	Name string `json:"name"`
-	// Region routes the greeting: a deployment's load balancer reads it
+	// Routes the greeting: a deployment's load balancer reads it
 	// from the Mcp-Param-Region header (SEP-2243).
 	Region string `json:"region,omitempty" jsonschema_extras:"x-mcp-header=Region"`
 }
 
-// Greet greets, at once: the tasks scenarios' tool that is never a task.
+// Greets, at once: the tasks scenarios' tool that is never a task.
 //
 //keel:tool name=greet version=1.1 effect=read
 func Greet(ctx context.Context, in GreetArgs) (Text, error) {
@@ -132,13 +132,13 @@ func Greet(ctx context.Context, in GreetArgs) (Text, error) {
 
 // SlowArgs say how long to work.
 type SlowArgs struct {
-	// Seconds is how long the computation takes.
+	// How long the computation takes.
 	Seconds int `json:"seconds" jsonschema:"minimum=0,maximum=600"`
-	// Label names the computation in its answer.
+	// Names the computation in its answer.
 	Label string `json:"label,omitempty" jsonschema:"maxLength=200"`
 }
 
-// SlowCompute works for the seconds asked, or until it is cancelled: the
+// Works for the seconds asked, or until it is cancelled: the
 // tasks scenarios' long call.
 //
 //keel:tool name=slow_compute version=1.0 effect=read
@@ -151,7 +151,7 @@ func SlowCompute(ctx context.Context, in SlowArgs) (Text, error) {
 	return Text{Text: "Computed " + in.Label + "."}, nil
 }
 
-// FailingJob fails after a second, as a tool fails (isError): the tasks
+// Fails after a second, as a tool fails (isError): the tasks
 // scenarios' job whose task completes with an error.
 //
 //keel:tool name=failing_job version=1.0 effect=read errors=job_failed
@@ -166,11 +166,11 @@ func FailingJob(ctx context.Context, _ None) (Text, error) {
 
 // DeleteArgs name the file to delete.
 type DeleteArgs struct {
-	// Filename is the file to delete.
+	// The file to delete.
 	Filename string `json:"filename" jsonschema:"maxLength=200"`
 }
 
-// ConfirmDelete deletes nothing, once a person approved the call: a write
+// Deletes nothing, once a person approved the call: a write
 // needs approval, which keel asks the client's person for as an input
 // request (cmd/mcpsuite-server sets mcpserver.Approvals). The tasks
 // scenarios' tool that waits for the client's input.
@@ -180,7 +180,7 @@ func ConfirmDelete(ctx context.Context, in DeleteArgs) (Text, error) {
 	return Text{Text: "Deleted " + in.Filename + "."}, nil
 }
 
-// ProtocolErrorJob is never run: cmd/mcpsuite-server's tool filter hides it
+// Never run: cmd/mcpsuite-server's tool filter hides it
 // from its task's run, which is unknown_tool, a JSON-RPC error (-32602), so
 // its task fails: the tasks scenarios' protocol error.
 //
@@ -220,30 +220,30 @@ func silence() []byte {
 
 // Person is someone, with where they live.
 type Person struct {
-	// Name is the person's name.
+	// The person's name.
 	Name string `json:"name"`
-	// Address is where they live.
+	// Where they live.
 	Address *Address `json:"address,omitempty"`
 }
 
-// Address is a postal address, and the one before it: a type that
+// A postal address, and the one before it: a type that
 // contains itself, which only $defs and $ref can write.
 type Address struct {
-	// Street is the street and number.
+	// The street and number.
 	Street string `json:"street,omitempty"`
-	// City is the city.
+	// The city.
 	City string `json:"city,omitempty"`
-	// Previous is the address before this one, if the person moved.
+	// The address before this one, if the person moved.
 	Previous *Address `json:"previous,omitempty"`
 }
 
-// Moves counts the addresses a person has had.
+// Counts the addresses a person has had.
 type Moves struct {
-	// Addresses is how many addresses were given.
+	// How many addresses were given.
 	Addresses int `json:"addresses"`
 }
 
-// JSONSchema202012 takes a schema with $schema, $defs and $ref: the
+// Takes a schema with $schema, $defs and $ref: the
 // conformance suite's check that 2020-12 structure reaches the client.
 //
 //keel:tool name=json_schema_2020_12_tool version=1.0 effect=read

@@ -319,8 +319,9 @@ func Find(ctx context.Context, code Code) (struct{}, error) { return struct{}{},
 
 // What the model reads of plain-parameter tools: //keel:param
 // descriptions, a type's own JSONSchema description where no //keel:param
-// gives one, no leading Go identifier, no root description restating the
-// arguments; -lint names what is still undescribed.
+// gives one, the doc comments as written, no root description restating
+// the arguments; -lint names what is still undescribed, and a comment that
+// starts with its Go name, at the comment.
 func TestModelFacingText(t *testing.T) {
 	t.Parallel()
 	dir := testmod.New(t, map[string]string{"h/h.go": `package h
@@ -371,9 +372,9 @@ func Weekday(ctx context.Context, at time.Time) (Booking, error) { return Bookin
 	}
 	for file, wants := range map[string][]string{
 		"schemas/book_room.input.json":  {`"description": "how long the booking lasts, in minutes"`, `"description": "A room, such as R12."`},
-		"schemas/book_room.output.json": {`"description": "The booking's id."`, `"description": "A confirmed booking."`},
+		"schemas/book_room.output.json": {`"description": "ID is the booking's id."`, `"description": "Booking is a confirmed booking."`},
 		"schemas/weekday.input.json":    {"\"at\": {\n      \"type\": \"string\",\n      \"format\": \"date-time\",\n      \"description\": \"the moment\"", "\"required\": [\n    \"at\"\n  ]"},
-		"keel_tools.go":                 {`"Books a room for waitMs milliseconds at most and returns a Booking."`, "jsonschema_description:\"how long the booking lasts, in minutes\""},
+		"keel_tools.go":                 {`"BookRoom books a room for waitMs milliseconds at most and returns a Booking."`, "jsonschema_description:\"how long the booking lasts, in minutes\""},
 	} {
 		for _, want := range wants {
 			if !strings.Contains(files[file], want) {
@@ -395,6 +396,10 @@ func Weekday(ctx context.Context, at time.Time) (Booking, error) { return Bookin
 		"warning: book_room: output member /room has no description for the model; give its field a doc comment",
 		"warning: book_room: the description names the Go identifier Booking, which the model does not know",
 		"warning: weekday: output member /room has no description for the model; give its field a doc comment",
+		`warning: book_room: its description starts with the handler's Go name BookRoom, which the model does not know and reads as written; if BookRoom is its Go name, not a word of the sentence, edit the comment: "BookRoom books a room" → "Books a room for"`,
+		`warning: book_room: output member /: its description starts with the Go name Booking, which the model reads as written; if Booking is its Go name, not a word of the sentence, edit the comment: "Booking is a confirmed" → "A confirmed booking."`,
+		`warning: book_room: output member /id: its description starts with the Go name ID, which the model reads as written; if ID is its Go name, not a word of the sentence, edit the comment: "ID is the booking's" → "The booking's id."`,
+		`warning: weekday: its description starts with the handler's Go name Weekday, which the model does not know and reads as written; if Weekday is its Go name, not a word of the sentence, edit the comment: "Weekday books the day" → "Books the day of"`,
 	}
 	slices.Sort(warnings)
 	slices.Sort(want)
@@ -432,10 +437,11 @@ func List(ctx context.Context, args Args) (struct{}, error) { return struct{}{},
 	}
 }
 
-// keel never changes what a description means: a field comment that starts
-// with the field's Go name loses the name only where a verb about it
-// follows (Go's doc convention); ordinary English that happens to start
-// with the name is kept as written, and -lint says so, with where.
+// keel never changes an author's words: every comment is the model's text
+// as written, Go's doc convention ("Limit caps") and ordinary English that
+// happens to start with the name ("Overwrite the dashboard") alike; -lint
+// names each comment that starts with its Go name, at the comment, with the
+// edit that leaves the name out, for the author to take or not.
 func TestAuthorsWordsKept(t *testing.T) {
 	t.Parallel()
 	dir := testmod.New(t, map[string]string{"h/h.go": `package h
@@ -482,10 +488,10 @@ func Update(ctx context.Context, a Args) (Out, error) { return Out{}, nil }
 	for file, wants := range map[string][]string{
 		"schemas/update_dashboard.input.json": {
 			`"Overwrite the dashboard if it exists."`, `"Page number for pagination (1-indexed)."`, `"UID of existing dashboard to update."`,
-			`"Caps the results."`, `"Where the dashboard goes."`, `"Map names to values."`, `"Must not be empty."`,
+			`"Limit caps the results."`, `"Folder is where the dashboard goes."`, `"Labels map names to values."`, `"Title must not be empty."`,
 		},
 		"schemas/update_dashboard.output.json": {`"Status of the update."`},
-		"keel_tools.go":                        {`"Updates a dashboard."`},
+		"keel_tools.go":                        {`"Update updates a dashboard."`},
 	} {
 		for _, want := range wants {
 			if !strings.Contains(files[file], want) {
@@ -493,16 +499,28 @@ func Update(ctx context.Context, a Args) (Out, error) { return Out{}, nil }
 			}
 		}
 	}
-	var kept []string
+	var named []string
 	for _, w := range res.Warnings {
-		if strings.Contains(w.Message, "kept as written") {
-			kept = append(kept, w.Message)
+		if strings.Contains(w.Message, "starts with") {
+			named = append(named, w.Format(dir))
 		}
 	}
-	slices.Sort(kept)
-	if len(kept) != 4 || !strings.Contains(kept[0], "input member /overwrite: its doc comment (") || !strings.Contains(kept[0], "h.go:7:") ||
-		!strings.Contains(kept[3], "output member /status") {
-		t.Errorf("-lint on the texts kept:\n%s", strings.Join(kept, "\n"))
+	slices.Sort(named)
+	want := []string{ // every comment that starts with its name, at its line
+		`h/h.go:13:2: warning: update_dashboard: input member /limit: its description starts with the Go name Limit, which the model reads as written; if Limit is its Go name, not a word of the sentence, edit the comment: "Limit caps the results." → "Caps the results."`,
+		`h/h.go:15:2: warning: update_dashboard: input member /folder: its description starts with the Go name Folder, which the model reads as written; if Folder is its Go name, not a word of the sentence, edit the comment: "Folder is where the" → "Where the dashboard goes."`,
+		`h/h.go:17:2: warning: update_dashboard: input member /labels: its description starts with the Go name Labels, which the model reads as written; if Labels is its Go name, not a word of the sentence, edit the comment: "Labels map names to" → "Map names to values."`,
+		`h/h.go:19:2: warning: update_dashboard: input member /title: its description starts with the Go name Title, which the model reads as written; if Title is its Go name, not a word of the sentence, edit the comment: "Title must not be" → "Must not be empty."`,
+		`h/h.go:25:2: warning: update_dashboard: output member /status: its description starts with the Go name Status, which the model reads as written; if Status is its Go name, not a word of the sentence, edit the comment: "Status of the update." → "Of the update."`,
+		`h/h.go:29:1: warning: update_dashboard: its description starts with the handler's Go name Update, which the model does not know and reads as written; if Update is its Go name, not a word of the sentence, edit the comment: "Update updates a dashboard." → "Updates a dashboard."`,
+		`h/h.go:7:2: warning: update_dashboard: input member /overwrite: its description starts with the Go name Overwrite, which the model reads as written; if Overwrite is its Go name, not a word of the sentence, edit the comment: "Overwrite the dashboard if" → "The dashboard if it"`,
+		`h/h.go:9:2: warning: update_dashboard: input member /page: its description starts with the Go name Page, which the model reads as written; if Page is its Go name, not a word of the sentence, edit the comment: "Page number for pagination" → "Number for pagination (1-indexed)."`,
+		`h/h.go:11:2: warning: update_dashboard: input member /uid: its description starts with the Go name UID, which the model reads as written; if UID is its Go name, not a word of the sentence, edit the comment: "UID of existing dashboard" → "Of existing dashboard to"`,
+		`h/h.go:23:1: warning: update_dashboard: output member /: its description starts with the Go name Out, which the model reads as written; if Out is its Go name, not a word of the sentence, edit the comment: "Out is the update's" → "The update's outcome."`,
+	}
+	slices.Sort(want)
+	if !slices.Equal(named, want) {
+		t.Errorf("-lint on comments that start with their name:\n%s\nwant:\n%s", strings.Join(named, "\n"), strings.Join(want, "\n"))
 	}
 }
 

@@ -2,9 +2,11 @@ package gen
 
 import (
 	"fmt"
+	"go/token"
 	"slices"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/go-json-experiment/json/jsontext"
 
@@ -18,8 +20,17 @@ import (
 // where the model knows another name or none.
 func lint(pkg *model.Package, schemas map[string]model.Schemas) []model.Diagnostic {
 	var out []model.Diagnostic
-	warn := func(t *model.Tool, format string, args ...any) {
-		out = append(out, model.Diagnostic{Pos: t.Pos, Message: "warning: " + t.Name + ": " + fmt.Sprintf(format, args...)})
+	warnAt := func(pos token.Position, t *model.Tool, format string, args ...any) {
+		out = append(out, model.Diagnostic{Pos: pos, Message: "warning: " + t.Name + ": " + fmt.Sprintf(format, args...)})
+	}
+	warn := func(t *model.Tool, format string, args ...any) { warnAt(t.Pos, t, format, args...) }
+	namedFirst := map[token.Position]bool{} // a comment several tools read is named once
+	once := func(at token.Position) bool {
+		if namedFirst[at] {
+			return false
+		}
+		namedFirst[at] = true
+		return true
 	}
 	// Each description is split into words once and each word looked up in
 	// a set: the work follows the text, not tools × identifiers.
@@ -29,6 +40,12 @@ func lint(pkg *model.Package, schemas map[string]model.Schemas) []model.Diagnost
 	}
 	for _, t := range pkg.Tools {
 		said := words(t.Description)
+		for _, at := range pkg.NamedFirst[t.Description] {
+			if !once(at) {
+				continue
+			}
+			warnAt(at, t, "its description starts with the handler's Go name %s, which the model does not know and reads as written; %s", t.Func, fixNamedFirst(t.Description, t.Func))
+		}
 		params := map[string]bool{}
 		for _, p := range t.Params {
 			params[p.JSONName] = true
@@ -50,9 +67,13 @@ func lint(pkg *model.Package, schemas map[string]model.Schemas) []model.Diagnost
 				warn(t, "%s member %s has no description for the model; give its field a doc comment", side.name, ptr)
 			}
 			for _, d := range described(side.doc) {
-				if at, ok := pkg.KeptNames[d.text]; ok {
-					warn(t, "%s member %s: its doc comment (%s) starts with the field's Go name and is kept as written, since the next word does not read as a verb about it; the model reads %q (to have the name dropped, write \"<Name> is ...\" or \"<Name> returns ...\")",
-						side.name, d.ptr, at, d.text)
+				for _, at := range pkg.NamedFirst[d.text] {
+					if !once(at) {
+						continue
+					}
+					name, _, _ := strings.Cut(d.text, " ")
+					warnAt(at, t, "%s member %s: its description starts with the Go name %s, which the model reads as written; %s",
+						side.name, d.ptr, name, fixNamedFirst(d.text, name))
 				}
 			}
 		}
@@ -73,16 +94,50 @@ func lint(pkg *model.Package, schemas map[string]model.Schemas) []model.Diagnost
 // describedMember is a property's JSON Pointer and its description.
 type describedMember struct{ ptr, text string }
 
-// described lists the properties of schema, at any depth, that have a
-// description.
+// described lists every subschema of schema with a description, at any
+// place (the root, members, items, tuples' items, $defs), by pointer.
 func described(schema []byte) []describedMember {
 	var out []describedMember
-	walkMembers(schema, false, func(ptr string, p *schemamodel.Schema, _ bool) {
-		if p.IsObject() && p.Description != "" {
-			out = append(out, describedMember{ptr, p.Description})
+	doc, err := schemamodel.Parse(schema)
+	if err != nil {
+		return nil
+	}
+	doc.Walk(func(sub *schemamodel.Schema, ptr jsontext.Pointer) {
+		if sub.IsObject() && sub.Description != "" {
+			out = append(out, describedMember{memberPointer(ptr), sub.Description})
 		}
 	})
 	return out
+}
+
+// memberPointer is a schema pointer as the other warnings name a member:
+// "/properties/id" as "/id", an array's items as "0", a map's values as
+// "*"; the root as "/".
+func memberPointer(ptr jsontext.Pointer) string {
+	var out jsontext.Pointer
+	skip := false
+	for tok := range ptr.Tokens() {
+		switch {
+		case skip:
+			skip = false
+			out = out.AppendToken(tok)
+		case tok == "properties" || tok == "prefixItems" || tok == "$defs":
+			skip = true
+			if tok == "$defs" {
+				out = out.AppendToken(tok)
+			}
+		case tok == "items":
+			out = out.AppendToken("0")
+		case tok == "additionalProperties":
+			out = out.AppendToken("*")
+		default:
+			out = out.AppendToken(tok)
+		}
+	}
+	if out == "" {
+		return "/"
+	}
+	return string(out)
 }
 
 // undescribed lists the JSON Pointers of the properties of schema, at any
@@ -138,4 +193,22 @@ func words(text string) map[string]bool {
 		out[w] = true
 	}
 	return out
+}
+
+// fixNamedFirst is the edit -lint suggests for a doc text that starts with
+// the Go name it documents (the warning is at the comment): its first
+// words, and the same without the name (and an "is" or "are" after it),
+// capitalized. The author decides: "Filter notifications to ..." may mean
+// the verb.
+func fixNamedFirst(text, name string) string {
+	rest := strings.TrimPrefix(text, name+" ")
+	for _, be := range []string{"is ", "are "} {
+		rest = strings.TrimPrefix(rest, be)
+	}
+	r, size := utf8.DecodeRuneInString(rest)
+	start := func(s string) string { // the first words, enough to find the place
+		f := strings.Fields(s)
+		return strings.Join(f[:min(len(f), 4)], " ")
+	}
+	return fmt.Sprintf("if %s is its Go name, not a word of the sentence, edit the comment: %q → %q", name, start(text), start(string(unicode.ToUpper(r))+rest[size:]))
 }

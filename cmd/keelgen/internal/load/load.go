@@ -16,7 +16,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
 	"golang.org/x/tools/go/packages"
@@ -234,6 +233,7 @@ func (l *loader) comment(cg *ast.CommentGroup, fd *ast.FuncDecl, out *model.Pack
 		l.errorf(directives[1].Pos(), "func %s has more than one //keel:tool directive", fd.Name.Name)
 	default:
 		if t := l.tool(fd, directives[0], params); t != nil && l.title(t, titles) && l.approve(t, approves) {
+			l.namedFirst(out, t.Description, t.Func, fd.Doc.Pos())
 			out.Tools = append(out.Tools, t)
 		}
 	}
@@ -252,7 +252,7 @@ func (l *loader) tool(fd *ast.FuncDecl, dir *ast.Comment, params []*ast.Comment)
 	before := len(l.diags)
 	t := &model.Tool{
 		Name: d.name, Version: d.version, Effect: d.effect, Timeout: d.timeout, Errors: d.errors, Hints: d.hints, Content: d.content, Scopes: d.scopes, Groups: d.groups,
-		Description: modelText(docText(fd.Doc), fd.Name.Name),
+		Description: docText(fd.Doc), // as written: the author's words are the model's
 		Pos:         l.fset.Position(dir.Pos()),
 		Func:        fd.Name.Name,
 		PkgPath:     l.pkg.PkgPath,
@@ -338,7 +338,7 @@ func (l *loader) describeParams(t *model.Tool, label string, params []*ast.Comme
 		case t.Params[i].Description != "":
 			l.errorf(c.Pos(), "%s: //keel:param %s is given twice", label, name)
 		default:
-			t.Params[i].Description = modelText(text, t.Params[i].Name)
+			t.Params[i].Description = text
 		}
 	}
 }
@@ -512,8 +512,9 @@ func (l *loader) collectComments(f *ast.File, out *model.Package) {
 	into := out.Comments
 	eachType(f, func(ts *ast.TypeSpec, doc *ast.CommentGroup) {
 		key := l.pkg.PkgPath + "." + ts.Name.Name
-		if text := modelText(docText(doc), ts.Name.Name); text != "" {
+		if text := docText(doc); text != "" {
 			into[key] = text
+			l.namedFirst(out, text, ts.Name.Name, doc.Pos())
 		}
 		st, ok := ts.Type.(*ast.StructType)
 		if !ok {
@@ -529,8 +530,8 @@ func (l *loader) collectComments(f *ast.File, out *model.Package) {
 				continue
 			}
 			for _, name := range field.Names {
-				into[key+"."+name.Name] = modelText(text, name.Name)
-				l.noteKept(out, text, name.Name, doc.Pos())
+				into[key+"."+name.Name] = text
+				l.namedFirst(out, text, name.Name, doc.Pos())
 			}
 		}
 	})
@@ -596,82 +597,19 @@ func parsePos(s string) token.Position {
 	return token.Position{Filename: s}
 }
 
-// modelText rewrites a doc text for the model by Go's doc convention: a
-// comment starts with the name of what it documents ("FindRooms lists
-// rooms", "MinCapacity is the smallest size"), which the model never sees.
-// The leading identifier is dropped, with an "is" or "are" after it, and
-// the next word capitalized: "Lists rooms", "The smallest size". It is
-// dropped only where the rest reads as a sentence about that name (a verb
-// follows: docVerb); ordinary English that happens to start with the name
-// ("Overwrite the dashboard if it exists", "Page number for pagination")
-// is kept as written, and -lint says so (keptName).
-func modelText(text, ident string) string {
-	rest, ok := strings.CutPrefix(text, ident+" ")
-	if !ok || ident == "" {
-		return text
-	}
-	next, after, _ := strings.Cut(rest, " ")
-	switch {
-	case next == "is" || next == "are":
-		rest = after
-	case !docVerb(next, ident) && !(docAdverbs[next] && docVerb(strings.SplitN(after, " ", 2)[0], ident)):
-		return text
-	}
-	r, size := utf8.DecodeRuneInString(rest)
-	if r == utf8.RuneError {
-		return text
-	}
-	return string(unicode.ToUpper(r)) + rest[size:]
-}
-
-// noteKept records, for -lint, a doc text that starts with the name it
-// documents and that modelText kept as written.
-func (l *loader) noteKept(out *model.Package, text, ident string, pos token.Pos) {
-	if ident == "" || !strings.HasPrefix(text, ident+" ") || modelText(text, ident) != text {
+// namedFirst records, for -lint, a doc text that starts with the Go name it
+// documents ("LookupIncident returns ..."), as Go's doc convention writes
+// it: the model reads the text as written, a name it does not know
+// included, so -lint names it with the edit that leaves the name out.
+func (l *loader) namedFirst(out *model.Package, text, ident string, pos token.Pos) {
+	if ident == "" || !strings.HasPrefix(text, ident+" ") {
 		return
 	}
-	if out.KeptNames == nil {
-		out.KeptNames = map[string]token.Position{}
+	if out.NamedFirst == nil {
+		out.NamedFirst = map[string][]token.Position{}
 	}
-	out.KeptNames[text] = l.fset.Position(pos)
+	out.NamedFirst[text] = append(out.NamedFirst[text], l.fset.Position(pos))
 }
-
-// docVerb reports whether w, after the Go name ident, makes the comment a
-// doc sentence about it: an auxiliary ("Limit is", "Name must"), a word
-// that reads as a verb in the third person ("Since restricts"), or after a
-// plural name one of the verbs doc comments use ("Labels map"). Any other
-// word keeps the author's text.
-func docVerb(w, ident string) bool {
-	w = strings.TrimRight(w, ",;:.")
-	plural := strings.HasSuffix(ident, "s") && !strings.HasSuffix(ident, "ss")
-	return docAuxiliaries[w] || thirdPerson(w) || plural && pluralVerbs[w]
-}
-
-var docAuxiliaries = map[string]bool{
-	"was": true, "were": true, "has": true, "have": true, "had": true, "can": true, "cannot": true, "could": true,
-	"may": true, "might": true, "must": true, "shall": true, "should": true, "will": true, "would": true, "does": true, "do": true,
-}
-
-var pluralVerbs = map[string]bool{
-	"map": true, "hold": true, "name": true, "list": true, "give": true, "say": true, "carry": true, "count": true,
-	"keep": true, "mark": true, "mean": true, "limit": true, "bound": true, "describe": true, "contain": true,
-	"select": true, "filter": true, "match": true, "set": true, "tell": true, "point": true, "refer": true,
-	"apply": true, "follow": true, "override": true, "control": true, "go": true, "come": true, "run": true,
-}
-
-// thirdPerson reports whether w reads as a verb in the third person
-// singular, as Go doc comments put it after a name ("Since restricts"): a
-// lowercase word of four letters or more ending in s, but not in ss, us or
-// is ("class", "status", "basis").
-func thirdPerson(w string) bool {
-	if len(w) < 4 || strings.IndexFunc(w, func(r rune) bool { return r < 'a' || r > 'z' }) >= 0 {
-		return false
-	}
-	return strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") && !strings.HasSuffix(w, "us") && !strings.HasSuffix(w, "is")
-}
-
-// docAdverbs may stand between a name and its verb ("Job always fails").
-var docAdverbs = map[string]bool{"always": true, "never": true, "only": true, "also": true, "usually": true, "often": true, "still": true, "then": true}
 
 // goListSays is why the go command matched no packages, when it says so
 // (a go.mod that needs go mod tidy, a pattern outside the module): the

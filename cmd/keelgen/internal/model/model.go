@@ -38,11 +38,11 @@ type Package struct {
 	// Tuples are the struct types a //keel:tuple directive marks, keyed by
 	// "pkgpath.Name": JSON arrays of their fields' values, in field order.
 	Tuples map[string]token.Position
-	// KeptNames are doc texts that start with the Go name they document
-	// but were kept as written, since the word after it does not read as a
-	// verb about it ("Page number for pagination"): keelgen -lint names
-	// each one a tool's model reads, where it is written.
-	KeptNames map[string]token.Position
+	// NamedFirst are doc texts that start with the Go name they document
+	// ("LookupIncident returns ...", "Limit is ..."), which the model reads
+	// as written: keelgen -lint names each one a tool's model reads, where
+	// it is written, with the edit that leaves the name out.
+	NamedFirst map[string][]token.Position // by text: two comments may say the same
 	// Forms are the types handlers ask a person to fill (ask.Elicit[T])
 	// without writing T's form by hand, sorted by name: keelgen generates
 	// each one's schema and reader.

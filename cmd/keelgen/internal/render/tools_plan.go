@@ -27,8 +27,8 @@ type toolsPlan struct {
 	rows      []toolRow // sorted by name, as the tools are
 	// argsStructs are the argument structs of the plain-parameter tools.
 	argsStructs []jen.Code
-	stated    bool      // some tool states a hint, so the file declares stated
-	lookup    lookupPlan
+	stated      bool // some tool states a hint, so the file declares stated
+	lookup      lookupPlan
 }
 
 // importName is the name a generated file gives an imported package.

@@ -19,7 +19,7 @@ const _ = runtime.IsAtLeastVersion0_6_0
 
 // SetDigest identifies this exact tool set: the set_digest of keel.lock.json.
 // The executor recomputes it from the embedded contracts before it accepts a call.
-const SetDigest = "sha256:8f2a2a5bc20f48870aca4602b671da1f640e2833418bac2404e7b19642d61605"
+const SetDigest = "sha256:2d682ae596f57209bb3cb8955f0389528b85824cc074d2a0974466319a91af63"
 
 // Tool names. Harness code that names a tool by its constant stops compiling
 // when the tool is removed.
@@ -49,7 +49,7 @@ var toolSpecs = [...]runtime.ToolSpec{
 	{
 		Info: runtime.ToolInfo{
 			Name:        ToolCreateAnnotation,
-			Version:     "1.0",
+			Version:     "1.1",
 			Effect:      runtime.EffectWrite,
 			Description: "Adds a note to a dashboard.",
 			Errors:      []runtime.Code{"dashboard_not_found"},
@@ -59,7 +59,7 @@ var toolSpecs = [...]runtime.ToolSpec{
 	{
 		Info: runtime.ToolInfo{
 			Name:        ToolSearchDashboards,
-			Version:     "1.0",
+			Version:     "1.1",
 			Effect:      runtime.EffectRead,
 			Description: "Finds dashboards by title.",
 		},

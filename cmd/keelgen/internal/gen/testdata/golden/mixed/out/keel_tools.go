@@ -20,7 +20,7 @@ const _ = runtime.IsAtLeastVersion0_6_0
 
 // SetDigest identifies this exact tool set: the set_digest of keel.lock.json.
 // The executor recomputes it from the embedded contracts before it accepts a call.
-const SetDigest = "sha256:972c215495420c60d938c25e0b5a458493e746c665a4782193150d35fc82db1d"
+const SetDigest = "sha256:35c26e2f96724d29bcf4268f88c557fa6a12dc337c0699af90e1144cc1a930fe"
 
 // Tool names. Harness code that names a tool by its constant stops compiling
 // when the tool is removed.
@@ -78,7 +78,7 @@ var toolSpecs = [...]runtime.ToolSpec{
 			Name:        ToolT2faReset,
 			Version:     "0.1",
 			Effect:      runtime.EffectWrite,
-			Description: "Resets a user's second factor.",
+			Description: "Reset2FA resets a user's second factor.",
 		},
 		Handler: t2faResetArgsHandler(func(ctx context.Context, args T2faResetArgs) (in.Item, error) {
 			return in.Reset2FA(ctx, args.UserURL)
@@ -89,7 +89,7 @@ var toolSpecs = [...]runtime.ToolSpec{
 			Name:        ToolSearch,
 			Version:     "1.6.0",
 			Effect:      runtime.EffectRead,
-			Description: "Finds documents by text.\n\nIt searches titles and bodies, newest first.",
+			Description: "Search finds documents by text.\n\nIt searches titles and bodies, newest first.",
 			Timeout:     1500 * time.Millisecond,
 			Errors:      []runtime.Code{"index_offline", "query_too_broad"},
 			Groups:      []string{"catalog", "search"},
@@ -101,7 +101,7 @@ var toolSpecs = [...]runtime.ToolSpec{
 			Name:        ToolTagItem,
 			Version:     "2.1.1",
 			Effect:      runtime.EffectWrite,
-			Description: "Adds tags to an item. Tagging twice with the same tags changes nothing, and no tag is lost: the author states it.",
+			Description: "TagItem adds tags to an item. Tagging twice with the same tags changes nothing, and no tag is lost: the author states it.",
 			Title:       "Tag an item",
 			Approve:     "Tag item {item_id} with {tags}?",
 			Hints:       runtime.Hints{Destructive: &stated[0], Idempotent: &stated[1], OpenWorld: &stated[0]},
@@ -116,7 +116,7 @@ var toolSpecs = [...]runtime.ToolSpec{
 			Name:        ToolUnlink,
 			Version:     "1",
 			Effect:      runtime.EffectWrite,
-			Description: "Removes the link to a user; its parameters are Reset2FA's, so its argument struct is an alias of that one.",
+			Description: "Unlink removes the link to a user; its parameters are Reset2FA's, so its argument struct is an alias of that one.",
 		},
 		Handler: t2faResetArgsHandler(func(ctx context.Context, args UnlinkArgs) (in.Item, error) {
 			return in.Unlink(ctx, args.UserURL)

@@ -28,7 +28,7 @@ const _ = runtime.IsAtLeastVersion0_6_0
 
 // SetDigest identifies this exact tool set: the set_digest of keel.lock.json.
 // The executor recomputes it from the embedded contracts before it accepts a call.
-const SetDigest = "sha256:ab64b5320c306a317ebf37daf40bd3c636828b388fc3213ddea9938b14ae871e"
+const SetDigest = "sha256:14e8ce2b872d20cdccbe561f07451cd5fb37e4d923e7645ce5a7a0266a47bc64"
 
 // Tool names. Harness code that names a tool by its constant stops compiling
 // when the tool is removed.
@@ -165,7 +165,7 @@ var toolSpecs = [...]runtime.ToolSpec{
 			Name:        ToolContextFind,
 			Version:     "1.0",
 			Effect:      runtime.EffectRead,
-			Description: "Returns the item it is given, or the error a name asks for.",
+			Description: "Find returns the item it is given, or the error a name asks for.",
 		},
 		Handler: itemHandler(incontext.Find),
 	},
@@ -174,7 +174,7 @@ var toolSpecs = [...]runtime.ToolSpec{
 			Name:        ToolContextPut,
 			Version:     "1.0",
 			Effect:      runtime.EffectWrite,
-			Description: "Stores a note.",
+			Description: "Put stores a note.",
 		},
 		Handler: contextPutArgsHandler(func(ctx context.Context, args ContextPutArgs) (incontext.Item, error) {
 			return incontext.Put(ctx, args.Note, args.Count)
@@ -185,7 +185,7 @@ var toolSpecs = [...]runtime.ToolSpec{
 			Name:        ToolEmbedFind,
 			Version:     "1.0",
 			Effect:      runtime.EffectRead,
-			Description: "Returns the item it is given, or the error a name asks for.",
+			Description: "Find returns the item it is given, or the error a name asks for.",
 		},
 		Handler: embedFindArgsHandler(inembed.Find),
 	},
@@ -194,7 +194,7 @@ var toolSpecs = [...]runtime.ToolSpec{
 			Name:        ToolEmbedPut,
 			Version:     "1.0",
 			Effect:      runtime.EffectWrite,
-			Description: "Stores a note.",
+			Description: "Put stores a note.",
 		},
 		Handler: embedPutHandler(func(ctx context.Context, args EmbedPutArgs) (inembed.Item, error) {
 			return inembed.Put(ctx, args.Note, args.Count)
@@ -205,7 +205,7 @@ var toolSpecs = [...]runtime.ToolSpec{
 			Name:        ToolEnumsFind,
 			Version:     "1.0",
 			Effect:      runtime.EffectRead,
-			Description: "Returns the item it is given, or the error a name asks for.",
+			Description: "Find returns the item it is given, or the error a name asks for.",
 		},
 		Handler: enumsFindArgsHandler(enums.Find),
 	},
@@ -214,7 +214,7 @@ var toolSpecs = [...]runtime.ToolSpec{
 			Name:        ToolEnumsPut,
 			Version:     "1.0",
 			Effect:      runtime.EffectWrite,
-			Description: "Stores a note.",
+			Description: "Put stores a note.",
 		},
 		Handler: enumsPutHandler(func(ctx context.Context, args EnumsPutArgs) (enums.Item, error) {
 			return enums.Put(ctx, args.Note, args.Count)
@@ -225,7 +225,7 @@ var toolSpecs = [...]runtime.ToolSpec{
 			Name:        ToolErrorsFind,
 			Version:     "1.0",
 			Effect:      runtime.EffectRead,
-			Description: "Returns the item it is given, or the error a name asks for.",
+			Description: "Find returns the item it is given, or the error a name asks for.",
 		},
 		Handler: errorsFindArgsHandler(errors.Find),
 	},
@@ -234,7 +234,7 @@ var toolSpecs = [...]runtime.ToolSpec{
 			Name:        ToolErrorsPut,
 			Version:     "1.0",
 			Effect:      runtime.EffectWrite,
-			Description: "Stores a note.",
+			Description: "Put stores a note.",
 		},
 		Handler: errorsPutHandler(func(ctx context.Context, args ErrorsPutArgs) (errors.Item, error) {
 			return errors.Put(ctx, args.Note, args.Count)
@@ -245,7 +245,7 @@ var toolSpecs = [...]runtime.ToolSpec{
 			Name:        ToolJsonFind,
 			Version:     "1.0",
 			Effect:      runtime.EffectRead,
-			Description: "Returns the item it is given, or the error a name asks for.",
+			Description: "Find returns the item it is given, or the error a name asks for.",
 		},
 		Handler: jsonFindArgsHandler(json.Find),
 	},
@@ -254,7 +254,7 @@ var toolSpecs = [...]runtime.ToolSpec{
 			Name:        ToolJsonPut,
 			Version:     "1.0",
 			Effect:      runtime.EffectWrite,
-			Description: "Stores a note.",
+			Description: "Put stores a note.",
 		},
 		Handler: jsonPutHandler(func(ctx context.Context, args JsonPutArgs) (json.Item, error) {
 			return json.Put(ctx, args.Note, args.Count)
@@ -265,7 +265,7 @@ var toolSpecs = [...]runtime.ToolSpec{
 			Name:        ToolResultFind,
 			Version:     "1.0",
 			Effect:      runtime.EffectRead,
-			Description: "Returns the item it is given, or the error a name asks for.",
+			Description: "Find returns the item it is given, or the error a name asks for.",
 		},
 		Handler: resultFindArgsHandler(inresult.Find),
 	},
@@ -274,7 +274,7 @@ var toolSpecs = [...]runtime.ToolSpec{
 			Name:        ToolResultPut,
 			Version:     "1.0",
 			Effect:      runtime.EffectWrite,
-			Description: "Stores a note.",
+			Description: "Put stores a note.",
 		},
 		Handler: resultPutHandler(func(ctx context.Context, args ResultPutArgs) (inresult.Item, error) {
 			return inresult.Put(ctx, args.Note, args.Count)
@@ -285,7 +285,7 @@ var toolSpecs = [...]runtime.ToolSpec{
 			Name:        ToolRuntimeFind,
 			Version:     "1.0",
 			Effect:      runtime.EffectRead,
-			Description: "Returns the item it is given, or the error a name asks for.",
+			Description: "Find returns the item it is given, or the error a name asks for.",
 		},
 		Handler: runtimeFindArgsHandler(inruntime.Find),
 	},
@@ -294,7 +294,7 @@ var toolSpecs = [...]runtime.ToolSpec{
 			Name:        ToolRuntimePut,
 			Version:     "1.0",
 			Effect:      runtime.EffectWrite,
-			Description: "Stores a note.",
+			Description: "Put stores a note.",
 		},
 		Handler: runtimePutHandler(func(ctx context.Context, args RuntimePutArgs) (inruntime.Item, error) {
 			return inruntime.Put(ctx, args.Note, args.Count)
@@ -305,7 +305,7 @@ var toolSpecs = [...]runtime.ToolSpec{
 			Name:        ToolStrconvFind,
 			Version:     "1.0",
 			Effect:      runtime.EffectRead,
-			Description: "Returns the item it is given, or the error a name asks for.",
+			Description: "Find returns the item it is given, or the error a name asks for.",
 		},
 		Handler: strconvFindArgsHandler(instrconv.Find),
 	},
@@ -314,7 +314,7 @@ var toolSpecs = [...]runtime.ToolSpec{
 			Name:        ToolStrconvPut,
 			Version:     "1.0",
 			Effect:      runtime.EffectWrite,
-			Description: "Stores a note.",
+			Description: "Put stores a note.",
 		},
 		Handler: strconvPutHandler(func(ctx context.Context, args StrconvPutArgs) (instrconv.Item, error) {
 			return instrconv.Put(ctx, args.Note, args.Count)
@@ -325,7 +325,7 @@ var toolSpecs = [...]runtime.ToolSpec{
 			Name:        ToolToolsFind,
 			Version:     "1.0",
 			Effect:      runtime.EffectRead,
-			Description: "Returns the item it is given, or the error a name asks for.",
+			Description: "Find returns the item it is given, or the error a name asks for.",
 		},
 		Handler: toolsFindArgsHandler(intools.Find),
 	},
@@ -334,7 +334,7 @@ var toolSpecs = [...]runtime.ToolSpec{
 			Name:        ToolToolsPut,
 			Version:     "1.0",
 			Effect:      runtime.EffectWrite,
-			Description: "Stores a note.",
+			Description: "Put stores a note.",
 		},
 		Handler: toolsPutHandler(func(ctx context.Context, args ToolsPutArgs) (intools.Item, error) {
 			return intools.Put(ctx, args.Note, args.Count)
@@ -345,7 +345,7 @@ var toolSpecs = [...]runtime.ToolSpec{
 			Name:        ToolWireFind,
 			Version:     "1.0",
 			Effect:      runtime.EffectRead,
-			Description: "Returns the item it is given, or the error a name asks for.",
+			Description: "Find returns the item it is given, or the error a name asks for.",
 		},
 		Handler: wireFindArgsHandler(inwire.Find),
 	},
@@ -354,7 +354,7 @@ var toolSpecs = [...]runtime.ToolSpec{
 			Name:        ToolWirePut,
 			Version:     "1.0",
 			Effect:      runtime.EffectWrite,
-			Description: "Stores a note.",
+			Description: "Put stores a note.",
 		},
 		Handler: wirePutHandler(func(ctx context.Context, args WirePutArgs) (inwire.Item, error) {
 			return inwire.Put(ctx, args.Note, args.Count)

@@ -19,7 +19,7 @@ const _ = runtime.IsAtLeastVersion0_6_0
 
 // SetDigest identifies this exact tool set: the set_digest of keel.lock.json.
 // The executor recomputes it from the embedded contracts before it accepts a call.
-const SetDigest = "sha256:d826c26eca4737138867dd17b679e364f1f3448051ce383a4ccb8f557824823e"
+const SetDigest = "sha256:ab9ac1ee1812e6ab650e0820140b4dd264b0b97d820da8b278a5b5795f868e67"
 
 // Tool names. Harness code that names a tool by its constant stops compiling
 // when the tool is removed.
@@ -47,7 +47,7 @@ var toolSpecs = [...]runtime.ToolSpec{
 			Name:        ToolRegister,
 			Version:     "1.0",
 			Effect:      runtime.EffectRead,
-			Description: "Registers a person.",
+			Description: "Register registers a person.",
 		},
 		Handler: personHandler(recursive.Register),
 	},
