@@ -233,6 +233,9 @@ func (e *Executor) verifyTool(set ToolSet, t *Tool, locked bool) error {
 		if err := checkHandBound(t.info.InputSchema); err != nil {
 			return fmt.Errorf("keel: tool %s: %w", t.info.Name, err)
 		}
+		if t.info.LaxNumbers {
+			return fmt.Errorf("keel: tool %s: LaxNumbers needs keelgen's generated reader; a hand-bound tool's arguments are read as the schema says", t.info.Name)
+		}
 	}
 	if !locked {
 		if _, _, err := t.schemas(); err != nil {

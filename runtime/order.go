@@ -158,7 +158,7 @@ func (c *callRun) input() (wire.Call, bool) {
 	var call wire.Call
 	var err error
 	if c.tool.compiled {
-		call, err = readCompiled(c.tool.handler, c.call.Arguments, c.e.limits)
+		call, err = readCompiled(c.tool.handler, c.call.Arguments, c.e.limits, c.tool.info.LaxNumbers)
 		c.sw.lap(stageDecode)
 	} else {
 		call, err = c.validatedInput()

@@ -66,6 +66,14 @@ type ToolInfo struct {
 	// groups=dashboards,admin), sorted: a server enables groups with
 	// WithToolGroups, and a tool of none it enables is absent.
 	Groups []string
+	// LaxNumbers reads an integer or number member also from a string
+	// holding a JSON number ("5"), and an integer also from an integral
+	// number written with a fraction or an exponent (2.0): models send
+	// them (//keel:tool lax=numbers). The schema still says integer, the
+	// bounds hold on the value, and the handler gets the exact checked
+	// value. Only a generated reader reads lax; a hand-bound tool with it
+	// is refused.
+	LaxNumbers bool
 }
 
 // Hints are a tool's behaviour hints as the author stated them; nil means
@@ -308,14 +316,18 @@ func NewTools(fsys fs.FS, specs []ToolSpec) []*Tool {
 // wireDecoders reuses decoders across calls.
 var wireDecoders = sync.Pool{New: func() any { return new(wire.Decoder) }}
 
-// readCompiled runs a generated reader over args, within the limits.
-func readCompiled(h Handler, args []byte, lim Limits) (wire.Call, error) {
+// readCompiled runs a generated reader over args, within the limits,
+// reading numbers laxly for a tool that says so.
+func readCompiled(h Handler, args []byte, lim Limits, lax bool) (wire.Call, error) {
 	if len(args) > lim.MaxArgumentBytes {
 		return nil, wire.Failf("maxBytes", fmt.Sprintf("%d bytes, over the limit of %d", len(args), lim.MaxArgumentBytes))
 	}
 	d := wireDecoders.Get().(*wire.Decoder)
 	defer wireDecoders.Put(d)
 	d.Reset(args, lim.MaxDepth)
+	if lax {
+		d.LaxNumbers()
+	}
 	call, err := h.Read(d)
 	if err == nil {
 		err = d.Finish()

@@ -74,6 +74,9 @@ type Entry struct {
 	// Groups are the tool groups it belongs to (groups=): a server that
 	// enables some groups offers only their tools.
 	Groups []string `json:"groups,omitempty"`
+	// LaxNumbers: its integer and number members are also read from
+	// numeric strings (lax=numbers), a reading a reviewer must see.
+	LaxNumbers bool `json:"lax_numbers,omitzero"`
 }
 
 // Contract is one tool's contract as the lock reads it: what
@@ -87,6 +90,7 @@ type Contract struct {
 	Deferred                           bool
 	Namespace                          string
 	Content, Scopes, Groups            []string
+	LaxNumbers                         bool
 }
 
 // ModelBytes is the size, as compact JSON, of what a model is shown of the
@@ -123,7 +127,8 @@ func New(tools []Contract) (Lock, error) {
 		}
 		e := Entry{Name: t.Name, Version: t.Version, Effect: t.Effect, Errors: slices.Clone(t.Errors),
 			Title: t.Title, Approve: t.Approve, Destructive: t.Destructive, Idempotent: t.Idempotent, OpenWorld: t.OpenWorld,
-			Deferred: t.Deferred, Namespace: t.Namespace, Content: slices.Clone(t.Content), Scopes: slices.Clone(t.Scopes), Groups: slices.Clone(t.Groups)}
+			Deferred: t.Deferred, Namespace: t.Namespace, Content: slices.Clone(t.Content), Scopes: slices.Clone(t.Scopes), Groups: slices.Clone(t.Groups),
+			LaxNumbers: t.LaxNumbers}
 		if e.ModelBytes, err = ModelBytes(t); err != nil {
 			return Lock{}, fmt.Errorf("tool %s: %w", t.Name, err)
 		}
@@ -233,7 +238,7 @@ func entryEqual(a, b Entry) bool {
 		a.ModelBytes == b.ModelBytes && a.ModelTokens == b.ModelTokens && a.Title == b.Title && a.Approve == b.Approve &&
 		sameHint(a.Destructive, b.Destructive) && sameHint(a.Idempotent, b.Idempotent) && sameHint(a.OpenWorld, b.OpenWorld) &&
 		a.Deferred == b.Deferred && a.Namespace == b.Namespace && slices.Equal(a.Content, b.Content) && slices.Equal(a.Scopes, b.Scopes) &&
-		slices.Equal(a.Groups, b.Groups)
+		slices.Equal(a.Groups, b.Groups) && a.LaxNumbers == b.LaxNumbers
 }
 
 func sameHint(a, b *bool) bool { return (a == nil) == (b == nil) && (a == nil || *a == *b) }

@@ -16,7 +16,8 @@ func Contract(info runtime.ToolInfo) lockfile.Contract {
 	c := lockfile.Contract{Name: info.Name, Version: info.Version, Effect: string(info.Effect), Description: info.Description,
 		InputSchema: info.InputSchema, OutputSchema: info.OutputSchema, Title: info.Title, Approve: info.Approve,
 		Destructive: info.Hints.Destructive, Idempotent: info.Hints.Idempotent, OpenWorld: info.Hints.OpenWorld,
-		Deferred: info.Deferred, Namespace: info.Namespace, Content: info.Content, Scopes: info.Scopes, Groups: info.Groups}
+		Deferred: info.Deferred, Namespace: info.Namespace, Content: info.Content, Scopes: info.Scopes, Groups: info.Groups,
+		LaxNumbers: info.LaxNumbers}
 	for _, e := range info.Errors {
 		c.Errors = append(c.Errors, string(e))
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"math"
+	"math/big"
 	"strconv"
 	"time"
 
@@ -24,6 +25,7 @@ type Decoder struct {
 	maxDepth int
 	num      []byte // the last number's literal, valid until the next read
 	scratch  []byte // unescaped names
+	lax      bool   // LaxNumbers, until the next Reset
 }
 
 // Source is the whole input d reads.
@@ -36,7 +38,15 @@ func (d *Decoder) Reset(raw []byte, maxDepth int) {
 	d.dec.Reset(&d.src, duplicatesChecked)
 	d.maxDepth = maxDepth
 	d.num = nil
+	d.lax = false
 }
+
+// LaxNumbers makes d read numbers laxly until the next Reset, for a tool
+// whose author asked for it (lax=numbers): a string holding a JSON number
+// ("5", "-2.5") is read as that number, and Int and Uint also take an
+// integral number written with a fraction or an exponent (2.0, 2e1). What
+// is read is checked as any number is.
+func (d *Decoder) LaxNumbers() { d.lax = true }
 
 // duplicatesChecked leaves duplicate names to the readers, which check
 // them for less than jsontext's namespaces cost.
@@ -174,6 +184,11 @@ func (d *Decoder) number(name string) ([]byte, error) {
 	if err != nil {
 		return nil, jsonError(err)
 	}
+	if v.Kind() == '"' && d.lax {
+		if v, err = laxNumber(v); err != nil {
+			return nil, err
+		}
+	}
 	if k := v.Kind(); k != '0' {
 		return nil, Failf("type", kindName(k)+", not "+name)
 	}
@@ -192,7 +207,7 @@ func (d *Decoder) Int(bits int) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	n, err := strconv.ParseInt(string(lit), 10, bits)
+	n, err := strconv.ParseInt(string(d.integral(lit)), 10, bits)
 	if err != nil {
 		return 0, intError(lit, "int", bits)
 	}
@@ -205,11 +220,35 @@ func (d *Decoder) Uint(bits int) (uint64, error) {
 	if err != nil {
 		return 0, err
 	}
-	n, err := strconv.ParseUint(string(lit), 10, bits)
+	n, err := strconv.ParseUint(string(d.integral(lit)), 10, bits)
 	if err != nil {
 		return 0, intError(lit, "uint", bits)
 	}
 	return n, nil
+}
+
+// integral is lit as an integer's digits when d reads laxly and lit, with
+// a fraction or an exponent, is an integer in value (2.0, 2e1); else lit.
+func (d *Decoder) integral(lit []byte) []byte {
+	if !d.lax || !bytes.ContainsAny(lit, ".eE") {
+		return lit
+	}
+	r, ok := new(big.Rat).SetString(string(lit))
+	if !ok || !r.IsInt() {
+		return lit
+	}
+	return r.Num().Append(nil, 10)
+}
+
+// laxNumber is the number a string holds, as its literal: a string that
+// holds anything but one JSON number is refused.
+func laxNumber(v jsontext.Value) (jsontext.Value, error) {
+	s, err := jsontext.AppendUnquote(nil, v)
+	digit := func(c byte) bool { return c >= '0' && c <= '9' }
+	if err != nil || len(s) == 0 || s[0] != '-' && !digit(s[0]) || !digit(s[len(s)-1]) || !jsontext.Value(s).IsValid() {
+		return nil, Failf("type", "a string that holds no number")
+	}
+	return jsontext.Value(s), nil
 }
 
 // intError says why an integer literal did not parse: a fraction or an

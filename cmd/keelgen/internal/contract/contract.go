@@ -76,7 +76,8 @@ func Infos(pkg *model.Package, schemas map[string]model.Schemas) []runtime.ToolI
 		s := schemas[t.Name]
 		info := runtime.ToolInfo{Name: t.Name, Version: t.Version, Effect: runtime.Effect(t.Effect),
 			Description: t.Description, InputSchema: s.Input, OutputSchema: s.Output, Timeout: t.Timeout,
-			Title: t.Title, Approve: t.Approve, Hints: t.Hints, Deferred: t.Deferred, Namespace: t.Namespace, Content: t.Content, Scopes: t.Scopes, Groups: t.Groups}
+			Title: t.Title, Approve: t.Approve, Hints: t.Hints, Deferred: t.Deferred, Namespace: t.Namespace, Content: t.Content, Scopes: t.Scopes, Groups: t.Groups,
+			LaxNumbers: t.LaxNumbers}
 		for _, c := range t.Errors {
 			info.Errors = append(info.Errors, runtime.Code(c))
 		}
@@ -257,6 +258,14 @@ func compareTool(prev *Previous, ot, nt *lockfile.Entry, info runtime.ToolInfo) 
 	}
 	for _, g := range setDiff(nt.Groups, ot.Groups) {
 		items = append(items, Item{"groups", fmt.Sprintf("leaves group %q", g), Major})
+	}
+	// Reading numbers laxly takes more calls than before (minor); strictly
+	// again refuses a "5" a model sent and the tool took (major).
+	switch {
+	case !ot.LaxNumbers && nt.LaxNumbers:
+		items = append(items, Item{"lax", "numbers read laxly (lax=numbers): a numeric string or 2.0 taken for a number", Minor})
+	case ot.LaxNumbers && !nt.LaxNumbers:
+		items = append(items, Item{"lax", "numbers read strictly again: a numeric string the tool took is refused", Major})
 	}
 	for _, side := range []struct {
 		part     string

@@ -39,6 +39,7 @@ type directive struct {
 	content               []string // MIME types of content blocks (content=)
 	scopes                []string // OAuth scopes a caller's credentials must grant (scopes=)
 	groups                []string // tool groups it belongs to (groups=)
+	laxNumbers            bool     // lax=numbers
 }
 
 // maxTimeout bounds timeout=; a longer tool call is a job, not a tool.
@@ -145,6 +146,12 @@ func parseDirective(text string) (directive, []string) {
 			} else {
 				d.hints.Idempotent = &b
 			}
+		case "lax":
+			if value != "numbers" {
+				problems = append(problems, fmt.Sprintf("//keel:tool: lax %q: the one lax reading is lax=numbers (an integer or number member also read from a numeric string, an integer from an integral 2.0)", value))
+				continue
+			}
+			d.laxNumbers = true
 		case "world":
 			open, ok := map[string]bool{"open": true, "closed": false}[value]
 			if !ok {
@@ -153,7 +160,7 @@ func parseDirective(text string) (directive, []string) {
 			}
 			d.hints.OpenWorld = &open
 		default:
-			problems = append(problems, fmt.Sprintf("//keel:tool: unknown key %q (keys are name, version, effect, timeout, errors, content, scopes, groups, destructive, idempotent, world)", key))
+			problems = append(problems, fmt.Sprintf("//keel:tool: unknown key %q (keys are name, version, effect, timeout, errors, content, scopes, groups, destructive, idempotent, world, lax)", key))
 		}
 	}
 	for _, key := range []string{"name", "version", "effect"} {

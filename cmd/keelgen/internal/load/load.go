@@ -251,7 +251,7 @@ func (l *loader) tool(fd *ast.FuncDecl, dir *ast.Comment, params []*ast.Comment)
 	}
 	before := len(l.diags)
 	t := &model.Tool{
-		Name: d.name, Version: d.version, Effect: d.effect, Timeout: d.timeout, Errors: d.errors, Hints: d.hints, Content: d.content, Scopes: d.scopes, Groups: d.groups,
+		Name: d.name, Version: d.version, Effect: d.effect, Timeout: d.timeout, Errors: d.errors, Hints: d.hints, Content: d.content, Scopes: d.scopes, Groups: d.groups, LaxNumbers: d.laxNumbers,
 		Description: docText(fd.Doc), // as written: the author's words are the model's
 		Pos:         l.fset.Position(dir.Pos()),
 		Func:        fd.Name.Name,

@@ -139,6 +139,9 @@ type Tool struct {
 	Content  []string
 	Scopes   []string // OAuth scopes a caller must hold (scopes=), sorted
 	Groups   []string // tool groups it belongs to (groups=), sorted
+	// LaxNumbers: an integer or number member is also read from a numeric
+	// string, an integer from an integral number such as 2.0 (lax=numbers).
+	LaxNumbers bool
 	// RecursiveInput and RecursiveOutput: a type of the side contains
 	// itself, so its schema keeps that type in $defs.
 	RecursiveInput, RecursiveOutput bool

@@ -130,6 +130,9 @@ func emitToolSpecs(f *jen.File, p *toolsPlan) {
 				if len(t.Groups) > 0 {
 					g.Id("Groups").Op(":").Add(stringList(t.Groups))
 				}
+				if t.LaxNumbers {
+					g.Id("LaxNumbers").Op(":").True()
+				}
 			})
 			list.Custom(multiLine, jen.Id("Info").Op(":").Add(info), jen.Id("Handler").Op(":").Add(r.binding))
 		}

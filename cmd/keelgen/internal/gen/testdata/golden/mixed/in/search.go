@@ -85,7 +85,7 @@ type Item struct {
 //
 // It searches titles and bodies, newest first.
 //
-//keel:tool name=search version=1.6.0 effect=read timeout=1500ms errors=query_too_broad,index_offline groups=catalog,search
+//keel:tool name=search version=1.7.0 effect=read timeout=1500ms errors=query_too_broad,index_offline groups=catalog,search lax=numbers
 func Search(ctx context.Context, args SearchArgs) (*Results, error) {
 	return &Results{Items: []Item{}}, nil
 }

@@ -20,7 +20,7 @@ const _ = runtime.IsAtLeastVersion0_6_0
 
 // SetDigest identifies this exact tool set: the set_digest of keel.lock.json.
 // The executor recomputes it from the embedded contracts before it accepts a call.
-const SetDigest = "sha256:35c26e2f96724d29bcf4268f88c557fa6a12dc337c0699af90e1144cc1a930fe"
+const SetDigest = "sha256:3b3a2a0a8c6c0fa7ba9604c3338b00247f5a8e763c16602133623223c0a45f3e"
 
 // Tool names. Harness code that names a tool by its constant stops compiling
 // when the tool is removed.
@@ -87,12 +87,13 @@ var toolSpecs = [...]runtime.ToolSpec{
 	{
 		Info: runtime.ToolInfo{
 			Name:        ToolSearch,
-			Version:     "1.6.0",
+			Version:     "1.7.0",
 			Effect:      runtime.EffectRead,
 			Description: "Search finds documents by text.\n\nIt searches titles and bodies, newest first.",
 			Timeout:     1500 * time.Millisecond,
 			Errors:      []runtime.Code{"index_offline", "query_too_broad"},
 			Groups:      []string{"catalog", "search"},
+			LaxNumbers:  true,
 		},
 		Handler: searchArgsHandler(in.Search),
 	},
