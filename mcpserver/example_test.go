@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http/httptest"
 
@@ -61,4 +62,41 @@ func ExampleHTTPHandler() {
 	// Output:
 	// result {"word":"hello"}
 	// refused invalid_arguments The arguments do not match the tool's input schema.
+}
+
+// The stdio server, with the process's standard input and output replaced
+// by two pipes: ServeStdio is Run on an mcp.StdioTransport, the same
+// newline-delimited JSON over a pair of streams. A client that starts the
+// server as a subprocess (a desktop host) speaks to it this way.
+func ExampleServer_Run() {
+	echo := runtime.NewTool(runtime.ToolInfo{Name: "echo", Version: "1", Effect: runtime.EffectRead, Description: "Echoes a word.",
+		InputSchema:  json.RawMessage(`{"type":"object","additionalProperties":false,"required":["word"],"properties":{"word":{"type":"string"}}}`),
+		OutputSchema: json.RawMessage(`{"type":"object"}`)},
+		runtime.Handle(func(_ context.Context, in struct {
+			Word string `json:"word"`
+		}) (map[string]string, error) {
+			return map[string]string{"word": in.Word}, nil
+		}))
+	exec, err := runtime.NewExecutor(keeltest.Of(echo), runtime.WithLogger(slog.New(slog.DiscardHandler)))
+	if err != nil {
+		panic(err)
+	}
+	toServer, fromClient := io.Pipe()
+	toClient, fromServer := io.Pipe()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go mcpserver.New(exec, mcpserver.Options{}).Run(ctx, &mcp.IOTransport{Reader: toServer, Writer: fromServer}) // in a program: mcpserver.ServeStdio(ctx, server)
+
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, nil).Connect(ctx, &mcp.IOTransport{Reader: toClient, Writer: fromClient}, nil)
+	if err != nil {
+		panic(err)
+	}
+	defer cs.Close()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"word": "hello"}})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(res.Content[0].(*mcp.TextContent).Text)
+	// Output:
+	// {"word":"hello"}
 }
