@@ -270,7 +270,8 @@ func Tool(info runtime.ToolInfo) *mcp.Tool {
 		Description:  runtime.ModelTool{Description: info.Description, ErrorCodes: info.Errors, Untrusted: info.HasUntrustedOutput()}.DescriptionForModel(),
 		InputSchema:  json.RawMessage(info.InputSchema),
 		OutputSchema: json.RawMessage(info.OutputSchema),
-		Meta:         groupsMeta(info.Groups),
+		Meta:         toolMeta(info),
+		Icons:        icons(info.Icons),
 		Annotations: &mcp.ToolAnnotations{
 			Title:           info.Title,
 			ReadOnlyHint:    info.Effect == runtime.EffectRead,
@@ -298,11 +299,30 @@ const UntrustedMetaKey = "io.keelgen/untrusted"
 // _meta, for a client or directory that shows them.
 const GroupsMetaKey = "io.keelgen/groups"
 
-func groupsMeta(groups []string) mcp.Meta {
-	if len(groups) == 0 {
+// toolMeta is a listed tool's _meta: the author's static entries
+// (//keel:meta, keelgen refuses keel's and MCP's own prefixes) and its
+// groups.
+func toolMeta(info runtime.ToolInfo) mcp.Meta {
+	if len(info.Groups) == 0 && len(info.Meta) == 0 {
 		return nil
 	}
-	return mcp.Meta{GroupsMetaKey: slices.Clone(groups)}
+	m := mcp.Meta{}
+	for k, v := range info.Meta {
+		m[k] = v
+	}
+	if len(info.Groups) > 0 {
+		m[GroupsMetaKey] = slices.Clone(info.Groups)
+	}
+	return m
+}
+
+// icons are a tool's icons as MCP lists them.
+func icons(in []runtime.Icon) []mcp.Icon {
+	var out []mcp.Icon
+	for _, i := range in {
+		out = append(out, mcp.Icon{Source: i.Src, MIMEType: i.MIMEType, Sizes: slices.Clone(i.Sizes), Theme: mcp.IconTheme(i.Theme)})
+	}
+	return out
 }
 
 type handler struct {

@@ -56,3 +56,37 @@ func TestToolGroupsOverMCP(t *testing.T) {
 		t.Errorf("handlers ran %v", ran)
 	}
 }
+
+// A tool's icons and static _meta entries (//keel:icon, //keel:meta) are
+// in tools/list as MCP has them, beside its groups, over stdio framing and
+// HTTP; the model's text (the description) carries neither.
+func TestIconsAndMetaOverMCP(t *testing.T) {
+	info := runtime.ToolInfo{Name: "issue_write", Version: "1", Effect: runtime.EffectRead, Description: "Writes an issue.", Groups: []string{"issues"},
+		InputSchema: json.RawMessage(`{"type":"object","additionalProperties":false}`), OutputSchema: json.RawMessage(`{"type":"object"}`),
+		Icons: []runtime.Icon{{Src: "https://example.com/issue.svg", MIMEType: "image/svg+xml", Sizes: []string{"any"}},
+			{Src: "https://example.com/issue-dark.png", MIMEType: "image/png", Sizes: []string{"48x48"}, Theme: "dark"}},
+		Meta: map[string]json.RawMessage{"ui": json.RawMessage(`{"resourceUri":"ui://issues/write"}`)}}
+	exec, err := runtime.NewExecutor(keeltest.Of(runtime.NewTool(info, runtime.Handle(func(context.Context, struct{}) (struct{}, error) { return struct{}{}, nil }))),
+		runtime.WithLogger(slog.New(slog.DiscardHandler)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, cs := range transports(t, mcpserver.New(exec, mcpserver.Options{}), "c") {
+		list, err := cs.ListTools(context.Background(), nil)
+		if err != nil || len(list.Tools) != 1 {
+			t.Fatalf("%s: %v %+v", name, err, list)
+		}
+		tool := list.Tools[0]
+		icons, _ := json.Marshal(tool.Icons)
+		if string(icons) != `[{"src":"https://example.com/issue.svg","mimeType":"image/svg+xml","sizes":["any"]},{"src":"https://example.com/issue-dark.png","mimeType":"image/png","sizes":["48x48"],"theme":"dark"}]` {
+			t.Errorf("%s: icons %s", name, icons)
+		}
+		meta, _ := json.Marshal(tool.Meta)
+		if string(meta) != `{"io.keelgen/groups":["issues"],"ui":{"resourceUri":"ui://issues/write"}}` {
+			t.Errorf("%s: _meta %s", name, meta)
+		}
+		if tool.Description != "Writes an issue." {
+			t.Errorf("%s: description %q", name, tool.Description)
+		}
+	}
+}

@@ -210,17 +210,23 @@ func TestBothLockMappingsAgreeOnEveryField(t *testing.T) {
 		"OutputSchema": func(i *runtime.ToolInfo) {
 			i.OutputSchema = json.RawMessage(strings.Replace(echoOut, `"string"`, `"string","maxLength":9`, 1))
 		},
-		"Timeout":          func(i *runtime.ToolInfo) { i.Timeout = 3e9 },
-		"Errors":           func(i *runtime.ToolInfo) { i.Errors = []runtime.Code{"text_not_found"} },
-		"Title":            func(i *runtime.ToolInfo) { i.Title = "Echo" },
-		"Approve":          func(i *runtime.ToolInfo) { i.Approve = "Echo this?" },
-		"Hints":            func(i *runtime.ToolInfo) { i.Hints.Destructive = &yes },
-		"Deferred":         func(i *runtime.ToolInfo) { i.Deferred, i.Namespace = true, "text" },
-		"Namespace":        func(i *runtime.ToolInfo) { i.Deferred, i.Namespace = true, "words" },
-		"Content":          func(i *runtime.ToolInfo) { i.Content = []string{"image/png"} },
-		"Scopes":           func(i *runtime.ToolInfo) { i.Scopes = []string{"text:read"} },
-		"Groups":           func(i *runtime.ToolInfo) { i.Groups = []string{"text"} },
-		"LaxNumbers":       func(i *runtime.ToolInfo) { i.LaxNumbers = true },
+		"Timeout":    func(i *runtime.ToolInfo) { i.Timeout = 3e9 },
+		"Errors":     func(i *runtime.ToolInfo) { i.Errors = []runtime.Code{"text_not_found"} },
+		"Title":      func(i *runtime.ToolInfo) { i.Title = "Echo" },
+		"Approve":    func(i *runtime.ToolInfo) { i.Approve = "Echo this?" },
+		"Hints":      func(i *runtime.ToolInfo) { i.Hints.Destructive = &yes },
+		"Deferred":   func(i *runtime.ToolInfo) { i.Deferred, i.Namespace = true, "text" },
+		"Namespace":  func(i *runtime.ToolInfo) { i.Deferred, i.Namespace = true, "words" },
+		"Content":    func(i *runtime.ToolInfo) { i.Content = []string{"image/png"} },
+		"Scopes":     func(i *runtime.ToolInfo) { i.Scopes = []string{"text:read"} },
+		"Groups":     func(i *runtime.ToolInfo) { i.Groups = []string{"text"} },
+		"LaxNumbers": func(i *runtime.ToolInfo) { i.LaxNumbers = true },
+		"Icons": func(i *runtime.ToolInfo) {
+			i.Icons = []runtime.Icon{{Src: "https://example.com/echo.svg", Sizes: []string{"any"}}}
+		},
+		"Meta": func(i *runtime.ToolInfo) {
+			i.Meta = map[string]json.RawMessage{"ui": json.RawMessage(`{"resourceUri":"ui://echo"}`)}
+		},
 		"Hints.Idempotent": func(i *runtime.ToolInfo) { i.Hints.Idempotent = &yes },
 		"Hints.OpenWorld":  func(i *runtime.ToolInfo) { i.Hints.OpenWorld = &yes },
 	}

@@ -74,6 +74,20 @@ type ToolInfo struct {
 	// value. Only a generated reader reads lax; a hand-bound tool with it
 	// is refused.
 	LaxNumbers bool
+	// Icons are the tool's icons for a client that shows one
+	// (//keel:icon), in the order written; Meta are static _meta entries
+	// an MCP client reads with the tool (//keel:meta), by key, such as an
+	// MCP App's ui resource. Neither reaches the model.
+	Icons []Icon
+	Meta  map[string]json.RawMessage
+}
+
+// Icon is one of a tool's icons, as MCP lists it: an https URL or a data:
+// URI, its MIME type, the sizes it serves (48x48, any) and the background
+// it is drawn for (light, dark); keelgen checks each.
+type Icon struct {
+	Src, MIMEType, Theme string
+	Sizes                []string
 }
 
 // Hints are a tool's behaviour hints as the author stated them; nil means

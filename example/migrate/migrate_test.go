@@ -74,6 +74,7 @@ func connect(t *testing.T, url string) *mcp.ClientSession {
 // arguments.
 type shape struct {
 	Description string `json:"-"`
+	Icons, Meta string `json:"-"` // as MCP lists them, JSON
 	Properties  map[string]map[string]any
 	Required    []string
 }
@@ -93,6 +94,9 @@ func shapes(t *testing.T, cs *mcp.ClientSession) map[string]shape {
 		}
 		slices.Sort(s.Required)
 		s.Description = tool.Description
+		icons, _ := json.Marshal(tool.Icons)
+		meta, _ := json.Marshal(tool.Meta)
+		s.Icons, s.Meta = string(icons), string(meta)
 		out[tool.Name] = s
 	}
 	return out
@@ -128,6 +132,10 @@ func TestMovedServersAnswerAlike(t *testing.T) {
 			// keel adds only the errors the tool declares.
 			if rest, ok := strings.CutPrefix(now.Description, old.Description); !ok || rest != "" && !strings.HasPrefix(rest, " Errors it may return: ") {
 				t.Errorf("%s: described %q on %s, %q on keel", name, old.Description, before, now.Description)
+			}
+			// Icons and _meta as the go-sdk server listed them.
+			if before == "go-sdk" && (old.Icons != now.Icons || old.Meta != now.Meta) {
+				t.Errorf("%s: icons %s and _meta %s on %s; %s and %s on keel", name, old.Icons, old.Meta, before, now.Icons, now.Meta)
 			}
 			for member, p := range old.Properties {
 				if before == "mcp-go" && p["description"] != now.Properties[member]["description"] {

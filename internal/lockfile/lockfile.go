@@ -13,6 +13,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 
@@ -77,6 +78,18 @@ type Entry struct {
 	// LaxNumbers: its integer and number members are also read from
 	// numeric strings (lax=numbers), a reading a reviewer must see.
 	LaxNumbers bool `json:"lax_numbers,omitzero"`
+	// Icons and Meta are what an MCP client shows of the tool beside its
+	// words (//keel:icon, //keel:meta): a reviewer sees a link change.
+	Icons []Icon                     `json:"icons,omitempty"`
+	Meta  map[string]json.RawMessage `json:"meta,omitempty"`
+}
+
+// Icon is one of a tool's icons.
+type Icon struct {
+	Src      string   `json:"src"`
+	MIMEType string   `json:"mime_type,omitempty"`
+	Sizes    []string `json:"sizes,omitempty"`
+	Theme    string   `json:"theme,omitempty"`
 }
 
 // Contract is one tool's contract as the lock reads it: what
@@ -91,6 +104,8 @@ type Contract struct {
 	Namespace                          string
 	Content, Scopes, Groups            []string
 	LaxNumbers                         bool
+	Icons                              []Icon
+	Meta                               map[string]json.RawMessage
 }
 
 // ModelBytes is the size, as compact JSON, of what a model is shown of the
@@ -128,7 +143,7 @@ func New(tools []Contract) (Lock, error) {
 		e := Entry{Name: t.Name, Version: t.Version, Effect: t.Effect, Errors: slices.Clone(t.Errors),
 			Title: t.Title, Approve: t.Approve, Destructive: t.Destructive, Idempotent: t.Idempotent, OpenWorld: t.OpenWorld,
 			Deferred: t.Deferred, Namespace: t.Namespace, Content: slices.Clone(t.Content), Scopes: slices.Clone(t.Scopes), Groups: slices.Clone(t.Groups),
-			LaxNumbers: t.LaxNumbers}
+			LaxNumbers: t.LaxNumbers, Icons: slices.Clone(t.Icons), Meta: maps.Clone(t.Meta)}
 		if e.ModelBytes, err = ModelBytes(t); err != nil {
 			return Lock{}, fmt.Errorf("tool %s: %w", t.Name, err)
 		}
@@ -238,7 +253,17 @@ func entryEqual(a, b Entry) bool {
 		a.ModelBytes == b.ModelBytes && a.ModelTokens == b.ModelTokens && a.Title == b.Title && a.Approve == b.Approve &&
 		sameHint(a.Destructive, b.Destructive) && sameHint(a.Idempotent, b.Idempotent) && sameHint(a.OpenWorld, b.OpenWorld) &&
 		a.Deferred == b.Deferred && a.Namespace == b.Namespace && slices.Equal(a.Content, b.Content) && slices.Equal(a.Scopes, b.Scopes) &&
-		slices.Equal(a.Groups, b.Groups) && a.LaxNumbers == b.LaxNumbers
+		slices.Equal(a.Groups, b.Groups) && a.LaxNumbers == b.LaxNumbers &&
+		slices.EqualFunc(a.Icons, b.Icons, func(x, y Icon) bool {
+			return x.Src == y.Src && x.MIMEType == y.MIMEType && x.Theme == y.Theme && slices.Equal(x.Sizes, y.Sizes)
+		}) && maps.EqualFunc(a.Meta, b.Meta, SameJSON)
+}
+
+// SameJSON reports whether x and y are the same JSON, however indented
+// (the lock file is written indented).
+func SameJSON(x, y json.RawMessage) bool {
+	var cx, cy bytes.Buffer
+	return json.Compact(&cx, x) == nil && json.Compact(&cy, y) == nil && bytes.Equal(cx.Bytes(), cy.Bytes())
 }
 
 func sameHint(a, b *bool) bool { return (a == nil) == (b == nil) && (a == nil || *a == *b) }

@@ -24,7 +24,8 @@ type SearchResult struct {
 
 // Finds dashboards by title.
 //
-//keel:tool name=search_dashboards version=1.1 effect=read
+//keel:tool name=search_dashboards version=1.1.1 effect=read
+//keel:icon src=https://grafana.example/icons/search.svg mime=image/svg+xml sizes=any
 func SearchDashboards(ctx context.Context, in SearchArgs) (SearchResult, error) {
 	return SearchResult{Dashboards: Find(in.Query, in.Limit)}, nil
 }
@@ -47,7 +48,9 @@ type Annotation struct {
 
 // Adds a note to a dashboard.
 //
-//keel:tool name=create_annotation version=1.1 effect=write errors=dashboard_not_found
+//keel:tool name=create_annotation version=1.2 effect=write errors=dashboard_not_found
+//keel:icon src=https://grafana.example/icons/note.png mime=image/png sizes=48x48 theme=dark
+//keel:meta ui={"resourceUri":"ui://dashboards/annotate"}
 func CreateAnnotation(ctx context.Context, in AnnotationArgs) (Annotation, error) {
 	n, ok := Annotate(in.DashboardUID, in.Text)
 	if !ok {

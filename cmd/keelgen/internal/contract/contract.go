@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -77,7 +78,7 @@ func Infos(pkg *model.Package, schemas map[string]model.Schemas) []runtime.ToolI
 		info := runtime.ToolInfo{Name: t.Name, Version: t.Version, Effect: runtime.Effect(t.Effect),
 			Description: t.Description, InputSchema: s.Input, OutputSchema: s.Output, Timeout: t.Timeout,
 			Title: t.Title, Approve: t.Approve, Hints: t.Hints, Deferred: t.Deferred, Namespace: t.Namespace, Content: t.Content, Scopes: t.Scopes, Groups: t.Groups,
-			LaxNumbers: t.LaxNumbers}
+			LaxNumbers: t.LaxNumbers, Icons: t.Icons, Meta: t.Meta}
 		for _, c := range t.Errors {
 			info.Errors = append(info.Errors, runtime.Code(c))
 		}
@@ -258,6 +259,26 @@ func compareTool(prev *Previous, ot, nt *lockfile.Entry, info runtime.ToolInfo) 
 	}
 	for _, g := range setDiff(nt.Groups, ot.Groups) {
 		items = append(items, Item{"groups", fmt.Sprintf("leaves group %q", g), Major})
+	}
+	// What a client shows beside the words: an icon is a patch; a _meta
+	// entry (an MCP App's ui resource) changes what a host does: minor.
+	if !slices.EqualFunc(ot.Icons, nt.Icons, func(a, b lockfile.Icon) bool {
+		return a.Src == b.Src && a.MIMEType == b.MIMEType && a.Theme == b.Theme && slices.Equal(a.Sizes, b.Sizes)
+	}) {
+		items = append(items, Item{"icons", "icons changed", Patch})
+	}
+	for _, k := range slices.Sorted(maps.Keys(nt.Meta)) {
+		switch old, ok := ot.Meta[k]; {
+		case !ok:
+			items = append(items, Item{"meta", fmt.Sprintf("_meta %q added", k), Minor})
+		case !lockfile.SameJSON(old, nt.Meta[k]):
+			items = append(items, Item{"meta", fmt.Sprintf("_meta %q changed", k), Minor})
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(ot.Meta)) {
+		if _, ok := nt.Meta[k]; !ok {
+			items = append(items, Item{"meta", fmt.Sprintf("_meta %q removed", k), Minor})
+		}
 	}
 	// Reading numbers laxly takes more calls than before (minor); strictly
 	// again refuses a "5" a model sent and the tool took (major).

@@ -73,13 +73,13 @@ func parseParam(text string) (name, description string) {
 // classifyComment returns a problem for a comment line that is almost, but
 // not, a directive; "" for ordinary comments and real directives.
 func classifyComment(text string) string {
-	if isDirective(text) || isParam(text) || isTitle(text) || isApprove(text) || isTextDirective(text) || isTupleDirective(text) || !nearMiss.MatchString(text) {
+	if isDirective(text) || isParam(text) || isTitle(text) || isApprove(text) || isIcon(text) || isMeta(text) || isTextDirective(text) || isTupleDirective(text) || !nearMiss.MatchString(text) {
 		return ""
 	}
 	if rest, ok := strings.CutPrefix(text, "//keel:"); ok && rest != "" && rest[0] != ' ' && rest[0] != '\t' {
-		return fmt.Sprintf("unknown directive //keel:%s (keel's directives are //keel:tool, //keel:param, //keel:title, //keel:approve, //keel:text and //keel:tuple)", strings.Fields(rest)[0])
+		return fmt.Sprintf("unknown directive //keel:%s (keel's directives are //keel:tool, //keel:param, //keel:title, //keel:approve, //keel:icon, //keel:meta, //keel:text and //keel:tuple)", strings.Fields(rest)[0])
 	}
-	return fmt.Sprintf("malformed directive %q: write exactly //keel:tool, //keel:param, //keel:title, //keel:approve, //keel:text or //keel:tuple (lower case, no spaces)", directiveWords(text))
+	return fmt.Sprintf("malformed directive %q: write exactly //keel:tool, //keel:param, //keel:title, //keel:approve, //keel:icon, //keel:meta, //keel:text or //keel:tuple (lower case, no spaces)", directiveWords(text))
 }
 
 // directiveWords is the directive part of a near miss, without its keys.

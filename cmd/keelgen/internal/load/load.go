@@ -201,7 +201,7 @@ func (l *loader) run(out *model.Package) []*ast.File {
 // comment checks one comment group for keel directives and adds the tool
 // of a directive on fd, the func it documents (nil for none).
 func (l *loader) comment(cg *ast.CommentGroup, fd *ast.FuncDecl, out *model.Package) {
-	var directives, params, titles, approves []*ast.Comment
+	var directives, params, titles, approves, icons, metas []*ast.Comment
 	for _, c := range cg.List {
 		switch msg := classifyComment(c.Text); {
 		case msg != "":
@@ -214,6 +214,10 @@ func (l *loader) comment(cg *ast.CommentGroup, fd *ast.FuncDecl, out *model.Pack
 			titles = append(titles, c)
 		case isApprove(c.Text):
 			approves = append(approves, c)
+		case isIcon(c.Text):
+			icons = append(icons, c)
+		case isMeta(c.Text):
+			metas = append(metas, c)
 		}
 	}
 	switch {
@@ -227,12 +231,15 @@ func (l *loader) comment(cg *ast.CommentGroup, fd *ast.FuncDecl, out *model.Pack
 		if len(approves) > 0 {
 			l.errorf(approves[0].Pos(), "//keel:approve must be in the doc comment of a //keel:tool func")
 		}
+		if lost := slices.Concat(icons, metas); len(lost) > 0 {
+			l.errorf(lost[0].Pos(), "%s must be in the doc comment of a //keel:tool func", strings.Fields(lost[0].Text)[0])
+		}
 	case fd == nil:
 		l.errorf(directives[0].Pos(), "//keel:tool must be in the doc comment of a top-level func")
 	case len(directives) > 1:
 		l.errorf(directives[1].Pos(), "func %s has more than one //keel:tool directive", fd.Name.Name)
 	default:
-		if t := l.tool(fd, directives[0], params); t != nil && l.title(t, titles) && l.approve(t, approves) {
+		if t := l.tool(fd, directives[0], params); t != nil && l.title(t, titles) && l.approve(t, approves) && l.presentation(t, icons, metas) {
 			l.namedFirst(out, t.Description, t.Func, fd.Doc.Pos())
 			out.Tools = append(out.Tools, t)
 		}

@@ -4,6 +4,7 @@ package model
 
 import (
 	"cmp"
+	"encoding/json"
 	"fmt"
 	"go/constant"
 	"go/token"
@@ -142,6 +143,10 @@ type Tool struct {
 	// LaxNumbers: an integer or number member is also read from a numeric
 	// string, an integer from an integral number such as 2.0 (lax=numbers).
 	LaxNumbers bool
+	// Icons and Meta are how an MCP client shows the tool (//keel:icon,
+	// //keel:meta), checked.
+	Icons []runtime.Icon
+	Meta  map[string]json.RawMessage
 	// RecursiveInput and RecursiveOutput: a type of the side contains
 	// itself, so its schema keeps that type in $defs.
 	RecursiveInput, RecursiveOutput bool

@@ -1,6 +1,7 @@
 package render
 
 import (
+	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
@@ -10,6 +11,7 @@ import (
 	"github.com/dave/jennifer/jen"
 
 	"github.com/keelgen/keel/cmd/keelgen/internal/files"
+	"github.com/keelgen/keel/runtime"
 )
 
 // emitTools prints keel_tools.go from its plan, one section at a time, in
@@ -132,6 +134,12 @@ func emitToolSpecs(f *jen.File, p *toolsPlan) {
 				}
 				if t.LaxNumbers {
 					g.Id("LaxNumbers").Op(":").True()
+				}
+				if len(t.Icons) > 0 {
+					g.Id("Icons").Op(":").Add(iconsCode(t.Icons))
+				}
+				if len(t.Meta) > 0 {
+					g.Id("Meta").Op(":").Add(metaCode(t.Meta))
 				}
 			})
 			list.Custom(multiLine, jen.Id("Info").Op(":").Add(info), jen.Id("Handler").Op(":").Add(r.binding))
@@ -304,4 +312,37 @@ func effectCode(effect string) jen.Code {
 		return jen.Qual(runtimePkg, "EffectWrite")
 	}
 	return jen.Qual(runtimePkg, "EffectRead")
+}
+
+// iconsCode is a tool's icons as a []runtime.Icon literal.
+func iconsCode(icons []runtime.Icon) jen.Code {
+	return jen.Index().Qual(runtimePkg, "Icon").CustomFunc(multiLine, func(g *jen.Group) {
+		for _, i := range icons {
+			g.CustomFunc(multiLine, func(f *jen.Group) { // fields in the order MCP lists them
+				f.Id("Src").Op(":").Lit(i.Src)
+				if i.MIMEType != "" {
+					f.Id("MIMEType").Op(":").Lit(i.MIMEType)
+				}
+				if len(i.Sizes) > 0 {
+					f.Id("Sizes").Op(":").Add(stringList(i.Sizes))
+				}
+				if i.Theme != "" {
+					f.Id("Theme").Op(":").Lit(i.Theme)
+				}
+			})
+		}
+	})
+}
+
+// metaCode is a tool's _meta entries as a map literal, its keys sorted.
+func metaCode(meta map[string]json.RawMessage) jen.Code {
+	return jen.Map(jen.String()).Qual("encoding/json", "RawMessage").CustomFunc(multiLine, func(g *jen.Group) {
+		for _, k := range slices.Sorted(maps.Keys(meta)) {
+			v := jen.Lit(string(meta[k]))
+			if !strings.Contains(string(meta[k]), "`") {
+				v = jen.Op("`" + string(meta[k]) + "`")
+			}
+			g.Lit(k).Op(":").Qual("encoding/json", "RawMessage").Parens(v)
+		}
+	})
 }

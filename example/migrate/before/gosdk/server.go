@@ -34,11 +34,14 @@ type annotation struct {
 // New returns the server.
 func New() *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: "dashboards-gosdk", Version: "1"}, nil)
-	mcp.AddTool(s, &mcp.Tool{Name: "search_dashboards", Description: "Finds dashboards by title."},
+	mcp.AddTool(s, &mcp.Tool{Name: "search_dashboards", Description: "Finds dashboards by title.",
+		Icons: []mcp.Icon{{Source: "https://grafana.example/icons/search.svg", MIMEType: "image/svg+xml", Sizes: []string{"any"}}}},
 		func(ctx context.Context, _ *mcp.CallToolRequest, in searchArgs) (*mcp.CallToolResult, searchResult, error) {
 			return nil, searchResult{Dashboards: dashboards.Find(in.Query, in.Limit)}, nil
 		})
-	mcp.AddTool(s, &mcp.Tool{Name: "create_annotation", Description: "Adds a note to a dashboard."},
+	mcp.AddTool(s, &mcp.Tool{Name: "create_annotation", Description: "Adds a note to a dashboard.",
+		Icons: []mcp.Icon{{Source: "https://grafana.example/icons/note.png", MIMEType: "image/png", Sizes: []string{"48x48"}, Theme: "dark"}},
+		Meta:  mcp.Meta{"ui": map[string]any{"resourceUri": "ui://dashboards/annotate"}}},
 		func(ctx context.Context, _ *mcp.CallToolRequest, in annotationArgs) (*mcp.CallToolResult, annotation, error) {
 			n, ok := dashboards.Annotate(in.DashboardUID, in.Text)
 			if !ok {

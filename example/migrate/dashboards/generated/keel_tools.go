@@ -7,6 +7,7 @@ package generated
 import (
 	"context"
 	"embed"
+	"encoding/json"
 	"slices"
 
 	"github.com/keelgen/keel/example/migrate/dashboards"
@@ -19,7 +20,7 @@ const _ = runtime.IsAtLeastVersion0_6_0
 
 // SetDigest identifies this exact tool set: the set_digest of keel.lock.json.
 // The executor recomputes it from the embedded contracts before it accepts a call.
-const SetDigest = "sha256:2d682ae596f57209bb3cb8955f0389528b85824cc074d2a0974466319a91af63"
+const SetDigest = "sha256:01e6280300ac490c2876eeb7a379e6cdad367fa66b59892e2b85a84444d65acd"
 
 // Tool names. Harness code that names a tool by its constant stops compiling
 // when the tool is removed.
@@ -49,19 +50,37 @@ var toolSpecs = [...]runtime.ToolSpec{
 	{
 		Info: runtime.ToolInfo{
 			Name:        ToolCreateAnnotation,
-			Version:     "1.1",
+			Version:     "1.2",
 			Effect:      runtime.EffectWrite,
 			Description: "Adds a note to a dashboard.",
 			Errors:      []runtime.Code{"dashboard_not_found"},
+			Icons: []runtime.Icon{
+				{
+					Src:      "https://grafana.example/icons/note.png",
+					MIMEType: "image/png",
+					Sizes:    []string{"48x48"},
+					Theme:    "dark",
+				},
+			},
+			Meta: map[string]json.RawMessage{
+				"ui": json.RawMessage(`{"resourceUri":"ui://dashboards/annotate"}`),
+			},
 		},
 		Handler: annotationArgsHandler(dashboards.CreateAnnotation),
 	},
 	{
 		Info: runtime.ToolInfo{
 			Name:        ToolSearchDashboards,
-			Version:     "1.1",
+			Version:     "1.1.1",
 			Effect:      runtime.EffectRead,
 			Description: "Finds dashboards by title.",
+			Icons: []runtime.Icon{
+				{
+					Src:      "https://grafana.example/icons/search.svg",
+					MIMEType: "image/svg+xml",
+					Sizes:    []string{"any"},
+				},
+			},
 		},
 		Handler: searchArgsHandler(dashboards.SearchDashboards),
 	},

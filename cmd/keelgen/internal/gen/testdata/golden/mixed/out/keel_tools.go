@@ -7,6 +7,7 @@ package out
 import (
 	"context"
 	"embed"
+	"encoding/json"
 	"slices"
 	"time"
 
@@ -20,7 +21,7 @@ const _ = runtime.IsAtLeastVersion0_6_0
 
 // SetDigest identifies this exact tool set: the set_digest of keel.lock.json.
 // The executor recomputes it from the embedded contracts before it accepts a call.
-const SetDigest = "sha256:3b3a2a0a8c6c0fa7ba9604c3338b00247f5a8e763c16602133623223c0a45f3e"
+const SetDigest = "sha256:3681bdc2f29e1a23c8bf3465febb6a0f60023ef0e83330d250c8373aac6f3819"
 
 // Tool names. Harness code that names a tool by its constant stops compiling
 // when the tool is removed.
@@ -100,13 +101,29 @@ var toolSpecs = [...]runtime.ToolSpec{
 	{
 		Info: runtime.ToolInfo{
 			Name:        ToolTagItem,
-			Version:     "2.1.1",
+			Version:     "2.2.0",
 			Effect:      runtime.EffectWrite,
 			Description: "TagItem adds tags to an item. Tagging twice with the same tags changes nothing, and no tag is lost: the author states it.",
 			Title:       "Tag an item",
 			Approve:     "Tag item {item_id} with {tags}?",
 			Hints:       runtime.Hints{Destructive: &stated[0], Idempotent: &stated[1], OpenWorld: &stated[0]},
 			Groups:      []string{"catalog"},
+			Icons: []runtime.Icon{
+				{
+					Src:      "https://example.com/icons/tag.svg",
+					MIMEType: "image/svg+xml",
+					Sizes:    []string{"any"},
+				},
+				{
+					Src:      "https://example.com/icons/tag-dark.png",
+					MIMEType: "image/png",
+					Sizes:    []string{"48x48", "96x96"},
+					Theme:    "dark",
+				},
+			},
+			Meta: map[string]json.RawMessage{
+				"ui": json.RawMessage(`{"resourceUri":"ui://catalog/tag-form"}`),
+			},
 		},
 		Handler: tagItemArgsHandler(func(ctx context.Context, args TagItemArgs) (in.Item, error) {
 			return in.TagItem(ctx, args.ItemID, args.Tags, args.Weight, args.At, args.Counts, args.Note)
