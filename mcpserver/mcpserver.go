@@ -8,7 +8,8 @@
 // tools/list shows each tool's inputSchema and outputSchema exactly as keel
 // generated them (never the SDK's inference) and annotations set from the
 // tool's effect. tools/call runs through keel's executor unchanged: success
-// returns structuredContent and the same JSON as text; every keel failure
+// returns structuredContent and the same JSON as text (or, for a result
+// type with an MCPText method, its author's text); every keel failure
 // returns isError with keel's result JSON (its code included), except
 // unknown_tool, which the protocol makes a JSON-RPC error (-32602). Every
 // tools/call reaches the executor, whatever its name, so an unknown name is
@@ -513,9 +514,13 @@ func (h *handler) reply(ctx context.Context, ec runtime.ExecutionContext, r runt
 	case !r.OK:
 		return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: resultjson.Content(r)}}}, nil
 	default:
+		text := r.Text // the author's words for the result (MCPText), else its JSON
+		if text == "" {
+			text = string(resultjson.Data(r))
+		}
 		res := &mcp.CallToolResult{
 			StructuredContent: json.RawMessage(r.Data),
-			Content:           append([]mcp.Content{&mcp.TextContent{Text: string(resultjson.Data(r))}}, contentBlocks(r.Content)...),
+			Content:           append([]mcp.Content{&mcp.TextContent{Text: text}}, contentBlocks(r.Content)...),
 		}
 		if len(r.Untrusted) > 0 { // where the text from outside is, for a client that shows or filters it
 			res.Meta = mcp.Meta{UntrustedMetaKey: r.Untrusted}

@@ -62,6 +62,9 @@ func (e *Executor) execute(ctx context.Context, ec ExecutionContext, call ToolCa
 		}
 	}
 	r := ToolResult{CallID: call.ID, ToolName: c.info.Name, ToolVersion: &c.info.Version, OK: true, Data: out, Content: blocks} // 7. result
+	if tc, has := args.(ownText); has && !c.tool.untrusted {                                                                    // text from outside is shown only between marks
+		r.Text = tc.Text()
+	}
 	if c.tool.untrusted {
 		r.Untrusted = c.tool.untrustedIn(out)
 		if len(r.Untrusted) > 0 && ec.Tainted != nil {
@@ -397,3 +400,7 @@ func (c *callRun) content(call ContentCall) ([]Content, bool) {
 	}
 	return blocks, true
 }
+
+// ownText is a call whose result has a text of its own (an MCPText
+// method), which MCP's text block carries instead of Data's JSON.
+type ownText interface{ Text() string }

@@ -104,6 +104,11 @@ type ToolResult struct {
 	// resources), checked; absent for a tool that returns none.
 	Content []Content  `json:"content,omitempty"`
 	Error   *ToolError `json:"error"`
+	// Text is the result's text in its author's words (a result type's
+	// MCPText method), which an MCP client's text block carries instead of
+	// Data's JSON; "" for none, and always for a result with untrusted
+	// text. Not part of the JSON form: a model reads Data.
+	Text string `json:"-"`
 	// Untrusted are the JSON pointers into Data of text from outside the
 	// system (members the output schema marks x-keel-untrusted), which a
 	// model reads between marks (resultjson). Not part of the JSON form.

@@ -455,6 +455,15 @@ func (c *typedCall[A, R]) encode() ([]byte, error) {
 	return jsonv2.Marshal(c.result, resultEncode)
 }
 
+// Text is the result's own text, when R has a method MCPText() string
+// (generated calls have it only then).
+func (c *typedCall[A, R]) Text() string {
+	if t, ok := any(&c.result).(interface{ MCPText() string }); ok {
+		return t.MCPText()
+	}
+	return ""
+}
+
 // Content is the result's content blocks, when R is a WithContent.
 func (c *typedCall[A, R]) Content() []Content {
 	if w, ok := any(&c.result).(contentCarrier); ok {

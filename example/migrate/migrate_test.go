@@ -7,6 +7,7 @@ package migrate_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"maps"
 	"net/http"
@@ -155,7 +156,7 @@ func TestMovedServersAnswerAlike(t *testing.T) {
 		{"search_dashboards", `{"query":"API","limit":1}`},
 		{"create_annotation", `{"dashboard_uid":"db-pool","text":"pool raised to 50"}`},
 	} {
-		var answers []string
+		var answers, texts []string
 		for _, name := range []string{"go-sdk", "mcp-go", "keel"} {
 			res, err := sessions[name].CallTool(context.Background(), &mcp.CallToolParams{Name: call.tool, Arguments: json.RawMessage(call.args)})
 			if err != nil || res.IsError {
@@ -163,6 +164,12 @@ func TestMovedServersAnswerAlike(t *testing.T) {
 			}
 			b, _ := json.Marshal(res.StructuredContent)
 			answers = append(answers, normalize(t, b, call.tool))
+			texts = append(texts, text(res))
+		}
+		// The text a client shows, as the go-sdk server wrote it: a
+		// sentence where it wrote one (the result's MCPText in keel).
+		if call.tool == "search_dashboards" && texts[0] != texts[2] {
+			t.Errorf("%s %s: the go-sdk's text %q, keel's %q", call.tool, call.args, texts[0], texts[2])
 		}
 		if answers[0] != answers[2] || answers[1] != answers[2] {
 			t.Errorf("%s %s: go-sdk %s, mcp-go %s, keel %s", call.tool, call.args, answers[0], answers[1], answers[2])
@@ -245,7 +252,7 @@ func TestOneServerDuringTheMove(t *testing.T) {
 		t.Fatalf("the unmigrated tool: %v %s", err, text(res))
 	}
 	res, err = cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "search_dashboards", Arguments: map[string]any{"query": "pool"}})
-	if err != nil || res.IsError || !strings.Contains(text(res), "db-pool") {
-		t.Fatalf("the moved tool: %v %s", err, text(res))
+	if err != nil || res.IsError || text(res) != "1 dashboards match." || !strings.Contains(fmt.Sprint(res.StructuredContent), "db-pool") {
+		t.Fatalf("the moved tool: %v %s %v", err, text(res), res.StructuredContent)
 	}
 }

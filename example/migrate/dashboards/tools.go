@@ -4,6 +4,7 @@ package dashboards
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/keelgen/keel/runtime"
 )
@@ -21,6 +22,10 @@ type SearchResult struct {
 	// The matches, in the store's order.
 	Dashboards []Dashboard `json:"dashboards"`
 }
+
+// MCPText is the sentence an MCP client shows, as the server wrote it
+// before the move; the data stays structuredContent.
+func (r SearchResult) MCPText() string { return fmt.Sprintf("%d dashboards match.", len(r.Dashboards)) }
 
 // Finds dashboards by title.
 //

@@ -404,6 +404,7 @@ func (l *loader) signature(fd *ast.FuncDecl, t *model.Tool, label string) {
 		l.errorf(fd.Type.Results.Pos(), "%s: result type %s must be a struct (the output schema's root is an object)", label, l.typeString(t.Result))
 	} else {
 		t.RecursiveOutput = l.checkSchema(fd.Type.Results.Pos(), label+": output", t.Result, true)
+		t.OwnText = l.ownText(fd.Type.Results.Pos(), label, t.Result)
 	}
 
 	if params.Len() == 2 {
@@ -645,4 +646,22 @@ func goListSays(dir string, patterns []string) string {
 		b.WriteString(strings.TrimSpace(line))
 	}
 	return ": the go command says: " + b.String()
+}
+
+// ownText reports whether the result type r has the method MCPText()
+// string (on R or *R): the text an MCP client's text block carries instead
+// of the result's JSON. A method of that name with another signature is
+// an error, not a text silently ignored.
+func (l *loader) ownText(pos token.Pos, label string, r types.Type) bool {
+	obj, _, _ := types.LookupFieldOrMethod(types.NewPointer(r), true, l.pkg.Types, "MCPText")
+	m, ok := obj.(*types.Func)
+	if !ok {
+		return false
+	}
+	sig := m.Signature()
+	if sig.Params().Len() != 0 || sig.Results().Len() != 1 || !types.Identical(sig.Results().At(0).Type(), types.Typ[types.String]) {
+		l.errorf(pos, "%s: %s.MCPText must be func() string: the text an MCP client shows for the result", label, l.typeString(r))
+		return false
+	}
+	return true
 }

@@ -143,6 +143,9 @@ type Tool struct {
 	// LaxNumbers: an integer or number member is also read from a numeric
 	// string, an integer from an integral number such as 2.0 (lax=numbers).
 	LaxNumbers bool
+	// OwnText: the result type has an MCPText() string method, the text an
+	// MCP client's text block carries instead of the result's JSON.
+	OwnText bool
 	// Icons and Meta are how an MCP client shows the tool (//keel:icon,
 	// //keel:meta), checked.
 	Icons []runtime.Icon

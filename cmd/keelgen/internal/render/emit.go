@@ -140,6 +140,13 @@ func emitCall(f *jen.File, c callPlan) {
 	} {
 		f.Add(code)
 	}
+	if c.text {
+		f.Comment("Text is the result's own text (its MCPText method), which an MCP client's text block carries.")
+		f.Func().Params(jen.Id("c").Op("*").Id(c.call)).Id("Text").Params().String().Block(
+			jen.Return(jen.Add(resultData(c)).Dot("MCPText").Call()),
+		)
+		f.Line()
+	}
 	if c.content {
 		f.Comment("Content is the result's content blocks, which the executor checks against the tool's content types.")
 		f.Func().Params(jen.Id("c").Op("*").Id(c.call)).Id("Content").Params().Index().Qual(runtimePkg, "Content").Block(

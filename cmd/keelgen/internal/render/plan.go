@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/dave/jennifer/jen"
+	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/keelgen/keel/cmd/keelgen/internal/gocode"
 	"github.com/keelgen/keel/cmd/keelgen/internal/model"
@@ -50,6 +51,7 @@ type callPlan struct {
 	handler, call, read, write string
 	handlerType, args, result  jen.Code
 	content                    bool // the result is a runtime.WithContent: write its Data, hand on its Content
+	text                       bool // the result has MCPText: hand on its text
 }
 
 type patternVar struct{ name, re string }
@@ -169,6 +171,9 @@ func planCodecs(pkg *model.Package, schemas map[string]model.Schemas) (*codecPla
 		read := input.reader(argsType(t), in, "", t.ArgsTypeName())
 		output := &codecs{codecState: g, tool: t, side: "output", defs: schemamodel.DefsOf(out)}
 		write := output.writer(t.Result, out, "", t.Ident()+"Result")
+		if t.OwnText && holdsUntrusted(out) {
+			output.fail("", "the result has untrusted members and an MCPText method: its text would carry text from outside without the marks the model reads it between; drop MCPText, or the x-keel-untrusted members")
+		}
 		k := read + "|" + write + "|" + fmt.Sprint(t.Returned != nil)
 		if b, ok := bindersByKey[k]; ok {
 			p.binders[t.Name] = b
@@ -292,7 +297,15 @@ func (g *codecState) planCall(t *model.Tool, handler, read, write string) callPl
 	ct := strings.TrimSuffix(handler, "Handler") + "Call"
 	g.taken[ct] = true
 	return callPlan{handler: handler, call: ct, read: read, write: write,
-		handlerType: handlerType(t), args: gocode.ArgsType(t), result: gocode.TypeCode(t.ResultType()), content: t.Returned != nil}
+		handlerType: handlerType(t), args: gocode.ArgsType(t), result: gocode.TypeCode(t.ResultType()), content: t.Returned != nil, text: t.OwnText}
+}
+
+// holdsUntrusted reports whether an output schema marks any member
+// x-keel-untrusted.
+func holdsUntrusted(out node) bool {
+	found := false
+	out.Walk(func(sub *schemamodel.Schema, _ jsontext.Pointer) { found = found || schemamodel.IsUntrusted(sub) })
+	return found
 }
 
 // planShapes plans the shape check of each struct type generated code

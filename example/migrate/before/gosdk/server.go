@@ -6,6 +6,7 @@ package gosdk
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -37,7 +38,10 @@ func New() *mcp.Server {
 	mcp.AddTool(s, &mcp.Tool{Name: "search_dashboards", Description: "Finds dashboards by title.",
 		Icons: []mcp.Icon{{Source: "https://grafana.example/icons/search.svg", MIMEType: "image/svg+xml", Sizes: []string{"any"}}}},
 		func(ctx context.Context, _ *mcp.CallToolRequest, in searchArgs) (*mcp.CallToolResult, searchResult, error) {
-			return nil, searchResult{Dashboards: dashboards.Find(in.Query, in.Limit)}, nil
+			found := dashboards.Find(in.Query, in.Limit)
+			// The text a client shows is a sentence; the data is structuredContent.
+			text := &mcp.TextContent{Text: fmt.Sprintf("%d dashboards match.", len(found))}
+			return &mcp.CallToolResult{Content: []mcp.Content{text}}, searchResult{Dashboards: found}, nil
 		})
 	mcp.AddTool(s, &mcp.Tool{Name: "create_annotation", Description: "Adds a note to a dashboard.",
 		Icons: []mcp.Icon{{Source: "https://grafana.example/icons/note.png", MIMEType: "image/png", Sizes: []string{"48x48"}, Theme: "dark"}},

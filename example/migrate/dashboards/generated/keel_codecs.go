@@ -100,6 +100,11 @@ func (c *searchArgsCall) Result(e *wire.Encoder) error {
 	return writeSearchResult(e, &c.result)
 }
 
+// Text is the result's own text (its MCPText method), which an MCP client's text block carries.
+func (c *searchArgsCall) Text() string {
+	return c.result.MCPText()
+}
+
 func readAnnotationArgs(d *wire.Decoder, v *dashboards.AnnotationArgs) error {
 	if err := d.ObjectStart(); err != nil {
 		return err
