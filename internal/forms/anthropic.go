@@ -80,27 +80,28 @@ func anthropicStrictify(s *schemamodel.Schema, path string, cost *AnthropicCost)
 	return problems
 }
 
+// boundWords are how a bound reads in words, in every form that moves one
+// into a description: one row per keyword.
+var boundWords = map[string]string{
+	"minimum": "at least %s", "exclusiveMinimum": "more than %s", "maximum": "at most %s", "exclusiveMaximum": "less than %s",
+	"multipleOf": "a multiple of %s", "minLength": "at least %s characters", "maxLength": "at most %s characters",
+	"minItems": "at least %s items", "maxItems": "at most %s items", "minProperties": "at least %s members", "maxProperties": "at most %s members",
+}
+
 // describeAnthropic moves the bounds Anthropic's strict mode does not take
 // into the member's description, in words.
 func describeAnthropic(s *schemamodel.Schema) {
 	notes := slices.Concat(alternativesInWords(s), dependentsInWords(s), textBoundsInWords(s))
-	bound := func(kw, words string) {
+	bound := func(kw string) {
 		if v := moveToWords(s, kw); v != "" {
-			notes = append(notes, fmt.Sprintf(words, v))
+			notes = append(notes, fmt.Sprintf(boundWords[kw], v))
 		}
 	}
-	bound("minimum", "at least %s")
-	bound("exclusiveMinimum", "more than %s")
-	bound("maximum", "at most %s")
-	bound("exclusiveMaximum", "less than %s")
-	bound("multipleOf", "a multiple of %s")
-	bound("minLength", "at least %s characters")
-	bound("maxLength", "at most %s characters")
-	bound("maxItems", "at most %s items")
-	bound("minProperties", "at least %s members")
-	bound("maxProperties", "at most %s members")
+	for _, kw := range []string{"minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum", "multipleOf", "minLength", "maxLength", "maxItems", "minProperties", "maxProperties"} {
+		bound(kw)
+	}
 	if r := s.MinItems.Rat(); r != nil && r.Cmp(big.NewRat(0, 1)) != 0 && r.Cmp(big.NewRat(1, 1)) != 0 {
-		bound("minItems", "at least %s items")
+		bound("minItems")
 	}
 	notes = append(notes, uniqueInWords(s)...)
 	notes = append(notes, contentInWords(s)...)

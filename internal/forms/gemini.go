@@ -81,119 +81,174 @@ func (g *geminiForm) note(path, format string, args ...any) {
 }
 
 // node converts the schema s found at path (a name for a reader), keeping
-// its keywords in their order.
+// its keywords in their order: each keyword by its rule (geminiRules), a
+// keyword genai.Schema holds as it is, an annotation it has no use for
+// silently, any other dropped and noted; then the structure below it.
 func (g *geminiForm) node(s *schemamodel.Schema, path string) *schemamodel.Schema {
-	out := s.Blank()
-	var words []string
-	say := func(kw, text string) {
-		words = append(words, text)
-		g.note(path, "%s said in the description", kw)
-	}
-	nullable := s.Type.Has("null")
-	types := s.Type.Without("null")
-	switch len(types) {
+	n := &geminiNode{g: g, s: s, out: s.Blank(), path: path, nullable: s.Type.Has("null"), types: s.Type.Without("null")}
+	switch len(n.types) {
 	case 0:
 	case 1:
-		out.Type = schemamodel.Types{strings.ToUpper(types[0])}
+		n.out.Type = schemamodel.Types{strings.ToUpper(n.types[0])}
 	default:
-		say("type", "one of the types "+strings.Join(slices.Compact(sorted(types)), ", "))
+		n.say("type", "one of the types "+strings.Join(slices.Compact(sorted(n.types)), ", "))
 	}
 	for _, kw := range sorted(s.Keywords()) {
 		if _, raw := s.OtherValue(kw); raw && schemamodel.IsTyped(kw) {
 			g.malformed(s, kw, path)
 			continue
 		}
-		switch {
-		case (kw == "anyOf" || kw == "oneOf") && schemamodel.IsRequiredSets(alternatives(s, kw)):
-			words, _ := alternativeWords(kw, alternatives(s, kw))
-			say(kw, words)
-		case kw == "prefixItems":
-			raw, _ := s.OtherValue(kw)
-			var items []struct {
-				Type any `json:"type"`
-			}
-			if json.Unmarshal(raw, &items) != nil {
-				g.note(path, "prefixItems dropped (not a list of schemas)")
-				continue
-			}
-			var each []string
-			for _, it := range items {
-				t, _ := json.Marshal(it.Type)
-				each = append(each, strings.Trim(string(t), `"`))
-			}
-			say(kw, "items in this order: "+strings.Join(each, ", "))
-		case kw == "dependentRequired" || strings.HasPrefix(kw, "format") && kw != "format":
-			probe := &schemamodel.Schema{}
-			v, _ := s.OtherValue(kw)
-			probe.SetOther(kw, v)
-			if w := slices.Concat(dependentsInWords(probe), textBoundsInWords(probe)); len(w) > 0 {
-				say(kw, strings.Join(w, "; "))
-			}
-		case kw == "type" || kw == "properties" || kw == "items" || kw == "anyOf" || kw == "oneOf" || kw == "required":
-			// structure, below
-		case kw == "format":
-			ok := false
-			for _, t := range types {
-				ok = ok || geminiFormats[t][s.Format]
-			}
-			if ok {
-				out.Format = s.Format
-			} else {
-				say(kw, "format: "+s.Format)
-			}
-		case kw == "enum" || kw == "const":
-			values := s.Enum
-			if kw == "const" {
-				values = []any{*s.Const}
-			}
-			texts, null, ok := stringEnum(values)
-			nullable = nullable || null
-			switch {
-			case !ok:
-				say(kw, "one of "+jsonList(slices.DeleteFunc(slices.Clone(values), func(x any) bool { return x == nil })))
-			case kw == "const":
-				out.Enum = texts
-				g.note(path, "const as a one-value enum")
-			default:
-				out.Enum = texts
-			}
-		case kw == "exclusiveMinimum":
-			say(kw, "more than "+string(s.ExclusiveMinimum))
-		case kw == "exclusiveMaximum":
-			say(kw, "less than "+string(s.ExclusiveMaximum))
-		case kw == "multipleOf":
-			say(kw, "a multiple of "+string(s.MultipleOf))
-		case kw == "uniqueItems":
-			if *s.UniqueItems {
-				say(kw, "no item twice")
-			}
-		case kw == "contentEncoding":
-			say(kw, kw+": "+s.ContentEncoding)
-		case kw == "contentMediaType":
-			say(kw, kw+": "+s.ContentMediaType)
-		case kw == "additionalProperties":
-			if ap := s.AdditionalProperties; ap.IsObject() {
-				what := "any value"
-				if t := slices.Compact(sorted(ap.Type)); len(t) > 0 {
-					what = "each value of type " + strings.Join(t, " or ")
-				}
-				say(kw, "members of any name, "+what)
-			} else if ap.IsTrue() {
-				say(kw, "other members allowed")
-			}
-			// false: a closed object, which the executor enforces
+		switch rule := geminiRules[kw]; {
+		case rule != nil:
+			rule(n, kw)
 		case geminiKept[kw]:
 			v, ok := geminiValue(s, kw)
 			if !ok {
 				g.note(path, "%s dropped (not of the type genai.Schema holds)", kw)
 				continue
 			}
-			out.SetKeyword(kw, v)
+			n.out.SetKeyword(kw, v)
 		case geminiSilent[kw]:
 		default:
 			g.note(path, "%s dropped (no form for it)", kw)
 		}
 	}
+	g.structure(n)
+	if n.nullable {
+		n.out.SetOther("nullable", jsontext.Value("true"))
+	}
+	sayInDescription(n.out, n.words)
+	return n.out
+}
+
+// geminiNode is one schema node on its way into the parameters form.
+type geminiNode struct {
+	g        *geminiForm
+	s, out   *schemamodel.Schema
+	path     string
+	types    []string // its types but null
+	nullable bool
+	words    []string // what its description says of what the form cannot hold
+}
+
+// say puts kw's meaning into the node's description, in words.
+func (n *geminiNode) say(kw, text string) {
+	n.words = append(n.words, text)
+	n.g.note(n.path, "%s said in the description", kw)
+}
+
+// geminiRules are the keywords the parameters form does not hold as they
+// are: each says its keyword in words, narrows it, or leaves it to the
+// structure below (type, properties, items, the alternatives, required).
+var geminiRules = map[string]func(n *geminiNode, kw string){
+	"type": structural, "properties": structural, "items": structural, "required": structural,
+	"anyOf": geminiAlternatives, "oneOf": geminiAlternatives,
+	"prefixItems": func(n *geminiNode, kw string) {
+		raw, _ := n.s.OtherValue(kw)
+		var items []struct {
+			Type any `json:"type"`
+		}
+		if json.Unmarshal(raw, &items) != nil {
+			n.g.note(n.path, "prefixItems dropped (not a list of schemas)")
+			return
+		}
+		var each []string
+		for _, it := range items {
+			t, _ := json.Marshal(it.Type)
+			each = append(each, strings.Trim(string(t), `"`))
+		}
+		n.say(kw, "items in this order: "+strings.Join(each, ", "))
+	},
+	"dependentRequired": geminiProbe, "formatMinimum": geminiProbe, "formatExclusiveMinimum": geminiProbe,
+	"formatMaximum": geminiProbe, "formatExclusiveMaximum": geminiProbe,
+	"format": func(n *geminiNode, kw string) {
+		ok := false
+		for _, t := range n.types {
+			ok = ok || geminiFormats[t][n.s.Format]
+		}
+		if ok {
+			n.out.Format = n.s.Format
+		} else {
+			n.say(kw, "format: "+n.s.Format)
+		}
+	},
+	"enum": geminiEnum, "const": geminiEnum,
+	"exclusiveMinimum": geminiBound, "exclusiveMaximum": geminiBound, "multipleOf": geminiBound,
+	"uniqueItems": func(n *geminiNode, kw string) {
+		if *n.s.UniqueItems {
+			n.say(kw, "no item twice")
+		}
+	},
+	"contentEncoding":  func(n *geminiNode, kw string) { n.say(kw, kw+": "+n.s.ContentEncoding) },
+	"contentMediaType": func(n *geminiNode, kw string) { n.say(kw, kw+": "+n.s.ContentMediaType) },
+	"additionalProperties": func(n *geminiNode, kw string) {
+		if ap := n.s.AdditionalProperties; ap.IsObject() {
+			what := "any value"
+			if t := slices.Compact(sorted(ap.Type)); len(t) > 0 {
+				what = "each value of type " + strings.Join(t, " or ")
+			}
+			n.say(kw, "members of any name, "+what)
+		} else if ap.IsTrue() {
+			n.say(kw, "other members allowed")
+		}
+		// false: a closed object, which the executor enforces
+	},
+}
+
+// structural keywords are converted with the structure, after the rest.
+func structural(*geminiNode, string) {}
+
+// geminiAlternatives says a oneOf or anyOf of required sets in words; other
+// alternatives are structure.
+func geminiAlternatives(n *geminiNode, kw string) {
+	if alts := alternatives(n.s, kw); schemamodel.IsRequiredSets(alts) {
+		words, _ := alternativeWords(kw, alts)
+		n.say(kw, words)
+	}
+}
+
+// geminiProbe says dependentRequired or a text bound in the words the
+// strict forms use for it.
+func geminiProbe(n *geminiNode, kw string) {
+	probe := &schemamodel.Schema{}
+	v, _ := n.s.OtherValue(kw)
+	probe.SetOther(kw, v)
+	if w := slices.Concat(dependentsInWords(probe), textBoundsInWords(probe)); len(w) > 0 {
+		n.say(kw, strings.Join(w, "; "))
+	}
+}
+
+// geminiEnum keeps an enum or const of strings (a const as a one-value
+// enum, null as nullable), and says any other in words.
+func geminiEnum(n *geminiNode, kw string) {
+	values := n.s.Enum
+	if kw == "const" {
+		values = []any{*n.s.Const}
+	}
+	texts, null, ok := stringEnum(values)
+	n.nullable = n.nullable || null
+	switch {
+	case !ok:
+		n.say(kw, "one of "+jsonList(slices.DeleteFunc(slices.Clone(values), func(x any) bool { return x == nil })))
+	case kw == "const":
+		n.out.Enum = texts
+		n.g.note(n.path, "const as a one-value enum")
+	default:
+		n.out.Enum = texts
+	}
+}
+
+// geminiBound says a bound the form has no member for, in the words every
+// form uses for it (boundWords).
+func geminiBound(n *geminiNode, kw string) {
+	n.say(kw, fmt.Sprintf(boundWords[kw], n.s.Keyword(kw)))
+}
+
+// structure converts what is below the node: its properties, in the
+// author's order (propertyOrdering), its items, and alternatives that are
+// not required sets (anyOf; a lone null as nullable).
+func (g *geminiForm) structure(n *geminiNode) {
+	s, out, path := n.s, n.out, n.path
 	if s.Properties != nil {
 		out.Properties = []schemamodel.Property{}
 		var ordering []string
@@ -228,17 +283,12 @@ func (g *geminiForm) node(s *schemamodel.Schema, path string) *schemamodel.Schem
 			switch {
 			case !alt.IsObject():
 			case alt.Type.Is("null") && len(alt.Keywords()) == 1:
-				nullable = true
+				n.nullable = true
 			default:
 				out.AnyOf = append(out.AnyOf, g.node(alt, fmt.Sprintf("%s|%d", path, i)))
 			}
 		}
 	}
-	if nullable {
-		out.SetOther("nullable", jsontext.Value("true"))
-	}
-	sayInDescription(out, words)
-	return out
 }
 
 // malformed notes a keyword whose value is not of its JSON type, dropped.

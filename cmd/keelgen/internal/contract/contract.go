@@ -37,7 +37,7 @@ func (l Level) String() string {
 
 // Item is one change to one part of a tool's contract.
 type Item struct {
-	Part  string // "input", "output", "effect", "hints", "errors", "content", "title", "description"
+	Part  string // "input", "output", "effect", "hints", "errors", "content", "scopes", "groups", "icons", "meta", "lax", "title", "description"
 	Text  string
 	Level Level
 }
@@ -212,6 +212,64 @@ func compareHints(ot, nt *lockfile.Entry) []Item {
 	return items
 }
 
+// listFields are a lock entry's lists, each compared as a set: what a
+// member added and a member removed say, and how much each changes for a
+// client.
+var listFields = []struct {
+	part                     string
+	list                     func(*lockfile.Entry) []string
+	added, removed           string
+	addedLevel, removedLevel Level
+}{
+	{"errors", func(e *lockfile.Entry) []string { return e.Errors }, "error code %q added", "error code %q removed", Minor, Minor},
+	// Content is output: a new type may reach a client that cannot take it;
+	// one no longer returned breaks no one.
+	{"content", func(e *lockfile.Entry) []string { return e.Content }, "content type %q added", "content type %q removed", Major, Minor},
+	// A scope required is a caller who could call refused.
+	{"scopes", func(e *lockfile.Entry) []string { return e.Scopes }, "scope %q required", "scope %q no longer required", Major, Minor},
+	// Joining a group offers the tool to more servers; a server that
+	// enables only a group it leaves no longer offers it.
+	{"groups", func(e *lockfile.Entry) []string { return e.Groups }, "joins group %q", "leaves group %q", Minor, Major},
+}
+
+// comparePresentation grades what a client shows beside the words: an icon
+// is a patch; a _meta entry (an MCP App's ui resource) changes what a host
+// does, minor.
+func comparePresentation(ot, nt *lockfile.Entry) []Item {
+	var items []Item
+	if !slices.EqualFunc(ot.Icons, nt.Icons, func(a, b lockfile.Icon) bool {
+		return a.Src == b.Src && a.MIMEType == b.MIMEType && a.Theme == b.Theme && slices.Equal(a.Sizes, b.Sizes)
+	}) {
+		items = append(items, Item{"icons", "icons changed", Patch})
+	}
+	for _, k := range slices.Sorted(maps.Keys(nt.Meta)) {
+		switch old, ok := ot.Meta[k]; {
+		case !ok:
+			items = append(items, Item{"meta", fmt.Sprintf("_meta %q added", k), Minor})
+		case !lockfile.SameJSON(old, nt.Meta[k]):
+			items = append(items, Item{"meta", fmt.Sprintf("_meta %q changed", k), Minor})
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(ot.Meta)) {
+		if _, ok := nt.Meta[k]; !ok {
+			items = append(items, Item{"meta", fmt.Sprintf("_meta %q removed", k), Minor})
+		}
+	}
+	return items
+}
+
+// compareLax grades lax=numbers: reading laxly takes calls refused before
+// (minor); strictly again refuses a "5" the tool took (major).
+func compareLax(ot, nt *lockfile.Entry) []Item {
+	switch {
+	case !ot.LaxNumbers && nt.LaxNumbers:
+		return []Item{{"lax", "numbers read laxly (lax=numbers): a numeric string or 2.0 taken for a number", Minor}}
+	case ot.LaxNumbers && !nt.LaxNumbers:
+		return []Item{{"lax", "numbers read strictly again: a numeric string the tool took is refused", Major}}
+	}
+	return nil
+}
+
 func compareTool(prev *Previous, ot, nt *lockfile.Entry, info runtime.ToolInfo) []Item {
 	var items []Item
 	if ot.DescriptionDigest != nt.DescriptionDigest {
@@ -231,63 +289,16 @@ func compareTool(prev *Previous, ot, nt *lockfile.Entry, info runtime.ToolInfo) 
 		items = append(items, Item{"approve", "approval wording changed", Patch})
 	}
 	items = append(items, compareHints(ot, nt)...)
-	for _, c := range setDiff(ot.Errors, nt.Errors) {
-		items = append(items, Item{"errors", fmt.Sprintf("error code %q added", c), Minor})
-	}
-	for _, c := range setDiff(nt.Errors, ot.Errors) {
-		items = append(items, Item{"errors", fmt.Sprintf("error code %q removed", c), Minor})
-	}
-	// Content the tool may return is output: a new type may reach a client
-	// that cannot take it; one it no longer returns breaks no one.
-	for _, c := range setDiff(ot.Content, nt.Content) {
-		items = append(items, Item{"content", fmt.Sprintf("content type %q added", c), Major})
-	}
-	for _, c := range setDiff(nt.Content, ot.Content) {
-		items = append(items, Item{"content", fmt.Sprintf("content type %q removed", c), Minor})
-	}
-	// A scope required is a caller who could call refused: major.
-	for _, s := range setDiff(ot.Scopes, nt.Scopes) {
-		items = append(items, Item{"scopes", fmt.Sprintf("scope %q required", s), Major})
-	}
-	for _, s := range setDiff(nt.Scopes, ot.Scopes) {
-		items = append(items, Item{"scopes", fmt.Sprintf("scope %q no longer required", s), Minor})
-	}
-	// A server that enables only a group the tool leaves no longer offers
-	// it: major. Joining a group offers it to more servers: minor.
-	for _, g := range setDiff(ot.Groups, nt.Groups) {
-		items = append(items, Item{"groups", fmt.Sprintf("joins group %q", g), Minor})
-	}
-	for _, g := range setDiff(nt.Groups, ot.Groups) {
-		items = append(items, Item{"groups", fmt.Sprintf("leaves group %q", g), Major})
-	}
-	// What a client shows beside the words: an icon is a patch; a _meta
-	// entry (an MCP App's ui resource) changes what a host does: minor.
-	if !slices.EqualFunc(ot.Icons, nt.Icons, func(a, b lockfile.Icon) bool {
-		return a.Src == b.Src && a.MIMEType == b.MIMEType && a.Theme == b.Theme && slices.Equal(a.Sizes, b.Sizes)
-	}) {
-		items = append(items, Item{"icons", "icons changed", Patch})
-	}
-	for _, k := range slices.Sorted(maps.Keys(nt.Meta)) {
-		switch old, ok := ot.Meta[k]; {
-		case !ok:
-			items = append(items, Item{"meta", fmt.Sprintf("_meta %q added", k), Minor})
-		case !lockfile.SameJSON(old, nt.Meta[k]):
-			items = append(items, Item{"meta", fmt.Sprintf("_meta %q changed", k), Minor})
+	for _, f := range listFields {
+		for _, v := range setDiff(f.list(ot), f.list(nt)) {
+			items = append(items, Item{f.part, fmt.Sprintf(f.added, v), f.addedLevel})
+		}
+		for _, v := range setDiff(f.list(nt), f.list(ot)) {
+			items = append(items, Item{f.part, fmt.Sprintf(f.removed, v), f.removedLevel})
 		}
 	}
-	for _, k := range slices.Sorted(maps.Keys(ot.Meta)) {
-		if _, ok := nt.Meta[k]; !ok {
-			items = append(items, Item{"meta", fmt.Sprintf("_meta %q removed", k), Minor})
-		}
-	}
-	// Reading numbers laxly takes more calls than before (minor); strictly
-	// again refuses a "5" a model sent and the tool took (major).
-	switch {
-	case !ot.LaxNumbers && nt.LaxNumbers:
-		items = append(items, Item{"lax", "numbers read laxly (lax=numbers): a numeric string or 2.0 taken for a number", Minor})
-	case ot.LaxNumbers && !nt.LaxNumbers:
-		items = append(items, Item{"lax", "numbers read strictly again: a numeric string the tool took is refused", Major})
-	}
+	items = append(items, comparePresentation(ot, nt)...)
+	items = append(items, compareLax(ot, nt)...)
 	for _, side := range []struct {
 		part     string
 		old, new string
