@@ -3,11 +3,14 @@ package keeltemporal_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"log/slog"
 	"os/exec"
 	"strings"
 	"testing"
 	"time"
 
+	"go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/workflow"
 
@@ -50,4 +53,29 @@ func TestDemoAgainstADevServer(t *testing.T) {
 	if err != nil || !strings.Contains(string(out), `"tool_name": "lookup_incident"`) || !strings.Contains(string(out), `"ok": true`) {
 		t.Fatalf("%v:\n%s", err, out)
 	}
+}
+
+// A workflow that calls a tool: keeltemporal.Execute runs keel's activity,
+// so the call is retried elsewhere if its worker is lost, and the same
+// executor decides it. Here Temporal's in-process test environment stands
+// in for a server and a worker.
+func ExampleExecute() {
+	var suite testsuite.WorkflowTestSuite
+	suite.SetLogger(log.NewStructuredLogger(slog.New(slog.DiscardHandler)))
+	env := suite.NewTestWorkflowEnvironment()
+	exec, err := generated.NewExecutor(runtime.WithLogger(slog.New(slog.DiscardHandler)))
+	if err != nil {
+		panic(err)
+	}
+	if err := keeltemporal.Register(env, exec, keeltemporal.Options{}); err != nil {
+		panic(err)
+	}
+	env.ExecuteWorkflow(oneCall, runtime.ToolCall{ID: "c-1", Name: generated.ToolLookupIncident, Arguments: json.RawMessage(`{"incident_id":"INC-001"}`)})
+	var r runtime.ToolResult
+	if err := env.GetWorkflowResult(&r); err != nil {
+		panic(err)
+	}
+	fmt.Println(r.ToolName, r.OK)
+	// Output:
+	// lookup_incident true
 }
