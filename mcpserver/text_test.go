@@ -28,16 +28,19 @@ type outsidePage struct {
 
 func (p outsidePage) MCPText() string { return p.Text }
 
-// A result with an MCPText method is its author's words in the text block,
-// its data unchanged in structuredContent; a result holding text from
-// outside never is: its text block is the marked JSON.
+// A result with an MCPText method, of a tool whose contract says OwnText,
+// is its author's words in the text block, its data unchanged in
+// structuredContent; without OwnText it is the JSON; a result holding text
+// from outside never is: its text block is the marked JSON.
 func TestResultTextInTheAuthorsWords(t *testing.T) {
 	tool := func(name, out string, h runtime.Handler) *runtime.Tool {
-		return runtime.NewTool(runtime.ToolInfo{Name: name, Version: "1", Effect: runtime.EffectRead, Description: name,
+		return runtime.NewTool(runtime.ToolInfo{Name: name, Version: "1", Effect: runtime.EffectRead, Description: name, OwnText: name != "search_json",
 			InputSchema: json.RawMessage(`{"type":"object","additionalProperties":false}`), OutputSchema: json.RawMessage(out)}, h)
 	}
 	exec, err := runtime.NewExecutor(keeltest.Of(
 		tool("search", `{"type":"object","properties":{"count":{"type":"integer"}}}`,
+			runtime.Handle(func(context.Context, struct{}) (matches, error) { return matches{Count: 2}, nil })),
+		tool("search_json", `{"type":"object","properties":{"count":{"type":"integer"}}}`,
 			runtime.Handle(func(context.Context, struct{}) (matches, error) { return matches{Count: 2}, nil })),
 		tool("open_page", `{"type":"object","properties":{"text":{"type":"string","x-keel-untrusted":true}}}`,
 			runtime.Handle(func(context.Context, struct{}) (outsidePage, error) {
@@ -55,6 +58,12 @@ func TestResultTextInTheAuthorsWords(t *testing.T) {
 		data, _ := json.Marshal(res.StructuredContent)
 		if text := res.Content[0].(*mcp.TextContent).Text; text != "match match found." || string(data) != `{"count":2}` {
 			t.Errorf("%s: text %q, structuredContent %s", name, text, data)
+		}
+		// A tool whose contract does not say OwnText keeps the JSON, whatever
+		// its result type's methods: the lock says what the text block is.
+		res, err = cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "search_json", Arguments: map[string]any{}})
+		if err != nil || res.IsError || res.Content[0].(*mcp.TextContent).Text != `{"count":2}` {
+			t.Errorf("%s: without OwnText: %v %+v", name, err, res)
 		}
 		res, err = cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "open_page", Arguments: map[string]any{}})
 		if err != nil || res.IsError {

@@ -221,6 +221,7 @@ func TestBothLockMappingsAgreeOnEveryField(t *testing.T) {
 		"Scopes":     func(i *runtime.ToolInfo) { i.Scopes = []string{"text:read"} },
 		"Groups":     func(i *runtime.ToolInfo) { i.Groups = []string{"text"} },
 		"LaxNumbers": func(i *runtime.ToolInfo) { i.LaxNumbers = true },
+		"OwnText":    func(i *runtime.ToolInfo) { i.OwnText = true },
 		"Icons": func(i *runtime.ToolInfo) {
 			i.Icons = []runtime.Icon{{Src: "https://example.com/echo.svg", Sizes: []string{"any"}}}
 		},

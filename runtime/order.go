@@ -63,7 +63,7 @@ func (e *Executor) execute(ctx context.Context, ec ExecutionContext, call ToolCa
 	}
 	r := ToolResult{CallID: call.ID, ToolName: c.info.Name, ToolVersion: &c.info.Version, OK: true, Data: out, Content: blocks} // 7. result
 	// Text from outside is shown only between marks, never in the author's text.
-	if tc, has := args.(ownText); has && !c.tool.untrusted {
+	if tc, has := args.(ownText); has && c.info.OwnText && !c.tool.untrusted {
 		r.Text = tc.Text()
 	}
 	if c.tool.untrusted {

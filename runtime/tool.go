@@ -74,6 +74,11 @@ type ToolInfo struct {
 	// value. Only a generated reader reads lax; a hand-bound tool with it
 	// is refused.
 	LaxNumbers bool
+	// OwnText: the result's text in MCP's text block is its author's (the
+	// result type's MCPText method), not its JSON. Many hosts give that
+	// block to the model, so the lock records it; a result type's method
+	// is used only when its tool says so.
+	OwnText bool
 	// Icons are the tool's icons for a client that shows one
 	// (//keel:icon), in the order written; Meta are static _meta entries
 	// an MCP client reads with the tool (//keel:meta), by key, such as an

@@ -78,6 +78,9 @@ type Entry struct {
 	// LaxNumbers: its integer and number members are also read from
 	// numeric strings (lax=numbers), a reading a reviewer must see.
 	LaxNumbers bool `json:"lax_numbers,omitzero"`
+	// OwnText: MCP's text block says the result in its author's words
+	// (MCPText), not as JSON.
+	OwnText bool `json:"own_text,omitzero"`
 	// Icons and Meta are what an MCP client shows of the tool beside its
 	// words (//keel:icon, //keel:meta): a reviewer sees a link change.
 	Icons []Icon                     `json:"icons,omitempty"`
@@ -103,7 +106,7 @@ type Contract struct {
 	Deferred                           bool
 	Namespace                          string
 	Content, Scopes, Groups            []string
-	LaxNumbers                         bool
+	LaxNumbers, OwnText                bool
 	Icons                              []Icon
 	Meta                               map[string]json.RawMessage
 }
@@ -143,7 +146,7 @@ func New(tools []Contract) (Lock, error) {
 		e := Entry{Name: t.Name, Version: t.Version, Effect: t.Effect, Errors: slices.Clone(t.Errors),
 			Title: t.Title, Approve: t.Approve, Destructive: t.Destructive, Idempotent: t.Idempotent, OpenWorld: t.OpenWorld,
 			Deferred: t.Deferred, Namespace: t.Namespace, Content: slices.Clone(t.Content), Scopes: slices.Clone(t.Scopes), Groups: slices.Clone(t.Groups),
-			LaxNumbers: t.LaxNumbers, Icons: slices.Clone(t.Icons), Meta: maps.Clone(t.Meta)}
+			LaxNumbers: t.LaxNumbers, OwnText: t.OwnText, Icons: slices.Clone(t.Icons), Meta: maps.Clone(t.Meta)}
 		if e.ModelBytes, err = ModelBytes(t); err != nil {
 			return Lock{}, fmt.Errorf("tool %s: %w", t.Name, err)
 		}
@@ -253,7 +256,7 @@ func entryEqual(a, b Entry) bool {
 		a.ModelBytes == b.ModelBytes && a.ModelTokens == b.ModelTokens && a.Title == b.Title && a.Approve == b.Approve &&
 		sameHint(a.Destructive, b.Destructive) && sameHint(a.Idempotent, b.Idempotent) && sameHint(a.OpenWorld, b.OpenWorld) &&
 		a.Deferred == b.Deferred && a.Namespace == b.Namespace && slices.Equal(a.Content, b.Content) && slices.Equal(a.Scopes, b.Scopes) &&
-		slices.Equal(a.Groups, b.Groups) && a.LaxNumbers == b.LaxNumbers &&
+		slices.Equal(a.Groups, b.Groups) && a.LaxNumbers == b.LaxNumbers && a.OwnText == b.OwnText &&
 		slices.EqualFunc(a.Icons, b.Icons, func(x, y Icon) bool {
 			return x.Src == y.Src && x.MIMEType == y.MIMEType && x.Theme == y.Theme && slices.Equal(x.Sizes, y.Sizes)
 		}) && maps.EqualFunc(a.Meta, b.Meta, SameJSON)

@@ -78,7 +78,7 @@ func Infos(pkg *model.Package, schemas map[string]model.Schemas) []runtime.ToolI
 		info := runtime.ToolInfo{Name: t.Name, Version: t.Version, Effect: runtime.Effect(t.Effect),
 			Description: t.Description, InputSchema: s.Input, OutputSchema: s.Output, Timeout: t.Timeout,
 			Title: t.Title, Approve: t.Approve, Hints: t.Hints, Deferred: t.Deferred, Namespace: t.Namespace, Content: t.Content, Scopes: t.Scopes, Groups: t.Groups,
-			LaxNumbers: t.LaxNumbers, Icons: t.Icons, Meta: t.Meta}
+			LaxNumbers: t.LaxNumbers, OwnText: t.OwnText, Icons: t.Icons, Meta: t.Meta}
 		for _, c := range t.Errors {
 			info.Errors = append(info.Errors, runtime.Code(c))
 		}
@@ -258,6 +258,18 @@ func comparePresentation(ot, nt *lockfile.Entry) []Item {
 	return items
 }
 
+// compareText grades the text form: a host that hands MCP's text block to
+// the model now reads the author's words, or the JSON again (minor).
+func compareText(ot, nt *lockfile.Entry) []Item {
+	switch {
+	case !ot.OwnText && nt.OwnText:
+		return []Item{{"text", "the text block says the result in its author's words (MCPText), not as JSON", Minor}}
+	case ot.OwnText && !nt.OwnText:
+		return []Item{{"text", "the text block says the result as JSON again, not in its author's words", Minor}}
+	}
+	return nil
+}
+
 // compareLax grades lax=numbers: reading laxly takes calls refused before
 // (minor); strictly again refuses a "5" the tool took (major).
 func compareLax(ot, nt *lockfile.Entry) []Item {
@@ -299,6 +311,7 @@ func compareTool(prev *Previous, ot, nt *lockfile.Entry, info runtime.ToolInfo) 
 	}
 	items = append(items, comparePresentation(ot, nt)...)
 	items = append(items, compareLax(ot, nt)...)
+	items = append(items, compareText(ot, nt)...)
 	for _, side := range []struct {
 		part     string
 		old, new string

@@ -135,6 +135,9 @@ func emitToolSpecs(f *jen.File, p *toolsPlan) {
 				if t.LaxNumbers {
 					g.Id("LaxNumbers").Op(":").True()
 				}
+				if t.OwnText {
+					g.Id("OwnText").Op(":").True()
+				}
 				if len(t.Icons) > 0 {
 					g.Id("Icons").Op(":").Add(iconsCode(t.Icons))
 				}

@@ -20,7 +20,7 @@ const _ = runtime.IsAtLeastVersion0_6_0
 
 // SetDigest identifies this exact tool set: the set_digest of keel.lock.json.
 // The executor recomputes it from the embedded contracts before it accepts a call.
-const SetDigest = "sha256:01e6280300ac490c2876eeb7a379e6cdad367fa66b59892e2b85a84444d65acd"
+const SetDigest = "sha256:0841ce833537a0ac7af89349454c814396ab26920e8a2b52c60e588c6aa5f171"
 
 // Tool names. Harness code that names a tool by its constant stops compiling
 // when the tool is removed.
@@ -71,9 +71,10 @@ var toolSpecs = [...]runtime.ToolSpec{
 	{
 		Info: runtime.ToolInfo{
 			Name:        ToolSearchDashboards,
-			Version:     "1.1.1",
+			Version:     "1.2.0",
 			Effect:      runtime.EffectRead,
 			Description: "Finds dashboards by title.",
+			OwnText:     true,
 			Icons: []runtime.Icon{
 				{
 					Src:      "https://grafana.example/icons/search.svg",
