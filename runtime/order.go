@@ -63,8 +63,10 @@ func (e *Executor) execute(ctx context.Context, ec ExecutionContext, call ToolCa
 	}
 	r := ToolResult{CallID: call.ID, ToolName: c.info.Name, ToolVersion: &c.info.Version, OK: true, Data: out, Content: blocks} // 7. result
 	// Text from outside is shown only between marks, never in the author's text.
-	if tc, has := args.(ownText); has && c.info.OwnText && !c.tool.untrusted {
-		r.Text = tc.Text()
+	if c.info.OwnText && !c.tool.untrusted { // the contract first: most tools pay one bool, no assertion
+		if tc, has := args.(ownText); has {
+			r.Text = tc.Text()
+		}
 	}
 	if c.tool.untrusted {
 		r.Untrusted = c.tool.untrustedIn(out)

@@ -257,9 +257,14 @@ func entryEqual(a, b Entry) bool {
 		sameHint(a.Destructive, b.Destructive) && sameHint(a.Idempotent, b.Idempotent) && sameHint(a.OpenWorld, b.OpenWorld) &&
 		a.Deferred == b.Deferred && a.Namespace == b.Namespace && slices.Equal(a.Content, b.Content) && slices.Equal(a.Scopes, b.Scopes) &&
 		slices.Equal(a.Groups, b.Groups) && a.LaxNumbers == b.LaxNumbers && a.OwnText == b.OwnText &&
-		slices.EqualFunc(a.Icons, b.Icons, func(x, y Icon) bool {
-			return x.Src == y.Src && x.MIMEType == y.MIMEType && x.Theme == y.Theme && slices.Equal(x.Sizes, y.Sizes)
-		}) && maps.EqualFunc(a.Meta, b.Meta, SameJSON)
+		SameIcons(a.Icons, b.Icons) && maps.EqualFunc(a.Meta, b.Meta, SameJSON)
+}
+
+// SameIcons reports whether a and b list the same icons in the same order.
+func SameIcons(a, b []Icon) bool {
+	return slices.EqualFunc(a, b, func(x, y Icon) bool {
+		return x.Src == y.Src && x.MIMEType == y.MIMEType && x.Theme == y.Theme && slices.Equal(x.Sizes, y.Sizes)
+	})
 }
 
 // SameJSON reports whether x and y are the same JSON, however indented

@@ -237,9 +237,7 @@ var listFields = []struct {
 // does, minor.
 func comparePresentation(ot, nt *lockfile.Entry) []Item {
 	var items []Item
-	if !slices.EqualFunc(ot.Icons, nt.Icons, func(a, b lockfile.Icon) bool {
-		return a.Src == b.Src && a.MIMEType == b.MIMEType && a.Theme == b.Theme && slices.Equal(a.Sizes, b.Sizes)
-	}) {
+	if !lockfile.SameIcons(ot.Icons, nt.Icons) {
 		items = append(items, Item{"icons", "icons changed", Patch})
 	}
 	for _, k := range slices.Sorted(maps.Keys(nt.Meta)) {
