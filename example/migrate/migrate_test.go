@@ -22,6 +22,7 @@ import (
 
 	"github.com/keelgen/keel/example/migrate/before/gosdk"
 	"github.com/keelgen/keel/example/migrate/before/mcpgo"
+	"github.com/keelgen/keel/example/migrate/dashboards"
 	"github.com/keelgen/keel/example/migrate/dashboards/generated"
 	"github.com/keelgen/keel/mcpserver"
 	"github.com/keelgen/keel/runtime"
@@ -139,6 +140,11 @@ func TestMovedServersAnswerAlike(t *testing.T) {
 				t.Errorf("%s: icons %s and _meta %s on %s; %s and %s on keel", name, old.Icons, old.Meta, before, now.Icons, now.Meta)
 			}
 			for member, p := range old.Properties {
+				// Each member's JSON type, null among them where null means
+				// something (a wire.Nullable in keel).
+				if fmt.Sprint(p["type"]) != fmt.Sprint(now.Properties[member]["type"]) && (before == "go-sdk" || member == "folder") {
+					t.Errorf("%s.%s: type %v on %s, %v on keel", name, member, p["type"], before, now.Properties[member]["type"])
+				}
 				if before == "mcp-go" && p["description"] != now.Properties[member]["description"] {
 					t.Errorf("%s.%s: described %q on %s, %q on keel", name, member, p["description"], before, now.Properties[member]["description"])
 				}
@@ -150,14 +156,20 @@ func TestMovedServersAnswerAlike(t *testing.T) {
 		t.Errorf("keel's limit: %v", limit)
 	}
 
-	// The same answers to the same calls.
+	// The same answers to the same calls. A file_dashboard call starts
+	// from db-pool in the folder "infra" on each server: null moves it to
+	// the root, absent leaves it there.
 	for _, call := range []struct{ tool, args string }{
 		{"search_dashboards", `{"query":"api"}`},
 		{"search_dashboards", `{"query":"API","limit":1}`},
 		{"create_annotation", `{"dashboard_uid":"db-pool","text":"pool raised to 50"}`},
+		{"file_dashboard", `{"uid":"db-pool","folder":"ops"}`},
+		{"file_dashboard", `{"uid":"db-pool"}`},
+		{"file_dashboard", `{"uid":"db-pool","folder":null}`},
 	} {
 		var answers, texts []string
 		for _, name := range []string{"go-sdk", "mcp-go", "keel"} {
+			dashboards.File("db-pool", "infra", false)
 			res, err := sessions[name].CallTool(context.Background(), &mcp.CallToolParams{Name: call.tool, Arguments: json.RawMessage(call.args)})
 			if err != nil || res.IsError {
 				t.Fatalf("%s %s on %s: %v %+v", call.tool, call.args, name, err, res)
@@ -170,6 +182,9 @@ func TestMovedServersAnswerAlike(t *testing.T) {
 		// sentence where it wrote one (the result's MCPText in keel).
 		if call.tool == "search_dashboards" && texts[0] != texts[2] {
 			t.Errorf("%s %s: the go-sdk's text %q, keel's %q", call.tool, call.args, texts[0], texts[2])
+		}
+		if want := map[string]string{`{"uid":"db-pool"}`: `"folder":"infra"`, `{"uid":"db-pool","folder":null}`: `{"title":"Database pool","uid":"db-pool"}`}[call.args]; !strings.Contains(answers[2], want) {
+			t.Errorf("%s %s: keel answered %s, want %s in it", call.tool, call.args, answers[2], want)
 		}
 		if answers[0] != answers[2] || answers[1] != answers[2] {
 			t.Errorf("%s %s: go-sdk %s, mcp-go %s, keel %s", call.tool, call.args, answers[0], answers[1], answers[2])

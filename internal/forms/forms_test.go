@@ -143,3 +143,24 @@ func TestTupleInForms(t *testing.T) {
 		t.Error("Anthropic's strict mode took prefixItems")
 	}
 }
+
+// A member whose null is its own (a wire.Nullable) keeps it in every form
+// that can say it; OpenAI's strict mode, where null means absent, cannot,
+// and offers such a tool non-strict unless the member is required.
+func TestNullApartFromAbsentInForms(t *testing.T) {
+	doc := []byte(`{"type":"object","properties":{"type":{"type":["string","null"],"enum":["bug",null],"description":"Null clears it."},"flag":{"type":["boolean","null"]}},"required":["flag"],"additionalProperties":false}`)
+	if _, _, problems := forms.OpenAIStrict(doc); len(problems) != 1 || !strings.Contains(problems[0], `"type" is optional and its null means something of its own`) {
+		t.Errorf("OpenAI's strict mode: %v", problems)
+	}
+	required := []byte(strings.Replace(string(doc), `"required":["flag"]`, `"required":["flag","type"]`, 1))
+	if out, nulls, problems := forms.OpenAIStrict(required); len(problems) > 0 || !strings.Contains(string(out), `"enum":["bug",null]`) ||
+		string(nulls.Drop([]byte(`{"flag":null,"type":null}`), 1<<10, 8)) != `{"flag":null,"type":null}` {
+		t.Errorf("OpenAI's strict mode, required: %s %v", out, problems)
+	}
+	if out, _, err := forms.GeminiParameters(doc); err != nil || !strings.Contains(string(out), `"type":{"type":"STRING","enum":["bug"],"description":"Null clears it.","nullable":true}`) {
+		t.Errorf("Gemini wrote %s %v", out, err)
+	}
+	if out, _, problems := forms.AnthropicStrict(doc); len(problems) > 0 || !strings.Contains(string(out), `"type":["string","null"]`) || strings.Contains(string(out), `"required":["flag","type"]`) {
+		t.Errorf("Anthropic's strict mode wrote %s %v", out, problems)
+	}
+}

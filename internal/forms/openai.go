@@ -253,6 +253,12 @@ func strictify(s *schemamodel.Schema, path string, nulls *NullShape) []string {
 				at("property %q has no schema", name)
 				continue
 			}
+			if !s.IsRequired(name) && (sub.Type.Has("null") || slices.Contains(sub.Enum, nil)) {
+				// Strict mode requires every member and says "absent" with a
+				// null, which this member's null already means otherwise.
+				at("property %q is optional and its null means something of its own (a wire.Nullable), which strict mode cannot tell apart from absent", name)
+				continue
+			}
 			problems = append(problems, strictify(sub, join(path, name), nulls.member(name))...)
 			if !s.IsRequired(name) {
 				nulls.optional(name)

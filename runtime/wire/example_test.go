@@ -1,6 +1,7 @@
 package wire_test
 
 import (
+	"encoding/json"
 	"fmt"
 
 	"github.com/keelgen/keel/runtime/wire"
@@ -56,4 +57,34 @@ func ExampleDecoder() {
 	// 0 /count: maximum
 	// 0 /count: required
 	// 0 /: additionalProperties: a member the schema does not declare
+}
+
+// A member whose null is its own: a handler tells a value, null and absent
+// apart; json v2's omitzero leaves an absent one out of a result.
+func ExampleNullable() {
+	describe := func(folder wire.Nullable[string]) string {
+		switch v, ok := folder.Get(); {
+		case ok:
+			return "move to " + v
+		case folder.IsNull():
+			return "move to the root"
+		default:
+			return "leave it"
+		}
+	}
+	var absent wire.Nullable[string]
+	fmt.Println(describe(wire.Of("ops")))
+	fmt.Println(describe(wire.Null[string]()))
+	fmt.Println(describe(absent))
+
+	var read struct {
+		Folder wire.Nullable[string] `json:"folder"`
+	}
+	_ = json.Unmarshal([]byte(`{"folder":null}`), &read)
+	fmt.Println(describe(read.Folder))
+	// Output:
+	// move to ops
+	// move to the root
+	// leave it
+	// move to the root
 }

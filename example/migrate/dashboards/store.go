@@ -14,11 +14,13 @@ type Dashboard struct {
 	UID string `json:"uid"`
 	// What people call it.
 	Title string `json:"title"`
+	// The folder it is filed in; none at the root.
+	Folder string `json:"folder,omitempty"`
 }
 
 var (
 	mu          sync.Mutex
-	dashboards  = []Dashboard{{"api-latency", "API latency"}, {"db-pool", "Database pool"}, {"api-errors", "API errors"}}
+	dashboards  = []Dashboard{{"api-latency", "API latency", "api"}, {"db-pool", "Database pool", ""}, {"api-errors", "API errors", "api"}}
 	annotations = map[string][]string{}
 )
 
@@ -49,4 +51,23 @@ func Annotate(uid, text string) (int, bool) {
 		}
 	}
 	return 0, false
+}
+
+// File moves the dashboard uid into folder, or to the root when toRoot;
+// false when there is no such dashboard. It returns the dashboard as filed.
+func File(uid, folder string, toRoot bool) (Dashboard, bool) {
+	mu.Lock()
+	defer mu.Unlock()
+	for i, d := range dashboards {
+		if d.UID == uid {
+			switch {
+			case toRoot:
+				dashboards[i].Folder = ""
+			case folder != "":
+				dashboards[i].Folder = folder
+			}
+			return dashboards[i], true
+		}
+	}
+	return Dashboard{}, false
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/keelgen/keel/runtime"
+	"github.com/keelgen/keel/runtime/wire"
 )
 
 // SearchArgs are a search's terms.
@@ -29,7 +30,7 @@ func (r SearchResult) MCPText() string { return fmt.Sprintf("%d dashboards match
 
 // Finds dashboards by title.
 //
-//keel:tool name=search_dashboards version=1.2.0 effect=read
+//keel:tool name=search_dashboards version=1.3.0 effect=read
 //keel:icon src=https://grafana.example/icons/search.svg mime=image/svg+xml sizes=any
 func SearchDashboards(ctx context.Context, in SearchArgs) (SearchResult, error) {
 	return SearchResult{Dashboards: Find(in.Query, in.Limit)}, nil
@@ -62,4 +63,24 @@ func CreateAnnotation(ctx context.Context, in AnnotationArgs) (Annotation, error
 		return Annotation{}, runtime.Fail("dashboard_not_found", "No dashboard has this uid; search for it first.")
 	}
 	return Annotation{DashboardUID: in.DashboardUID, Count: n}, nil
+}
+
+// FileArgs say which dashboard to file where.
+type FileArgs struct {
+	// The dashboard.
+	UID string `json:"uid" jsonschema:"minLength=1,maxLength=100"`
+	// The folder to move it to; null moves it to the root, absent leaves it where it is.
+	Folder wire.Nullable[string] `json:"folder,omitzero" jsonschema:"minLength=1,maxLength=100"`
+}
+
+// Moves a dashboard into a folder, or out of every folder.
+//
+//keel:tool name=file_dashboard version=1.0 effect=write errors=dashboard_not_found
+func FileDashboard(ctx context.Context, in FileArgs) (Dashboard, error) {
+	folder, _ := in.Folder.Get() // "" when null or absent
+	d, ok := File(in.UID, folder, in.Folder.IsNull())
+	if !ok {
+		return Dashboard{}, runtime.Fail("dashboard_not_found", "No dashboard has this uid; search for it first.")
+	}
+	return d, nil
 }

@@ -19,6 +19,8 @@ import (
 	"github.com/google/uuid"
 	"github.com/invopop/jsonschema"
 	"github.com/shopspring/decimal"
+
+	"github.com/keelgen/keel/runtime/wire"
 )
 
 // decimal.Decimal has JSON methods of its own, and its JSON form is its text
@@ -486,4 +488,24 @@ func Pick(ctx context.Context, args PickArgs) (Picked, error) {
 		p.By = "by_name"
 	}
 	return p, nil
+}
+
+// Members whose null is not absent: null clears, absent keeps.
+type ClearArgs struct {
+	// A label, or null to clear it.
+	Label wire.Nullable[string] `json:"label,omitzero" jsonschema:"minLength=1,maxLength=8"`
+	// A limit, or null to clear it.
+	Limit wire.Nullable[int8] `json:"limit,omitzero" jsonschema:"minimum=1"`
+	// A version, or null to clear it.
+	Version wire.Nullable[Version] `json:"version,omitzero"`
+	// A flag or null, always sent.
+	Flag wire.Nullable[bool] `json:"flag"`
+}
+
+// Returns its arguments: absent, null and a value each as it came.
+//
+//keel:tool name=clear version=1.0 effect=read
+func Clear(ctx context.Context, args ClearArgs) (ClearArgs, error) {
+	Calls.Add(1)
+	return args, nil
 }

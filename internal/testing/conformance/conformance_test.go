@@ -78,6 +78,7 @@ func oracleTools(t testing.TB) map[string]*oracleTool {
 		generated.ToolQuery:           {exec: conf, goValue: echo[conformance.QueryArgs]},
 		generated.ToolLinkNodes:       {exec: conf, goValue: decodeOnly[conformance.LinkArgs]},
 		generated.ToolPick:            {exec: conf, goValue: decodeOnly[conformance.PickArgs]},
+		generated.ToolClear:           {exec: conf, goValue: echo[conformance.ClearArgs]},
 		examplegen.ToolLookupIncident: {exec: ex, goValue: decodeOnly[example.LookupIncidentArgs]},
 		examplegen.ToolCreateTicket:   {exec: ex, goValue: decodeOnly[examplegen.CreateTicketArgs]},
 	}

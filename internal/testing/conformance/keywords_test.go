@@ -168,6 +168,18 @@ var keywordCases = []struct {
 	{generated.ToolQuery, `{"where":{"not":{"not":{"equals":7}}}}`, "/where/not/not/equals type"},
 	{generated.ToolQuery, `{"where":{"not":null}}`, ""}, // an optional member's null is absent, at any depth
 	{generated.ToolQuery, `{}`, "/where required"},
+	// wire.Nullable: null is its own state, apart from absent; the value's
+	// keywords hold on a value.
+	{generated.ToolClear, `{"flag":null}`, ""},
+	{generated.ToolClear, `{"flag":true,"label":null,"limit":null,"version":null}`, ""},
+	{generated.ToolClear, `{"flag":false,"label":"a","limit":3,"version":"v1"}`, ""},
+	{generated.ToolClear, `{}`, "/flag required"},
+	{generated.ToolClear, `{"flag":null,"label":""}`, "/label minLength"},
+	{generated.ToolClear, `{"flag":null,"label":"<a&b>"}`, ""},
+	{generated.ToolClear, `{"flag":null,"limit":0}`, "/limit minimum"},
+	{generated.ToolClear, `{"flag":null,"limit":128}`, "/limit range"},
+	{generated.ToolClear, `{"flag":null,"version":"v2"}`, "/version enum"},
+	{generated.ToolClear, `{"flag":"yes"}`, "/flag type"},
 }
 
 // Every keyword passes and fails as the table says, with its pointer and
@@ -219,7 +231,7 @@ func TestFloatsThatRoundOntoABound(t *testing.T) {
 // goes there and stays.
 func FuzzGeneratedAgainstSchema(f *testing.F) {
 	names := []string{generated.ToolStrings, generated.ToolNumbers, generated.ToolCollections, generated.ToolBatch,
-		examplegen.ToolLookupIncident, examplegen.ToolCreateTicket, generated.ToolProbe, generated.ToolTexts, generated.ToolQuery, generated.ToolInventory}
+		examplegen.ToolLookupIncident, examplegen.ToolCreateTicket, generated.ToolProbe, generated.ToolTexts, generated.ToolQuery, generated.ToolInventory, generated.ToolClear}
 	for _, c := range keywordCases {
 		f.Add(uint8(slices.Index(names, c.tool)), []byte(c.args))
 	}

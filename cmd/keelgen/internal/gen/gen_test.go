@@ -3,6 +3,7 @@ package gen_test
 import (
 	"bytes"
 	"flag"
+	"fmt"
 	"os"
 	"path"
 	"path/filepath"
@@ -630,5 +631,60 @@ func Ping(ctx context.Context, host string) (Out, error) { return Out{}, nil }
 	slices.Sort(got)
 	if !slices.Equal(got, want) {
 		t.Errorf("the report:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// A result member's omitempty that json v2 reads otherwise than json v1
+// did gets a warning at the field with the omitzero edit: a zero number
+// or false is written, an object that writes as {} is left out. A text,
+// a list and a pointer, which both read alike, get none.
+func TestOmitEmptyUnderJSONv2(t *testing.T) {
+	t.Parallel()
+	dir := testmod.New(t, map[string]string{"h/h.go": `package h
+
+import "context"
+
+// Page is a page.
+type Page struct {
+	// Its size.
+	Size int ` + "`json:\"size\"`" + `
+}
+
+// Diff is a change.
+type Diff struct {
+	// Lines removed.
+	Deletions int ` + "`json:\"deletions,omitempty\"`" + `
+	// Whether it merged.
+	Merged bool ` + "`json:\"merged,omitempty\"`" + `
+	// Where it continues.
+	Next Page ` + "`json:\"next,omitempty\"`" + `
+	// Its title.
+	Title string ` + "`json:\"title,omitempty\"`" + `
+	// Its files.
+	Files []string ` + "`json:\"files,omitempty\"`" + `
+	// Its ratio.
+	Ratio float64 ` + "`json:\"ratio,omitzero\"`" + `
+}
+
+// Shows a change.
+//
+//keel:tool name=show version=1 effect=read
+func Show(ctx context.Context) (Diff, error) { return Diff{}, nil }
+`})
+	res, err := gen.Generate(gen.Config{Dir: dir, Patterns: []string{"./h"}, OutDir: "out"})
+	if err != nil || !res.Writable() {
+		t.Fatal(err, res.Diagnostics)
+	}
+	var got []string
+	for _, w := range res.Warnings {
+		got = append(got, fmt.Sprintf("h/h.go:%d:%d: %s", w.Pos.Line, w.Pos.Column, w.Message))
+	}
+	want := []string{
+		"h/h.go:14:2: warning: show: output schema at /deletions: omitempty does not omit a zero integer under json v2 (keel's writer follows it): 0 is written where json v1 left the member out; to leave it out, use omitzero (`json:\"deletions,omitzero\"`)",
+		"h/h.go:16:2: warning: show: output schema at /merged: omitempty does not omit a zero boolean under json v2 (keel's writer follows it): false is written where json v1 left the member out; to leave it out, use omitzero (`json:\"merged,omitzero\"`)",
+		"h/h.go:18:2: warning: show: output schema at /next: omitempty leaves an object out under json v2 (keel's writer follows it) when it writes as {}, where json v1 always wrote it; to leave out only its zero value, use omitzero (`json:\"next,omitzero\"`); to always write it, drop omitempty",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("warnings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }

@@ -67,6 +67,9 @@ func jsonType(t types.Type, texts model.TextTypes) string {
 		}
 		t = p.Elem()
 	}
+	if elem, ok := model.NullableElem(t); ok {
+		return jsonType(elem, texts) // its tags are its value's
+	}
 	if n, ok := types.Unalias(t).(*types.Named); ok {
 		switch {
 		case n.Obj().Pkg() != nil && (n.Obj().Pkg().Path()+"."+n.Obj().Name() == "time.Time" || n.Obj().Pkg().Path()+"."+n.Obj().Name() == "time.Duration"):

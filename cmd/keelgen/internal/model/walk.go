@@ -4,8 +4,8 @@ import "go/types"
 
 // WalkTypes visits, in the order the tools meet them (arguments, then
 // parameters, then result), every named type reachable from the tools'
-// JSON values: through pointers, slices, arrays, map values and the
-// exported or embedded fields of structs. visit says whether to go on into
+// JSON values: through pointers, wire.Nullable, slices, arrays, map values
+// and the exported or embedded fields of structs. visit says whether to go on into
 // a named type's underlying type. Each named type is visited once.
 func WalkTypes(tools []*Tool, forms []FormType, visit func(n *types.Named) (descend bool)) {
 	seen := map[string]bool{} // by full name: Page[int] and Page[string] are two types
@@ -13,6 +13,10 @@ func WalkTypes(tools []*Tool, forms []FormType, visit func(n *types.Named) (desc
 	walk = func(t types.Type) {
 		switch u := types.Unalias(t).(type) {
 		case *types.Named:
+			if elem, ok := NullableElem(u); ok {
+				walk(elem)
+				return
+			}
 			key := types.TypeString(u, nil)
 			if seen[key] {
 				return
@@ -80,4 +84,17 @@ func IsTextType(n *types.Named, declared TextTypes) bool {
 		}
 	}
 	return true
+}
+
+// NullablePath is the package of wire.Nullable, keel's member that may be
+// absent, null or a value.
+const NullablePath = "github.com/keelgen/keel/runtime/wire"
+
+// NullableElem is T of a wire.Nullable[T], and whether t is one.
+func NullableElem(t types.Type) (types.Type, bool) {
+	n, ok := types.Unalias(t).(*types.Named)
+	if !ok || n.Obj().Pkg() == nil || n.Obj().Pkg().Path() != NullablePath || n.Obj().Name() != "Nullable" || n.TypeArgs().Len() != 1 {
+		return nil, false
+	}
+	return n.TypeArgs().At(0), true
 }

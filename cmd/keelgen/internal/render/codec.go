@@ -202,25 +202,26 @@ func (g *codecs) kindOf(t types.Type, n node, ptr string) (kind, bool) {
 			k = kTuple
 		}
 	}
-	if n.Has("prefixItems") && k != kTuple && k != kPointer {
+	holder := k == kPointer || k == kNullable // its keywords are its value's
+	if n.Has("prefixItems") && k != kTuple && !holder {
 		g.fail(ptr, "keyword \"prefixItems\" is checked by generated code only as a //keel:tuple struct's items")
 	}
 	g.checkKeywords(n, ptr)
-	if (k != kStruct && k != kPointer) || (k == kStruct && g.side != "input") { // a pointer's are its value's
+	if (k != kStruct && !holder) || (k == kStruct && g.side != "input") {
 		for _, kw := range []string{"oneOf", "anyOf", "dependentRequired"} {
 			if n.Has(kw) {
 				g.fail(ptr, "keyword %q is checked by generated code only on a struct of a tool's arguments, naming its members (oneof_required= and anyof_required= tags, dependentRequired from a JSONSchemaExtend method)", kw)
 			}
 		}
 	}
-	if k != kDuration && k != kText && k != kPointer { // a pointer's are its value's
+	if k != kDuration && k != kText && !holder {
 		g.textBounds(n, k, ptr) // each one a diagnostic here
 	}
 	g.checkEnumKinds(n, k, ptr)
-	if k != kPointer && k != kSlice && k != kMap {
+	if !holder && k != kSlice && k != kMap {
 		g.checkType(n, k, t, ptr)
 		if n.Type.Has("null") {
-			g.fail(ptr, "the schema allows null, which Go type %s cannot hold; make it a pointer", types.TypeString(t, qualifier))
+			g.fail(ptr, "the schema allows null, which Go type %s cannot hold; make it a pointer, or a wire.Nullable where null is not absent", types.TypeString(t, qualifier))
 		}
 	}
 	return k, true
@@ -295,6 +296,12 @@ func assertions(n node) []string {
 // and another place's use never renames it.
 func hintFor(t types.Type, n node) string {
 	if _, emitted := t.(emittedArgs); emitted {
+		return ""
+	}
+	if elem, ok := model.NullableElem(t); ok {
+		if h := hintFor(elem, withoutNull(n)); h != "" {
+			return h + "Nullable"
+		}
 		return ""
 	}
 	switch u := types.Unalias(t).(type) {

@@ -19,8 +19,8 @@ func emitFunc(f *codecFunc) jen.Code {
 }
 
 var (
-	readBodies  = map[kind]func(*codecFunc) []jen.Code{kStruct: emitReadStruct, kPointer: emitReadPointer, kSlice: emitReadSlice, kArray: emitReadArray, kTuple: emitReadTuple, kMap: emitReadMap}
-	writeBodies = map[kind]func(*codecFunc) []jen.Code{kStruct: emitWriteStruct, kPointer: emitWritePointer, kSlice: emitWriteSlice, kArray: emitWriteArray, kTuple: emitWriteTuple, kMap: emitWriteMap}
+	readBodies  = map[kind]func(*codecFunc) []jen.Code{kStruct: emitReadStruct, kPointer: emitReadPointer, kNullable: emitReadNullable, kSlice: emitReadSlice, kArray: emitReadArray, kTuple: emitReadTuple, kMap: emitReadMap}
+	writeBodies = map[kind]func(*codecFunc) []jen.Code{kStruct: emitWriteStruct, kPointer: emitWritePointer, kNullable: emitWriteNullable, kSlice: emitWriteSlice, kArray: emitWriteArray, kTuple: emitWriteTuple, kMap: emitWriteMap}
 )
 
 // converted is x as a value of the plan's type.
@@ -235,6 +235,18 @@ func emitReadPointer(f *codecFunc) []jen.Code {
 		jen.Op("*").Id("v").Op("=").Id("x"),
 		jen.Return(jen.Nil()),
 	)
+}
+
+// emitReadNullable reads null, or a value into x: the member's three
+// states, absent being the one it never reads.
+func emitReadNullable(f *codecFunc) []jen.Code {
+	return []jen.Code{
+		jen.If(jen.Id("d").Dot("Null").Call()).Block(jen.Op("*").Id("v").Op("=").Qual(wirePkg, "Null").Types(f.elemType).Call(), jen.Return(jen.Nil())),
+		jen.Var().Id("x").Add(f.elemType),
+		ifErr(jen.Id(f.elem).Call(jen.Id("d"), jen.Op("&").Id("x"))),
+		jen.Op("*").Id("v").Op("=").Qual(wirePkg, "Of").Call(jen.Id("x")),
+		jen.Return(jen.Nil()),
+	}
 }
 
 // emitReadTuple reads a tuple's items into its fields, in order: an item

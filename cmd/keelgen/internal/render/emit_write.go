@@ -11,6 +11,16 @@ func emitWritePointer(f *codecFunc) []jen.Code {
 	return []jen.Code{nilCheck(f.null, "pointer"), jen.Return(jen.Id(f.elem).Call(jen.Id("e"), jen.Op("*").Id("v")))}
 }
 
+// emitWriteNullable writes the value, or null for null and for absent
+// (which omitzero leaves out before it gets here).
+func emitWriteNullable(f *codecFunc) []jen.Code {
+	return []jen.Code{
+		jen.List(jen.Id("x"), jen.Id("ok")).Op(":=").Id("v").Dot("Get").Call(),
+		jen.If(jen.Op("!").Id("ok")).Block(jen.Id("e").Dot("Null").Call(), jen.Return(jen.Nil())),
+		jen.Return(jen.Id(f.elem).Call(jen.Id("e"), jen.Op("&").Id("x"))),
+	}
+}
+
 func emitWriteLeaf(f *codecFunc) []jen.Code {
 	writeString := func(body ...jen.Code) []jen.Code {
 		body = append(body, emitStringChecks(f.checks, jen.Id("s"))...)

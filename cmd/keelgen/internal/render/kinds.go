@@ -25,6 +25,7 @@ const (
 	kBytes    // []byte: a string of base64 text
 	kDuration // time.Duration: a string in Go's duration syntax
 	kPointer
+	kNullable // wire.Nullable[T]: absent, null or a T
 	kSlice
 	kArray // [N]T: a list of exactly N items
 	kTuple // a //keel:tuple struct: a list of its fields' values
@@ -34,11 +35,20 @@ const (
 )
 
 var jsonTypeOf = map[kind]string{kString: "string", kBool: "boolean", kInt: "integer", kUint: "integer", kFloat: "number",
-	kTime: "string", kText: "string", kBytes: "string", kDuration: "string", kPointer: "", kSlice: "array", kArray: "array", kTuple: "array", kMap: "object", kStruct: "object"}
+	kTime: "string", kText: "string", kBytes: "string", kDuration: "string", kPointer: "", kNullable: "", kSlice: "array", kArray: "array", kTuple: "array", kMap: "object", kStruct: "object"}
 
 // classify says how t reads and writes, or why generated code cannot.
 func classify(t types.Type, texts model.TextTypes) (kind, string) {
 	t = types.Unalias(t)
+	if elem, ok := model.NullableElem(t); ok {
+		switch k, why := classify(elem, texts); k {
+		case kString, kBool, kInt, kUint, kFloat, kTime, kText, kDuration:
+			return kNullable, ""
+		case kUnsupported:
+			return k, why
+		}
+		return kUnsupported, fmt.Sprintf("wire.Nullable holds a string, number, boolean or text type, not %s", types.TypeString(elem, qualifier))
+	}
 	if n, ok := t.(*types.Named); ok {
 		obj := n.Obj()
 		if obj.Pkg() != nil {

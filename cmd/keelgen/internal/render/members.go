@@ -3,6 +3,7 @@ package render
 import (
 	"go/token"
 	"go/types"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -18,6 +19,7 @@ type field struct {
 	omitEmpty bool
 	omitZero  bool
 	pos       token.Pos
+	tag       string // its json tag, as written
 }
 
 // structFields lists the members of s: exported fields by their json
@@ -49,7 +51,7 @@ func (g *codecs) structFields(s *types.Struct, access []string, ptr string) []fi
 		if name == "" {
 			name = f.Name()
 		}
-		fd := field{json: name, access: append(slices.Clone(access), f.Name()), typ: f.Type(), pos: f.Pos()}
+		fd := field{json: name, access: append(slices.Clone(access), f.Name()), typ: f.Type(), pos: f.Pos(), tag: reflect.StructTag(s.Tag(i)).Get("json")}
 		for _, o := range opts {
 			switch o {
 			case "":

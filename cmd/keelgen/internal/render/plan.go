@@ -259,6 +259,8 @@ func step(write bool, k kind) planStep {
 		read, wr = (*codecs).readStruct, (*codecs).writeStruct
 	case kPointer:
 		read, wr = (*codecs).readPointer, (*codecs).writePointer
+	case kNullable:
+		read, wr = (*codecs).readNullable, (*codecs).writeNullable
 	case kSlice:
 		read, wr = (*codecs).readSlice, (*codecs).writeSlice
 	case kArray:

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/keelgen/keel/cmd/keelgen/internal/gocode"
+	"github.com/keelgen/keel/cmd/keelgen/internal/model"
 	"github.com/keelgen/keel/internal/schemamodel"
 )
 
@@ -226,6 +227,22 @@ func (g *codecs) readPointer(f *codecFunc, t types.Type, n node, ptr, hint strin
 	elem := types.Unalias(t).Underlying().(*types.Pointer).Elem()
 	f.elem = g.reader(elem, withoutNull(n), ptr, hint)
 	f.elemType, f.null = typeCode(elem), nullable(n)
+}
+
+// readNullable plans a wire.Nullable's reader: null, or its value read
+// against n less null.
+func (g *codecs) readNullable(f *codecFunc, t types.Type, n node, ptr, hint string) {
+	elem, _ := model.NullableElem(t)
+	g.nullableTakesNull(n, ptr)
+	f.elem, f.elemType, f.null = g.reader(elem, withoutNull(n), ptr, hint+"Value"), typeCode(elem), true
+}
+
+// nullableTakesNull reports a wire.Nullable whose schema refuses null: a
+// JSONSchemaExtend method took it away.
+func (g *codecs) nullableTakesNull(n node, ptr string) {
+	if !n.Type.Has("null") {
+		g.fail(ptr, "a wire.Nullable's schema takes null; its type is %s", typeList(n.Type))
+	}
 }
 
 // withoutNull is n for the value behind a pointer: null is the pointer's.

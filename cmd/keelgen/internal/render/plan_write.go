@@ -1,8 +1,10 @@
 package render
 
 import (
+	"fmt"
 	"go/types"
 	"strconv"
+	"strings"
 
 	"github.com/dave/jennifer/jen"
 
@@ -40,6 +42,12 @@ func (g *codecs) writeLeaf(f *codecFunc, t types.Type, n node, ptr, hint string)
 func (g *codecs) writePointer(f *codecFunc, t types.Type, n node, ptr, hint string) {
 	elem := types.Unalias(t).Underlying().(*types.Pointer).Elem()
 	f.elem, f.null = g.writer(elem, withoutNull(n), ptr, hint), nullable(n)
+}
+
+func (g *codecs) writeNullable(f *codecFunc, t types.Type, n node, ptr, hint string) {
+	elem, _ := model.NullableElem(t)
+	g.nullableTakesNull(n, ptr)
+	f.elem, f.elemType, f.null = g.writer(elem, withoutNull(n), ptr, hint+"Value"), typeCode(elem), true
 }
 
 func (g *codecs) writeSlice(f *codecFunc, t types.Type, n node, ptr, hint string) {
@@ -87,11 +95,8 @@ func (g *codecs) writeStruct(f *codecFunc, t types.Type, n node, ptr, hint strin
 		m := memberPlan{json: fd.json, access: fd.access, required: required[fd.json], omitEmpty: fd.omitEmpty, omitZero: fd.omitZero}
 		at := g.atField(fd)
 		m.fn = at.writer(fd.typ, nodes[i], sub, hint+fieldHint(fd))
-		if k, _ := classify(fd.typ, g.pkg.TextTypes); fd.omitEmpty && !fd.omitZero && (k == kInt || k == kUint || k == kFloat || k == kBool) {
-			if kw := zeroBreaks(nodes[i], k); kw != "" {
-				at.warn(sub, "omitempty does not omit a zero %s under json v2, and a zero breaks its %s: a zero result is invalid_tool_output; use omitzero",
-					jsonTypeOf[k], kw)
-			}
+		if fd.omitEmpty && !fd.omitZero {
+			at.omitEmptyUnderV2(fd, nodes[i], sub)
 		}
 		if fd.omitZero {
 			m.zero, m.zeroType = g.zeroTest(fd.typ, sub)
@@ -100,6 +105,28 @@ func (g *codecs) writeStruct(f *codecFunc, t types.Type, n node, ptr, hint strin
 			m.empty = emptyTestOf(fd.typ)
 		}
 		f.members = append(f.members, m)
+	}
+}
+
+// omitEmptyUnderV2 warns where a result member's omitempty does what json
+// v1's did not: a zero number or false is written (v1 left it out), an
+// object that writes as {} is left out (v1 wrote it). The warning gives
+// the omitzero tag that keeps v1's meaning for a number or bool.
+func (g *codecs) omitEmptyUnderV2(fd field, n node, ptr string) {
+	edit := fmt.Sprintf("json:%q", strings.Replace(fd.tag, "omitempty", "omitzero", 1))
+	switch k, _ := classify(fd.typ, g.pkg.TextTypes); k {
+	case kInt, kUint, kFloat, kBool:
+		zero := map[bool]string{true: "false", false: "0"}[k == kBool]
+		if kw := zeroBreaks(n, k); kw != "" {
+			g.warn(ptr, "omitempty does not omit a zero %s under json v2, and a zero breaks its %s: a zero result is invalid_tool_output; use omitzero (`%s`)",
+				jsonTypeOf[k], kw, edit)
+			return
+		}
+		g.warn(ptr, "omitempty does not omit a zero %s under json v2 (keel's writer follows it): %s is written where json v1 left the member out; to leave it out, use omitzero (`%s`)",
+			jsonTypeOf[k], zero, edit)
+	case kStruct:
+		g.warn(ptr, "omitempty leaves an object out under json v2 (keel's writer follows it) when it writes as {}, where json v1 always wrote it; "+
+			"to leave out only its zero value, use omitzero (`%s`); to always write it, drop omitempty", edit)
 	}
 }
 

@@ -34,6 +34,7 @@ import (
 	"github.com/keelgen/keel/cmd/keelgen/internal/files"
 	"github.com/keelgen/keel/cmd/keelgen/internal/gocode"
 	"github.com/keelgen/keel/cmd/keelgen/internal/model"
+	"github.com/keelgen/keel/internal/schemamodel"
 )
 
 const reflectorPkg = "github.com/invopop/jsonschema"
@@ -81,7 +82,10 @@ func (Program) Schemas(pkg *model.Package) (map[string]model.Schemas, []model.Di
 				diags = append(diags, model.Diagnostic{Pos: t.Pos, Message: fmt.Sprintf("%s: %s schema %s", t.Name, side, msg)})
 				continue
 			}
-			if doc, err = tupleForms(doc, sideType(t, i == 0), pkg); err != nil {
+			if doc, err = nullForms(doc); err == nil {
+				doc, err = tupleForms(doc, sideType(t, i == 0), pkg)
+			}
+			if err != nil {
 				diags = append(diags, model.Diagnostic{Pos: t.Pos, Message: fmt.Sprintf("%s: %s schema: %v", t.Name, side, err)})
 				continue
 			}
@@ -278,6 +282,37 @@ var textForms = map[string][2]string{
 // unless an enum= tag already gave one.
 const enumMark = "x-keel-enum-of-constants"
 
+// nullMark marks, in the program, the schema of a wire.Nullable's value:
+// keelgen then adds null to its type (and to its enum, if it has one),
+// which the reflector's Schema, one type, cannot say.
+const nullMark = "x-keel-nullable"
+
+// nullForms gives each schema the program marked with nullMark its null:
+// in its type, and in its enum or const (which becomes an enum).
+func nullForms(doc []byte) ([]byte, error) {
+	if !bytes.Contains(doc, []byte(nullMark)) {
+		return doc, nil
+	}
+	s, err := schemamodel.Parse(doc)
+	if err != nil {
+		return nil, err
+	}
+	s.Walk(func(sub *schemamodel.Schema, _ jsontext.Pointer) {
+		if _, marked := sub.OtherValue(nullMark); !marked {
+			return
+		}
+		sub.Delete(nullMark)
+		sub.Type = append(sub.Type, "null")
+		if sub.Const != nil { // a const and null: an enum of the two
+			sub.Enum, sub.Const = []any{*sub.Const}, nil
+		}
+		if sub.Enum != nil {
+			sub.Enum = append(sub.Enum, nil)
+		}
+	})
+	return s.MarshalJSON()
+}
+
 // enumValues writes the module's enum types and their constants' values.
 func enumValues(f *jen.File, enums []model.Enum) {
 	values := jen.Dict{}
@@ -318,6 +353,9 @@ func enumHelpers(f *jen.File, declared model.TextTypes) {
 	f.Comment("enumSchema is the schema of an enum type, marked with its values, or of a")
 	f.Comment("type with a text form of its own (MarshalText, UnmarshalText, no JSON methods): a string.")
 	f.Func().Id("enumSchema").Params(jen.Id("t").Qual("reflect", "Type")).Add(schema).Block(
+		jen.If(jen.Id("t").Dot("PkgPath").Call().Op("==").Lit(model.NullablePath).Op("&&").Qual("strings", "HasPrefix").Call(jen.Id("t").Dot("Name").Call(), jen.Lit("Nullable["))).Block(
+			jen.Return(jen.Id("nullableSchema").Call(jen.Id("t").Dot("Field").Call(jen.Lit(0)).Dot("Type"))),
+		),
 		jen.If(jen.Id("t").Op("==").Qual("reflect", "TypeFor").Types(jen.Qual("time", "Duration")).Call()).Block(
 			jen.Return(jen.Op("&").Qual(reflectorPkg, "Schema").Values(jen.Dict{
 				jen.Id("Type"): jen.Lit("string"), jen.Id("Pattern"): jen.Lit(DurationPattern), jen.Id("Title"): jen.Lit(durationTitle),
@@ -349,6 +387,34 @@ func enumHelpers(f *jen.File, declared model.TextTypes) {
 			jen.Id("Extras"): jen.Map(jen.String()).Any().Values(jen.Dict{jen.Lit(enumMark): jen.Id("values")}),
 		})),
 	)
+	f.Comment("nullableSchema is a wire.Nullable's schema: its value's, marked to take null (keelgen adds it to type and enum).")
+	f.Func().Id("nullableSchema").Params(jen.Id("t").Qual("reflect", "Type")).Add(schema).Block(
+		jen.Id("s").Op(":=").Id("enumSchema").Call(jen.Id("t")),
+		jen.List(jen.Id("own"), jen.Id("hasOwn")).Op(":=").Qual("reflect", "New").Call(jen.Id("t")).Dot("Interface").Call().Assert(jen.Interface(jen.Id("JSONSchema").Params().Add(schema))),
+		jen.Switch().Block(
+			jen.Case(jen.Id("s").Op("!=").Nil()),
+			jen.Case(jen.Id("hasOwn")).Block(jen.Id("s").Op("=").Id("own").Dot("JSONSchema").Call()),
+			jen.Case(jen.Id("t").Op("==").Qual("reflect", "TypeFor").Types(jen.Qual("time", "Time")).Call()).Block(
+				jen.Id("s").Op("=").Op("&").Qual(reflectorPkg, "Schema").Values(jen.Dict{jen.Id("Type"): jen.Lit("string"), jen.Id("Format"): jen.Lit("date-time")}),
+			),
+			jen.Default().Block(
+				jen.Id("s").Op("=").Op("&").Qual(reflectorPkg, "Schema").Values(jen.Dict{jen.Id("Type"): jen.Id("kindTypes").Index(jen.Id("t").Dot("Kind").Call())}),
+			),
+		),
+		jen.If(jen.Id("s").Dot("Extras").Op("==").Nil()).Block(jen.Id("s").Dot("Extras").Op("=").Map(jen.String()).Any().Values()),
+		jen.Id("s").Dot("Extras").Index(jen.Lit(nullMark)).Op("=").True(),
+		jen.Return(jen.Id("s")),
+	)
+	f.Comment("kindTypes are the JSON types of Go's basic kinds.")
+	f.Var().Id("kindTypes").Op("=").Map(jen.Qual("reflect", "Kind")).String().Values(jen.DictFunc(func(d jen.Dict) {
+		d[jen.Qual("reflect", "String")] = jen.Lit("string")
+		d[jen.Qual("reflect", "Bool")] = jen.Lit("boolean")
+		for _, k := range []string{"Int", "Int8", "Int16", "Int32", "Int64", "Uint", "Uint8", "Uint16", "Uint32", "Uint64"} {
+			d[jen.Qual("reflect", k)] = jen.Lit("integer")
+		}
+		d[jen.Qual("reflect", "Float32")] = jen.Lit("number")
+		d[jen.Qual("reflect", "Float64")] = jen.Lit("number")
+	}))
 	f.Comment("applyEnums gives each marked schema its constants as enum, unless a tag gave one.")
 	f.Func().Id("applyEnums").Params(jen.Id("s").Add(schema)).Block(
 		jen.If(jen.Id("s").Op("==").Nil()).Block(jen.Return()),

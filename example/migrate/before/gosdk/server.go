@@ -5,6 +5,7 @@ package gosdk
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -52,6 +53,35 @@ func New() *mcp.Server {
 				return nil, annotation{}, errors.New("no dashboard has this uid")
 			}
 			return nil, annotation{DashboardUID: in.DashboardUID, Count: n}, nil
+		})
+	// A raw tool: its schema written out, its arguments read by hand, so
+	// that a null folder (to the root) is told apart from none (stay).
+	s.AddTool(&mcp.Tool{Name: "file_dashboard", Description: "Moves a dashboard into a folder, or out of every folder.",
+		InputSchema: json.RawMessage(`{"type":"object","properties":{` +
+			`"uid":{"type":"string","description":"The dashboard."},` +
+			`"folder":{"type":["string","null"],"description":"The folder to move it to; null moves it to the root, absent leaves it where it is."}},` +
+			`"required":["uid"]}`)},
+		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			var in struct {
+				UID    string          `json:"uid"`
+				Folder json.RawMessage `json:"folder"`
+			}
+			if err := json.Unmarshal(req.Params.Arguments, &in); err != nil {
+				return nil, err
+			}
+			var folder string
+			toRoot := string(in.Folder) == "null"
+			if len(in.Folder) > 0 && !toRoot {
+				if err := json.Unmarshal(in.Folder, &folder); err != nil {
+					return nil, err
+				}
+			}
+			d, ok := dashboards.File(in.UID, folder, toRoot)
+			if !ok {
+				return nil, errors.New("no dashboard has this uid")
+			}
+			out, _ := json.Marshal(d)
+			return &mcp.CallToolResult{StructuredContent: json.RawMessage(out), Content: []mcp.Content{&mcp.TextContent{Text: string(out)}}}, nil
 		})
 	return s
 }

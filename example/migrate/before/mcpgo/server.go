@@ -4,6 +4,7 @@ package mcpgo
 
 import (
 	"context"
+	"encoding/json"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -37,6 +38,20 @@ func New() *server.MCPServer {
 				return mcp.NewToolResultError("no dashboard has this uid"), nil
 			}
 			return mcp.NewToolResultJSON(map[string]any{"dashboard_uid": uid, "count": n})
+		})
+	s.AddTool(mcp.NewToolWithRawSchema("file_dashboard", "Moves a dashboard into a folder, or out of every folder.", json.RawMessage(`{"type":"object","properties":{`+
+		`"uid":{"type":"string","description":"The dashboard."},`+
+		`"folder":{"type":["string","null"],"description":"The folder to move it to; null moves it to the root, absent leaves it where it is."}},`+
+		`"required":["uid"]}`)),
+		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			args := req.GetArguments()
+			folder, _ := args["folder"].(string)
+			v, given := args["folder"]
+			d, ok := dashboards.File(req.GetString("uid", ""), folder, given && v == nil)
+			if !ok {
+				return mcp.NewToolResultError("no dashboard has this uid"), nil
+			}
+			return mcp.NewToolResultJSON(d)
 		})
 	return s
 }

@@ -22,16 +22,21 @@ var (
 		Count        int
 	}(dashboards.Annotation{})
 	_ = struct {
+		UID    string
+		Folder wire.Nullable[string]
+	}(dashboards.FileArgs{})
+	_ = struct {
+		UID    string
+		Title  string
+		Folder string
+	}(dashboards.Dashboard{})
+	_ = struct {
 		Query string
 		Limit int
 	}(dashboards.SearchArgs{})
 	_ = struct {
 		Dashboards []dashboards.Dashboard
 	}(dashboards.SearchResult{})
-	_ = struct {
-		UID   string
-		Title string
-	}(dashboards.Dashboard{})
 )
 
 // annotationArgsHandler is a handler with the reader of its arguments and the writer of its result.
@@ -65,6 +70,39 @@ func (c *annotationArgsCall) Run(ctx context.Context) (err error) {
 
 func (c *annotationArgsCall) Result(e *wire.Encoder) error {
 	return writeAnnotation(e, &c.result)
+}
+
+// fileArgsHandler is a handler with the reader of its arguments and the writer of its result.
+type fileArgsHandler func(context.Context, dashboards.FileArgs) (dashboards.Dashboard, error)
+
+// Read reads and checks a call's arguments.
+func (h fileArgsHandler) Read(d *wire.Decoder) (wire.Call, error) {
+	c := &fileArgsCall{handler: h}
+	if err := readFileArgs(d, &c.args); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// fileArgsCall is one call: the handler, its arguments, then its result.
+type fileArgsCall struct {
+	handler fileArgsHandler
+	args    dashboards.FileArgs
+	result  dashboards.Dashboard
+}
+
+// Arguments is the checked argument value, as the policy judges it.
+func (c *fileArgsCall) Arguments() any {
+	return &c.args
+}
+
+func (c *fileArgsCall) Run(ctx context.Context) (err error) {
+	c.result, err = c.handler(ctx, c.args)
+	return err
+}
+
+func (c *fileArgsCall) Result(e *wire.Encoder) error {
+	return writeDashboard(e, &c.result)
 }
 
 // searchArgsHandler is a handler with the reader of its arguments and the writer of its result.
@@ -206,6 +244,83 @@ func writeInt(e *wire.Encoder, v *int) error {
 	return nil
 }
 
+func readFileArgs(d *wire.Decoder, v *dashboards.FileArgs) error {
+	if err := d.ObjectStart(); err != nil {
+		return err
+	}
+	var seen struct {
+		UID    bool
+		Folder bool
+	}
+	for d.More() {
+		name, err := d.Name()
+		if err != nil {
+			return err
+		}
+		switch string(name) {
+		case "uid":
+			if seen.UID {
+				return wire.Duplicate()
+			}
+			seen.UID = true
+			if err := readAnnotationArgsDashboardUID(d, &v.UID); err != nil {
+				return wire.At(err, "uid")
+			}
+		case "folder":
+			if seen.Folder {
+				return wire.Duplicate()
+			}
+			seen.Folder = true
+			if err := readFileArgsFolder(d, &v.Folder); err != nil {
+				return wire.At(err, "folder")
+			}
+		default:
+			return wire.Unknown()
+		}
+	}
+	if err := d.End(); err != nil {
+		return err
+	}
+	if !seen.UID {
+		return wire.Missing("uid")
+	}
+	return nil
+}
+
+func readFileArgsFolder(d *wire.Decoder, v *wire.Nullable[string]) error {
+	if d.Null() {
+		*v = wire.Null[string]()
+		return nil
+	}
+	var x string
+	if err := readAnnotationArgsDashboardUID(d, &x); err != nil {
+		return err
+	}
+	*v = wire.Of(x)
+	return nil
+}
+
+func writeDashboard(e *wire.Encoder, v *dashboards.Dashboard) error {
+	e.ObjectStart()
+	e.Member(`"uid":`)
+	if err := writeString(e, &v.UID); err != nil {
+		return wire.At(err, "uid")
+	}
+	e.Member(`"title":`)
+	if err := writeString(e, &v.Title); err != nil {
+		return wire.At(err, "title")
+	}
+	if v.Folder != "" {
+		m := e.Member("\"folder\":")
+		if err := writeString(e, &v.Folder); err != nil {
+			return wire.At(err, "folder")
+		}
+		e.OmitEmpty(m)
+	}
+	e.ObjectEnd()
+	return nil
+}
+
 func readSearchArgs(d *wire.Decoder, v *dashboards.SearchArgs) error {
 	if err := d.ObjectStart(); err != nil {
 		return err
@@ -305,19 +420,5 @@ func writeSearchResultDashboards(e *wire.Encoder, v *[]dashboards.Dashboard) err
 		}
 	}
 	e.ArrayEnd()
-	return nil
-}
-
-func writeDashboard(e *wire.Encoder, v *dashboards.Dashboard) error {
-	e.ObjectStart()
-	e.Member(`"uid":`)
-	if err := writeString(e, &v.UID); err != nil {
-		return wire.At(err, "uid")
-	}
-	e.Member(`"title":`)
-	if err := writeString(e, &v.Title); err != nil {
-		return wire.At(err, "title")
-	}
-	e.ObjectEnd()
 	return nil
 }

@@ -20,12 +20,13 @@ const _ = runtime.IsAtLeastVersion0_6_0
 
 // SetDigest identifies this exact tool set: the set_digest of keel.lock.json.
 // The executor recomputes it from the embedded contracts before it accepts a call.
-const SetDigest = "sha256:0841ce833537a0ac7af89349454c814396ab26920e8a2b52c60e588c6aa5f171"
+const SetDigest = "sha256:34b24e01e899e80887bc47213242a29cb6e4c7040d0b8c7eae6bdb94c49dbfa2"
 
 // Tool names. Harness code that names a tool by its constant stops compiling
 // when the tool is removed.
 const (
 	ToolCreateAnnotation = "create_annotation"
+	ToolFileDashboard    = "file_dashboard"
 	ToolSearchDashboards = "search_dashboards"
 )
 
@@ -33,6 +34,7 @@ const (
 // run go generate and review the diff.
 var (
 	_ func(context.Context, dashboards.AnnotationArgs) (dashboards.Annotation, error) = dashboards.CreateAnnotation
+	_ func(context.Context, dashboards.FileArgs) (dashboards.Dashboard, error)        = dashboards.FileDashboard
 	_ func(context.Context, dashboards.SearchArgs) (dashboards.SearchResult, error)   = dashboards.SearchDashboards
 )
 
@@ -40,6 +42,8 @@ var (
 //
 //go:embed schemas/create_annotation.input.json
 //go:embed schemas/create_annotation.output.json
+//go:embed schemas/file_dashboard.input.json
+//go:embed schemas/file_dashboard.output.json
 //go:embed schemas/search_dashboards.input.json
 //go:embed schemas/search_dashboards.output.json
 var schemaFS embed.FS
@@ -70,8 +74,18 @@ var toolSpecs = [...]runtime.ToolSpec{
 	},
 	{
 		Info: runtime.ToolInfo{
+			Name:        ToolFileDashboard,
+			Version:     "1.0",
+			Effect:      runtime.EffectWrite,
+			Description: "Moves a dashboard into a folder, or out of every folder.",
+			Errors:      []runtime.Code{"dashboard_not_found"},
+		},
+		Handler: fileArgsHandler(dashboards.FileDashboard),
+	},
+	{
+		Info: runtime.ToolInfo{
 			Name:        ToolSearchDashboards,
-			Version:     "1.2.0",
+			Version:     "1.3.0",
 			Effect:      runtime.EffectRead,
 			Description: "Finds dashboards by title.",
 			OwnText:     true,
@@ -104,8 +118,10 @@ func (toolSet) Lookup(name string) *runtime.Tool {
 	switch name {
 	case ToolCreateAnnotation:
 		return tools[0]
-	case ToolSearchDashboards:
+	case ToolFileDashboard:
 		return tools[1]
+	case ToolSearchDashboards:
+		return tools[2]
 	default:
 		return nil
 	}

@@ -33,6 +33,12 @@ var (
 		Rows int
 	}(conformance.Count{})
 	_ = struct {
+		Label   wire.Nullable[string]
+		Limit   wire.Nullable[int8]
+		Version wire.Nullable[conformance.Version]
+		Flag    wire.Nullable[bool]
+	}(conformance.ClearArgs{})
+	_ = struct {
 		Tags   []string
 		Scores []int
 		Labels map[string]string
@@ -193,6 +199,39 @@ func (c *batchArgsCall) Run(ctx context.Context) (err error) {
 
 func (c *batchArgsCall) Result(e *wire.Encoder) error {
 	return writeCount(e, &c.result)
+}
+
+// clearArgsHandler is a handler with the reader of its arguments and the writer of its result.
+type clearArgsHandler func(context.Context, conformance.ClearArgs) (conformance.ClearArgs, error)
+
+// Read reads and checks a call's arguments.
+func (h clearArgsHandler) Read(d *wire.Decoder) (wire.Call, error) {
+	c := &clearArgsCall{handler: h}
+	if err := readClearArgs(d, &c.args); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// clearArgsCall is one call: the handler, its arguments, then its result.
+type clearArgsCall struct {
+	handler clearArgsHandler
+	args    conformance.ClearArgs
+	result  conformance.ClearArgs
+}
+
+// Arguments is the checked argument value, as the policy judges it.
+func (c *clearArgsCall) Arguments() any {
+	return &c.args
+}
+
+func (c *clearArgsCall) Run(ctx context.Context) (err error) {
+	c.result, err = c.handler(ctx, c.args)
+	return err
+}
+
+func (c *clearArgsCall) Result(e *wire.Encoder) error {
+	return writeClearArgs(e, &c.result)
 }
 
 // collectionArgsHandler is a handler with the reader of its arguments and the writer of its result.
@@ -653,6 +692,270 @@ func writeCount(e *wire.Encoder, v *conformance.Count) error {
 func writeInt(e *wire.Encoder, v *int) error {
 	x := *v
 	e.Int(int64(x))
+	return nil
+}
+
+func readClearArgs(d *wire.Decoder, v *conformance.ClearArgs) error {
+	if err := d.ObjectStart(); err != nil {
+		return err
+	}
+	var seen struct {
+		Label   bool
+		Limit   bool
+		Version bool
+		Flag    bool
+	}
+	for d.More() {
+		name, err := d.Name()
+		if err != nil {
+			return err
+		}
+		switch string(name) {
+		case "label":
+			if seen.Label {
+				return wire.Duplicate()
+			}
+			seen.Label = true
+			if err := readClearArgsLabel(d, &v.Label); err != nil {
+				return wire.At(err, "label")
+			}
+		case "limit":
+			if seen.Limit {
+				return wire.Duplicate()
+			}
+			seen.Limit = true
+			if err := readClearArgsLimit(d, &v.Limit); err != nil {
+				return wire.At(err, "limit")
+			}
+		case "version":
+			if seen.Version {
+				return wire.Duplicate()
+			}
+			seen.Version = true
+			if err := readVersionNullable(d, &v.Version); err != nil {
+				return wire.At(err, "version")
+			}
+		case "flag":
+			if seen.Flag {
+				return wire.Duplicate()
+			}
+			seen.Flag = true
+			if err := readBoolNullable(d, &v.Flag); err != nil {
+				return wire.At(err, "flag")
+			}
+		default:
+			return wire.Unknown()
+		}
+	}
+	if err := d.End(); err != nil {
+		return err
+	}
+	if !seen.Flag {
+		return wire.Missing("flag")
+	}
+	return nil
+}
+
+func readClearArgsLabel(d *wire.Decoder, v *wire.Nullable[string]) error {
+	if d.Null() {
+		*v = wire.Null[string]()
+		return nil
+	}
+	var x string
+	if err := readClearArgsLabelValue(d, &x); err != nil {
+		return err
+	}
+	*v = wire.Of(x)
+	return nil
+}
+
+func readClearArgsLabelValue(d *wire.Decoder, v *string) error {
+	s, err := d.String()
+	if err != nil {
+		return err
+	}
+	if wire.Length(s) < 1 {
+		return wire.Fail("minLength")
+	}
+	if wire.Length(s) > 8 {
+		return wire.Fail("maxLength")
+	}
+	*v = s
+	return nil
+}
+
+func readClearArgsLimit(d *wire.Decoder, v *wire.Nullable[int8]) error {
+	if d.Null() {
+		*v = wire.Null[int8]()
+		return nil
+	}
+	var x int8
+	if err := readClearArgsLimitValue(d, &x); err != nil {
+		return err
+	}
+	*v = wire.Of(x)
+	return nil
+}
+
+func readClearArgsLimitValue(d *wire.Decoder, v *int8) error {
+	n, err := d.Int(8)
+	if err != nil {
+		return err
+	}
+	x := int8(n)
+	if x < 1 {
+		return wire.Fail("minimum")
+	}
+	*v = x
+	return nil
+}
+
+func readVersionNullable(d *wire.Decoder, v *wire.Nullable[conformance.Version]) error {
+	if d.Null() {
+		*v = wire.Null[conformance.Version]()
+		return nil
+	}
+	var x conformance.Version
+	if err := readVersion(d, &x); err != nil {
+		return err
+	}
+	*v = wire.Of(x)
+	return nil
+}
+
+func readVersion(d *wire.Decoder, v *conformance.Version) error {
+	s, err := d.String()
+	if err != nil {
+		return err
+	}
+	switch s {
+	case "v1":
+	default:
+		return wire.Fail("enum")
+	}
+	*v = conformance.Version(s)
+	return nil
+}
+
+func readBoolNullable(d *wire.Decoder, v *wire.Nullable[bool]) error {
+	if d.Null() {
+		*v = wire.Null[bool]()
+		return nil
+	}
+	var x bool
+	if err := readBool(d, &x); err != nil {
+		return err
+	}
+	*v = wire.Of(x)
+	return nil
+}
+
+func readBool(d *wire.Decoder, v *bool) error {
+	b, err := d.Bool()
+	if err != nil {
+		return err
+	}
+	*v = b
+	return nil
+}
+
+func writeClearArgs(e *wire.Encoder, v *conformance.ClearArgs) error {
+	e.ObjectStart()
+	if !v.Label.IsZero() {
+		e.Member(`"label":`)
+		if err := writeClearArgsLabel(e, &v.Label); err != nil {
+			return wire.At(err, "label")
+		}
+	}
+	if !v.Limit.IsZero() {
+		e.Member(`"limit":`)
+		if err := writeClearArgsLimit(e, &v.Limit); err != nil {
+			return wire.At(err, "limit")
+		}
+	}
+	if !v.Version.IsZero() {
+		e.Member(`"version":`)
+		if err := writeVersionNullable(e, &v.Version); err != nil {
+			return wire.At(err, "version")
+		}
+	}
+	e.Member(`"flag":`)
+	if err := writeBoolNullable(e, &v.Flag); err != nil {
+		return wire.At(err, "flag")
+	}
+	e.ObjectEnd()
+	return nil
+}
+
+func writeClearArgsLabel(e *wire.Encoder, v *wire.Nullable[string]) error {
+	x, ok := v.Get()
+	if !ok {
+		e.Null()
+		return nil
+	}
+	return writeClearArgsLabelValue(e, &x)
+}
+
+func writeClearArgsLabelValue(e *wire.Encoder, v *string) error {
+	s := *v
+	if wire.Length(s) < 1 {
+		return wire.Fail("minLength")
+	}
+	if wire.Length(s) > 8 {
+		return wire.Fail("maxLength")
+	}
+	return e.String(s)
+}
+
+func writeClearArgsLimit(e *wire.Encoder, v *wire.Nullable[int8]) error {
+	x, ok := v.Get()
+	if !ok {
+		e.Null()
+		return nil
+	}
+	return writeClearArgsLimitValue(e, &x)
+}
+
+func writeClearArgsLimitValue(e *wire.Encoder, v *int8) error {
+	x := *v
+	if x < 1 {
+		return wire.Fail("minimum")
+	}
+	e.Int(int64(x))
+	return nil
+}
+
+func writeVersionNullable(e *wire.Encoder, v *wire.Nullable[conformance.Version]) error {
+	x, ok := v.Get()
+	if !ok {
+		e.Null()
+		return nil
+	}
+	return writeVersion(e, &x)
+}
+
+func writeVersion(e *wire.Encoder, v *conformance.Version) error {
+	s := string(*v)
+	switch s {
+	case "v1":
+	default:
+		return wire.Fail("enum")
+	}
+	return e.String(s)
+}
+
+func writeBoolNullable(e *wire.Encoder, v *wire.Nullable[bool]) error {
+	x, ok := v.Get()
+	if !ok {
+		e.Null()
+		return nil
+	}
+	return writeBool(e, &x)
+}
+
+func writeBool(e *wire.Encoder, v *bool) error {
+	b := bool(*v)
+	e.Bool(b)
 	return nil
 }
 
@@ -1582,15 +1885,6 @@ func readEdgeFrom(d *wire.Decoder, v *string) error {
 	return nil
 }
 
-func readBool(d *wire.Decoder, v *bool) error {
-	b, err := d.Bool()
-	if err != nil {
-		return err
-	}
-	*v = b
-	return nil
-}
-
 func writeLinks(e *wire.Encoder, v *conformance.Links) error {
 	e.ObjectStart()
 	e.Member(`"graph":`)
@@ -2156,12 +2450,6 @@ func writeNumberArgsHalf(e *wire.Encoder, v *float64) error {
 	if !(wire.EqualNumber(lit, "0.5") || wire.EqualNumber(lit, "1.5")) {
 		return wire.Fail("enum")
 	}
-	return nil
-}
-
-func writeBool(e *wire.Encoder, v *bool) error {
-	b := bool(*v)
-	e.Bool(b)
 	return nil
 }
 
@@ -3193,7 +3481,7 @@ func readStringArgs(d *wire.Decoder, v *conformance.StringArgs) error {
 			if d.Null() {
 				continue
 			}
-			if err := readVersion(d, &v.Version); err != nil {
+			if err := readStringArgsVersion(d, &v.Version); err != nil {
 				return wire.At(err, "version")
 			}
 		case "when":
@@ -3372,7 +3660,7 @@ func readStringArgsColor(d *wire.Decoder, v *string) error {
 	return nil
 }
 
-func readVersion(d *wire.Decoder, v *conformance.Version) error {
+func readStringArgsVersion(d *wire.Decoder, v *conformance.Version) error {
 	s, err := d.String()
 	if err != nil {
 		return err
@@ -3523,7 +3811,7 @@ func writeStringArgs(e *wire.Encoder, v *conformance.StringArgs) error {
 	}
 	if v.Version != "" {
 		m := e.Member("\"version\":")
-		if err := writeVersion(e, &v.Version); err != nil {
+		if err := writeStringArgsVersion(e, &v.Version); err != nil {
 			return wire.At(err, "version")
 		}
 		e.OmitEmpty(m)
@@ -3638,7 +3926,7 @@ func writeStringArgsColor(e *wire.Encoder, v *string) error {
 	return e.String(s)
 }
 
-func writeVersion(e *wire.Encoder, v *conformance.Version) error {
+func writeStringArgsVersion(e *wire.Encoder, v *conformance.Version) error {
 	s := string(*v)
 	switch s {
 	case "v1":

@@ -19,12 +19,13 @@ const _ = runtime.IsAtLeastVersion0_6_0
 
 // SetDigest identifies this exact tool set: the set_digest of keel.lock.json.
 // The executor recomputes it from the embedded contracts before it accepts a call.
-const SetDigest = "sha256:a2f2079b81db890a345b83df790064dc68b3df894d50a0ead858587eba5f22a8"
+const SetDigest = "sha256:d2cf3ed0debe0323250bc747928e72dcabd4039b59aae95e103492c7e488b7bc"
 
 // Tool names. Harness code that names a tool by its constant stops compiling
 // when the tool is removed.
 const (
 	ToolBatch       = "batch"
+	ToolClear       = "clear"
 	ToolCollections = "collections"
 	ToolInventory   = "inventory"
 	ToolLinkNodes   = "link_nodes"
@@ -40,6 +41,7 @@ const (
 // run go generate and review the diff.
 var (
 	_ func(context.Context, conformance.BatchArgs) (conformance.Count, error)               = conformance.Batch
+	_ func(context.Context, conformance.ClearArgs) (conformance.ClearArgs, error)           = conformance.Clear
 	_ func(context.Context, conformance.CollectionArgs) (conformance.CollectionArgs, error) = conformance.Collections
 	_ func(context.Context, conformance.InventoryArgs) (conformance.Inventory, error)       = conformance.ListInventory
 	_ func(context.Context, conformance.LinkArgs) (conformance.Links, error)                = conformance.LinkNodes
@@ -55,6 +57,8 @@ var (
 //
 //go:embed schemas/batch.input.json
 //go:embed schemas/batch.output.json
+//go:embed schemas/clear.input.json
+//go:embed schemas/clear.output.json
 //go:embed schemas/collections.input.json
 //go:embed schemas/collections.output.json
 //go:embed schemas/inventory.input.json
@@ -86,6 +90,15 @@ var toolSpecs = [...]runtime.ToolSpec{
 			Description: "Counts rows: its arguments may be large, its result is small.",
 		},
 		Handler: batchArgsHandler(conformance.Batch),
+	},
+	{
+		Info: runtime.ToolInfo{
+			Name:        ToolClear,
+			Version:     "1.0",
+			Effect:      runtime.EffectRead,
+			Description: "Returns its arguments: absent, null and a value each as it came.",
+		},
+		Handler: clearArgsHandler(conformance.Clear),
 	},
 	{
 		Info: runtime.ToolInfo{
@@ -187,24 +200,26 @@ func (toolSet) Lookup(name string) *runtime.Tool {
 	switch name {
 	case ToolBatch:
 		return tools[0]
-	case ToolCollections:
+	case ToolClear:
 		return tools[1]
-	case ToolInventory:
+	case ToolCollections:
 		return tools[2]
-	case ToolLinkNodes:
+	case ToolInventory:
 		return tools[3]
-	case ToolNumbers:
+	case ToolLinkNodes:
 		return tools[4]
-	case ToolPick:
+	case ToolNumbers:
 		return tools[5]
-	case ToolProbe:
+	case ToolPick:
 		return tools[6]
-	case ToolQuery:
+	case ToolProbe:
 		return tools[7]
-	case ToolStrings:
+	case ToolQuery:
 		return tools[8]
-	case ToolTexts:
+	case ToolStrings:
 		return tools[9]
+	case ToolTexts:
+		return tools[10]
 	default:
 		return nil
 	}
