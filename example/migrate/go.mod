@@ -3,6 +3,7 @@ module github.com/keelgen/keel/example/migrate
 go 1.26.0
 
 require (
+	github.com/google/go-github/v84 v84.0.0
 	github.com/keelgen/keel v0.6.0
 	github.com/mark3labs/mcp-go v1.2.1
 	github.com/modelcontextprotocol/go-sdk v1.8.0
@@ -14,6 +15,7 @@ require (
 	github.com/buger/jsonparser v1.1.2 // indirect
 	github.com/dave/jennifer v1.7.1 // indirect
 	github.com/go-json-experiment/json v1.27.2 // indirect
+	github.com/google/go-querystring v1.2.0 // indirect
 	github.com/google/jsonschema-go v0.4.3 // indirect
 	github.com/google/renameio/v2 v2.0.2 // indirect
 	github.com/google/uuid v1.6.0 // indirect

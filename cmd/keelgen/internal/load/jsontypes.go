@@ -27,10 +27,15 @@ type schemaChecker struct {
 	// output: the type is a result's; a pointer field must be omitempty.
 	output bool
 	// texts are the //keel:text declarations.
-	texts     model.TextTypes
-	stack     []*types.Named
-	problems  []typeProblem
-	recursive bool // a named type contains itself
+	texts model.TextTypes
+	// library reports a package outside the main module: a nil pointer
+	// field of its types is null in the output schema, since the author
+	// cannot tag it omitempty.
+	library      func(*types.Package) bool
+	libraryNulls bool // a library's pointer field without omitempty was met
+	stack        []*types.Named
+	problems     []typeProblem
+	recursive    bool // a named type contains itself
 	// named are the named types met, by name: a recursive side's schema
 	// names each in $defs by its name alone, so two may not share one.
 	named map[string][]*types.Named
@@ -96,7 +101,14 @@ func (c *schemaChecker) check(t types.Type, path string, pos token.Pos) {
 	case *types.Struct:
 		c.checkStruct(t, path)
 	case *types.Interface:
-		c.report(pos, path, "interface type has no JSON Schema (use a concrete type, or give the type a JSONSchema method)")
+		switch {
+		case t.Empty() && c.output:
+			// An open value: JSON data a library decoded, written as it is.
+		case t.Empty():
+			c.report(pos, path, "an open value (any) is allowed in a result only: a model's arguments are members the schema declares")
+		default:
+			c.report(pos, path, "interface type has no JSON Schema (use a concrete type, or give the type a JSONSchema method)")
+		}
 	case *types.Chan:
 		c.report(pos, path, "channels cannot be sent as JSON")
 	case *types.Signature:
@@ -134,7 +146,9 @@ func (c *schemaChecker) checkStruct(s *types.Struct, path string) {
 				c.report(f.Pos(), path+"."+f.Name(), "jsonschema tag: %s", msg)
 			}
 		}
-		if _, isPtr := types.Unalias(f.Type()).(*types.Pointer); c.output && isPtr && !hasOption(tag, "omitempty") && !hasOption(tag, "omitzero") {
+		if _, isPtr := types.Unalias(f.Type()).(*types.Pointer); c.output && isPtr && !hasOption(tag, "omitempty") && !hasOption(tag, "omitzero") && c.library(f.Pkg()) {
+			c.libraryNulls = true
+		} else if c.output && isPtr && !hasOption(tag, "omitempty") && !hasOption(tag, "omitzero") {
 			c.report(f.Pos(), path+"."+f.Name(), "pointer field without omitempty: a nil value is null, which the output schema refuses "+
 				"(the field is required and not nullable); add omitempty to its json tag, or make it a value")
 		}

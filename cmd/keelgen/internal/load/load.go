@@ -46,7 +46,7 @@ func Load(dir string, patterns ...string) (*model.Package, []model.Diagnostic, e
 		return nil, nil, fmt.Errorf("%s matched no packages%s", strings.Join(patterns, " "), goListSays(dir, patterns))
 	}
 	slices.SortFunc(pkgs, func(a, b *packages.Package) int { return strings.Compare(a.PkgPath, b.PkgPath) })
-	out := &model.Package{Comments: map[string]string{}, Fset: pkgs[0].Fset} // one FileSet for every package of a Load
+	out := &model.Package{Comments: map[string]string{}, Fset: pkgs[0].Fset, Module: mainModule(pkgs)} // one FileSet for every package of a Load
 	texts, diags := textDirectives(pkgs)
 	out.TextTypes = texts
 	var files []*ast.File
@@ -59,7 +59,7 @@ func Load(dir string, patterns ...string) (*model.Package, []model.Diagnostic, e
 			diags = append(diags, ds...)
 			continue
 		}
-		l := &loader{pkg: pkg, fset: pkg.Fset, texts: texts}
+		l := &loader{pkg: pkg, fset: pkg.Fset, texts: texts, out: out}
 		files = append(files, l.run(out)...)
 		diags = append(diags, l.diags...)
 		out.Paths = append(out.Paths, pkg.PkgPath)
@@ -82,7 +82,7 @@ func Load(dir string, patterns ...string) (*model.Package, []model.Diagnostic, e
 	}
 	slices.SortFunc(out.Tools, func(a, b *model.Tool) int { return strings.Compare(a.Name, b.Name) })
 	slices.SortFunc(out.Forms, func(a, b model.FormType) int { return strings.Compare(a.Name, b.Name) })
-	out.Enums = enums(out.Tools, out.Forms, mainModule(pkgs), pkgs[0].Fset)
+	out.Enums = enums(out.Tools, out.Forms, out.Module, pkgs[0].Fset)
 	slices.Sort(out.Exported)
 	out.Exported = slices.Compact(out.Exported)
 	return out, nil, nil
@@ -154,6 +154,7 @@ type loader struct {
 	fset  *token.FileSet
 	texts model.TextTypes // every package's //keel:text declarations
 	diags []model.Diagnostic
+	out   *model.Package
 }
 
 func (l *loader) errorf(pos token.Pos, format string, args ...any) {
@@ -403,7 +404,8 @@ func (l *loader) signature(fd *ast.FuncDecl, t *model.Tool, label string) {
 	if _, ok := derefStruct(t.Result); !ok {
 		l.errorf(fd.Type.Results.Pos(), "%s: result type %s must be a struct (the output schema's root is an object)", label, l.typeString(t.Result))
 	} else {
-		t.RecursiveOutput = l.checkSchema(fd.Type.Results.Pos(), label+": output", t.Result, true)
+		c := l.schemaFacts(fd.Type.Results.Pos(), label+": output", t.Result, true)
+		t.RecursiveOutput, t.LibraryNulls = c.recursive, c.libraryNulls
 		t.OwnText = l.ownText(fd.Type.Results.Pos(), label, t.Result)
 	}
 
@@ -446,7 +448,14 @@ func (l *loader) signature(fd *ast.FuncDecl, t *model.Tool, label string) {
 // checkSchema reports what of t has no JSON Schema, and whether t is
 // recursive.
 func (l *loader) checkSchema(pos token.Pos, path string, t types.Type, output bool) (recursive bool) {
-	c := &schemaChecker{qualifier: types.RelativeTo(l.pkg.Types), output: output, texts: l.texts}
+	return l.schemaFacts(pos, path, t, output).recursive
+}
+
+// schemaFacts reports what of t has no JSON Schema, and returns what the
+// walk found: whether t is recursive, whether a library's nil pointer
+// field is null in it.
+func (l *loader) schemaFacts(pos token.Pos, path string, t types.Type, output bool) *schemaChecker {
+	c := &schemaChecker{qualifier: types.RelativeTo(l.pkg.Types), output: output, texts: l.texts, library: l.out.Library}
 	c.check(t, path, pos)
 	for _, p := range c.problems {
 		at := p.pos
@@ -464,7 +473,7 @@ func (l *loader) checkSchema(pos token.Pos, path string, t types.Type, output bo
 			}
 		}
 	}
-	return c.recursive
+	return c
 }
 
 // inPackage reports whether pos is in one of the handler package's files, so

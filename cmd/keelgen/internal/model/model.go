@@ -48,6 +48,18 @@ type Package struct {
 	// without writing T's form by hand, sorted by name: keelgen generates
 	// each one's schema and reader.
 	Forms []FormType
+	// Module is the main module's path: a type declared outside it is a
+	// library's, whose tags the author cannot change.
+	Module string
+}
+
+// Library reports whether pkg is outside the main module: a library's.
+func (p *Package) Library(pkg *types.Package) bool {
+	if pkg == nil || p.Module == "" {
+		return false
+	}
+	path := pkg.Path()
+	return path != p.Module && !strings.HasPrefix(path, p.Module+"/")
 }
 
 // FormType is one type a handler asks for with ask.Elicit.
@@ -153,6 +165,10 @@ type Tool struct {
 	// RecursiveInput and RecursiveOutput: a type of the side contains
 	// itself, so its schema keeps that type in $defs.
 	RecursiveInput, RecursiveOutput bool
+	// LibraryNulls: the result holds a library's struct (a type from
+	// outside the main module) with a pointer field not tagged omitempty,
+	// whose nil is null in the output schema.
+	LibraryNulls bool
 }
 
 // ResultType is the type the handler returns: Returned, else Result.

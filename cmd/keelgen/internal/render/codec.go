@@ -194,7 +194,10 @@ func (g *codecs) kindOf(t types.Type, n node, ptr string) (kind, bool) {
 	k := kStruct
 	if _, emitted := t.(emittedArgs); !emitted {
 		var why string
-		if k, why = classify(t, g.pkg.TextTypes); k == kUnsupported {
+		switch k, why = classify(t, g.pkg.TextTypes); {
+		case k == kUnsupported && g.libraryMarshaler(t):
+			k = kMarshaler
+		case k == kUnsupported:
 			g.fail(ptr, "%s", why)
 			return k, false
 		}
@@ -218,7 +221,7 @@ func (g *codecs) kindOf(t types.Type, n node, ptr string) (kind, bool) {
 		g.textBounds(n, k, ptr) // each one a diagnostic here
 	}
 	g.checkEnumKinds(n, k, ptr)
-	if !holder && k != kSlice && k != kMap {
+	if !holder && k != kSlice && k != kMap && k != kAny && k != kMarshaler {
 		g.checkType(n, k, t, ptr)
 		if n.Type.Has("null") {
 			g.fail(ptr, "the schema allows null, which Go type %s cannot hold; make it a pointer, or a wire.Nullable where null is not absent", types.TypeString(t, qualifier))
@@ -319,6 +322,10 @@ func hintFor(t types.Type, n node) string {
 	case *types.Basic:
 		if only := assertions(n); len(only) == 0 || (len(only) == 1 && only[0] == "type") {
 			return u.Name()
+		}
+	case *types.Interface:
+		if u.Empty() && len(assertions(n)) == 0 {
+			return "Any"
 		}
 	}
 	return ""

@@ -78,6 +78,15 @@ func emitWriteLeaf(f *codecFunc) []jen.Code {
 		return []jen.Code{jen.Return(jen.Id("e").Dot("Time").Call(jen.Op("*").Id("v")))}
 	case kRaw:
 		return []jen.Code{jen.Return(jen.Id("e").Dot("Raw").Call(jen.Op("*").Id("v")))}
+	case kAny:
+		return []jen.Code{jen.Return(jen.Id("e").Dot("Any").Call(jen.Op("*").Id("v")))}
+	case kMarshaler:
+		// The library's own form, checked as one JSON value.
+		return []jen.Code{
+			jen.List(jen.Id("b"), jen.Err()).Op(":=").Id("v").Dot("MarshalJSON").Call(),
+			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Qual(wirePkg, "Failf").Call(jen.Lit("json"), jen.Lit("the type's MarshalJSON failed")))),
+			jen.Return(jen.Id("e").Dot("Raw").Call(jen.Id("b"))),
+		}
 	}
 	return append(body, jen.Return(jen.Nil()))
 }

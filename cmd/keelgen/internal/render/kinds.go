@@ -31,11 +31,13 @@ const (
 	kTuple // a //keel:tuple struct: a list of its fields' values
 	kMap
 	kStruct
+	kAny       // an open value of a result: any, written as the JSON data it holds
+	kMarshaler // a library's type in a result, written by its own MarshalJSON
 	kUnsupported
 )
 
 var jsonTypeOf = map[kind]string{kString: "string", kBool: "boolean", kInt: "integer", kUint: "integer", kFloat: "number",
-	kTime: "string", kText: "string", kBytes: "string", kDuration: "string", kPointer: "", kNullable: "", kSlice: "array", kArray: "array", kTuple: "array", kMap: "object", kStruct: "object"}
+	kTime: "string", kText: "string", kBytes: "string", kDuration: "string", kPointer: "", kNullable: "", kSlice: "array", kArray: "array", kTuple: "array", kMap: "object", kStruct: "object", kAny: "", kMarshaler: ""}
 
 // classify says how t reads and writes, or why generated code cannot.
 func classify(t types.Type, texts model.TextTypes) (kind, string) {
@@ -106,6 +108,10 @@ func classify(t types.Type, texts model.TextTypes) (kind, string) {
 		return kMap, ""
 	case *types.Struct:
 		return kStruct, ""
+	case *types.Interface:
+		if u.Empty() {
+			return kAny, ""
+		}
 	case *types.Array:
 		if b, ok := types.Unalias(u.Elem()).Underlying().(*types.Basic); ok && b.Kind() == types.Byte {
 			return kUnsupported, "an array of bytes is base64 text to json v2 and a list of numbers to the schema reflector; use []byte"
@@ -148,4 +154,13 @@ func isFloatish(t types.Type) bool {
 		return true
 	}
 	return false
+}
+
+// libraryMarshaler reports a type of a library (outside the main module)
+// with its own MarshalJSON, which a result may hold as an open value: its
+// method writes it, and its schema says nothing of its shape.
+func (g *codecs) libraryMarshaler(t types.Type) bool {
+	n, ok := types.Unalias(t).(*types.Named)
+	return ok && g.side == "output" && g.pkg.Library(n.Obj().Pkg()) && model.HasMethod(n, "MarshalJSON") &&
+		!model.HasMethod(n, "JSONSchema")
 }

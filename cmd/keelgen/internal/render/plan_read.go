@@ -49,6 +49,8 @@ func (g *codecs) readLeaf(f *codecFunc, t types.Type, n node, ptr, hint string) 
 		g.onlyKeywords(n, ptr, "date-time", "type", "format")
 	case kRaw:
 		g.onlyKeywords(n, ptr, "", "")
+	case kAny:
+		g.fail(ptr, "an open value (any) is allowed in a result only: a model's arguments are members the schema declares")
 	}
 	f.conv = g.convType(t)
 }

@@ -34,7 +34,7 @@ func (g *codecs) writeLeaf(f *codecFunc, t types.Type, n node, ptr, hint string)
 		}
 	case kTime:
 		g.onlyKeywords(n, ptr, "date-time", "type", "format")
-	case kRaw:
+	case kRaw, kAny, kMarshaler:
 		g.onlyKeywords(n, ptr, "", "")
 	}
 }
@@ -161,7 +161,7 @@ func (g *codecs) zeroTest(t types.Type, ptr string) (zeroTest, jen.Code) {
 		return zeroIsZero, nil
 	}
 	switch u := t.Underlying().(type) {
-	case *types.Pointer, *types.Slice, *types.Map:
+	case *types.Pointer, *types.Slice, *types.Map, *types.Interface:
 		return zeroNil, nil
 	case *types.Basic:
 		switch {

@@ -83,7 +83,7 @@ func (Program) Schemas(pkg *model.Package) (map[string]model.Schemas, []model.Di
 				continue
 			}
 			if doc, err = nullForms(doc); err == nil {
-				doc, err = tupleForms(doc, sideType(t, i == 0), pkg)
+				doc, err = typeForms(doc, sideType(t, i == 0), pkg, i == 1 && t.LibraryNulls)
 			}
 			if err != nil {
 				diags = append(diags, model.Diagnostic{Pos: t.Pos, Message: fmt.Sprintf("%s: %s schema: %v", t.Name, side, err)})
@@ -243,7 +243,7 @@ func program(pkg *model.Package) ([]byte, error) {
 		),
 		jen.Return(jen.Lit("")),
 	)
-	enumHelpers(f, pkg.TextTypes)
+	enumHelpers(f, pkg.TextTypes, pkg.Module)
 	// reflectType is a top-level function, not a closure in main: a closure
 	// called twice per tool makes the compiler's inliner re-walk all of main
 	// for each call, quadratic in the number of tools.
@@ -333,7 +333,7 @@ func enumValues(f *jen.File, enums []model.Enum) {
 
 // enumHelpers writes the reflector's Mapper for enum types and the pass
 // that turns its marks into enums.
-func enumHelpers(f *jen.File, declared model.TextTypes) {
+func enumHelpers(f *jen.File, declared model.TextTypes, module string) {
 	schema := jen.Op("*").Qual(reflectorPkg, "Schema")
 	implements := func(iface jen.Code) jen.Code {
 		return jen.Id("p").Dot("Implements").Call(jen.Qual("reflect", "TypeFor").Types(iface).Call())
@@ -378,6 +378,10 @@ func enumHelpers(f *jen.File, declared model.TextTypes) {
 				})),
 			),
 		),
+		// A library's type with its own MarshalJSON (and no text form, no
+		// JSONSchema method) in a result is an open value: written by its
+		// method, its shape its own (keelgen refuses it in arguments).
+		jen.If(jen.Id("libraryMarshaler").Call(jen.Id("t"), jen.Id("p"))).Block(jen.Return(jen.Op("&").Qual(reflectorPkg, "Schema").Values())),
 		jen.List(jen.Id("values"), jen.Id("ok")).Op(":=").Id("enumConstants").Index(jen.Id("t")),
 		jen.If(jen.Op("!").Id("ok")).Block(jen.Return(jen.Nil())),
 		jen.Id("typ").Op(":=").Lit("integer"),
@@ -386,6 +390,16 @@ func enumHelpers(f *jen.File, declared model.TextTypes) {
 			jen.Id("Type"):   jen.Id("typ"),
 			jen.Id("Extras"): jen.Map(jen.String()).Any().Values(jen.Dict{jen.Lit(enumMark): jen.Id("values")}),
 		})),
+	)
+	f.Comment("mainModule is the handler's module: a type outside it is a library's.")
+	f.Const().Id("mainModule").Op("=").Lit(module)
+	f.Comment("libraryMarshaler reports a library's type written by its own MarshalJSON, which the reflector knows nothing of.")
+	f.Func().Id("libraryMarshaler").Params(jen.Id("t").Qual("reflect", "Type"), jen.Id("p").Qual("reflect", "Type")).Bool().Block(
+		jen.Id("path").Op(":=").Id("t").Dot("PkgPath").Call(),
+		jen.If(jen.Id("mainModule").Op("==").Lit("").Op("||").Id("path").Op("==").Lit("").Op("||").Id("path").Op("==").Id("mainModule").Op("||").Qual("strings", "HasPrefix").Call(jen.Id("path"), jen.Id("mainModule").Op("+").Lit("/"))).Block(jen.Return(jen.False())),
+		jen.If(jen.Id("t").Op("==").Qual("reflect", "TypeFor").Types(jen.Qual("time", "Time")).Call().Op("||").Id("t").Op("==").Qual("reflect", "TypeFor").Types(jen.Qual("encoding/json", "RawMessage")).Call()).Block(jen.Return(jen.False())),
+		jen.List(jen.Id("_"), jen.Id("own")).Op(":=").Id("p").Dot("MethodByName").Call(jen.Lit("JSONSchema")),
+		jen.Return(jen.Op("!").Id("own").Op("&&").Add(implements(jen.Qual("encoding/json", "Marshaler")))),
 	)
 	f.Comment("nullableSchema is a wire.Nullable's schema: its value's, marked to take null (keelgen adds it to type and enum).")
 	f.Func().Id("nullableSchema").Params(jen.Id("t").Qual("reflect", "Type")).Add(schema).Block(

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"go/types"
+	"slices"
 	"strconv"
 
 	"github.com/go-json-experiment/json/jsontext"
@@ -12,20 +13,24 @@ import (
 	"github.com/keelgen/keel/internal/schemamodel"
 )
 
-// tupleForms rewrites, in doc (the schema of a value of Go type root), the
-// schema the reflector wrote for each //keel:tuple struct, an object of
-// its fields, as the array it is: its fields' schemas as prefixItems, in
-// field order, and exactly that many items. Each field's schema (its
-// description, its tags' bounds) becomes its item's.
-func tupleForms(doc []byte, root types.Type, pkg *model.Package) ([]byte, error) {
-	if len(pkg.Tuples) == 0 || !bytes.Contains(doc, []byte(`"properties"`)) {
+// typeForms rewrites, in doc (the schema of a value of Go type root), what
+// the reflector cannot say from the Go type alone:
+//   - the schema of each //keel:tuple struct, an object of its fields, as
+//     the array it is: its fields' schemas as prefixItems, in field order,
+//     and exactly that many items. Each field's schema (its description,
+//     its tags' bounds) becomes its item's;
+//   - with libraryNulls, the schema of each pointer field of a library's
+//     struct that is not omitempty, whose nil the library writes as null:
+//     null is added to its type.
+func typeForms(doc []byte, root types.Type, pkg *model.Package, libraryNulls bool) ([]byte, error) {
+	if (len(pkg.Tuples) == 0 && !libraryNulls) || !bytes.Contains(doc, []byte(`"properties"`)) {
 		return doc, nil
 	}
 	s, err := schemamodel.Parse(doc)
 	if err != nil {
 		return nil, err
 	}
-	w := tupleWalk{pkg: pkg}
+	w := tupleWalk{pkg: pkg, libraryNulls: libraryNulls}
 	w.walk(root, s, true)
 	if w.err != nil || !w.changed {
 		return doc, w.err
@@ -34,9 +39,10 @@ func tupleForms(doc []byte, root types.Type, pkg *model.Package) ([]byte, error)
 }
 
 type tupleWalk struct {
-	pkg     *model.Package
-	changed bool
-	err     error
+	pkg          *model.Package
+	libraryNulls bool
+	changed      bool
+	err          error
 }
 
 func (w *tupleWalk) walk(t types.Type, n *schemamodel.Schema, root bool) {
@@ -81,9 +87,24 @@ func (w *tupleWalk) members(st *types.Struct, n *schemamodel.Schema) {
 				w.members(inner, n)
 			}
 		default:
-			w.walk(f.Type(), n.Property(name), false)
+			sub := n.Property(name)
+			if w.libraryNulls && w.nilIsNull(f, st.Tag(i), sub) {
+				sub.Type = append(sub.Type, "null")
+				w.changed = true
+			}
+			w.walk(f.Type(), sub, false)
 		}
 	}
+}
+
+// nilIsNull reports a library's pointer field, not omitempty, whose
+// schema n (of the value it points to) does not yet take null.
+func (w *tupleWalk) nilIsNull(f *types.Var, tag string, n *schemamodel.Schema) bool {
+	if _, ptr := types.Unalias(f.Type()).(*types.Pointer); !ptr || !f.Exported() || !w.pkg.Library(f.Pkg()) || !n.IsObject() || n.Type == nil || n.Type.Has("null") {
+		return false
+	}
+	_, opts, _ := model.JSONName(f, tag)
+	return !slices.Contains(opts, "omitempty") && !slices.Contains(opts, "omitzero")
 }
 
 // tuple turns n, the object schema of st, into its array form.
