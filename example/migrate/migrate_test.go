@@ -142,7 +142,7 @@ func TestMovedServersAnswerAlike(t *testing.T) {
 			for member, p := range old.Properties {
 				// Each member's JSON type, null among them where null means
 				// something (a wire.Nullable in keel).
-				if fmt.Sprint(p["type"]) != fmt.Sprint(now.Properties[member]["type"]) && (before == "go-sdk" || member == "folder") {
+				if fmt.Sprint(p["type"]) != fmt.Sprint(now.Properties[member]["type"]) && (before == "go-sdk" || member == "folder" || member == "value") {
 					t.Errorf("%s.%s: type %v on %s, %v on keel", name, member, p["type"], before, now.Properties[member]["type"])
 				}
 				if before == "mcp-go" && p["description"] != now.Properties[member]["description"] {
@@ -166,6 +166,9 @@ func TestMovedServersAnswerAlike(t *testing.T) {
 		{"file_dashboard", `{"uid":"db-pool","folder":"ops"}`},
 		{"file_dashboard", `{"uid":"db-pool"}`},
 		{"file_dashboard", `{"uid":"db-pool","folder":null}`},
+		{"set_variable", `{"uid":"db-pool","name":"interval","value":"5m"}`},
+		{"set_variable", `{"uid":"db-pool","name":"max","value":30}`},
+		{"set_variable", `{"uid":"db-pool","name":"live","value":true}`},
 	} {
 		var answers, texts []string
 		for _, name := range []string{"go-sdk", "mcp-go", "keel"} {
@@ -193,11 +196,13 @@ func TestMovedServersAnswerAlike(t *testing.T) {
 
 	// What keel refuses that the peers ran or answered loosely: a member
 	// misspelled (with what to send instead), a bound crossed.
-	for _, bad := range []struct{ args, want string }{
-		{`{"query":"api","limitt":1}`, `"unknown":["limitt"]`},
-		{`{"query":"api","limit":1000}`, `"keyword":"maximum","schema":100`},
+	for _, bad := range []struct{ tool, args, want string }{
+		{"search_dashboards", `{"query":"api","limitt":1}`, `"unknown":["limitt"]`},
+		{"search_dashboards", `{"query":"api","limit":1000}`, `"keyword":"maximum","schema":100`},
+		// mcp-go stored an object as the variable's value.
+		{"set_variable", `{"uid":"db-pool","name":"x","value":{"a":1}}`, `"pointer":"/value","keyword":"type"`},
 	} {
-		res, err := sessions["keel"].CallTool(context.Background(), &mcp.CallToolParams{Name: "search_dashboards", Arguments: json.RawMessage(bad.args)})
+		res, err := sessions["keel"].CallTool(context.Background(), &mcp.CallToolParams{Name: bad.tool, Arguments: json.RawMessage(bad.args)})
 		if err != nil || !res.IsError || !strings.Contains(text(res), "invalid_arguments") || !strings.Contains(text(res), bad.want) {
 			t.Errorf("%s on keel: %v %s", bad.args, err, text(res))
 		}

@@ -160,6 +160,12 @@ func (d *Decoder) Null() bool {
 	return err == nil
 }
 
+// Kind is the kind of the next value without reading it, as jsontext
+// names it: '"' a string, '0' a number, 't' or 'f' a boolean, 'n' null,
+// '{' an object, '[' an array; 0 at the end or at invalid input. A
+// generated union's reader chooses its alternative by it.
+func (d *Decoder) Kind() byte { return byte(d.dec.PeekKind()) }
+
 // String reads a string.
 func (d *Decoder) String() (string, error) {
 	tok, err := d.token('"', "string")

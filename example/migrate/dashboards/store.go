@@ -22,6 +22,7 @@ var (
 	mu          sync.Mutex
 	dashboards  = []Dashboard{{"api-latency", "API latency", "api"}, {"db-pool", "Database pool", ""}, {"api-errors", "API errors", "api"}}
 	annotations = map[string][]string{}
+	variables   = map[string]map[string]any{}
 )
 
 // Find returns the dashboards whose title contains query, at most limit
@@ -70,4 +71,21 @@ func File(uid, folder string, toRoot bool) (Dashboard, bool) {
 		}
 	}
 	return Dashboard{}, false
+}
+
+// SetVariable sets the dashboard uid's variable name to value (a string,
+// a number or a bool); false when there is no such dashboard.
+func SetVariable(uid, name string, value any) bool {
+	mu.Lock()
+	defer mu.Unlock()
+	for _, d := range dashboards {
+		if d.UID == uid {
+			if variables[uid] == nil {
+				variables[uid] = map[string]any{}
+			}
+			variables[uid][name] = value
+			return true
+		}
+	}
+	return false
 }

@@ -84,3 +84,41 @@ func FileDashboard(ctx context.Context, in FileArgs) (Dashboard, error) {
 	}
 	return d, nil
 }
+
+// A variable's value: text, a number or a flag.
+//
+//keel:union
+type Value struct {
+	Text   *string
+	Number *float64
+	Flag   *bool
+}
+
+// VariableArgs say which variable of which dashboard to set to what.
+type VariableArgs struct {
+	// The dashboard.
+	UID string `json:"uid" jsonschema:"minLength=1,maxLength=100"`
+	// The variable's name.
+	Name string `json:"name" jsonschema:"minLength=1,maxLength=100"`
+	// Its new value.
+	Value Value `json:"value"`
+}
+
+// Sets a dashboard variable to text, a number or a flag.
+//
+//keel:tool name=set_variable version=1.0 effect=write errors=dashboard_not_found
+func SetDashboardVariable(ctx context.Context, in VariableArgs) (VariableArgs, error) {
+	var value any
+	switch v := in.Value; {
+	case v.Text != nil:
+		value = *v.Text
+	case v.Number != nil:
+		value = *v.Number
+	case v.Flag != nil:
+		value = *v.Flag
+	}
+	if !SetVariable(in.UID, in.Name, value) {
+		return VariableArgs{}, runtime.Fail("dashboard_not_found", "No dashboard has this uid; search for it first.")
+	}
+	return in, nil
+}

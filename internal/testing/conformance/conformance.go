@@ -509,3 +509,39 @@ func Clear(ctx context.Context, args ClearArgs) (ClearArgs, error) {
 	Calls.Add(1)
 	return args, nil
 }
+
+// A value of several JSON types.
+//
+//keel:union
+type Scalar struct {
+	Text   *string
+	Number *float64
+	Flag   *bool
+}
+
+// A count of rows or the word all.
+//
+//keel:union
+type Rows struct {
+	// A count.
+	Count *int `jsonschema:"minimum=1,maximum=100"`
+	// The word all.
+	All *string `jsonschema:"enum=all"`
+}
+
+// Members of several types. (In the order of their names: the oracle
+// writes a map's keys sorted, keel a struct's members in field order.)
+type UnionArgs struct {
+	// How many rows, or all.
+	Rows Rows `json:"rows,omitzero"`
+	// Text, a number or a flag.
+	Value Scalar `json:"value"`
+}
+
+// Returns its arguments.
+//
+//keel:tool name=union version=1.0 effect=read
+func Union(ctx context.Context, args UnionArgs) (UnionArgs, error) {
+	Calls.Add(1)
+	return args, nil
+}

@@ -180,6 +180,18 @@ var keywordCases = []struct {
 	{generated.ToolClear, `{"flag":null,"limit":128}`, "/limit range"},
 	{generated.ToolClear, `{"flag":null,"version":"v2"}`, "/version enum"},
 	{generated.ToolClear, `{"flag":"yes"}`, "/flag type"},
+	// //keel:union: one value, its alternative chosen by its JSON type,
+	// each alternative's keywords on it.
+	{generated.ToolUnion, `{"value":"x"}`, ""},
+	{generated.ToolUnion, `{"value":2.5,"rows":"all"}`, ""},
+	{generated.ToolUnion, `{"value":false,"rows":100}`, ""},
+	{generated.ToolUnion, `{"value":null,"rows":null}`, "/value type"},
+	{generated.ToolUnion, `{"value":[1]}`, "/value type"},
+	{generated.ToolUnion, `{"value":{}}`, "/value type"},
+	{generated.ToolUnion, `{"value":"x","rows":0}`, "/rows minimum"},
+	{generated.ToolUnion, `{"value":"x","rows":"some"}`, "/rows enum"},
+	{generated.ToolUnion, `{"value":"x","rows":true}`, "/rows type"},
+	{generated.ToolUnion, `{"value":"x","rows":1.5}`, "/rows type"},
 }
 
 // Every keyword passes and fails as the table says, with its pointer and
@@ -231,7 +243,7 @@ func TestFloatsThatRoundOntoABound(t *testing.T) {
 // goes there and stays.
 func FuzzGeneratedAgainstSchema(f *testing.F) {
 	names := []string{generated.ToolStrings, generated.ToolNumbers, generated.ToolCollections, generated.ToolBatch,
-		examplegen.ToolLookupIncident, examplegen.ToolCreateTicket, generated.ToolProbe, generated.ToolTexts, generated.ToolQuery, generated.ToolInventory, generated.ToolClear}
+		examplegen.ToolLookupIncident, examplegen.ToolCreateTicket, generated.ToolProbe, generated.ToolTexts, generated.ToolQuery, generated.ToolInventory, generated.ToolClear, generated.ToolUnion}
 	for _, c := range keywordCases {
 		f.Add(uint8(slices.Index(names, c.tool)), []byte(c.args))
 	}

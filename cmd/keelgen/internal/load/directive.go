@@ -73,7 +73,7 @@ func parseParam(text string) (name, description string) {
 // classifyComment returns a problem for a comment line that is almost, but
 // not, a directive; "" for ordinary comments and real directives.
 func classifyComment(text string) string {
-	if isDirective(text) || isParam(text) || isTitle(text) || isApprove(text) || isIcon(text) || isMeta(text) || isTextDirective(text) || isTupleDirective(text) || !nearMiss.MatchString(text) {
+	if isDirective(text) || isParam(text) || isTitle(text) || isApprove(text) || isIcon(text) || isMeta(text) || isTextDirective(text) || isTupleDirective(text) || isUnionDirective(text) || !nearMiss.MatchString(text) {
 		return ""
 	}
 	if rest, ok := strings.CutPrefix(text, "//keel:"); ok && rest != "" && rest[0] != ' ' && rest[0] != '\t' {

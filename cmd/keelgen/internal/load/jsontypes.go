@@ -33,9 +33,12 @@ type schemaChecker struct {
 	// cannot tag it omitempty.
 	library      func(*types.Package) bool
 	libraryNulls bool // a library's pointer field without omitempty was met
-	stack        []*types.Named
-	problems     []typeProblem
-	recursive    bool // a named type contains itself
+	// union reports a //keel:union struct: its pointer fields are its
+	// alternatives, not members.
+	union     func(*types.Named) bool
+	stack     []*types.Named
+	problems  []typeProblem
+	recursive bool // a named type contains itself
 	// named are the named types met, by name: a recursive side's schema
 	// names each in $defs by its name alone, so two may not share one.
 	named map[string][]*types.Named
@@ -77,6 +80,12 @@ func (c *schemaChecker) check(t types.Type, path string, pos token.Pos) {
 		}
 		if !slices.ContainsFunc(c.named[t.Obj().Name()], func(n *types.Named) bool { return types.Identical(n, t) }) {
 			c.named[t.Obj().Name()] = append(c.named[t.Obj().Name()], t)
+		}
+		if st, ok := t.Underlying().(*types.Struct); ok && c.union != nil && c.union(t) {
+			for f := range st.Fields() {
+				c.check(f.Type(), path+"."+f.Name(), f.Pos())
+			}
+			return
 		}
 		c.stack = append(c.stack, t)
 		c.check(t.Underlying(), path, pos)

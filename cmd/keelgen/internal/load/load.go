@@ -50,6 +50,15 @@ func Load(dir string, patterns ...string) (*model.Package, []model.Diagnostic, e
 	texts, diags := textDirectives(pkgs)
 	out.TextTypes = texts
 	var files []*ast.File
+	// Unions first: whether a struct is one decides how every tool's
+	// types are checked, in whichever package the tool is.
+	for _, pkg := range pkgs {
+		if len(pkg.Errors) == 0 {
+			l := &loader{pkg: pkg, fset: pkg.Fset, texts: texts, out: out}
+			l.unions(out)
+			diags = append(diags, l.diags...)
+		}
+	}
 	for _, pkg := range pkgs {
 		if len(pkg.Errors) > 0 {
 			ds, err := packageErrors(pkg)
@@ -455,7 +464,7 @@ func (l *loader) checkSchema(pos token.Pos, path string, t types.Type, output bo
 // walk found: whether t is recursive, whether a library's nil pointer
 // field is null in it.
 func (l *loader) schemaFacts(pos token.Pos, path string, t types.Type, output bool) *schemaChecker {
-	c := &schemaChecker{qualifier: types.RelativeTo(l.pkg.Types), output: output, texts: l.texts, library: l.out.Library}
+	c := &schemaChecker{qualifier: types.RelativeTo(l.pkg.Types), output: output, texts: l.texts, library: l.out.Library, union: l.out.IsUnion}
 	c.check(t, path, pos)
 	for _, p := range c.problems {
 		at := p.pos

@@ -68,6 +68,10 @@ func (l *loader) tuple(c *ast.Comment, ts *ast.TypeSpec, out *model.Package) {
 		l.errorf(c.Pos(), "//keel:tuple must be in the doc comment of a struct type (not generic): its fields, in order, are the items of a JSON array")
 		return
 	}
+	if _, union := out.Unions[l.pkg.PkgPath+"."+ts.Name.Name]; union {
+		l.errorf(c.Pos(), "//keel:tuple: %s is a //keel:union too; a type is one or the other", ts.Name.Name)
+		return
+	}
 	if len(st.Fields.List) == 0 {
 		l.errorf(c.Pos(), "//keel:tuple: %s has no fields, so no items", ts.Name.Name)
 		return

@@ -39,6 +39,10 @@ type Package struct {
 	// Tuples are the struct types a //keel:tuple directive marks, keyed by
 	// "pkgpath.Name": JSON arrays of their fields' values, in field order.
 	Tuples map[string]token.Position
+	// Unions are the struct types a //keel:union directive marks, keyed
+	// by "pkgpath.Name": a JSON value of one of their pointer fields'
+	// types, the one field set.
+	Unions map[string]token.Position
 	// NamedFirst are doc texts that start with the Go name they document
 	// ("LookupIncident returns ...", "Limit is ..."), which the model reads
 	// as written: keelgen -lint names each one a tool's model reads, where
@@ -92,6 +96,15 @@ func (pkg *Package) IsTuple(n *types.Named) bool {
 		return false
 	}
 	_, ok := pkg.Tuples[n.Obj().Pkg().Path()+"."+n.Obj().Name()]
+	return ok
+}
+
+// IsUnion reports whether n is a //keel:union struct of pkg.
+func (pkg *Package) IsUnion(n *types.Named) bool {
+	if n.Obj().Pkg() == nil {
+		return false
+	}
+	_, ok := pkg.Unions[n.Obj().Pkg().Path()+"."+n.Obj().Name()]
 	return ok
 }
 

@@ -204,13 +204,16 @@ func (g *codecs) kindOf(t types.Type, n node, ptr string) (kind, bool) {
 		if n, named := types.Unalias(t).(*types.Named); named && k == kStruct && g.pkg.IsTuple(n) {
 			k = kTuple
 		}
+		if k == kStruct && isUnion(g.pkg, t) {
+			k = kUnion
+		}
 	}
 	holder := k == kPointer || k == kNullable // its keywords are its value's
 	if n.Has("prefixItems") && k != kTuple && !holder {
 		g.fail(ptr, "keyword \"prefixItems\" is checked by generated code only as a //keel:tuple struct's items")
 	}
 	g.checkKeywords(n, ptr)
-	if (k != kStruct && !holder) || (k == kStruct && g.side != "input") {
+	if (k != kStruct && !holder && k != kUnion) || (k == kStruct && g.side != "input") {
 		for _, kw := range []string{"oneOf", "anyOf", "dependentRequired"} {
 			if n.Has(kw) {
 				g.fail(ptr, "keyword %q is checked by generated code only on a struct of a tool's arguments, naming its members (oneof_required= and anyof_required= tags, dependentRequired from a JSONSchemaExtend method)", kw)
@@ -221,7 +224,7 @@ func (g *codecs) kindOf(t types.Type, n node, ptr string) (kind, bool) {
 		g.textBounds(n, k, ptr) // each one a diagnostic here
 	}
 	g.checkEnumKinds(n, k, ptr)
-	if !holder && k != kSlice && k != kMap && k != kAny && k != kMarshaler {
+	if !holder && k != kSlice && k != kMap && k != kAny && k != kMarshaler && k != kUnion {
 		g.checkType(n, k, t, ptr)
 		if n.Type.Has("null") {
 			g.fail(ptr, "the schema allows null, which Go type %s cannot hold; make it a pointer, or a wire.Nullable where null is not absent", types.TypeString(t, qualifier))

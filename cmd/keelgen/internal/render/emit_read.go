@@ -19,8 +19,8 @@ func emitFunc(f *codecFunc) jen.Code {
 }
 
 var (
-	readBodies  = map[kind]func(*codecFunc) []jen.Code{kStruct: emitReadStruct, kPointer: emitReadPointer, kNullable: emitReadNullable, kSlice: emitReadSlice, kArray: emitReadArray, kTuple: emitReadTuple, kMap: emitReadMap}
-	writeBodies = map[kind]func(*codecFunc) []jen.Code{kStruct: emitWriteStruct, kPointer: emitWritePointer, kNullable: emitWriteNullable, kSlice: emitWriteSlice, kArray: emitWriteArray, kTuple: emitWriteTuple, kMap: emitWriteMap}
+	readBodies  = map[kind]func(*codecFunc) []jen.Code{kStruct: emitReadStruct, kPointer: emitReadPointer, kNullable: emitReadNullable, kSlice: emitReadSlice, kArray: emitReadArray, kTuple: emitReadTuple, kUnion: emitReadUnion, kMap: emitReadMap}
+	writeBodies = map[kind]func(*codecFunc) []jen.Code{kStruct: emitWriteStruct, kPointer: emitWritePointer, kNullable: emitWriteNullable, kSlice: emitWriteSlice, kArray: emitWriteArray, kTuple: emitWriteTuple, kUnion: emitWriteUnion, kMap: emitWriteMap}
 )
 
 // converted is x as a value of the plan's type.

@@ -29,6 +29,7 @@ const (
 	kSlice
 	kArray // [N]T: a list of exactly N items
 	kTuple // a //keel:tuple struct: a list of its fields' values
+	kUnion // a //keel:union struct: one value of one of its fields' types
 	kMap
 	kStruct
 	kAny       // an open value of a result: any, written as the JSON data it holds
@@ -37,7 +38,7 @@ const (
 )
 
 var jsonTypeOf = map[kind]string{kString: "string", kBool: "boolean", kInt: "integer", kUint: "integer", kFloat: "number",
-	kTime: "string", kText: "string", kBytes: "string", kDuration: "string", kPointer: "", kNullable: "", kSlice: "array", kArray: "array", kTuple: "array", kMap: "object", kStruct: "object", kAny: "", kMarshaler: ""}
+	kTime: "string", kText: "string", kBytes: "string", kDuration: "string", kPointer: "", kNullable: "", kSlice: "array", kArray: "array", kTuple: "array", kUnion: "", kMap: "object", kStruct: "object", kAny: "", kMarshaler: ""}
 
 // classify says how t reads and writes, or why generated code cannot.
 func classify(t types.Type, texts model.TextTypes) (kind, string) {

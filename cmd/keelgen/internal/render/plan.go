@@ -114,6 +114,7 @@ type memberPlan struct {
 	json     string
 	access   []string // selectors from the struct value
 	fn       string   // the member value's reader or writer
+	elemType jen.Code // a union's alternative: the Go type its pointer field points to
 	required bool
 
 	flag       string // reading: its presence flag
@@ -267,6 +268,8 @@ func step(write bool, k kind) planStep {
 		read, wr = (*codecs).readArray, (*codecs).writeArray
 	case kTuple:
 		read, wr = (*codecs).readTuple, (*codecs).writeTuple
+	case kUnion:
+		read, wr = (*codecs).readUnion, (*codecs).writeUnion
 	case kMap:
 		read, wr = (*codecs).readMap, (*codecs).writeMap
 	}

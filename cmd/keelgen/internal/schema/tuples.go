@@ -19,11 +19,14 @@ import (
 //     the array it is: its fields' schemas as prefixItems, in field order,
 //     and exactly that many items. Each field's schema (its description,
 //     its tags' bounds) becomes its item's;
+//   - the schema of each //keel:union struct as the value of one of its
+//     fields' types: a list of types where the alternatives say no more
+//     than their type, else anyOf the alternatives' schemas;
 //   - with libraryNulls, the schema of each pointer field of a library's
 //     struct that is not omitempty, whose nil the library writes as null:
 //     null is added to its type.
 func typeForms(doc []byte, root types.Type, pkg *model.Package, libraryNulls bool) ([]byte, error) {
-	if (len(pkg.Tuples) == 0 && !libraryNulls) || !bytes.Contains(doc, []byte(`"properties"`)) {
+	if (len(pkg.Tuples) == 0 && len(pkg.Unions) == 0 && !libraryNulls) || !bytes.Contains(doc, []byte(`"properties"`)) {
 		return doc, nil
 	}
 	s, err := schemamodel.Parse(doc)
@@ -62,6 +65,14 @@ func (w *tupleWalk) walk(t types.Type, n *schemamodel.Schema, root bool) {
 	case *types.Map:
 		w.walk(u.Elem(), n.AdditionalProperties, false)
 	case *types.Struct:
+		if named, ok := types.Unalias(t).(*types.Named); ok && w.pkg.IsUnion(named) {
+			if root {
+				w.err = fmt.Errorf("%s is a //keel:union, one value; a tool's arguments and result are objects", named.Obj().Name())
+				return
+			}
+			w.union(u, n)
+			return
+		}
 		if named, ok := types.Unalias(t).(*types.Named); ok && w.pkg.IsTuple(named) {
 			if root {
 				w.err = fmt.Errorf("%s is a //keel:tuple, an array; a tool's arguments and result are objects", named.Obj().Name())
@@ -144,5 +155,40 @@ func (w *tupleWalk) tuple(st *types.Struct, n *schemamodel.Schema) {
 	n.SetOther("prefixItems", jsontext.Value("["+string(items)+"]"))
 	n.MinItems = schemamodel.Number(strconv.Itoa(count))
 	n.MaxItems = n.MinItems
+	w.changed = true
+}
+
+// union turns n, the object schema of st, into the schema of one value of
+// one of its fields' types: ["string", "number"] where each alternative
+// says only its type, else anyOf the alternatives' schemas (their bounds,
+// their descriptions), in field order.
+func (w *tupleWalk) union(st *types.Struct, n *schemamodel.Schema) {
+	var alts []*schemamodel.Schema
+	onlyTypes := true
+	for i := range st.NumFields() {
+		f := st.Field(i)
+		name, _, _ := model.JSONName(f, st.Tag(i))
+		if name == "" {
+			name = f.Name()
+		}
+		alt := n.Property(name)
+		if alt == nil {
+			w.err = fmt.Errorf("the schema of union field %s is missing", f.Name())
+			return
+		}
+		onlyTypes = onlyTypes && len(alt.Type) == 1 && len(alt.Keywords()) == 1
+		alts = append(alts, alt)
+	}
+	for _, kw := range []string{"properties", "required", "additionalProperties"} {
+		n.Delete(kw)
+	}
+	n.Type = nil
+	if onlyTypes {
+		for _, alt := range alts {
+			n.Type = append(n.Type, alt.Type[0])
+		}
+	} else {
+		n.AnyOf = alts
+	}
 	w.changed = true
 }

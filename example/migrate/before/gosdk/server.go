@@ -83,5 +83,31 @@ func New() *mcp.Server {
 			out, _ := json.Marshal(d)
 			return &mcp.CallToolResult{StructuredContent: json.RawMessage(out), Content: []mcp.Content{&mcp.TextContent{Text: string(out)}}}, nil
 		})
+	s.AddTool(&mcp.Tool{Name: "set_variable", Description: "Sets a dashboard variable to text, a number or a flag.",
+		InputSchema: json.RawMessage(`{"type":"object","properties":{` +
+			`"uid":{"type":"string","description":"The dashboard."},` +
+			`"name":{"type":"string","description":"The variable's name."},` +
+			`"value":{"type":["string","number","boolean"],"description":"Its new value."}},` +
+			`"required":["uid","name","value"]}`)},
+		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			var in struct {
+				UID   string `json:"uid"`
+				Name  string `json:"name"`
+				Value any    `json:"value"`
+			}
+			if err := json.Unmarshal(req.Params.Arguments, &in); err != nil {
+				return nil, err
+			}
+			switch in.Value.(type) {
+			case string, float64, bool:
+			default:
+				return nil, errors.New("value must be a string, a number or a boolean")
+			}
+			if !dashboards.SetVariable(in.UID, in.Name, in.Value) {
+				return nil, errors.New("no dashboard has this uid")
+			}
+			out, _ := json.Marshal(in)
+			return &mcp.CallToolResult{StructuredContent: json.RawMessage(out), Content: []mcp.Content{&mcp.TextContent{Text: string(out)}}}, nil
+		})
 	return s
 }

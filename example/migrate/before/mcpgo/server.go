@@ -53,5 +53,17 @@ func New() *server.MCPServer {
 			}
 			return mcp.NewToolResultJSON(d)
 		})
+	s.AddTool(mcp.NewToolWithRawSchema("set_variable", "Sets a dashboard variable to text, a number or a flag.", json.RawMessage(`{"type":"object","properties":{`+
+		`"uid":{"type":"string","description":"The dashboard."},`+
+		`"name":{"type":"string","description":"The variable's name."},`+
+		`"value":{"type":["string","number","boolean"],"description":"Its new value."}},`+
+		`"required":["uid","name","value"]}`)),
+		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			uid, name, value := req.GetString("uid", ""), req.GetString("name", ""), req.GetArguments()["value"]
+			if !dashboards.SetVariable(uid, name, value) {
+				return mcp.NewToolResultError("no dashboard has this uid"), nil
+			}
+			return mcp.NewToolResultJSON(map[string]any{"uid": uid, "name": name, "value": value})
+		})
 	return s
 }

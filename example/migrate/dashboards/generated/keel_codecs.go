@@ -37,6 +37,16 @@ var (
 	_ = struct {
 		Dashboards []dashboards.Dashboard
 	}(dashboards.SearchResult{})
+	_ = struct {
+		UID   string
+		Name  string
+		Value dashboards.Value
+	}(dashboards.VariableArgs{})
+	_ = struct {
+		Text   *string
+		Number *float64
+		Flag   *bool
+	}(dashboards.Value{})
 )
 
 // annotationArgsHandler is a handler with the reader of its arguments and the writer of its result.
@@ -141,6 +151,39 @@ func (c *searchArgsCall) Result(e *wire.Encoder) error {
 // Text is the result's own text (its MCPText method), which an MCP client's text block carries.
 func (c *searchArgsCall) Text() string {
 	return c.result.MCPText()
+}
+
+// variableArgsHandler is a handler with the reader of its arguments and the writer of its result.
+type variableArgsHandler func(context.Context, dashboards.VariableArgs) (dashboards.VariableArgs, error)
+
+// Read reads and checks a call's arguments.
+func (h variableArgsHandler) Read(d *wire.Decoder) (wire.Call, error) {
+	c := &variableArgsCall{handler: h}
+	if err := readVariableArgs(d, &c.args); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// variableArgsCall is one call: the handler, its arguments, then its result.
+type variableArgsCall struct {
+	handler variableArgsHandler
+	args    dashboards.VariableArgs
+	result  dashboards.VariableArgs
+}
+
+// Arguments is the checked argument value, as the policy judges it.
+func (c *variableArgsCall) Arguments() any {
+	return &c.args
+}
+
+func (c *variableArgsCall) Run(ctx context.Context) (err error) {
+	c.result, err = c.handler(ctx, c.args)
+	return err
+}
+
+func (c *variableArgsCall) Result(e *wire.Encoder) error {
+	return writeVariableArgs(e, &c.result)
 }
 
 func readAnnotationArgs(d *wire.Decoder, v *dashboards.AnnotationArgs) error {
@@ -420,5 +463,170 @@ func writeSearchResultDashboards(e *wire.Encoder, v *[]dashboards.Dashboard) err
 		}
 	}
 	e.ArrayEnd()
+	return nil
+}
+
+func readVariableArgs(d *wire.Decoder, v *dashboards.VariableArgs) error {
+	if err := d.ObjectStart(); err != nil {
+		return err
+	}
+	var seen struct {
+		UID   bool
+		Name  bool
+		Value bool
+	}
+	for d.More() {
+		name, err := d.Name()
+		if err != nil {
+			return err
+		}
+		switch string(name) {
+		case "uid":
+			if seen.UID {
+				return wire.Duplicate()
+			}
+			seen.UID = true
+			if err := readAnnotationArgsDashboardUID(d, &v.UID); err != nil {
+				return wire.At(err, "uid")
+			}
+		case "name":
+			if seen.Name {
+				return wire.Duplicate()
+			}
+			seen.Name = true
+			if err := readAnnotationArgsDashboardUID(d, &v.Name); err != nil {
+				return wire.At(err, "name")
+			}
+		case "value":
+			if seen.Value {
+				return wire.Duplicate()
+			}
+			seen.Value = true
+			if err := readValue(d, &v.Value); err != nil {
+				return wire.At(err, "value")
+			}
+		default:
+			return wire.Unknown()
+		}
+	}
+	if err := d.End(); err != nil {
+		return err
+	}
+	if !seen.UID {
+		return wire.Missing("uid")
+	}
+	if !seen.Name {
+		return wire.Missing("name")
+	}
+	if !seen.Value {
+		return wire.Missing("value")
+	}
+	return nil
+}
+
+func readValue(d *wire.Decoder, v *dashboards.Value) error {
+	var x dashboards.Value
+	switch d.Kind() {
+	case '"':
+		x.Text = new(string)
+		if err := readString(d, x.Text); err != nil {
+			return err
+		}
+	case '0':
+		x.Number = new(float64)
+		if err := readFloat64(d, x.Number); err != nil {
+			return err
+		}
+	case 't', 'f':
+		x.Flag = new(bool)
+		if err := readBool(d, x.Flag); err != nil {
+			return err
+		}
+	default:
+		return wire.Fail("type")
+	}
+	*v = x
+	return nil
+}
+
+func readString(d *wire.Decoder, v *string) error {
+	s, err := d.String()
+	if err != nil {
+		return err
+	}
+	*v = s
+	return nil
+}
+
+func readFloat64(d *wire.Decoder, v *float64) error {
+	f, err := d.Float(64)
+	if err != nil {
+		return err
+	}
+	*v = f
+	return nil
+}
+
+func readBool(d *wire.Decoder, v *bool) error {
+	b, err := d.Bool()
+	if err != nil {
+		return err
+	}
+	*v = b
+	return nil
+}
+
+func writeVariableArgs(e *wire.Encoder, v *dashboards.VariableArgs) error {
+	e.ObjectStart()
+	e.Member(`"uid":`)
+	if err := writeVariableArgsUID(e, &v.UID); err != nil {
+		return wire.At(err, "uid")
+	}
+	e.Member(`"name":`)
+	if err := writeVariableArgsUID(e, &v.Name); err != nil {
+		return wire.At(err, "name")
+	}
+	e.Member(`"value":`)
+	if err := writeValue(e, &v.Value); err != nil {
+		return wire.At(err, "value")
+	}
+	e.ObjectEnd()
+	return nil
+}
+
+func writeVariableArgsUID(e *wire.Encoder, v *string) error {
+	s := *v
+	if wire.Length(s) < 1 {
+		return wire.Fail("minLength")
+	}
+	if wire.Length(s) > 100 {
+		return wire.Fail("maxLength")
+	}
+	return e.String(s)
+}
+
+func writeValue(e *wire.Encoder, v *dashboards.Value) error {
+	if wire.Count(v.Text != nil, v.Number != nil, v.Flag != nil) != 1 {
+		return wire.Failf("type", "a union sets exactly one of Text, Number, Flag")
+	}
+	switch {
+	case v.Text != nil:
+		return writeString(e, v.Text)
+	case v.Number != nil:
+		return writeFloat64(e, v.Number)
+	case v.Flag != nil:
+		return writeBool(e, v.Flag)
+	}
+	return nil
+}
+
+func writeFloat64(e *wire.Encoder, v *float64) error {
+	_, err := e.Float(*v, 64)
+	return err
+}
+
+func writeBool(e *wire.Encoder, v *bool) error {
+	b := bool(*v)
+	e.Bool(b)
 	return nil
 }

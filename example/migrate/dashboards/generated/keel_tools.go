@@ -20,7 +20,7 @@ const _ = runtime.IsAtLeastVersion0_6_0
 
 // SetDigest identifies this exact tool set: the set_digest of keel.lock.json.
 // The executor recomputes it from the embedded contracts before it accepts a call.
-const SetDigest = "sha256:34b24e01e899e80887bc47213242a29cb6e4c7040d0b8c7eae6bdb94c49dbfa2"
+const SetDigest = "sha256:b3e50e8255efede5ff86a0f5f512bc9e8b7b6d8a6d5ef3949b3e1a5d616634af"
 
 // Tool names. Harness code that names a tool by its constant stops compiling
 // when the tool is removed.
@@ -28,6 +28,7 @@ const (
 	ToolCreateAnnotation = "create_annotation"
 	ToolFileDashboard    = "file_dashboard"
 	ToolSearchDashboards = "search_dashboards"
+	ToolSetVariable      = "set_variable"
 )
 
 // Handler signatures as generated. A changed handler fails to compile here;
@@ -36,6 +37,7 @@ var (
 	_ func(context.Context, dashboards.AnnotationArgs) (dashboards.Annotation, error) = dashboards.CreateAnnotation
 	_ func(context.Context, dashboards.FileArgs) (dashboards.Dashboard, error)        = dashboards.FileDashboard
 	_ func(context.Context, dashboards.SearchArgs) (dashboards.SearchResult, error)   = dashboards.SearchDashboards
+	_ func(context.Context, dashboards.VariableArgs) (dashboards.VariableArgs, error) = dashboards.SetDashboardVariable
 )
 
 // schemaFS holds every tool's input and output schema.
@@ -46,6 +48,8 @@ var (
 //go:embed schemas/file_dashboard.output.json
 //go:embed schemas/search_dashboards.input.json
 //go:embed schemas/search_dashboards.output.json
+//go:embed schemas/set_variable.input.json
+//go:embed schemas/set_variable.output.json
 var schemaFS embed.FS
 
 // toolSpecs are the tools: each contract in reading order, bound to its handler
@@ -99,6 +103,16 @@ var toolSpecs = [...]runtime.ToolSpec{
 		},
 		Handler: searchArgsHandler(dashboards.SearchDashboards),
 	},
+	{
+		Info: runtime.ToolInfo{
+			Name:        ToolSetVariable,
+			Version:     "1.0",
+			Effect:      runtime.EffectWrite,
+			Description: "Sets a dashboard variable to text, a number or a flag.",
+			Errors:      []runtime.Code{"dashboard_not_found"},
+		},
+		Handler: variableArgsHandler(dashboards.SetDashboardVariable),
+	},
 }
 
 // tools are toolSpecs as the executor holds them.
@@ -122,6 +136,8 @@ func (toolSet) Lookup(name string) *runtime.Tool {
 		return tools[1]
 	case ToolSearchDashboards:
 		return tools[2]
+	case ToolSetVariable:
+		return tools[3]
 	default:
 		return nil
 	}

@@ -166,6 +166,19 @@ var (
 		Price  *decimal.Decimal
 		Owners map[string]uuid.UUID
 	}(conformance.TextArgs{})
+	_ = struct {
+		Rows  conformance.Rows
+		Value conformance.Scalar
+	}(conformance.UnionArgs{})
+	_ = struct {
+		Count *int
+		All   *string
+	}(conformance.Rows{})
+	_ = struct {
+		Text   *string
+		Number *float64
+		Flag   *bool
+	}(conformance.Scalar{})
 )
 
 // batchArgsHandler is a handler with the reader of its arguments and the writer of its result.
@@ -529,6 +542,39 @@ func (c *textArgsCall) Run(ctx context.Context) (err error) {
 
 func (c *textArgsCall) Result(e *wire.Encoder) error {
 	return writeTextArgs(e, &c.result)
+}
+
+// unionArgsHandler is a handler with the reader of its arguments and the writer of its result.
+type unionArgsHandler func(context.Context, conformance.UnionArgs) (conformance.UnionArgs, error)
+
+// Read reads and checks a call's arguments.
+func (h unionArgsHandler) Read(d *wire.Decoder) (wire.Call, error) {
+	c := &unionArgsCall{handler: h}
+	if err := readUnionArgs(d, &c.args); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// unionArgsCall is one call: the handler, its arguments, then its result.
+type unionArgsCall struct {
+	handler unionArgsHandler
+	args    conformance.UnionArgs
+	result  conformance.UnionArgs
+}
+
+// Arguments is the checked argument value, as the policy judges it.
+func (c *unionArgsCall) Arguments() any {
+	return &c.args
+}
+
+func (c *unionArgsCall) Run(ctx context.Context) (err error) {
+	c.result, err = c.handler(ctx, c.args)
+	return err
+}
+
+func (c *unionArgsCall) Result(e *wire.Encoder) error {
+	return writeUnionArgs(e, &c.result)
 }
 
 func readBatchArgs(d *wire.Decoder, v *conformance.BatchArgs) error {
@@ -4494,6 +4540,190 @@ func writeTextArgsOwners(e *wire.Encoder, v *map[string]uuid.UUID) error {
 		}
 	}
 	e.ObjectEnd()
+	return nil
+}
+
+func readUnionArgs(d *wire.Decoder, v *conformance.UnionArgs) error {
+	if err := d.ObjectStart(); err != nil {
+		return err
+	}
+	var seen struct {
+		Rows  bool
+		Value bool
+	}
+	for d.More() {
+		name, err := d.Name()
+		if err != nil {
+			return err
+		}
+		switch string(name) {
+		case "rows":
+			if seen.Rows {
+				return wire.Duplicate()
+			}
+			seen.Rows = true
+			if err := readRows(d, &v.Rows); err != nil {
+				return wire.At(err, "rows")
+			}
+		case "value":
+			if seen.Value {
+				return wire.Duplicate()
+			}
+			seen.Value = true
+			if err := readScalar(d, &v.Value); err != nil {
+				return wire.At(err, "value")
+			}
+		default:
+			return wire.Unknown()
+		}
+	}
+	if err := d.End(); err != nil {
+		return err
+	}
+	if !seen.Value {
+		return wire.Missing("value")
+	}
+	return nil
+}
+
+func readRows(d *wire.Decoder, v *conformance.Rows) error {
+	var x conformance.Rows
+	switch d.Kind() {
+	case '0':
+		x.Count = new(int)
+		if err := readRowsCount(d, x.Count); err != nil {
+			return err
+		}
+	case '"':
+		x.All = new(string)
+		if err := readRowsAll(d, x.All); err != nil {
+			return err
+		}
+	default:
+		return wire.Fail("type")
+	}
+	*v = x
+	return nil
+}
+
+func readRowsCount(d *wire.Decoder, v *int) error {
+	n, err := d.Int(strconv.IntSize)
+	if err != nil {
+		return err
+	}
+	x := int(n)
+	if x < 1 {
+		return wire.Fail("minimum")
+	}
+	if x > 100 {
+		return wire.Fail("maximum")
+	}
+	*v = x
+	return nil
+}
+
+func readRowsAll(d *wire.Decoder, v *string) error {
+	s, err := d.String()
+	if err != nil {
+		return err
+	}
+	switch s {
+	case "all":
+	default:
+		return wire.Fail("enum")
+	}
+	*v = s
+	return nil
+}
+
+func readScalar(d *wire.Decoder, v *conformance.Scalar) error {
+	var x conformance.Scalar
+	switch d.Kind() {
+	case '"':
+		x.Text = new(string)
+		if err := readString(d, x.Text); err != nil {
+			return err
+		}
+	case '0':
+		x.Number = new(float64)
+		if err := readFloat64(d, x.Number); err != nil {
+			return err
+		}
+	case 't', 'f':
+		x.Flag = new(bool)
+		if err := readBool(d, x.Flag); err != nil {
+			return err
+		}
+	default:
+		return wire.Fail("type")
+	}
+	*v = x
+	return nil
+}
+
+func writeUnionArgs(e *wire.Encoder, v *conformance.UnionArgs) error {
+	e.ObjectStart()
+	if v.Rows != (conformance.Rows{}) {
+		e.Member(`"rows":`)
+		if err := writeRows(e, &v.Rows); err != nil {
+			return wire.At(err, "rows")
+		}
+	}
+	e.Member(`"value":`)
+	if err := writeScalar(e, &v.Value); err != nil {
+		return wire.At(err, "value")
+	}
+	e.ObjectEnd()
+	return nil
+}
+
+func writeRows(e *wire.Encoder, v *conformance.Rows) error {
+	if wire.Count(v.Count != nil, v.All != nil) != 1 {
+		return wire.Failf("type", "a union sets exactly one of Count, All")
+	}
+	switch {
+	case v.Count != nil:
+		return writeRowsCount(e, v.Count)
+	case v.All != nil:
+		return writeRowsAll(e, v.All)
+	}
+	return nil
+}
+
+func writeRowsCount(e *wire.Encoder, v *int) error {
+	x := *v
+	if x < 1 {
+		return wire.Fail("minimum")
+	}
+	if x > 100 {
+		return wire.Fail("maximum")
+	}
+	e.Int(int64(x))
+	return nil
+}
+
+func writeRowsAll(e *wire.Encoder, v *string) error {
+	s := *v
+	switch s {
+	case "all":
+	default:
+		return wire.Fail("enum")
+	}
+	return e.String(s)
+}
+
+func writeScalar(e *wire.Encoder, v *conformance.Scalar) error {
+	if wire.Count(v.Text != nil, v.Number != nil, v.Flag != nil) != 1 {
+		return wire.Failf("type", "a union sets exactly one of Text, Number, Flag")
+	}
+	switch {
+	case v.Text != nil:
+		return writeString(e, v.Text)
+	case v.Number != nil:
+		return writeFloat64(e, v.Number)
+	case v.Flag != nil:
+		return writeBool(e, v.Flag)
+	}
 	return nil
 }
 

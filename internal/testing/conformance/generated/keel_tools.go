@@ -19,7 +19,7 @@ const _ = runtime.IsAtLeastVersion0_6_0
 
 // SetDigest identifies this exact tool set: the set_digest of keel.lock.json.
 // The executor recomputes it from the embedded contracts before it accepts a call.
-const SetDigest = "sha256:d2cf3ed0debe0323250bc747928e72dcabd4039b59aae95e103492c7e488b7bc"
+const SetDigest = "sha256:4235405e718028d65ca47a0ea630ac4c2b036ed0f290453b6999c284ac6d8662"
 
 // Tool names. Harness code that names a tool by its constant stops compiling
 // when the tool is removed.
@@ -35,6 +35,7 @@ const (
 	ToolQuery       = "query"
 	ToolStrings     = "strings"
 	ToolTexts       = "texts"
+	ToolUnion       = "union"
 )
 
 // Handler signatures as generated. A changed handler fails to compile here;
@@ -51,6 +52,7 @@ var (
 	_ func(context.Context, conformance.QueryArgs) (conformance.QueryArgs, error)           = conformance.Query
 	_ func(context.Context, conformance.StringArgs) (conformance.StringArgs, error)         = conformance.Strings
 	_ func(context.Context, conformance.TextArgs) (conformance.TextArgs, error)             = conformance.Texts
+	_ func(context.Context, conformance.UnionArgs) (conformance.UnionArgs, error)           = conformance.Union
 )
 
 // schemaFS holds every tool's input and output schema.
@@ -77,6 +79,8 @@ var (
 //go:embed schemas/strings.output.json
 //go:embed schemas/texts.input.json
 //go:embed schemas/texts.output.json
+//go:embed schemas/union.input.json
+//go:embed schemas/union.output.json
 var schemaFS embed.FS
 
 // toolSpecs are the tools: each contract in reading order, bound to its handler
@@ -181,6 +185,15 @@ var toolSpecs = [...]runtime.ToolSpec{
 		},
 		Handler: textArgsHandler(conformance.Texts),
 	},
+	{
+		Info: runtime.ToolInfo{
+			Name:        ToolUnion,
+			Version:     "1.0",
+			Effect:      runtime.EffectRead,
+			Description: "Returns its arguments.",
+		},
+		Handler: unionArgsHandler(conformance.Union),
+	},
 }
 
 // tools are toolSpecs as the executor holds them.
@@ -220,6 +233,8 @@ func (toolSet) Lookup(name string) *runtime.Tool {
 		return tools[9]
 	case ToolTexts:
 		return tools[10]
+	case ToolUnion:
+		return tools[11]
 	default:
 		return nil
 	}
