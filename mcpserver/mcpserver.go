@@ -441,7 +441,8 @@ func (h *handler) run(ctx context.Context, req *mcp.CallToolRequest, opts runOpt
 			return nil, h.approvals.urlRequired(r.Error.Approval)
 		}
 	}
-	return h.reply(ctx, ec, r, call.Arguments, false)
+	_, revision := req.Params.Meta[mcp.MetaKeyProtocolVersion]
+	return h.reply(ctx, ec, r, call.Arguments, false, revision)
 }
 
 // callOf is the call a tools/call asks for and who makes it: its id (the
@@ -499,8 +500,10 @@ func callIDOf(p *mcp.CallToolParamsRaw) string {
 
 // reply is the executor's result as the protocol carries it; a call the
 // policy sent for approval asks the client's person when ask (the client
-// takes elicitation, and no person answered yet).
-func (h *handler) reply(ctx context.Context, ec runtime.ExecutionContext, r runtime.ToolResult, args json.RawMessage, ask bool) (*mcp.CallToolResult, error) {
+// takes elicitation, and no person answered yet). revision: the request is
+// of the 2026-07-28 revision, whose client reads structuredContent, so a
+// tool that says text=none gets no JSON copy as text.
+func (h *handler) reply(ctx context.Context, ec runtime.ExecutionContext, r runtime.ToolResult, args json.RawMessage, ask, revision bool) (*mcp.CallToolResult, error) {
 	if h.approvals != nil && ask {
 		if q := h.approvals.ask(ctx, ec, r, args, nil); q != nil {
 			return q, nil
@@ -514,19 +517,26 @@ func (h *handler) reply(ctx context.Context, ec runtime.ExecutionContext, r runt
 	case !r.OK:
 		return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: resultjson.Content(r)}}}, nil
 	default:
-		text := r.Text // the author's words for the result (MCPText), else its JSON
-		if text == "" {
-			text = string(resultjson.Data(r))
-		}
-		res := &mcp.CallToolResult{
-			StructuredContent: json.RawMessage(r.Data),
-			Content:           append([]mcp.Content{&mcp.TextContent{Text: text}}, contentBlocks(r.Content)...),
+		res := &mcp.CallToolResult{StructuredContent: json.RawMessage(r.Data), Content: contentBlocks(r.Content)}
+		if !revision || !h.noTextCopy(r.ToolName) {
+			text := r.Text // the author's words for the result (MCPText), else its JSON
+			if text == "" {
+				text = string(resultjson.Data(r))
+			}
+			res.Content = append([]mcp.Content{&mcp.TextContent{Text: text}}, res.Content...)
 		}
 		if len(r.Untrusted) > 0 { // where the text from outside is, for a client that shows or filters it
 			res.Meta = mcp.Meta{UntrustedMetaKey: r.Untrusted}
 		}
 		return res, nil
 	}
+}
+
+// noTextCopy reports a tool whose data a 2026-07-28 client gets in
+// structuredContent alone (text=none).
+func (h *handler) noTextCopy(name string) bool {
+	t := h.exec.ToolSet().Lookup(name)
+	return t != nil && t.Info().NoTextCopy
 }
 
 // contentBlocks writes a result's checked content blocks as MCP's, in order

@@ -280,7 +280,7 @@ func (h *handler) taskCall(ctx context.Context, req *mcp.CallToolRequest) (res m
 	// and a refusal is its answer, with no task stored.
 	args := req.Params.Arguments
 	if r := h.exec.Admit(ctx, ec, runtime.ToolCall{ID: callIDOf(req.Params), Name: name, Arguments: args}); r != nil {
-		res, err := h.reply(ctx, ec, *r, args, false)
+		res, err := h.reply(ctx, ec, *r, args, false, false)
 		return res, err, true
 	}
 	var call runtime.ToolCall
@@ -452,7 +452,7 @@ func (h *handler) collect(ctx context.Context, rec taskstore.Record, ec runtime.
 		t.Logger.LogAttrs(ctx, slog.LevelError, "keel: a task's arguments do not open; it fails", slog.String("task", rec.ID), slog.Any("error", callErr))
 		callErr = protocolError(jsonrpc.CodeInternalError)
 	} else {
-		res, callErr = h.reply(ctx, ec, r, args, rec.Elicits && !rec.Answered)
+		res, callErr = h.reply(ctx, ec, r, args, rec.Elicits && !rec.Answered, false) // read later, by a client of either revision
 	}
 	now, err := t.record(ctx, rec.ID, rec.Run, rec.Tool, args, res, callErr)
 	if err != nil {

@@ -74,3 +74,37 @@ func TestResultTextInTheAuthorsWords(t *testing.T) {
 		}
 	}
 }
+
+// A tool that says text=none (NoTextCopy) answers a client of the
+// 2026-07-28 revision, which reads structuredContent, with its data there
+// alone: content is empty, as the revision allows. A client of an earlier
+// revision still gets the JSON copy it is promised.
+func TestNoTextCopyForTheRevisionThatReadsStructuredContent(t *testing.T) {
+	exec, err := runtime.NewExecutor(keeltest.Of(
+		runtime.NewTool(runtime.ToolInfo{Name: "search", Version: "1", Effect: runtime.EffectRead, Description: "search", NoTextCopy: true,
+			InputSchema: json.RawMessage(`{"type":"object","additionalProperties":false}`), OutputSchema: json.RawMessage(`{"type":"object","properties":{"count":{"type":"integer"}}}`)},
+			runtime.Handle(func(context.Context, struct{}) (matches, error) { return matches{Count: 2}, nil })),
+	), runtime.WithLogger(slog.New(slog.DiscardHandler)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := serve(t, mcpserver.New(exec, mcpserver.Options{}), mcpserver.HTTPOptions{Stateless: true})
+	body := `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{` + meta2026("2026-07-28") + `,"name":"search","arguments":{}}}`
+	r := post(t, srv.URL, body, map[string]string{"Mcp-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": "search"})
+	if !strings.Contains(r.body, `"content":[]`) || !strings.Contains(r.body, `"structuredContent":{"count":2}`) {
+		t.Errorf("2026-07-28: %d %s", r.status, r.body)
+	}
+	for version, copies := range map[string]bool{"2025-11-25": true, "2026-07-28": false} {
+		sessions := serve(t, mcpserver.New(exec, mcpserver.Options{}), mcpserver.HTTPOptions{})
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, nil).Connect(context.Background(),
+			&mcp.StreamableClientTransport{Endpoint: sessions.URL}, &mcp.ClientSessionOptions{ProtocolVersion: version})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "search", Arguments: map[string]any{}})
+		if err != nil || res.IsError || (len(res.Content) == 1) != copies || copies && res.Content[0].(*mcp.TextContent).Text != `{"count":2}` {
+			t.Errorf("%s: %v %+v", version, err, res)
+		}
+		cs.Close()
+	}
+}

@@ -79,6 +79,11 @@ type ToolInfo struct {
 	// block to the model, so the lock records it; a result type's method
 	// is used only when its tool says so.
 	OwnText bool
+	// NoTextCopy: for a client of MCP's 2026-07-28 revision, which reads
+	// structuredContent, the result's data is there alone, with no JSON
+	// copy in a text block (//keel:tool text=none): half the bytes. A
+	// client of an earlier revision still gets the copy, as those ask.
+	NoTextCopy bool
 	// Icons are the tool's icons for a client that shows one
 	// (//keel:icon), in the order written; Meta are static _meta entries
 	// an MCP client reads with the tool (//keel:meta), by key, such as an

@@ -194,11 +194,28 @@ func TestMovedServersAnswerAlike(t *testing.T) {
 		}
 	}
 
+	// A limit sent as text, as models send it: mcp-go's GetInt took "1",
+	// and so does keel's search_dashboards, which says lax=numbers; a
+	// limit of 1.5, which GetInt cut to 1, keel refuses.
+	var lax []string
+	for _, name := range []string{"mcp-go", "keel"} {
+		res, err := sessions[name].CallTool(context.Background(), &mcp.CallToolParams{Name: "search_dashboards", Arguments: json.RawMessage(`{"query":"API","limit":"1"}`)})
+		if err != nil || res.IsError {
+			t.Fatalf("a limit of \"1\" on %s: %v %+v", name, err, res)
+		}
+		b, _ := json.Marshal(res.StructuredContent)
+		lax = append(lax, string(b))
+	}
+	if lax[0] != lax[1] || strings.Count(lax[1], `"uid"`) != 1 {
+		t.Errorf(`a limit of "1": mcp-go %s, keel %s`, lax[0], lax[1])
+	}
+
 	// What keel refuses that the peers ran or answered loosely: a member
 	// misspelled (with what to send instead), a bound crossed.
 	for _, bad := range []struct{ tool, args, want string }{
 		{"search_dashboards", `{"query":"api","limitt":1}`, `"unknown":["limitt"]`},
 		{"search_dashboards", `{"query":"api","limit":1000}`, `"keyword":"maximum","schema":100`},
+		{"search_dashboards", `{"query":"api","limit":1.5}`, `"keyword":"type"`},
 		// mcp-go stored an object as the variable's value.
 		{"set_variable", `{"uid":"db-pool","name":"x","value":{"a":1}}`, `"pointer":"/value","keyword":"type"`},
 	} {

@@ -81,6 +81,10 @@ type Entry struct {
 	// OwnText: MCP's text block says the result in its author's words
 	// (MCPText), not as JSON.
 	OwnText bool `json:"own_text,omitzero"`
+	// NoTextCopy: a client of MCP's 2026-07-28 revision gets no JSON copy
+	// of the result as text (text=none), which a host reading only the
+	// text block would miss.
+	NoTextCopy bool `json:"no_text_copy,omitzero"`
 	// Icons and Meta are what an MCP client shows of the tool beside its
 	// words (//keel:icon, //keel:meta): a reviewer sees a link change.
 	Icons []Icon                     `json:"icons,omitempty"`
@@ -106,7 +110,7 @@ type Contract struct {
 	Deferred                           bool
 	Namespace                          string
 	Content, Scopes, Groups            []string
-	LaxNumbers, OwnText                bool
+	LaxNumbers, OwnText, NoTextCopy    bool
 	Icons                              []Icon
 	Meta                               map[string]json.RawMessage
 }
@@ -146,7 +150,7 @@ func New(tools []Contract) (Lock, error) {
 		e := Entry{Name: t.Name, Version: t.Version, Effect: t.Effect, Errors: slices.Clone(t.Errors),
 			Title: t.Title, Approve: t.Approve, Destructive: t.Destructive, Idempotent: t.Idempotent, OpenWorld: t.OpenWorld,
 			Deferred: t.Deferred, Namespace: t.Namespace, Content: slices.Clone(t.Content), Scopes: slices.Clone(t.Scopes), Groups: slices.Clone(t.Groups),
-			LaxNumbers: t.LaxNumbers, OwnText: t.OwnText, Icons: slices.Clone(t.Icons), Meta: maps.Clone(t.Meta)}
+			LaxNumbers: t.LaxNumbers, OwnText: t.OwnText, NoTextCopy: t.NoTextCopy, Icons: slices.Clone(t.Icons), Meta: maps.Clone(t.Meta)}
 		if e.ModelBytes, err = ModelBytes(t); err != nil {
 			return Lock{}, fmt.Errorf("tool %s: %w", t.Name, err)
 		}
@@ -256,7 +260,7 @@ func entryEqual(a, b Entry) bool {
 		a.ModelBytes == b.ModelBytes && a.ModelTokens == b.ModelTokens && a.Title == b.Title && a.Approve == b.Approve &&
 		sameHint(a.Destructive, b.Destructive) && sameHint(a.Idempotent, b.Idempotent) && sameHint(a.OpenWorld, b.OpenWorld) &&
 		a.Deferred == b.Deferred && a.Namespace == b.Namespace && slices.Equal(a.Content, b.Content) && slices.Equal(a.Scopes, b.Scopes) &&
-		slices.Equal(a.Groups, b.Groups) && a.LaxNumbers == b.LaxNumbers && a.OwnText == b.OwnText &&
+		slices.Equal(a.Groups, b.Groups) && a.LaxNumbers == b.LaxNumbers && a.OwnText == b.OwnText && a.NoTextCopy == b.NoTextCopy &&
 		SameIcons(a.Icons, b.Icons) && maps.EqualFunc(a.Meta, b.Meta, SameJSON)
 }
 

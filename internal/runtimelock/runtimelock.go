@@ -17,7 +17,7 @@ func Contract(info runtime.ToolInfo) lockfile.Contract {
 		InputSchema: info.InputSchema, OutputSchema: info.OutputSchema, Title: info.Title, Approve: info.Approve,
 		Destructive: info.Hints.Destructive, Idempotent: info.Hints.Idempotent, OpenWorld: info.Hints.OpenWorld,
 		Deferred: info.Deferred, Namespace: info.Namespace, Content: info.Content, Scopes: info.Scopes, Groups: info.Groups,
-		LaxNumbers: info.LaxNumbers, OwnText: info.OwnText, Meta: info.Meta}
+		LaxNumbers: info.LaxNumbers, OwnText: info.OwnText, NoTextCopy: info.NoTextCopy, Meta: info.Meta}
 	for _, i := range info.Icons {
 		c.Icons = append(c.Icons, lockfile.Icon{Src: i.Src, MIMEType: i.MIMEType, Sizes: i.Sizes, Theme: i.Theme})
 	}

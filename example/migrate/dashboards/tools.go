@@ -30,7 +30,7 @@ func (r SearchResult) MCPText() string { return fmt.Sprintf("%d dashboards match
 
 // Finds dashboards by title.
 //
-//keel:tool name=search_dashboards version=1.3.0 effect=read
+//keel:tool name=search_dashboards version=1.4.0 effect=read lax=numbers
 //keel:icon src=https://grafana.example/icons/search.svg mime=image/svg+xml sizes=any
 func SearchDashboards(ctx context.Context, in SearchArgs) (SearchResult, error) {
 	return SearchResult{Dashboards: Find(in.Query, in.Limit)}, nil

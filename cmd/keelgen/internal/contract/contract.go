@@ -78,7 +78,7 @@ func Infos(pkg *model.Package, schemas map[string]model.Schemas) []runtime.ToolI
 		info := runtime.ToolInfo{Name: t.Name, Version: t.Version, Effect: runtime.Effect(t.Effect),
 			Description: t.Description, InputSchema: s.Input, OutputSchema: s.Output, Timeout: t.Timeout,
 			Title: t.Title, Approve: t.Approve, Hints: t.Hints, Deferred: t.Deferred, Namespace: t.Namespace, Content: t.Content, Scopes: t.Scopes, Groups: t.Groups,
-			LaxNumbers: t.LaxNumbers, OwnText: t.OwnText, Icons: t.Icons, Meta: t.Meta}
+			LaxNumbers: t.LaxNumbers, OwnText: t.OwnText, NoTextCopy: t.NoTextCopy, Icons: t.Icons, Meta: t.Meta}
 		for _, c := range t.Errors {
 			info.Errors = append(info.Errors, runtime.Code(c))
 		}
@@ -264,6 +264,10 @@ func compareText(ot, nt *lockfile.Entry) []Item {
 		return []Item{{"text", "the text block says the result in its author's words (MCPText), not as JSON", Minor}}
 	case ot.OwnText && !nt.OwnText:
 		return []Item{{"text", "the text block says the result as JSON again, not in its author's words", Minor}}
+	case !ot.NoTextCopy && nt.NoTextCopy:
+		return []Item{{"text", "no JSON copy of the result as text for a 2026-07-28 client (text=none): a host that reads only the text block sees none", Minor}}
+	case ot.NoTextCopy && !nt.NoTextCopy:
+		return []Item{{"text", "the result's JSON copied as text again for a 2026-07-28 client", Minor}}
 	}
 	return nil
 }

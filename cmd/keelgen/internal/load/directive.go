@@ -40,6 +40,7 @@ type directive struct {
 	scopes                []string // OAuth scopes a caller's credentials must grant (scopes=)
 	groups                []string // tool groups it belongs to (groups=)
 	laxNumbers            bool     // lax=numbers
+	noTextCopy            bool     // text=none
 }
 
 // maxTimeout bounds timeout=; a longer tool call is a job, not a tool.
@@ -152,6 +153,12 @@ func parseDirective(text string) (directive, []string) {
 				continue
 			}
 			d.laxNumbers = true
+		case "text":
+			if value != "none" {
+				problems = append(problems, fmt.Sprintf("//keel:tool: text %q: the one text choice is text=none (no JSON copy of the result in MCP's text block for a client of the 2026-07-28 revision; else a result type's MCPText method, else the JSON)", value))
+				continue
+			}
+			d.noTextCopy = true
 		case "world":
 			open, ok := map[string]bool{"open": true, "closed": false}[value]
 			if !ok {
@@ -160,7 +167,7 @@ func parseDirective(text string) (directive, []string) {
 			}
 			d.hints.OpenWorld = &open
 		default:
-			problems = append(problems, fmt.Sprintf("//keel:tool: unknown key %q (keys are name, version, effect, timeout, errors, content, scopes, groups, destructive, idempotent, world, lax)", key))
+			problems = append(problems, fmt.Sprintf("//keel:tool: unknown key %q (keys are name, version, effect, timeout, errors, content, scopes, groups, destructive, idempotent, world, lax, text)", key))
 		}
 	}
 	for _, key := range []string{"name", "version", "effect"} {

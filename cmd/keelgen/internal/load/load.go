@@ -268,7 +268,7 @@ func (l *loader) tool(fd *ast.FuncDecl, dir *ast.Comment, params []*ast.Comment)
 	}
 	before := len(l.diags)
 	t := &model.Tool{
-		Name: d.name, Version: d.version, Effect: d.effect, Timeout: d.timeout, Errors: d.errors, Hints: d.hints, Content: d.content, Scopes: d.scopes, Groups: d.groups, LaxNumbers: d.laxNumbers,
+		Name: d.name, Version: d.version, Effect: d.effect, Timeout: d.timeout, Errors: d.errors, Hints: d.hints, Content: d.content, Scopes: d.scopes, Groups: d.groups, LaxNumbers: d.laxNumbers, NoTextCopy: d.noTextCopy,
 		Description: docText(fd.Doc), // as written: the author's words are the model's
 		Pos:         l.fset.Position(dir.Pos()),
 		Func:        fd.Name.Name,
@@ -416,6 +416,9 @@ func (l *loader) signature(fd *ast.FuncDecl, t *model.Tool, label string) {
 		c := l.schemaFacts(fd.Type.Results.Pos(), label+": output", t.Result, true)
 		t.RecursiveOutput, t.LibraryNulls = c.recursive, c.libraryNulls
 		t.OwnText = l.ownText(fd.Type.Results.Pos(), label, t.Result)
+		if t.OwnText && t.NoTextCopy {
+			l.errorf(fd.Type.Results.Pos(), "%s: text=none and an MCPText method: the text block holds the author's words, not a copy of the JSON; drop one", label)
+		}
 	}
 
 	if params.Len() == 2 {

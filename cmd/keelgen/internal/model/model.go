@@ -171,6 +171,9 @@ type Tool struct {
 	// OwnText: the result type has an MCPText() string method, the text an
 	// MCP client's text block carries instead of the result's JSON.
 	OwnText bool
+	// NoTextCopy: a client of MCP's 2026-07-28 revision gets the result's
+	// data in structuredContent alone, with no JSON copy as text (text=none).
+	NoTextCopy bool
 	// Icons and Meta are how an MCP client shows the tool (//keel:icon,
 	// //keel:meta), checked.
 	Icons []runtime.Icon

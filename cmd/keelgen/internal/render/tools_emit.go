@@ -138,6 +138,9 @@ func emitToolSpecs(f *jen.File, p *toolsPlan) {
 				if t.OwnText {
 					g.Id("OwnText").Op(":").True()
 				}
+				if t.NoTextCopy {
+					g.Id("NoTextCopy").Op(":").True()
+				}
 				if len(t.Icons) > 0 {
 					g.Id("Icons").Op(":").Add(iconsCode(t.Icons))
 				}

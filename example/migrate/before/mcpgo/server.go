@@ -19,14 +19,9 @@ func New() *server.MCPServer {
 		mcp.WithString("query", mcp.Required(), mcp.Description("Part of a title, in any case.")),
 		mcp.WithNumber("limit", mcp.Description("How many come back (1 to 100; all when absent)."))),
 		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			var in struct {
-				Query string `json:"query"`
-				Limit int    `json:"limit"`
-			}
-			if err := req.BindArguments(&in); err != nil {
-				return mcp.NewToolResultError(err.Error()), nil
-			}
-			return mcp.NewToolResultJSON(map[string]any{"dashboards": dashboards.Find(in.Query, in.Limit)})
+			// GetInt takes "5" for 5, as models send it.
+			found := dashboards.Find(req.GetString("query", ""), req.GetInt("limit", 0))
+			return mcp.NewToolResultJSON(map[string]any{"dashboards": found})
 		})
 	s.AddTool(mcp.NewTool("create_annotation", mcp.WithDescription("Adds a note to a dashboard."),
 		mcp.WithString("dashboard_uid", mcp.Required(), mcp.Description("The dashboard.")),

@@ -20,7 +20,7 @@ const _ = runtime.IsAtLeastVersion0_6_0
 
 // SetDigest identifies this exact tool set: the set_digest of keel.lock.json.
 // The executor recomputes it from the embedded contracts before it accepts a call.
-const SetDigest = "sha256:b3e50e8255efede5ff86a0f5f512bc9e8b7b6d8a6d5ef3949b3e1a5d616634af"
+const SetDigest = "sha256:70727bde49021c2b2e1dcf701cec91c63f010dc75ad6421f96646fd484321071"
 
 // Tool names. Harness code that names a tool by its constant stops compiling
 // when the tool is removed.
@@ -89,9 +89,10 @@ var toolSpecs = [...]runtime.ToolSpec{
 	{
 		Info: runtime.ToolInfo{
 			Name:        ToolSearchDashboards,
-			Version:     "1.3.0",
+			Version:     "1.4.0",
 			Effect:      runtime.EffectRead,
 			Description: "Finds dashboards by title.",
+			LaxNumbers:  true,
 			OwnText:     true,
 			Icons: []runtime.Icon{
 				{
