@@ -222,6 +222,7 @@ func TestBothLockMappingsAgreeOnEveryField(t *testing.T) {
 		"Groups":     func(i *runtime.ToolInfo) { i.Groups = []string{"text"} },
 		"LaxNumbers": func(i *runtime.ToolInfo) { i.LaxNumbers = true },
 		"OwnText":    func(i *runtime.ToolInfo) { i.OwnText = true },
+		"NoTextCopy": func(i *runtime.ToolInfo) { i.NoTextCopy = true },
 		"Icons": func(i *runtime.ToolInfo) {
 			i.Icons = []runtime.Icon{{Src: "https://example.com/echo.svg", Sizes: []string{"any"}}}
 		},
