@@ -123,11 +123,21 @@ type GreetArgs struct {
 	Region string `json:"region,omitempty" jsonschema_extras:"x-mcp-header=Region"`
 }
 
+// A greeting.
+type Greeting struct {
+	// The greeting's words.
+	Text string `json:"text"`
+}
+
+// MCPText is the greeting's words, which MCP's text block carries as
+// they are (the tasks scenarios read them there).
+func (g Greeting) MCPText() string { return g.Text }
+
 // Greets, at once: the tasks scenarios' tool that is never a task.
 //
-//keel:tool name=greet version=1.1 effect=read
-func Greet(ctx context.Context, in GreetArgs) (Text, error) {
-	return Text{Text: "Hello, " + in.Name + "!"}, nil
+//keel:tool name=greet version=1.2 effect=read
+func Greet(ctx context.Context, in GreetArgs) (Greeting, error) {
+	return Greeting{Text: "Hello, " + in.Name + "!"}, nil
 }
 
 // SlowArgs say how long to work.

@@ -27,6 +27,9 @@ var (
 		Region string
 	}(mcpsuite.GreetArgs{})
 	_ = struct {
+		Text string
+	}(mcpsuite.Greeting{})
+	_ = struct {
 		Name    string
 		Address *mcpsuite.Address
 	}(mcpsuite.Person{})
@@ -141,7 +144,7 @@ func (c *noneCall) Result(e *wire.Encoder) error {
 }
 
 // greetArgsHandler is a handler with the reader of its arguments and the writer of its result.
-type greetArgsHandler func(context.Context, mcpsuite.GreetArgs) (mcpsuite.Text, error)
+type greetArgsHandler func(context.Context, mcpsuite.GreetArgs) (mcpsuite.Greeting, error)
 
 // Read reads and checks a call's arguments.
 func (h greetArgsHandler) Read(d *wire.Decoder) (wire.Call, error) {
@@ -156,7 +159,7 @@ func (h greetArgsHandler) Read(d *wire.Decoder) (wire.Call, error) {
 type greetArgsCall struct {
 	handler greetArgsHandler
 	args    mcpsuite.GreetArgs
-	result  mcpsuite.Text
+	result  mcpsuite.Greeting
 }
 
 // Arguments is the checked argument value, as the policy judges it.
@@ -170,7 +173,12 @@ func (c *greetArgsCall) Run(ctx context.Context) (err error) {
 }
 
 func (c *greetArgsCall) Result(e *wire.Encoder) error {
-	return writeText(e, &c.result)
+	return writeGreeting(e, &c.result)
+}
+
+// Text is the result's own text (its MCPText method), which an MCP client's text block carries.
+func (c *greetArgsCall) Text() string {
+	return c.result.MCPText()
 }
 
 // personHandler is a handler with the reader of its arguments and the writer of its result.
@@ -523,6 +531,16 @@ func readGreetArgsRegion(d *wire.Decoder, v *string) error {
 		return err
 	}
 	*v = s
+	return nil
+}
+
+func writeGreeting(e *wire.Encoder, v *mcpsuite.Greeting) error {
+	e.ObjectStart()
+	e.Member(`"text":`)
+	if err := writeString(e, &v.Text); err != nil {
+		return wire.At(err, "text")
+	}
+	e.ObjectEnd()
 	return nil
 }
 

@@ -19,7 +19,7 @@ const _ = runtime.IsAtLeastVersion0_6_0
 
 // SetDigest identifies this exact tool set: the set_digest of keel.lock.json.
 // The executor recomputes it from the embedded contracts before it accepts a call.
-const SetDigest = "sha256:95fd5c38dff47b557bcc02e2f05ceb65146f742e2619f2624466d8c10d2cbaab"
+const SetDigest = "sha256:1fb19990fddd7030ba5c8ca970a1e2f69d6997f08287a1b59625cdad16ad1659"
 
 // Tool names. Harness code that names a tool by its constant stops compiling
 // when the tool is removed.
@@ -60,7 +60,7 @@ const (
 var (
 	_ func(context.Context, mcpsuite.DeleteArgs) (mcpsuite.Text, error)                = mcpsuite.ConfirmDelete
 	_ func(context.Context, mcpsuite.None) (mcpsuite.Text, error)                      = mcpsuite.FailingJob
-	_ func(context.Context, mcpsuite.GreetArgs) (mcpsuite.Text, error)                 = mcpsuite.Greet
+	_ func(context.Context, mcpsuite.GreetArgs) (mcpsuite.Greeting, error)             = mcpsuite.Greet
 	_ func(context.Context, mcpsuite.Person) (mcpsuite.Moves, error)                   = mcpsuite.JSONSchema202012
 	_ func(context.Context, mcpsuite.None) (mcpsuite.Text, error)                      = mcpsuite.AskTwoAtOnce
 	_ func(context.Context, mcpsuite.None) (mcpsuite.Text, error)                      = mcpsuite.ProtocolErrorJob
@@ -176,9 +176,10 @@ var toolSpecs = [...]runtime.ToolSpec{
 	{
 		Info: runtime.ToolInfo{
 			Name:        ToolGreet,
-			Version:     "1.1",
+			Version:     "1.2",
 			Effect:      runtime.EffectRead,
 			Description: "Greets, at once: the tasks scenarios' tool that is never a task.",
+			OwnText:     true,
 		},
 		Handler: greetArgsHandler(mcpsuite.Greet),
 	},
