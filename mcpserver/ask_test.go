@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -272,4 +273,97 @@ func TestATasksHandlerAsksAndIsAnsweredInParts(t *testing.T) {
 	if done.Load() != 1 {
 		t.Fatalf("ran %d times to the end", done.Load())
 	}
+}
+
+// createdIDs is a task store that remembers the tasks created in it.
+type createdIDs struct {
+	taskstore.Store
+	mu  sync.Mutex
+	ids []string
+}
+
+func (s *createdIDs) CreateTask(ctx context.Context, t taskstore.Record) error {
+	s.mu.Lock()
+	s.ids = append(s.ids, t.ID)
+	s.mu.Unlock()
+	return s.Store.CreateTask(ctx, t)
+}
+
+// A task tool whose questions come before its work (Tasks.AskFirst):
+// its first tools/call is answered as a call is, an InputRequiredResult
+// that names no task, and the task that call created is withdrawn; the
+// call that brings the answers is answered with the task, which completes
+// once with them (SEP-2663's composition). A handler that asks only after
+// the window is a task at once, and its question is the task's.
+func TestQuestionsBeforeTheTaskExists(t *testing.T) {
+	var done atomic.Int32
+	store := &createdIDs{Store: taskstore.NewMemory()}
+	late := runtime.NewTool(runtime.ToolInfo{Name: "late", Version: "1", Effect: runtime.EffectRead, Description: "Asks late.",
+		InputSchema: json.RawMessage(`{"type":"object","additionalProperties":false}`), OutputSchema: json.RawMessage(`{"type":"object"}`)},
+		runtime.Handle(func(ctx context.Context, _ struct{}) (map[string]string, error) {
+			time.Sleep(300 * time.Millisecond)
+			s, err := ask.Elicit[seat](ctx, "seat", "Which seat?")
+			return map[string]string{"seat": s.Seat}, err
+		}))
+	exec, err := runtime.NewExecutor(keeltest.Of(bookTool(&done), late), runtime.WithLogger(slog.New(slog.DiscardHandler)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := mcpserver.New(exec, mcpserver.Options{StateSecret: []byte("0123456789abcdef0123456789abcdef"),
+		Tasks: &mcpserver.Tasks{Store: store, PollInterval: 20 * time.Millisecond, Logger: slog.New(slog.DiscardHandler),
+			Mode:     func(runtime.ToolInfo) mcpserver.TaskMode { return mcpserver.TaskRequired },
+			AskFirst: func(runtime.ToolInfo) time.Duration { return 100 * time.Millisecond }}})
+	h, err := mcpserver.HTTPHandler(s, mcpserver.HTTPOptions{Stateless: true, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	rpc := func(method, params, name string) map[string]json.RawMessage {
+		t.Helper()
+		body := `{"jsonrpc":"2.0","id":1,"method":"` + method + `","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28",` +
+			`"io.modelcontextprotocol/clientCapabilities":{"elicitation":{},"sampling":{},"roots":{},"extensions":{"io.modelcontextprotocol/tasks":{}}}},` + params + `}}`
+		r := post(t, srv.URL, body, map[string]string{"Mcp-Protocol-Version": "2026-07-28", "Mcp-Method": method, "Mcp-Name": name})
+		var reply struct{ Result map[string]json.RawMessage }
+		if json.Unmarshal([]byte(r.body), &reply) != nil || reply.Result == nil {
+			t.Fatalf("%s: %d %s", method, r.status, r.body)
+		}
+		return reply.Result
+	}
+
+	first := rpc("tools/call", `"name":"book","arguments":{}`, "book")
+	var state string
+	json.Unmarshal(first["requestState"], &state)
+	if string(first["resultType"]) != `"input_required"` || first["taskId"] != nil || state == "" || len(store.ids) != 1 {
+		t.Fatalf("round 1: %v (tasks created: %d)", first, len(store.ids))
+	}
+	if _, err := store.Task(context.Background(), store.ids[0]); !errors.Is(err, taskstore.ErrNoTask) {
+		t.Errorf("the task round 1 created is still there: %v", err)
+	}
+	answers := `"inputResponses":{"seat":{"action":"accept","content":{"seat":"12A"}},` +
+		`"note":{"role":"assistant","content":{"type":"text","text":"aisle"},"model":"m"},"roots":{"roots":[{"uri":"file:///trip"}]}}`
+	second := rpc("tools/call", `"name":"book","arguments":{},"requestState":"`+state+`",`+answers, "book")
+	var id string
+	json.Unmarshal(second["taskId"], &id)
+	if string(second["resultType"]) != `"task"` || id == "" || second["requestState"] != nil || second["inputRequests"] != nil {
+		t.Fatalf("round 2: %v", second)
+	}
+	waitFor(t, "the task to complete", func() bool {
+		r := rpc("tasks/get", `"taskId":"`+id+`"`, id)
+		return string(r["status"]) == `"completed"` && strings.Contains(string(r["result"]), `"seat":"12A"`)
+	})
+	if done.Load() != 1 {
+		t.Fatalf("ran %d times to the end", done.Load())
+	}
+
+	// Past the window: the call is answered with the task, whose question
+	// is then the task's.
+	lateCall := rpc("tools/call", `"name":"late","arguments":{}`, "late")
+	json.Unmarshal(lateCall["taskId"], &id)
+	if string(lateCall["resultType"]) != `"task"` || id == "" {
+		t.Fatalf("a late question: %v", lateCall)
+	}
+	waitFor(t, "the late task to wait for its question", func() bool {
+		return string(rpc("tasks/get", `"taskId":"`+id+`"`, id)["status"]) == `"input_required"`
+	})
 }

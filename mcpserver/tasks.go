@@ -61,6 +61,19 @@ type Tasks struct {
 	// Runner, when set, runs each task's call where it outlives this
 	// replica; nil runs it here.
 	Runner TaskRunner
+	// AskFirst says, of a task tool whose questions come before its work,
+	// how long its tools/call from a client of the 2026-07-28 revision
+	// waits for the handler's first question before it answers with the
+	// task (SEP-2663's composition of input requests and tasks). A handler
+	// that asks in that time is answered as a call is, an
+	// InputRequiredResult and no task (the one the call created is
+	// withdrawn, its owner's place given back), and the call that brings
+	// the answers creates the task: the tool gathers its input before it
+	// becomes a task. A handler that ends in that time is answered with its
+	// task at once. Nil, or zero for a tool, answers with the task at once,
+	// and a question is the task's (input_required). Tasks run by a Runner
+	// are answered at once.
+	AskFirst func(runtime.ToolInfo) time.Duration
 	// Logger receives what the client is not told (a store's errors).
 	// Default slog.Default().
 	Logger *slog.Logger
@@ -81,9 +94,10 @@ type TaskRunner interface {
 // taskServer is a server's Tasks, with its defaults filled in.
 type taskServer struct {
 	Tasks
-	modes   map[string]TaskMode // of the tools served as tasks
-	running sync.Map            // task id → *context.CancelFunc, the tasks this replica runs
-	seal    cipher.AEAD         // seals the arguments and answers a task keeps (taskargs.go)
+	modes    map[string]TaskMode      // of the tools served as tasks
+	askFirst map[string]time.Duration // of the tools whose questions come before their task (AskFirst)
+	running  sync.Map                 // task id → *context.CancelFunc, the tasks this replica runs
+	seal     cipher.AEAD              // seals the arguments and answers a task keeps (taskargs.go)
 }
 
 // TaskMode is how a tool is served to a client that declared the tasks
@@ -112,7 +126,8 @@ const (
 // capabilities and in a client's.
 const TasksExtension = "io.modelcontextprotocol/tasks"
 
-// newTaskServer fills the defaults and reads each tool's mode once.
+// newTaskServer fills the defaults and reads each tool's mode and ask
+// window once.
 func newTaskServer(cfg Tasks, set runtime.ToolSet, secret []byte) *taskServer {
 	t := &taskServer{Tasks: cfg, seal: newArgsSeal(secret)}
 	if t.Store == nil {
@@ -139,6 +154,15 @@ func newTaskServer(cfg Tasks, set runtime.ToolSet, secret []byte) *taskServer {
 		}
 		if mode != TaskNever {
 			t.modes[info.Name] = mode
+		}
+		if t.AskFirst == nil || mode == TaskNever {
+			continue
+		}
+		if d := t.AskFirst(info); d > 0 {
+			if t.askFirst == nil {
+				t.askFirst = map[string]time.Duration{}
+			}
+			t.askFirst[info.Name] = d
 		}
 	}
 	return t
@@ -312,13 +336,91 @@ func (h *handler) taskCall(ctx context.Context, req *mcp.CallToolRequest) (res m
 	run := *req
 	params := *req.Params
 	run.Params = &params
-	h.startTask(ctx, rec.ID, &run)
+	if _, revision := req.Params.Meta[mcp.MetaKeyProtocolVersion]; t.askFirst[name] <= 0 || !revision {
+		h.startTask(ctx, rec.ID, &run, nil)
+		return t.result(rec, "task"), nil, true
+	}
+	first := newFirstRound()
+	h.startTask(ctx, rec.ID, &run, first)
+	if asked := first.wait(t.askFirst[name]); asked != nil {
+		t.withdraw(ctx, rec.ID)
+		return asked, nil, true
+	}
 	return t.result(rec, "task"), nil, true
+}
+
+// firstRound hands a task's first question to the tools/call that
+// created the task, while that call still waits (Tasks.AskFirst):
+// whichever comes first, the question, the handler's end or the end of
+// the wait, decides, once.
+type firstRound struct {
+	state atomic.Int32 // waiting, then asked or over
+	asked chan *mcp.CallToolResult
+	ended chan struct{}
+}
+
+const (
+	roundWaiting int32 = iota
+	roundAsked
+	roundOver
+)
+
+func newFirstRound() *firstRound {
+	return &firstRound{asked: make(chan *mcp.CallToolResult, 1), ended: make(chan struct{})}
+}
+
+// wait returns the handler's question if it asked within d, else nil:
+// the call then answers with the task.
+func (f *firstRound) wait(d time.Duration) *mcp.CallToolResult {
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case q := <-f.asked:
+		return q
+	case <-f.ended:
+		return nil
+	case <-timer.C:
+		if f.state.CompareAndSwap(roundWaiting, roundOver) {
+			return nil
+		}
+		return <-f.asked // asked as the wait ended: its question won
+	}
+}
+
+// take is the run's end: a question while the call still waits goes to
+// the call (true: the task is not to record it); anything else ends the
+// wait and is the task's.
+func (f *firstRound) take(res *mcp.CallToolResult, err error) bool {
+	if f == nil {
+		return false
+	}
+	if err == nil && res != nil && len(res.InputRequests) > 0 && f.state.CompareAndSwap(roundWaiting, roundAsked) {
+		f.asked <- res
+		return true
+	}
+	if f.state.CompareAndSwap(roundWaiting, roundOver) {
+		close(f.ended)
+	}
+	return false
+}
+
+// withdraw ends a task its client never saw (its first question was the
+// call's answer): it expires now, and gives its owner's place back.
+func (t *taskServer) withdraw(ctx context.Context, id string) {
+	now := time.Now().UTC()
+	_, err := t.Store.UpdateTask(context.WithoutCancel(ctx), id, func(r *taskstore.Record) bool {
+		r.Status, r.Updated, r.Expires = taskstore.Cancelled, now, now
+		return true
+	})
+	if err != nil && !errors.Is(err, taskstore.ErrNoTask) {
+		t.Logger.LogAttrs(ctx, slog.LevelWarn, "keel: a withdrawn task could not be ended; it holds its owner's place until it expires", slog.String("task", id), slog.Any("error", err))
+	}
 }
 
 // startTask runs a task's call on this replica, detached from the request
 // that started it: it ends with its call, a cancel, or the task's end.
-func (h *handler) startTask(ctx context.Context, id string, req *mcp.CallToolRequest) {
+// first, when set, is the creating call's wait for the first question.
+func (h *handler) startTask(ctx context.Context, id string, req *mcp.CallToolRequest, first *firstRound) {
 	ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	mine := &cancel
 	h.tasks.running.Store(id, mine)
@@ -332,6 +434,9 @@ func (h *handler) startTask(ctx context.Context, id string, req *mcp.CallToolReq
 			latest.Store(&text)
 		}})
 		stop()
+		if first.take(res, err) {
+			return // the call that created the task answers its question, and withdraws it
+		}
 		h.tasks.settle(id, req, res, err)
 	}()
 }
@@ -596,7 +701,7 @@ func (h *handler) answerTask(ctx context.Context, id string, req *mcp.ServerRequ
 	}
 	again := &mcp.CallToolRequest{Session: req.Session, Extra: req.Extra, Params: &retry}
 	if t.Runner == nil {
-		h.startTask(ctx, id, again)
+		h.startTask(ctx, id, again, nil)
 		return nil
 	}
 	ec, call, _, err := h.callOf(ctx, again)

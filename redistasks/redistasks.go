@@ -168,12 +168,16 @@ func (s *Store) read(ctx context.Context, c redis.Cmdable, id string) (taskstore
 	if err := json.Unmarshal(b, &t); err != nil {
 		return taskstore.Record{}, fmt.Errorf("redistasks: the task %q is not a task record: %w", id, err)
 	}
+	if !time.Now().Before(t.Expires) { // ended early (withdrawn), its key not yet gone
+		return taskstore.Record{}, taskstore.ErrNoTask
+	}
 	return t, nil
 }
 
 // UpdateTask applies change to the task id in one optimistic transaction,
 // tried again when another replica changed the task first; the key keeps
-// its expiry.
+// its expiry, unless the change moved Expires earlier: the key and the
+// task's place among its owner's then expire at the new time.
 func (s *Store) UpdateTask(ctx context.Context, id string, change func(*taskstore.Record) bool) (taskstore.Record, error) {
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
@@ -196,6 +200,13 @@ func (s *Store) UpdateTask(ctx context.Context, id string, change func(*taskstor
 				return err
 			}
 			_, err = tx.TxPipelined(ctx, func(p redis.Pipeliner) error {
+				if t.Expires.Before(before.Expires) {
+					// The key lingers a moment past an Expires already gone (a
+					// past expiry is no SET option); Task reads Expires too.
+					p.SetArgs(ctx, key, b, redis.SetArgs{ExpireAt: later(t.Expires, time.Now().Add(time.Second))})
+					p.ZAddXX(ctx, s.ownerKey(t.Owner), redis.Z{Score: float64(t.Expires.UnixMilli()), Member: id})
+					return nil
+				}
 				p.SetArgs(ctx, key, b, redis.SetArgs{KeepTTL: true})
 				return nil
 			})
@@ -216,6 +227,14 @@ func (s *Store) UpdateTask(ctx context.Context, id string, change func(*taskstor
 		return out, err
 	}
 	return taskstore.Record{}, fmt.Errorf("redistasks: the task %q kept changing under %d updates", id, s.retries)
+}
+
+// later is the later of a and b.
+func later(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
 }
 
 // retryWait bounds the random wait before an update is tried again.

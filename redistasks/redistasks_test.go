@@ -193,3 +193,37 @@ func TestAnOwnersTasksAreBounded(t *testing.T) {
 		t.Fatal("a negative bound was accepted")
 	}
 }
+
+// A task withdrawn before its client saw it (its Expires moved to now by
+// an update) is found no more and gives its owner's place back at once,
+// on every replica, where its first expiry was a minute away.
+func TestAWithdrawnTaskFreesItsPlace(t *testing.T) {
+	t.Parallel()
+	srv := redistest.Start(t)
+	c := redis.NewClient(&redis.Options{Addr: srv.Addr, MaxRetries: -1})
+	t.Cleanup(func() { c.Close() })
+	a, err := redistasks.New(c, redistasks.Options{MaxTasksPerOwner: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := store(t, srv.Addr)
+	ctx := context.Background()
+	if err := a.CreateTask(ctx, task("w1", time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.CreateTask(ctx, task("w2", time.Minute)); !errors.Is(err, taskstore.ErrTooManyTasks) {
+		t.Fatalf("a second task of a bound of one: %v", err)
+	}
+	if _, err := b.UpdateTask(ctx, "w1", func(r *taskstore.Record) bool {
+		r.Status, r.Expires = taskstore.Cancelled, time.Now()
+		return true
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Task(ctx, "w1"); !errors.Is(err, taskstore.ErrNoTask) {
+		t.Errorf("the withdrawn task is still found: %v", err)
+	}
+	if err := a.CreateTask(ctx, task("w2", time.Minute)); err != nil {
+		t.Errorf("the owner's place after a withdrawal: %v", err)
+	}
+}

@@ -99,6 +99,9 @@ type Store interface {
 	// UpdateTask applies change to the task id atomically (no other update
 	// of it in between; change may run more than once) and returns the
 	// task as it then is. change returns false to leave the task as it was.
+	// A change that moves Expires earlier ends the task then: from that
+	// time Task does not find it and it counts toward its owner's bound no
+	// more (a task withdrawn before its client saw it).
 	UpdateTask(ctx context.Context, id string, change func(*Record) bool) (Record, error)
 }
 

@@ -39,6 +39,19 @@ func AskName(ctx context.Context, _ None) (Text, error) {
 	return Text{Text: "Hello, " + n.Name + "!"}, nil
 }
 
+// Asks the person's name, then greets them as a task: the question comes
+// before the task exists, its answer reaches the task (SEP-2663's
+// composition; the server's Tasks.AskFirst).
+//
+//keel:tool name=test_tool_with_task version=1.0 effect=read
+func AskThenTask(ctx context.Context, _ None) (Text, error) {
+	n, err := ask.Elicit[Name](ctx, "user_name", "What is your name?")
+	if err != nil {
+		return Text{}, err
+	}
+	return Text{Text: "Hello, " + n.Name + "!"}, nil
+}
+
 // Asks the client's model a question and answers with its answer.
 //
 //keel:tool name=test_input_required_result_sampling version=1.0 effect=read

@@ -19,7 +19,7 @@ const _ = runtime.IsAtLeastVersion0_6_0
 
 // SetDigest identifies this exact tool set: the set_digest of keel.lock.json.
 // The executor recomputes it from the embedded contracts before it accepts a call.
-const SetDigest = "sha256:1fb19990fddd7030ba5c8ca970a1e2f69d6997f08287a1b59625cdad16ad1659"
+const SetDigest = "sha256:a9bf008541d56073a42148c086b84edfe5457521c658dfade08d70eef5d15e02"
 
 // Tool names. Harness code that names a tool by its constant stops compiling
 // when the tool is removed.
@@ -53,6 +53,7 @@ const (
 	ToolTestStreamingElicitation              = "test_streaming_elicitation"
 	ToolTestToolWithLogging                   = "test_tool_with_logging"
 	ToolTestToolWithProgress                  = "test_tool_with_progress"
+	ToolTestToolWithTask                      = "test_tool_with_task"
 )
 
 // Handler signatures as generated. A changed handler fails to compile here;
@@ -87,6 +88,7 @@ var (
 	_ func(context.Context, mcpsuite.None) (mcpsuite.Text, error)                      = mcpsuite.AskWhileStreaming
 	_ func(context.Context, mcpsuite.None) (mcpsuite.Text, error)                      = mcpsuite.WithLogging
 	_ func(context.Context, mcpsuite.None) (mcpsuite.Text, error)                      = mcpsuite.WithProgress
+	_ func(context.Context, mcpsuite.None) (mcpsuite.Text, error)                      = mcpsuite.AskThenTask
 )
 
 // schemaFS holds every tool's input and output schema.
@@ -149,6 +151,8 @@ var (
 //go:embed schemas/test_tool_with_logging.output.json
 //go:embed schemas/test_tool_with_progress.input.json
 //go:embed schemas/test_tool_with_progress.output.json
+//go:embed schemas/test_tool_with_task.input.json
+//go:embed schemas/test_tool_with_task.output.json
 var schemaFS embed.FS
 
 // toolSpecs are the tools: each contract in reading order, bound to its handler
@@ -422,6 +426,15 @@ var toolSpecs = [...]runtime.ToolSpec{
 		},
 		Handler: noneHandler(mcpsuite.WithProgress),
 	},
+	{
+		Info: runtime.ToolInfo{
+			Name:        ToolTestToolWithTask,
+			Version:     "1.0",
+			Effect:      runtime.EffectRead,
+			Description: "Asks the person's name, then greets them as a task: the question comes before the task exists, its answer reaches the task (SEP-2663's composition; the server's Tasks.AskFirst).",
+		},
+		Handler: noneHandler(mcpsuite.AskThenTask),
+	},
 }
 
 // tools are toolSpecs as the executor holds them.
@@ -493,6 +506,8 @@ func (toolSet) Lookup(name string) *runtime.Tool {
 		switch name {
 		case ToolTestErrorHandling:
 			return tools[11]
+		case ToolTestToolWithTask:
+			return tools[29]
 		}
 	case 22:
 		switch name {

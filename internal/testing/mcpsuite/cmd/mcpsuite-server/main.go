@@ -51,7 +51,7 @@ func run(addr string, stateless bool, logger *slog.Logger) error {
 	if err != nil {
 		return err
 	}
-	server := mcpserver.New(exec, mcpserver.Options{Name: "keel-mcpsuite", Approvals: approvals, Tasks: &mcpserver.Tasks{Mode: taskMode}})
+	server := mcpserver.New(exec, mcpserver.Options{Name: "keel-mcpsuite", Approvals: approvals, Tasks: &mcpserver.Tasks{Mode: taskMode, AskFirst: askFirst}})
 	h, err := mcpserver.HTTPHandler(server, mcpserver.HTTPOptions{Stateless: stateless, Logger: logger})
 	if err != nil {
 		return err
@@ -77,10 +77,20 @@ func taskMode(t runtime.ToolInfo) mcpserver.TaskMode {
 	switch t.Name {
 	case "slow_compute", "protocol_error_job", "confirm_delete", "multi_input":
 		return mcpserver.TaskOptional
-	case "failing_job":
+	case "failing_job", "test_tool_with_task":
 		return mcpserver.TaskRequired
 	}
 	return mcpserver.TaskNever
+}
+
+// askFirst: test_tool_with_task asks before its task exists (the
+// tasks-mrtr-composition scenario); multi_input asks as a task
+// (tasks-mrtr-input).
+func askFirst(t runtime.ToolInfo) time.Duration {
+	if t.Name == "test_tool_with_task" {
+		return time.Second
+	}
+	return 0
 }
 
 // goneWhenItRuns offers protocol_error_job when its task is created and
