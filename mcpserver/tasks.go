@@ -10,6 +10,7 @@ import (
 	"errors"
 	"log/slog"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -556,6 +557,12 @@ func (h *handler) collect(ctx context.Context, rec taskstore.Record, ec runtime.
 	if callErr != nil { // the record was altered, or written under another secret: no question is asked from it
 		t.Logger.LogAttrs(ctx, slog.LevelError, "keel: a task's arguments do not open; it fails", slog.String("task", rec.ID), slog.Any("error", callErr))
 		callErr = protocolError(jsonrpc.CodeInternalError)
+	} else if r.Code() == runtime.CodeInputRequired && len(r.Error.Input) > 0 { // the handler asked: the task waits for the answers
+		answers, err := t.openAnswers(rec.ID, rec.Answers)
+		if err != nil {
+			answers = nil // a question asked again, rather than answers that do not open
+		}
+		res, callErr = h.inputs.required(ec, runtime.ToolCall{ID: r.CallID, Name: rec.Tool, Arguments: args, Answers: answers}, r)
 	} else {
 		res, callErr = h.reply(ctx, ec, r, args, rec.Elicits && !rec.Answered, false) // read later, by a client of either revision
 	}
@@ -639,6 +646,7 @@ func (h *handler) answerTask(ctx context.Context, id string, req *mcp.ServerRequ
 		return nil
 	}
 	var retry mcp.CallToolParamsRaw
+	var run string // a runner's next run
 	claimed, invalid := false, false
 	_, err := t.Store.UpdateTask(ctx, id, func(r *taskstore.Record) bool {
 		claimed, invalid = false, false
@@ -683,7 +691,8 @@ func (h *handler) answerTask(ctx context.Context, id string, req *mcp.ServerRequ
 		retry = mcp.CallToolParamsRaw{Name: r.Tool, Arguments: args, RequestState: r.State, InputResponses: responses}
 		r.Status, r.Message, r.Input, r.Answers, r.State = taskstore.Working, "", nil, nil, ""
 		if r.Run != "" {
-			r.Run, r.Answered = id+"-answered", true // the runner's second and last run
+			r.Run, r.Answered = nextRun(id, r.Run), true // a run per round: a runner's run starts once
+			run = r.Run
 		} else {
 			r.Lease, r.Tool, r.Arguments = now.Add(t.Lease), "", nil
 		}
@@ -706,11 +715,32 @@ func (h *handler) answerTask(ctx context.Context, id string, req *mcp.ServerRequ
 	}
 	ec, call, _, err := h.callOf(ctx, again)
 	if err != nil {
-		t.record(ctx, id, id+"-answered", retry.Name, retry.Arguments, nil, err)
+		t.record(ctx, id, run, retry.Name, retry.Arguments, nil, err)
 		return nil // the task reads failed
 	}
-	t.startRun(ctx, id, id+"-answered", ec, call)
+	// The run's answers, every round's, kept for a question it asks next
+	// (collect): the runner's result names only the new ones.
+	if _, err := t.Store.UpdateTask(ctx, id, func(r *taskstore.Record) bool {
+		if r.Run != run {
+			return false
+		}
+		r.Answers = t.sealAnswers(id, call.Answers)
+		return true
+	}); err != nil {
+		t.Logger.LogAttrs(ctx, slog.LevelWarn, "keel: a task's answers could not be kept; a question it asks next starts over", slog.String("task", id), slog.Any("error", err))
+	}
+	t.startRun(ctx, id, run, ec, call)
 	return nil
+}
+
+// nextRun names a task's next run on a runner: the task's id, then -2, -3
+// and so on, one run per round of answers (a runner starts a run once).
+func nextRun(id, run string) string {
+	n := 1
+	if rest, ok := strings.CutPrefix(run, id+"-"); ok {
+		n, _ = strconv.Atoi(rest)
+	}
+	return id + "-" + strconv.Itoa(max(n, 1)+1)
 }
 
 // find returns the caller's task id, failing a working task whose replica

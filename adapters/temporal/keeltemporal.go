@@ -31,6 +31,7 @@ import (
 	"time"
 
 	"github.com/keelgen/keel/runtime"
+	"github.com/keelgen/keel/runtime/ask"
 	"github.com/keelgen/keel/runtime/report"
 )
 
@@ -49,6 +50,19 @@ const Engine = "temporal"
 type Request struct {
 	Context runtime.ExecutionContext `json:"context"`
 	Call    runtime.ToolCall         `json:"call"`
+	// Accepts are the kinds of input request the call's client answers
+	// (runtime.ToolCall.Accepts, which is no data of its own): a handler
+	// that asks gets input_required for them, input_unavailable for others.
+	Accepts ask.Kinds `json:"accepts,omitempty"`
+}
+
+// requestOf is the activity's input for call: its Accepts read once.
+func requestOf(ec runtime.ExecutionContext, call runtime.ToolCall) Request {
+	r := Request{Context: ec, Call: call}
+	if call.Accepts != nil {
+		r.Accepts = call.Accepts.Accepts()
+	}
+	return r
 }
 
 // Heartbeat is what a worker heartbeats while a handler runs: the tool's

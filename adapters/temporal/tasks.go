@@ -59,7 +59,11 @@ func taskWorkflow(ctx workflow.Context, in taskInput) (runtime.ToolResult, error
 	if in.HeartbeatTimeout > 0 {
 		ctx = workflow.WithHeartbeatTimeout(ctx, in.HeartbeatTimeout)
 	}
-	return Execute(ctx, in.Context, in.Call)
+	call := in.Call
+	if in.Accepts != 0 {
+		call.Accepts = in.Accepts
+	}
+	return Execute(ctx, in.Context, call)
 }
 
 // StartTask starts the run's workflow; one that exists (running or ended)
@@ -76,7 +80,7 @@ func (r *TaskRunner) StartTask(ctx context.Context, run string, ec runtime.Execu
 		ID: run, TaskQueue: r.Queue, WorkflowExecutionTimeout: timeout,
 		WorkflowIDReusePolicy:                    enums.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE,
 		WorkflowExecutionErrorWhenAlreadyStarted: true,
-	}, TaskWorkflowName, taskInput{Request: Request{Context: ec, Call: call}, HeartbeatTimeout: r.HeartbeatTimeout})
+	}, TaskWorkflowName, taskInput{Request: requestOf(ec, call), HeartbeatTimeout: r.HeartbeatTimeout})
 	if temporal.IsWorkflowExecutionAlreadyStartedError(err) {
 		return nil
 	}

@@ -13,9 +13,11 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/redis/go-redis/v9"
+	"go.temporal.io/sdk/worker"
 
 	keeltemporal "github.com/keelgen/keel/adapters/temporal"
 	"github.com/keelgen/keel/mcpserver"
+	"github.com/keelgen/keel/memstore"
 	"github.com/keelgen/keel/redisreplay"
 	"github.com/keelgen/keel/redistasks"
 	"github.com/keelgen/keel/redistest"
@@ -85,7 +87,7 @@ func TestTaskRunsOnTemporalAndOutlivesReplicaAndWorker(t *testing.T) {
 	}
 	mcpRequest(t, b.URL, "tasks/update", `"taskId":"`+id+`","inputResponses":{"keel/approval":{"action":"accept","content":{"approve":true}}}`)
 
-	run := c.GetWorkflow(context.Background(), id+"-answered", "")
+	run := c.GetWorkflow(context.Background(), id+"-2", "")
 	waitHeartbeat(t, c, run, func(h keeltemporal.Heartbeat) bool { return h.Progress != nil && h.Progress.Done >= 3 })
 	if got := awaitStatus(t, b.URL, id, "working"); got.Result["result"] != nil {
 		t.Fatalf("a working task with a result: %+v", got)
@@ -161,5 +163,53 @@ func awaitStatus(t *testing.T, url, id, want string) mcpReply {
 			t.Fatalf("the task never read %s: %v", want, r.Result)
 		}
 		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// A task on Temporal whose handler asks: each question makes the task
+// input_required, the answer starts the call's next run (a workflow per
+// round, as a run starts once) with every answer so far, and the handler,
+// asked twice, completes with both; the client's kinds reach the worker.
+func TestATaskOnTemporalAsksAndIsAnswered(t *testing.T) {
+	c := temporalClient(t)
+	exec, err := newExecutor(ledger(t.TempDir()), nil, memstore.NewReplayStore(), io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := worker.New(c, "ask-q", worker.Options{})
+	keeltemporal.RegisterTaskWorkflow(w)
+	if err := keeltemporal.Register(w, exec, keeltemporal.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(w.Stop)
+	s := mcpserver.New(exec, mcpserver.Options{StateSecret: []byte("0123456789abcdef0123456789abcdef"),
+		Tasks: &mcpserver.Tasks{Runner: &keeltemporal.TaskRunner{Client: c, Queue: "ask-q"}, Logger: slog.New(slog.DiscardHandler)}})
+	h, err := mcpserver.HTTPHandler(s, mcpserver.HTTPOptions{Stateless: true, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+
+	id := mcpRequest(t, srv.URL, "tools/call", `"name":"pick_seat","arguments":{}`).str("taskId")
+	if q := awaitStatus(t, srv.URL, id, "input_required"); !strings.Contains(string(q.Result["inputRequests"]), `"seat"`) {
+		t.Fatalf("the first question: %s", q.Result["inputRequests"])
+	}
+	mcpRequest(t, srv.URL, "tasks/update", `"taskId":"`+id+`","inputResponses":{"seat":{"action":"accept","content":{"seat":"12A"}}}`)
+	if q := awaitStatus(t, srv.URL, id, "input_required"); !strings.Contains(string(q.Result["inputRequests"]), "Seat 12A?") {
+		t.Fatalf("the second question: %s", q.Result["inputRequests"])
+	}
+	mcpRequest(t, srv.URL, "tasks/update", `"taskId":"`+id+`","inputResponses":{"sure":{"action":"accept","content":{"ok":true}}}`)
+	done := awaitStatus(t, srv.URL, id, "completed")
+	if !strings.Contains(string(done.Result["result"]), "seat 12A, sure true") {
+		t.Fatalf("the task's result: %s", done.Result["result"])
+	}
+	for _, run := range []string{id, id + "-2", id + "-3"} {
+		if err := c.GetWorkflow(context.Background(), run, "").Get(context.Background(), nil); err != nil {
+			t.Errorf("run %s: %v", run, err)
+		}
 	}
 }

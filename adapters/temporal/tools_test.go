@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/keelgen/keel/runtime"
+	"github.com/keelgen/keel/runtime/ask"
 	"github.com/keelgen/keel/runtime/keeltest"
 	"github.com/keelgen/keel/runtime/report"
 )
@@ -18,7 +19,8 @@ import (
 // The tools the tests run: a read with a business error, a long write that
 // reports progress and makes its effect once per idempotency key, a read
 // that fails on its first try, one that always fails, one that waits for
-// its context, one whose result is large, and one that needs a scope.
+// its context, one whose result is large, one that needs a scope, and one
+// that asks two questions, one after the other.
 
 type lookupArgs struct {
 	ID string `json:"id"`
@@ -149,9 +151,43 @@ func testTools(l ledger, stall stalled) (keeltest.Set, error) {
 				}
 				return textResult{}, ctx.Err()
 			})),
+		tool("pick_seat", runtime.EffectRead, emptyIn, textOut, nil, nil,
+			runtime.Handle(func(ctx context.Context, _ emptyArgs) (textResult, error) {
+				s, err := ask.Elicit[seatForm](ctx, "seat", "Which seat?")
+				if err != nil {
+					return textResult{}, err
+				}
+				sure, err := ask.Elicit[sureForm](ctx, "sure", "Seat "+s.Seat+"?")
+				if err != nil {
+					return textResult{}, err
+				}
+				return textResult{Text: fmt.Sprintf("seat %s, sure %v", s.Seat, sure.OK)}, nil
+			})),
 		tool("big", runtime.EffectRead, emptyIn, textOut, nil, nil,
 			runtime.Handle(func(context.Context, emptyArgs) (textResult, error) {
 				return textResult{Text: strings.Repeat("x", 4096)}, nil
 			})),
 	)
 }
+
+// seatForm and sureForm are pick_seat's two questions, their forms
+// written by hand (keelgen generates them for a package it reads).
+type seatForm struct {
+	Seat string `json:"seat"`
+}
+
+func (*seatForm) ElicitSchema() []byte {
+	return []byte(`{"type":"object","properties":{"seat":{"type":"string","maxLength":4}},"required":["seat"]}`)
+}
+
+func (f *seatForm) ReadElicit(content []byte) error { return ask.Decode(f.ElicitSchema(), content, f) }
+
+type sureForm struct {
+	OK bool `json:"ok"`
+}
+
+func (*sureForm) ElicitSchema() []byte {
+	return []byte(`{"type":"object","properties":{"ok":{"type":"boolean"}},"required":["ok"]}`)
+}
+
+func (f *sureForm) ReadElicit(content []byte) error { return ask.Decode(f.ElicitSchema(), content, f) }

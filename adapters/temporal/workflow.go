@@ -30,7 +30,7 @@ func Execute(ctx workflow.Context, ec runtime.ExecutionContext, call runtime.Too
 	}
 	ctx = workflow.WithActivityOptions(ctx, withDefaults(workflow.GetActivityOptions(ctx)))
 	var r runtime.ToolResult
-	err := workflow.ExecuteActivity(ctx, ActivityName, Request{Context: ec, Call: call}).Get(ctx, &r)
+	err := workflow.ExecuteActivity(ctx, ActivityName, requestOf(ec, call)).Get(ctx, &r)
 	if err == nil {
 		return r, nil
 	}
