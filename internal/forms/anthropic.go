@@ -21,8 +21,11 @@ const (
 
 // anthropicRefused are keywords Anthropic's strict mode cannot take and no
 // words can stand for.
-var anthropicRefused = []string{"patternProperties", "propertyNames", "unevaluatedProperties", "unevaluatedItems",
-	"contains", "minContains", "maxContains", "allOf", "not", "if", "then", "else", "dependentSchemas", "oneOf", "prefixItems"}
+var anthropicRefused = schemamodel.With(func(r schemamodel.Rule) bool { return r.Anthropic == schemamodel.StrictRefuse })
+
+// anthropicWords are the bounds Anthropic's strict mode takes only as
+// words (minItems but 0 and 1, below).
+var anthropicWords = schemamodel.With(func(r schemamodel.Rule) bool { return r.Anthropic == schemamodel.StrictWords })
 
 // AnthropicCost is what one strict tool spends of the request's budget.
 type AnthropicCost struct {
@@ -80,24 +83,16 @@ func anthropicStrictify(s *schemamodel.Schema, path string, cost *AnthropicCost)
 	return problems
 }
 
-// boundWords are how a bound reads in words, in every form that moves one
-// into a description: one row per keyword.
-var boundWords = map[string]string{
-	"minimum": "at least %s", "exclusiveMinimum": "more than %s", "maximum": "at most %s", "exclusiveMaximum": "less than %s",
-	"multipleOf": "a multiple of %s", "minLength": "at least %s characters", "maxLength": "at most %s characters",
-	"minItems": "at least %s items", "maxItems": "at most %s items", "minProperties": "at least %s members", "maxProperties": "at most %s members",
-}
-
 // describeAnthropic moves the bounds Anthropic's strict mode does not take
 // into the member's description, in words.
 func describeAnthropic(s *schemamodel.Schema) {
 	notes := slices.Concat(alternativesInWords(s), dependentsInWords(s), textBoundsInWords(s))
 	bound := func(kw string) {
 		if v := moveToWords(s, kw); v != "" {
-			notes = append(notes, fmt.Sprintf(boundWords[kw], v))
+			notes = append(notes, schemamodel.Said(kw, v))
 		}
 	}
-	for _, kw := range []string{"minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum", "multipleOf", "minLength", "maxLength", "maxItems", "minProperties", "maxProperties"} {
+	for _, kw := range anthropicWords {
 		bound(kw)
 	}
 	if r := s.MinItems.Rat(); r != nil && r.Cmp(big.NewRat(0, 1)) != 0 && r.Cmp(big.NewRat(1, 1)) != 0 {

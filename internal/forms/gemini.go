@@ -14,13 +14,6 @@ import (
 	"github.com/keelgen/keel/internal/schemamodel"
 )
 
-// geminiKept are the members of google.golang.org/genai's Schema: the
-// OpenAPI 3.0 subset Gemini's older parameters field takes.
-var geminiKept = map[string]bool{"anyOf": true, "default": true, "description": true, "enum": true,
-	"example": true, "format": true, "items": true, "maxItems": true, "maxLength": true, "maxProperties": true,
-	"maximum": true, "minItems": true, "minLength": true, "minProperties": true, "minimum": true,
-	"pattern": true, "properties": true, "required": true, "title": true}
-
 // geminiFormats are the formats the parameters form takes, by type; any
 // other is said in words.
 var geminiFormats = map[string]map[string]bool{
@@ -28,10 +21,6 @@ var geminiFormats = map[string]map[string]bool{
 	"integer": {"int32": true, "int64": true},
 	"number":  {"float": true, "double": true},
 }
-
-// geminiSilent are annotations the parameters form has no member for and
-// a model has no use for.
-var geminiSilent = map[string]bool{"$schema": true, "$id": true, "$comment": true, "examples": true}
 
 // geminiName is what Gemini takes as a function name (keel's own rule also
 // allows a leading digit or dash).
@@ -98,17 +87,19 @@ func (g *geminiForm) node(s *schemamodel.Schema, path string) *schemamodel.Schem
 			g.malformed(s, kw, path)
 			continue
 		}
-		switch rule := geminiRules[kw]; {
-		case rule != nil:
-			rule(n, kw)
-		case geminiKept[kw]:
-			v, ok := geminiValue(s, kw)
+		switch form := schemamodel.RuleOf(kw).Gemini; {
+		case geminiRules[kw] != nil:
+			geminiRules[kw](n, kw)
+		case form == schemamodel.GeminiWords:
+			n.say(kw, schemamodel.Said(kw, string(s.Keyword(kw))))
+		case form == schemamodel.GeminiKeep || form == schemamodel.GeminiFloat || form == schemamodel.GeminiWhole:
+			v, ok := geminiValue(s, kw, form)
 			if !ok {
 				g.note(path, "%s dropped (not of the type genai.Schema holds)", kw)
 				continue
 			}
 			n.out.SetKeyword(kw, v)
-		case geminiSilent[kw]:
+		case form == schemamodel.GeminiSilent:
 		default:
 			g.note(path, "%s dropped (no form for it)", kw)
 		}
@@ -173,7 +164,6 @@ var geminiRules = map[string]func(n *geminiNode, kw string){
 		}
 	},
 	"enum": geminiEnum, "const": geminiEnum,
-	"exclusiveMinimum": geminiBound, "exclusiveMaximum": geminiBound, "multipleOf": geminiBound,
 	"uniqueItems": func(n *geminiNode, kw string) {
 		if *n.s.UniqueItems {
 			n.say(kw, "no item twice")
@@ -236,12 +226,6 @@ func geminiEnum(n *geminiNode, kw string) {
 	default:
 		n.out.Enum = texts
 	}
-}
-
-// geminiBound says a bound the form has no member for, in the words every
-// form uses for it (boundWords).
-func geminiBound(n *geminiNode, kw string) {
-	n.say(kw, fmt.Sprintf(boundWords[kw], n.s.Keyword(kw)))
 }
 
 // structure converts what is below the node: its properties, in the
@@ -309,22 +293,20 @@ func (g *geminiForm) malformed(s *schemamodel.Schema, kw, path string) {
 // geminiValue is s's value of kw as genai.Schema holds it, or false when
 // it cannot: a bound a float64 holds, a count an int64 holds (written as a
 // whole number), a default or example Go's JSON decoding reads.
-func geminiValue(s *schemamodel.Schema, kw string) (jsontext.Value, bool) {
+func geminiValue(s *schemamodel.Schema, kw string, form schemamodel.Gemini) (jsontext.Value, bool) {
 	v := s.Keyword(kw)
-	switch kw {
-	case "maximum", "minimum":
+	switch form {
+	case schemamodel.GeminiFloat:
 		_, err := strconv.ParseFloat(string(v), 64)
 		return v, err == nil
-	case "maxItems", "maxLength", "maxProperties", "minItems", "minLength", "minProperties":
+	case schemamodel.GeminiWhole:
 		r := schemamodel.Number(v).Rat()
 		if r == nil || !r.IsInt() || !r.Num().IsInt64() {
 			return nil, false
 		}
 		return jsontext.Value(r.Num().String()), true
-	case "default", "example":
-		return v, json.Unmarshal(v, new(any)) == nil
 	}
-	return v, true // description, pattern, title: strings, as the model read them
+	return v, true // description, pattern, title, default, example: as the model read them
 }
 
 // stringEnum splits an enum into its strings and whether null is one of

@@ -21,8 +21,10 @@ import (
 
 // refused are keywords strict mode does not accept and that no sentence can
 // stand for: a tool that uses one is offered non-strict.
-var refused = []string{"patternProperties", "propertyNames", "unevaluatedProperties", "unevaluatedItems",
-	"contains", "minContains", "maxContains", "allOf", "not", "if", "then", "else", "dependentSchemas", "prefixItems"}
+var refused = schemamodel.With(func(r schemamodel.Rule) bool { return r.OpenAI == schemamodel.StrictRefuse })
+
+// openAIWords are the bounds strict mode takes only as words.
+var openAIWords = schemamodel.With(func(r schemamodel.Rule) bool { return r.OpenAI == schemamodel.StrictWords })
 
 // sayInDescription ends a schema's description with notes, in one
 // parenthesis, for a model to read what the schema no longer says.
@@ -150,24 +152,11 @@ func contentInWords(s *schemamodel.Schema) []string {
 // schema as generated.
 func describe(s *schemamodel.Schema) {
 	notes := slices.Concat(alternativesInWords(s), dependentsInWords(s), textBoundsInWords(s))
-	count := func(kw, unit string, most bool) {
-		n := moveToWords(s, kw)
-		if n == "" {
-			return
+	for _, kw := range openAIWords {
+		if v := moveToWords(s, kw); v != "" {
+			notes = append(notes, schemamodel.Said(kw, v))
 		}
-		word := "at least"
-		if most {
-			word = "at most"
-		}
-		if n != "1" {
-			unit += "s"
-		}
-		notes = append(notes, fmt.Sprintf("%s %s %s", word, n, unit))
 	}
-	count("minLength", "character", false)
-	count("maxLength", "character", true)
-	count("minProperties", "member", false)
-	count("maxProperties", "member", true)
 	notes = append(notes, uniqueInWords(s)...)
 	if f := s.Format; f != "" && !strictFormats[f] {
 		s.Delete("format")

@@ -48,8 +48,6 @@ func (d *schemaDiff) pick(in, out Level) Level {
 var handled = map[string]bool{"type": true, "enum": true, "properties": true, "required": true, "items": true, "additionalProperties": true,
 	"$ref": true, "$defs": true, "$schema": true}
 
-var annotations = map[string]bool{"description": true, "title": true, "examples": true, "default": true, "$comment": true}
-
 func (d *schemaDiff) compare(old, new *schemamodel.Schema, path string) {
 	if d.compareRefs(old, new, path) {
 		return
@@ -77,7 +75,7 @@ func (d *schemaDiff) compare(old, new *schemamodel.Schema, path string) {
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		if annotations[k] {
+		if schemamodel.RuleOf(k).Patch {
 			d.add(Patch, "%s of %s changed", k, where(d.part, path))
 			continue
 		}
@@ -172,7 +170,7 @@ func (d *schemaDiff) compareRefs(old, new *schemamodel.Schema, path string) bool
 		d.add(Major, "%s changed from %s to %s", where(d.part, path), refShown(old, oref, oIs), refShown(new, nref, nIs))
 	}
 	for _, k := range slices.Concat(old.Keywords(), new.Keywords()) {
-		if annotations[k] && !sameJSON(old.Keyword(k), new.Keyword(k)) {
+		if schemamodel.RuleOf(k).Patch && !sameJSON(old.Keyword(k), new.Keyword(k)) {
 			d.add(Patch, "%s of %s changed", k, where(d.part, path))
 			return true
 		}

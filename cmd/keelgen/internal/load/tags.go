@@ -4,10 +4,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"go/types"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/keelgen/keel/cmd/keelgen/internal/model"
+	"github.com/keelgen/keel/internal/schemamodel"
 )
 
 // The schema reflector reads struct tags with reflect.StructTag, which gives
@@ -127,19 +129,20 @@ func elemType(t types.Type) types.Type {
 	return nil
 }
 
-// Tag keys the reflector reads, by the JSON type of the field.
+// Tag keys the reflector reads: on any field, and by the JSON type of the
+// field (each keyword's rule names its types); the counts, which take a
+// whole number, and the numeric bounds, which take a number.
 var (
 	genericTagKeys = set("title", "description", "type", "anchor", "oneof_required", "anyof_required", "oneof_ref", "oneof_type", "anyof_ref", "anyof_type")
-	typeTagKeys    = map[string]map[string]bool{
-		"string":  set("minLength", "maxLength", "pattern", "format", "readOnly", "writeOnly", "default", "example", "enum"),
-		"number":  set("multipleOf", "minimum", "maximum", "exclusiveMaximum", "exclusiveMinimum", "default", "example", "enum"),
-		"integer": set("multipleOf", "minimum", "maximum", "exclusiveMaximum", "exclusiveMinimum", "default", "example", "enum"),
-		"array":   set("minItems", "maxItems", "uniqueItems", "default", "format", "pattern"),
-		"boolean": set("default"),
-		"object":  {},
-	}
-	countKeys  = set("minLength", "maxLength", "minItems", "maxItems")
-	numberKeys = set("multipleOf", "minimum", "maximum", "exclusiveMaximum", "exclusiveMinimum")
+	typeTagKeys    = func() map[string]map[string]bool {
+		m := map[string]map[string]bool{"string": {}, "number": {}, "integer": {}, "array": {}, "boolean": {}, "object": {}}
+		for typ := range m {
+			m[typ] = set(schemamodel.With(func(r schemamodel.Rule) bool { return slices.Contains(r.Tags, typ) })...)
+		}
+		return m
+	}()
+	countKeys  = set(schemamodel.With(func(r schemamodel.Rule) bool { return r.Bound.Unit != "" && len(r.Tags) > 0 })...)
+	numberKeys = set(schemamodel.With(func(r schemamodel.Rule) bool { return r.Bound.Words != "" && r.Bound.Unit == "" })...)
 )
 
 func set(words ...string) map[string]bool {

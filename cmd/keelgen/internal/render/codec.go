@@ -60,18 +60,6 @@ type codecState struct {
 // standing for true (anything).
 type node = *schemamodel.Schema
 
-// checked are the keywords generated code checks.
-var checked = map[string]bool{
-	"type": true, "enum": true, "const": true,
-	"properties": true, "required": true, "additionalProperties": true, "minProperties": true, "maxProperties": true,
-	"items": true, "minItems": true, "maxItems": true, "uniqueItems": true,
-	"minLength": true, "maxLength": true, "pattern": true, "format": true,
-	"minimum": true, "maximum": true, "exclusiveMinimum": true, "exclusiveMaximum": true, "multipleOf": true,
-	"oneOf": true, "anyOf": true, "dependentRequired": true, // on an argument struct, of members: alternatives()
-	"formatMinimum": true, "formatExclusiveMinimum": true, "formatMaximum": true, "formatExclusiveMaximum": true, // textBounds
-	"prefixItems": true, // a //keel:tuple's items: readTuple
-}
-
 func lowerFirst(s string) string { return strings.ToLower(s[:1]) + s[1:] }
 
 // argsType is the type the reader fills: the argument struct, or the one
@@ -249,9 +237,9 @@ func (g *codecs) checkKeywords(n node, ptr string) {
 			if g.side != "output" || !schemamodel.IsUntrusted(n) || !n.Type.Has("string") {
 				g.fail(ptr, "x-keel-untrusted=true marks a text member of a tool's result (came from outside: a page, an email), nothing else")
 			}
-		case !checked[k] && !schemamodel.IsAnnotation(k):
+		case !schemamodel.RuleOf(k).Checked && !schemamodel.IsAnnotation(k):
 			g.fail(ptr, "keyword %q cannot be checked by generated code; describe the value with the keywords keel checks (see the README)", k)
-		case checked[k] && unread && !(k == "items" && raw.Kind() == '[') && k != "dependentRequired" && k != "prefixItems" && !slices.Contains(textBoundKeywords, k):
+		case schemamodel.RuleOf(k).Checked && unread && !(k == "items" && raw.Kind() == '[') && k != "dependentRequired" && k != "prefixItems" && !slices.Contains(textBoundKeywords, k):
 			// (a tuple: itemsNode says so; dependents and textBounds read their own)
 			g.fail(ptr, "keyword %q has a value generated code cannot check (%s)", k, raw)
 		}

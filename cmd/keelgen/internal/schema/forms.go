@@ -14,7 +14,7 @@ import (
 // requestedSchema) allows: at its root, and on each member.
 var (
 	formRootKeywords   = []string{"type", "properties", "required", "additionalProperties", "description"}
-	formMemberKeywords = []string{"type", "title", "description", "default", "minLength", "maxLength", "format", "minimum", "maximum", "enum"}
+	formMemberKeywords = schemamodel.With(func(r schemamodel.Rule) bool { return r.Form })
 	formMemberTypes    = []string{"string", "number", "integer", "boolean"}
 	formFormats        = []string{"email", "uri", "date", "date-time"}
 )

@@ -1,0 +1,170 @@
+package schemamodel
+
+import "fmt"
+
+// Rule is what each reader of keel's schemas does with one keyword: the
+// generated code, MCP's elicitation forms, and each provider's form. A
+// keyword keel learns is one row here, beside its field in fields.go; the
+// readers ask the row, not a list of their own.
+type Rule struct {
+	Name string
+	// Checked: keelgen's generated readers and writers check it; any
+	// other keyword but an annotation is a diagnostic at the field.
+	Checked bool
+	// Bound is how a form that cannot hold the keyword says it in the
+	// member's description: "at least 3 characters".
+	Bound Bound
+	// OpenAI and Anthropic are how their strict modes take it.
+	OpenAI, Anthropic Strict
+	// Gemini is how Gemini's OpenAPI parameters form (genai.Schema) holds
+	// it; GeminiCode is a keyword whose conversion is code of its own
+	// (internal/forms' geminiRules).
+	Gemini Gemini
+	// Form: a member of an MCP elicitation form (its restricted schema)
+	// may have it.
+	Form bool
+	// Patch: a change of it is a patch in the reviewer's diff, words the
+	// model reads that constrain nothing; a change of any other keyword is
+	// graded as a constraint (major on the arguments).
+	Patch bool
+	// Tags are the JSON types of the fields on which the schema reflector
+	// (invopop/jsonschema) reads the keyword from a jsonschema tag; it
+	// drops it on any other, which keelgen says at the tag.
+	Tags []string
+}
+
+// Bound says a bound in words: Words, the value, then Unit, plural
+// past one ("at most", "item": "at most 3 items").
+type Bound struct{ Words, Unit string }
+
+// Strict is how a strict mode takes a keyword.
+type Strict int
+
+const (
+	StrictKeep   Strict = iota // as written
+	StrictWords                // moved into the description (Bound)
+	StrictRefuse               // no words stand for it: the tool is offered non-strict
+	StrictCode                 // the form's own code decides (format, uniqueItems, ...)
+)
+
+// Gemini is how Gemini's parameters form holds a keyword.
+type Gemini int
+
+const (
+	GeminiDrop   Gemini = iota // no member, no words: a note says it was dropped
+	GeminiKeep                 // a member of genai.Schema, as written
+	GeminiFloat                // a member holding a float64
+	GeminiWhole                // a member holding an int64, written whole
+	GeminiWords                // said in the description (Bound)
+	GeminiCode                 // the form's own code converts it
+	GeminiSilent               // an annotation it has no member for and a model no use for
+)
+
+// rules are the keywords whose treatment differs between readers, in the
+// order With lists them: the bounds in the order a description says them
+// (lower before upper), then the rest. A keyword absent here is an
+// annotation (IsAnnotation) or one no reader takes: refused by generated
+// code, dropped by Gemini, kept as written by the strict modes.
+var rules = []Rule{
+	{Name: "minimum", Checked: true, Bound: Bound{"at least", ""}, Anthropic: StrictWords, Gemini: GeminiFloat, Form: true, Tags: []string{"number", "integer"}},
+	{Name: "exclusiveMinimum", Checked: true, Bound: Bound{"more than", ""}, Anthropic: StrictWords, Gemini: GeminiWords, Tags: []string{"number", "integer"}},
+	{Name: "maximum", Checked: true, Bound: Bound{"at most", ""}, Anthropic: StrictWords, Gemini: GeminiFloat, Form: true, Tags: []string{"number", "integer"}},
+	{Name: "exclusiveMaximum", Checked: true, Bound: Bound{"less than", ""}, Anthropic: StrictWords, Gemini: GeminiWords, Tags: []string{"number", "integer"}},
+	{Name: "multipleOf", Checked: true, Bound: Bound{"a multiple of", ""}, Anthropic: StrictWords, Gemini: GeminiWords, Tags: []string{"number", "integer"}},
+	{Name: "minLength", Checked: true, Bound: Bound{"at least", "character"}, OpenAI: StrictWords, Anthropic: StrictWords, Gemini: GeminiWhole, Form: true, Tags: []string{"string"}},
+	{Name: "maxLength", Checked: true, Bound: Bound{"at most", "character"}, OpenAI: StrictWords, Anthropic: StrictWords, Gemini: GeminiWhole, Form: true, Tags: []string{"string"}},
+	{Name: "minItems", Checked: true, Bound: Bound{"at least", "item"}, Anthropic: StrictCode, Gemini: GeminiWhole, Tags: []string{"array"}}, // Anthropic takes 0 and 1
+	{Name: "maxItems", Checked: true, Bound: Bound{"at most", "item"}, Anthropic: StrictWords, Gemini: GeminiWhole, Tags: []string{"array"}},
+	{Name: "minProperties", Checked: true, Bound: Bound{"at least", "member"}, OpenAI: StrictWords, Anthropic: StrictWords, Gemini: GeminiWhole},
+	{Name: "maxProperties", Checked: true, Bound: Bound{"at most", "member"}, OpenAI: StrictWords, Anthropic: StrictWords, Gemini: GeminiWhole},
+
+	{Name: "type", Checked: true, Gemini: GeminiCode, Form: true},
+	{Name: "enum", Checked: true, Gemini: GeminiCode, Form: true, Tags: []string{"string", "number", "integer"}},
+	{Name: "const", Checked: true, Gemini: GeminiCode},
+	{Name: "properties", Checked: true, Gemini: GeminiCode},
+	{Name: "required", Checked: true, Gemini: GeminiCode},
+	{Name: "additionalProperties", Checked: true, Gemini: GeminiCode},
+	{Name: "items", Checked: true, Gemini: GeminiCode},
+	{Name: "prefixItems", Checked: true, OpenAI: StrictRefuse, Anthropic: StrictRefuse, Gemini: GeminiCode}, // a //keel:tuple's items
+	{Name: "oneOf", Checked: true, OpenAI: StrictCode, Anthropic: StrictRefuse, Gemini: GeminiCode},         // alternatives of required members, said in words first
+	{Name: "anyOf", Checked: true, OpenAI: StrictCode, Anthropic: StrictCode, Gemini: GeminiCode},
+	{Name: "dependentRequired", Checked: true, OpenAI: StrictCode, Anthropic: StrictCode, Gemini: GeminiCode},
+	{Name: "pattern", Checked: true, Gemini: GeminiKeep, Tags: []string{"string", "array"}},
+	{Name: "format", Checked: true, OpenAI: StrictCode, Anthropic: StrictCode, Gemini: GeminiCode, Form: true, Tags: []string{"string", "array"}},
+	{Name: "uniqueItems", Checked: true, OpenAI: StrictCode, Anthropic: StrictCode, Gemini: GeminiCode, Tags: []string{"array"}},
+
+	// A duration's or a decimal text's bounds, compared in its own form
+	// (ajv-formats' names).
+	{Name: "formatMinimum", Checked: true, OpenAI: StrictCode, Anthropic: StrictCode, Gemini: GeminiCode},
+	{Name: "formatExclusiveMinimum", Checked: true, OpenAI: StrictCode, Anthropic: StrictCode, Gemini: GeminiCode},
+	{Name: "formatMaximum", Checked: true, OpenAI: StrictCode, Anthropic: StrictCode, Gemini: GeminiCode},
+	{Name: "formatExclusiveMaximum", Checked: true, OpenAI: StrictCode, Anthropic: StrictCode, Gemini: GeminiCode},
+
+	// Annotations: genai.Schema has a member for some.
+	{Name: "description", Gemini: GeminiKeep, Form: true, Patch: true},
+	{Name: "title", Gemini: GeminiKeep, Form: true, Patch: true},
+	{Name: "default", Gemini: GeminiKeep, Form: true, Patch: true, Tags: []string{"string", "number", "integer", "array", "boolean"}},
+	{Name: "example", Gemini: GeminiKeep, Tags: []string{"string", "number", "integer"}},
+	{Name: "examples", Gemini: GeminiSilent, Patch: true},
+	{Name: "$comment", Gemini: GeminiSilent, Patch: true},
+	{Name: "$schema", Gemini: GeminiSilent},
+	{Name: "$id", Gemini: GeminiSilent},
+
+	// Annotations the reflector reads from a string field's tag.
+	{Name: "readOnly", Tags: []string{"string"}},
+	{Name: "writeOnly", Tags: []string{"string"}},
+
+	// Keywords no generated code checks and no strict mode takes.
+	{Name: "patternProperties", OpenAI: StrictRefuse, Anthropic: StrictRefuse},
+	{Name: "propertyNames", OpenAI: StrictRefuse, Anthropic: StrictRefuse},
+	{Name: "unevaluatedProperties", OpenAI: StrictRefuse, Anthropic: StrictRefuse},
+	{Name: "unevaluatedItems", OpenAI: StrictRefuse, Anthropic: StrictRefuse},
+	{Name: "contains", OpenAI: StrictRefuse, Anthropic: StrictRefuse},
+	{Name: "minContains", OpenAI: StrictRefuse, Anthropic: StrictRefuse},
+	{Name: "maxContains", OpenAI: StrictRefuse, Anthropic: StrictRefuse},
+	{Name: "allOf", OpenAI: StrictRefuse, Anthropic: StrictRefuse},
+	{Name: "not", OpenAI: StrictRefuse, Anthropic: StrictRefuse},
+	{Name: "if", OpenAI: StrictRefuse, Anthropic: StrictRefuse},
+	{Name: "then", OpenAI: StrictRefuse, Anthropic: StrictRefuse},
+	{Name: "else", OpenAI: StrictRefuse, Anthropic: StrictRefuse},
+	{Name: "dependentSchemas", OpenAI: StrictRefuse, Anthropic: StrictRefuse},
+}
+
+// RuleOf is keyword's rule; the zero Rule for one no reader takes.
+func RuleOf(keyword string) Rule { return ruleByName[keyword] }
+
+var ruleByName = func() map[string]Rule {
+	m := make(map[string]Rule, len(rules))
+	for _, r := range rules {
+		m[r.Name] = r
+	}
+	return m
+}()
+
+// Said is keyword's bound of value v in words ("at most 3 items"), or ""
+// for a keyword that is no bound.
+func Said(keyword, v string) string {
+	b := RuleOf(keyword).Bound
+	if b.Words == "" {
+		return ""
+	}
+	if b.Unit == "" {
+		return fmt.Sprintf("%s %s", b.Words, v)
+	}
+	unit := b.Unit
+	if v != "1" {
+		unit += "s"
+	}
+	return fmt.Sprintf("%s %s %s", b.Words, v, unit)
+}
+
+// With lists, in the rules' order, the keywords whose rule passes ok.
+func With(ok func(Rule) bool) []string {
+	var out []string
+	for _, r := range rules {
+		if ok(r) {
+			out = append(out, r.Name)
+		}
+	}
+	return out
+}
