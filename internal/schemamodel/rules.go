@@ -27,6 +27,9 @@ type Rule struct {
 	// model reads that constrain nothing; a change of any other keyword is
 	// graded as a constraint (major on the arguments).
 	Patch bool
+	// On are the JSON types of the values generated code checks the
+	// keyword on, when not every type's; on another it is a diagnostic.
+	On []string
 	// Tags are the JSON types of the fields on which the schema reflector
 	// (invopop/jsonschema) reads the keyword from a jsonschema tag; it
 	// drops it on any other, which keelgen says at the tag.
@@ -123,7 +126,7 @@ var rules = []Rule{
 	{Name: "minContains", OpenAI: StrictRefuse, Anthropic: StrictRefuse},
 	{Name: "maxContains", OpenAI: StrictRefuse, Anthropic: StrictRefuse},
 	{Name: "allOf", OpenAI: StrictRefuse, Anthropic: StrictRefuse},
-	{Name: "not", OpenAI: StrictRefuse, Anthropic: StrictRefuse},
+	{Name: "not", Checked: true, OpenAI: StrictRefuse, Anthropic: StrictRefuse, On: []string{"string"}}, // a string's reserved values: not {enum} or {const}
 	{Name: "if", OpenAI: StrictRefuse, Anthropic: StrictRefuse},
 	{Name: "then", OpenAI: StrictRefuse, Anthropic: StrictRefuse},
 	{Name: "else", OpenAI: StrictRefuse, Anthropic: StrictRefuse},

@@ -62,6 +62,12 @@ type StringArgs struct {
 	Stamp time.Time `json:"stamp,omitzero"`
 }
 
+// JSONSchemaExtend reserves a host name: not localhost (not over an enum).
+func (StringArgs) JSONSchemaExtend(s *jsonschema.Schema) {
+	host, _ := s.Properties.Get("host")
+	host.Not = &jsonschema.Schema{Enum: []any{"localhost"}}
+}
+
 // Version is a constant.
 type Version string
 
@@ -72,7 +78,7 @@ func (Version) JSONSchema() *jsonschema.Schema {
 
 // Returns its arguments.
 //
-//keel:tool name=strings version=1.0 effect=read
+//keel:tool name=strings version=2.0 effect=read
 func Strings(ctx context.Context, args StringArgs) (StringArgs, error) {
 	Calls.Add(1)
 	return args, nil

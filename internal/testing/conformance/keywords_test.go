@@ -49,6 +49,8 @@ var keywordCases = []struct {
 	{generated.ToolStrings, `{"code":"ab","v6":"fe80::1%eth0"}`, "/v6 format"},
 	{generated.ToolStrings, `{"code":"ab","host":"api.example.com"}`, ""},
 	{generated.ToolStrings, `{"code":"ab","host":"-api.example.com"}`, "/host format"},
+	{generated.ToolStrings, `{"code":"ab","host":"localhost"}`, "/host not"},
+	{generated.ToolStrings, `{"code":"ab","host":"localhost.example"}`, ""},
 	{generated.ToolStrings, `{"code":"ab","stamp":"2024-02-29T12:00:00.5+02:00"}`, ""},
 	{generated.ToolStrings, `{"code":"ab","stamp":"2024-02-29"}`, "/stamp format"},
 	{generated.ToolStrings, `{"code":"ab","stamp":"2016-12-31T23:59:60Z"}`, "/stamp range"}, // a leap second: time.Time cannot hold it

@@ -103,6 +103,9 @@ func (g *codecs) stringChecks(n node, ptr, hint string) []check {
 		}
 		out = append(out, check{keyword: "pattern", pattern: g.pattern(re, hint)})
 	}
+	if n.Not != nil {
+		out = append(out, g.notCheck(n.Not, ptr))
+	}
 	if f := n.Format; f != "" {
 		if !wire.HasFormat(f) {
 			g.fail(ptr, "format %q cannot be checked (keel checks %s)", f, strings.Join(knownFormats(), ", "))
@@ -110,6 +113,23 @@ func (g *codecs) stringChecks(n node, ptr, hint string) []check {
 		out = append(out, check{keyword: "format", text: f})
 	}
 	return out
+}
+
+// notCheck plans not over an enum or a const of strings: the values a
+// string may not be (reserved names).
+func (g *codecs) notCheck(not node, ptr string) check {
+	e := enumValues(not)
+	if e == nil || len(assertions(not)) != 1 {
+		g.fail(ptr, "not is checked by generated code as not {\"enum\": [...]} or not {\"const\": ...} of strings")
+		return check{keyword: "not"}
+	}
+	var values []any
+	for _, v := range e.values {
+		if s, ok := v.(string); ok {
+			values = append(values, s)
+		}
+	}
+	return check{keyword: "not", values: values}
 }
 
 // enumCheck is enum or const over the values of the value's type; with none

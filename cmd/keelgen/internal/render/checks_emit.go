@@ -17,6 +17,10 @@ func emitStringChecks(cs []check, s jen.Code) []jen.Code {
 		switch c.keyword {
 		case "enum", "const":
 			out = append(out, emitEnum(c, s))
+		case "not":
+			if len(c.values) > 0 {
+				out = append(out, jen.Switch(s).Block(jen.Case(literals(c.values)...).Block(returnWireFail("not"))))
+			}
 		case "minLength", "maxLength":
 			out = append(out, failIf(jen.Qual(wirePkg, "Length").Call(s).Op(c.op).Lit(c.n), c.keyword))
 		case "pattern":
@@ -122,8 +126,16 @@ func emitEnum(c check, v jen.Code) jen.Code {
 	if c.always {
 		return returnWireFail(c.keyword)
 	}
+	return jen.Switch(v).Block(
+		jen.Case(literals(c.values)...),
+		jen.Default().Block(returnWireFail(c.keyword)),
+	)
+}
+
+// literals are values of an enum, a const or a not as Go literals.
+func literals(values []any) []jen.Code {
 	var lits []jen.Code
-	for _, x := range c.values {
+	for _, x := range values {
 		switch x := x.(type) {
 		case *big.Int:
 			lits = append(lits, intLit(x))
@@ -131,10 +143,7 @@ func emitEnum(c check, v jen.Code) jen.Code {
 			lits = append(lits, jen.Lit(x))
 		}
 	}
-	return jen.Switch(v).Block(
-		jen.Case(lits...),
-		jen.Default().Block(returnWireFail(c.keyword)),
-	)
+	return lits
 }
 
 // returnWireFail prints the failed check of keyword: return wire.Fail("keyword").

@@ -201,6 +201,11 @@ func (g *codecs) kindOf(t types.Type, n node, ptr string) (kind, bool) {
 		g.fail(ptr, "keyword \"prefixItems\" is checked by generated code only as a //keel:tuple struct's items")
 	}
 	g.checkKeywords(n, ptr)
+	for _, kw := range n.Keywords() {
+		if on := schemamodel.RuleOf(kw).On; len(on) > 0 && !holder && !slices.Contains(on, jsonTypeOf[k]) {
+			g.fail(ptr, "keyword %q is checked by generated code on a %s only", kw, strings.Join(on, " or "))
+		}
+	}
 	if (k != kStruct && !holder && k != kUnion) || (k == kStruct && g.side != "input") {
 		for _, kw := range []string{"oneOf", "anyOf", "dependentRequired"} {
 			if n.Has(kw) {

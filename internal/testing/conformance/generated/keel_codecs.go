@@ -3821,6 +3821,10 @@ func readStringArgsHost(d *wire.Decoder, v *string) error {
 	if err != nil {
 		return err
 	}
+	switch s {
+	case "localhost":
+		return wire.Fail("not")
+	}
 	if err := wire.CheckFormat("hostname", s); err != nil {
 		return err
 	}
@@ -4048,6 +4052,10 @@ func writeStringArgsV6(e *wire.Encoder, v *string) error {
 
 func writeStringArgsHost(e *wire.Encoder, v *string) error {
 	s := *v
+	switch s {
+	case "localhost":
+		return wire.Fail("not")
+	}
 	if err := wire.CheckFormat("hostname", s); err != nil {
 		return err
 	}

@@ -19,7 +19,7 @@ const _ = runtime.IsAtLeastVersion0_6_0
 
 // SetDigest identifies this exact tool set: the set_digest of keel.lock.json.
 // The executor recomputes it from the embedded contracts before it accepts a call.
-const SetDigest = "sha256:4235405e718028d65ca47a0ea630ac4c2b036ed0f290453b6999c284ac6d8662"
+const SetDigest = "sha256:51184c8d4fe2f78f4679634075316b2c7df70249b76c7c35706fcd372ac13fc5"
 
 // Tool names. Harness code that names a tool by its constant stops compiling
 // when the tool is removed.
@@ -170,7 +170,7 @@ var toolSpecs = [...]runtime.ToolSpec{
 	{
 		Info: runtime.ToolInfo{
 			Name:        ToolStrings,
-			Version:     "1.0",
+			Version:     "2.0",
 			Effect:      runtime.EffectRead,
 			Description: "Returns its arguments.",
 		},
