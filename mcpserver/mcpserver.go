@@ -142,11 +142,7 @@ func New(exec *runtime.Executor, opts Options) *Server {
 	h := &handler{exec: exec, context: opts.Context, progressEvery: opts.ProgressInterval, approvals: opts.Approvals, request: opts.RequestContext,
 		inputs:     newInputs(opts.StateSecret, opts.Approvals, exec),
 		unmigrated: map[string]bool{}, impl: &mcp.Implementation{Name: opts.Name, Version: opts.Version}, log: opts.Logger}
-	for _, name := range opts.Unmigrated {
-		if exec.ToolSet().Lookup(name) == nil {
-			h.unmigrated[name] = true
-		}
-	}
+	h.readTools(opts.Unmigrated)
 	if opts.Tasks != nil {
 		h.tasks = newTaskServer(*opts.Tasks, exec.ToolSet(), h.inputs.secret)
 		caps.Extensions = map[string]any{TasksExtension: map[string]any{}}
@@ -335,6 +331,7 @@ type handler struct {
 	tasks         *taskServer // nil: no call is a task
 	request       func(context.Context, *mcp.CallToolRequest) context.Context
 	unmigrated    map[string]bool // the SDK's tools, served until they move
+	noTextCopy    map[string]bool // the tools whose data a 2026-07-28 client gets once (text=none)
 	impl          *mcp.Implementation
 	log           *slog.Logger
 	// levels are the log levels the clients of HTTP sessions set
@@ -498,6 +495,24 @@ func callIDOf(p *mcp.CallToolParamsRaw) string {
 	return id
 }
 
+// readTools notes, once, the unmigrated tools keel's set does not have, and
+// the tools whose data a 2026-07-28 client gets once (text=none).
+func (h *handler) readTools(unmigrated []string) {
+	for _, name := range unmigrated {
+		if h.exec.ToolSet().Lookup(name) == nil {
+			h.unmigrated[name] = true
+		}
+	}
+	for _, t := range h.exec.ToolSet().Tools() {
+		if info := t.Info(); info.NoTextCopy {
+			if h.noTextCopy == nil {
+				h.noTextCopy = map[string]bool{}
+			}
+			h.noTextCopy[info.Name] = true
+		}
+	}
+}
+
 // reply is the executor's result as the protocol carries it; a call the
 // policy sent for approval asks the client's person when ask (the client
 // takes elicitation, and no person answered yet). revision: the request is
@@ -518,7 +533,7 @@ func (h *handler) reply(ctx context.Context, ec runtime.ExecutionContext, r runt
 		return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: resultjson.Content(r)}}}, nil
 	default:
 		res := &mcp.CallToolResult{StructuredContent: json.RawMessage(r.Data), Content: contentBlocks(r.Content)}
-		if !revision || !h.noTextCopy(r.ToolName) {
+		if !revision || !h.noTextCopy[r.ToolName] {
 			text := r.Text // the author's words for the result (MCPText), else its JSON
 			if text == "" {
 				text = string(resultjson.Data(r))
@@ -530,13 +545,6 @@ func (h *handler) reply(ctx context.Context, ec runtime.ExecutionContext, r runt
 		}
 		return res, nil
 	}
-}
-
-// noTextCopy reports a tool whose data a 2026-07-28 client gets in
-// structuredContent alone (text=none).
-func (h *handler) noTextCopy(name string) bool {
-	t := h.exec.ToolSet().Lookup(name)
-	return t != nil && t.Info().NoTextCopy
 }
 
 // contentBlocks writes a result's checked content blocks as MCP's, in order

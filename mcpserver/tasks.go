@@ -334,20 +334,30 @@ func (h *handler) taskCall(ctx context.Context, req *mcp.CallToolRequest) (res m
 		}
 		return t.result(rec, "task"), nil, true
 	}
+	return h.runHere(ctx, req, rec), nil, true
+}
+
+// runHere starts a task's call on this replica and answers the tools/call
+// that created it: with the task, or, for a tool whose questions come
+// before its task (AskFirst), with a question asked in time, the task
+// withdrawn.
+func (h *handler) runHere(ctx context.Context, req *mcp.CallToolRequest, rec taskstore.Record) mcp.Result {
+	t := h.tasks
 	run := *req
 	params := *req.Params
 	run.Params = &params
-	if _, revision := req.Params.Meta[mcp.MetaKeyProtocolVersion]; t.askFirst[name] <= 0 || !revision {
+	wait := t.askFirst[req.Params.Name]
+	if _, revision := req.Params.Meta[mcp.MetaKeyProtocolVersion]; wait <= 0 || !revision {
 		h.startTask(ctx, rec.ID, &run, nil)
-		return t.result(rec, "task"), nil, true
+		return t.result(rec, "task")
 	}
 	first := newFirstRound()
 	h.startTask(ctx, rec.ID, &run, first)
-	if asked := first.wait(t.askFirst[name]); asked != nil {
+	if asked := first.wait(wait); asked != nil {
 		t.withdraw(ctx, rec.ID)
-		return asked, nil, true
+		return asked
 	}
-	return t.result(rec, "task"), nil, true
+	return t.result(rec, "task")
 }
 
 // firstRound hands a task's first question to the tools/call that
@@ -713,13 +723,20 @@ func (h *handler) answerTask(ctx context.Context, id string, req *mcp.ServerRequ
 		h.startTask(ctx, id, again, nil)
 		return nil
 	}
+	h.startNextRun(ctx, id, run, again)
+	return nil
+}
+
+// startNextRun starts a runner's run of task id with the answers in
+// again, keeping every round's answers in the task for a question the run
+// asks next (collect): the runner's result names only the new ones.
+func (h *handler) startNextRun(ctx context.Context, id, run string, again *mcp.CallToolRequest) {
+	t := h.tasks
 	ec, call, _, err := h.callOf(ctx, again)
 	if err != nil {
-		t.record(ctx, id, run, retry.Name, retry.Arguments, nil, err)
-		return nil // the task reads failed
+		t.record(ctx, id, run, again.Params.Name, again.Params.Arguments, nil, err)
+		return // the task reads failed
 	}
-	// The run's answers, every round's, kept for a question it asks next
-	// (collect): the runner's result names only the new ones.
 	if _, err := t.Store.UpdateTask(ctx, id, func(r *taskstore.Record) bool {
 		if r.Run != run {
 			return false
@@ -730,7 +747,6 @@ func (h *handler) answerTask(ctx context.Context, id string, req *mcp.ServerRequ
 		t.Logger.LogAttrs(ctx, slog.LevelWarn, "keel: a task's answers could not be kept; a question it asks next starts over", slog.String("task", id), slog.Any("error", err))
 	}
 	t.startRun(ctx, id, run, ec, call)
-	return nil
 }
 
 // nextRun names a task's next run on a runner: the task's id, then -2, -3

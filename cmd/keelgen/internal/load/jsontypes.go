@@ -110,14 +110,7 @@ func (c *schemaChecker) check(t types.Type, path string, pos token.Pos) {
 	case *types.Struct:
 		c.checkStruct(t, path)
 	case *types.Interface:
-		switch {
-		case t.Empty() && c.output:
-			// An open value: JSON data a library decoded, written as it is.
-		case t.Empty():
-			c.report(pos, path, "an open value (any) is allowed in a result only: a model's arguments are members the schema declares")
-		default:
-			c.report(pos, path, "interface type has no JSON Schema (use a concrete type, or give the type a JSONSchema method)")
-		}
+		c.checkInterface(t, path, pos)
 	case *types.Chan:
 		c.report(pos, path, "channels cannot be sent as JSON")
 	case *types.Signature:
@@ -126,6 +119,18 @@ func (c *schemaChecker) check(t types.Type, path string, pos token.Pos) {
 		c.report(pos, path, "type parameters have no JSON Schema")
 	default:
 		c.report(pos, path, "type %s has no JSON Schema", types.TypeString(t, c.qualifier))
+	}
+}
+
+// checkInterface allows any in a result, an open value (JSON data a
+// library decoded, written as it is), and no other interface.
+func (c *schemaChecker) checkInterface(t *types.Interface, path string, pos token.Pos) {
+	switch {
+	case t.Empty() && c.output:
+	case t.Empty():
+		c.report(pos, path, "an open value (any) is allowed in a result only: a model's arguments are members the schema declares")
+	default:
+		c.report(pos, path, "interface type has no JSON Schema (use a concrete type, or give the type a JSONSchema method)")
 	}
 }
 

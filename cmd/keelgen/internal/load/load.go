@@ -50,15 +50,7 @@ func Load(dir string, patterns ...string) (*model.Package, []model.Diagnostic, e
 	texts, diags := textDirectives(pkgs)
 	out.TextTypes = texts
 	var files []*ast.File
-	// Unions first: whether a struct is one decides how every tool's
-	// types are checked, in whichever package the tool is.
-	for _, pkg := range pkgs {
-		if len(pkg.Errors) == 0 {
-			l := &loader{pkg: pkg, fset: pkg.Fset, texts: texts, out: out}
-			l.unions(out)
-			diags = append(diags, l.diags...)
-		}
-	}
+	diags = append(diags, unions(pkgs, texts, out)...) // first: a union's fields are checked as alternatives in every package
 	for _, pkg := range pkgs {
 		if len(pkg.Errors) > 0 {
 			ds, err := packageErrors(pkg)

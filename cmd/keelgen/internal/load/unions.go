@@ -6,6 +6,8 @@ import (
 	"go/types"
 	"strings"
 
+	"golang.org/x/tools/go/packages"
+
 	"github.com/keelgen/keel/cmd/keelgen/internal/model"
 )
 
@@ -13,6 +15,19 @@ const unionPrefix = "//keel:union"
 
 // isUnionDirective reports whether a comment line is a //keel:union line.
 func isUnionDirective(text string) bool { return isKeyword(text, unionPrefix) }
+
+// unions records the //keel:union types of every package that loaded.
+func unions(pkgs []*packages.Package, texts model.TextTypes, out *model.Package) []model.Diagnostic {
+	var diags []model.Diagnostic
+	for _, pkg := range pkgs {
+		if len(pkg.Errors) == 0 {
+			l := &loader{pkg: pkg, fset: pkg.Fset, texts: texts, out: out}
+			l.unions(out)
+			diags = append(diags, l.diags...)
+		}
+	}
+	return diags
+}
 
 // unions records the package's //keel:union types.
 func (l *loader) unions(out *model.Package) {

@@ -74,21 +74,29 @@ func emitWriteLeaf(f *codecFunc) []jen.Code {
 			jen.List(jen.Id("b"), jen.Err()).Op(":=").Id("v").Dot("MarshalText").Call(),
 			jen.If(jen.Err().Op("!=").Nil()).Block(returnWireFail("format")),
 			jen.Id("s").Op(":=").String().Parens(jen.Id("b")))
+	case kTime, kRaw, kAny, kMarshaler:
+		return emitWriteOwnForm(f.kind)
+	}
+	return append(body, jen.Return(jen.Nil()))
+}
+
+// emitWriteOwnForm writes a value whose JSON form a library decides: a
+// time, a raw value, an open value, a library type by its MarshalJSON
+// (checked as one JSON value).
+func emitWriteOwnForm(k kind) []jen.Code {
+	switch k {
 	case kTime:
 		return []jen.Code{jen.Return(jen.Id("e").Dot("Time").Call(jen.Op("*").Id("v")))}
 	case kRaw:
 		return []jen.Code{jen.Return(jen.Id("e").Dot("Raw").Call(jen.Op("*").Id("v")))}
 	case kAny:
 		return []jen.Code{jen.Return(jen.Id("e").Dot("Any").Call(jen.Op("*").Id("v")))}
-	case kMarshaler:
-		// The library's own form, checked as one JSON value.
-		return []jen.Code{
-			jen.List(jen.Id("b"), jen.Err()).Op(":=").Id("v").Dot("MarshalJSON").Call(),
-			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Qual(wirePkg, "Failf").Call(jen.Lit("json"), jen.Lit("the type's MarshalJSON failed")))),
-			jen.Return(jen.Id("e").Dot("Raw").Call(jen.Id("b"))),
-		}
 	}
-	return append(body, jen.Return(jen.Nil()))
+	return []jen.Code{
+		jen.List(jen.Id("b"), jen.Err()).Op(":=").Id("v").Dot("MarshalJSON").Call(),
+		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Qual(wirePkg, "Failf").Call(jen.Lit("json"), jen.Lit("the type's MarshalJSON failed")))),
+		jen.Return(jen.Id("e").Dot("Raw").Call(jen.Id("b"))),
+	}
 }
 
 // nilCheck writes null for a nil pointer the schema allows null for, and

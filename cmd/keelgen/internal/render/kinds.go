@@ -44,13 +44,7 @@ var jsonTypeOf = map[kind]string{kString: "string", kBool: "boolean", kInt: "int
 func classify(t types.Type, texts model.TextTypes) (kind, string) {
 	t = types.Unalias(t)
 	if elem, ok := model.NullableElem(t); ok {
-		switch k, why := classify(elem, texts); k {
-		case kString, kBool, kInt, kUint, kFloat, kTime, kText, kDuration:
-			return kNullable, ""
-		case kUnsupported:
-			return k, why
-		}
-		return kUnsupported, fmt.Sprintf("wire.Nullable holds a string, number, boolean or text type, not %s", types.TypeString(elem, qualifier))
+		return classifyNullable(elem, texts)
 	}
 	if n, ok := t.(*types.Named); ok {
 		obj := n.Obj()
@@ -120,6 +114,18 @@ func classify(t types.Type, texts model.TextTypes) (kind, string) {
 		return kArray, ""
 	}
 	return kUnsupported, fmt.Sprintf("type %s has no generated reader", types.TypeString(t, nil))
+}
+
+// classifyNullable says how a wire.Nullable of elem reads and writes: one
+// of a scalar, or why not.
+func classifyNullable(elem types.Type, texts model.TextTypes) (kind, string) {
+	switch k, why := classify(elem, texts); k {
+	case kString, kBool, kInt, kUint, kFloat, kTime, kText, kDuration:
+		return kNullable, ""
+	case kUnsupported:
+		return k, why
+	}
+	return kUnsupported, fmt.Sprintf("wire.Nullable holds a string, number, boolean or text type, not %s", types.TypeString(elem, qualifier))
 }
 
 // bits is the size of a numeric Go type.

@@ -59,7 +59,7 @@ func formProblem(doc []byte) string {
 			return fmt.Sprintf("member %q is %s; a form's members are strings, numbers, integers and booleans (an array, an object or a union is a tool's argument, not a form's)", p.Name, describe(m.Type))
 		}
 		if k := outside(m, formMemberKeywords); k != "" {
-			return fmt.Sprintf("member %q has %s, which MCP's form members cannot carry (they carry %s)", p.Name, k, strings.Join(formMemberKeywords[1:], ", "))
+			return fmt.Sprintf("member %q has %s, which MCP's form members cannot carry (they carry %s)", p.Name, k, strings.Join(slices.DeleteFunc(slices.Clone(formMemberKeywords), func(k string) bool { return k == "type" }), ", "))
 		}
 		if m.Enum != nil && m.Type[0] != "string" {
 			return fmt.Sprintf("member %q has an enum of %ss; MCP's forms choose among strings only", p.Name, m.Type[0])

@@ -243,7 +243,8 @@ func program(pkg *model.Package) ([]byte, error) {
 		),
 		jen.Return(jen.Lit("")),
 	)
-	enumHelpers(f, pkg.TextTypes, pkg.Module)
+	enumHelpers(f, pkg.TextTypes)
+	openHelpers(f, pkg.Module)
 	// reflectType is a top-level function, not a closure in main: a closure
 	// called twice per tool makes the compiler's inliner re-walk all of main
 	// for each call, quadratic in the number of tools.
@@ -333,7 +334,7 @@ func enumValues(f *jen.File, enums []model.Enum) {
 
 // enumHelpers writes the reflector's Mapper for enum types and the pass
 // that turns its marks into enums.
-func enumHelpers(f *jen.File, declared model.TextTypes, module string) {
+func enumHelpers(f *jen.File, declared model.TextTypes) {
 	schema := jen.Op("*").Qual(reflectorPkg, "Schema")
 	implements := func(iface jen.Code) jen.Code {
 		return jen.Id("p").Dot("Implements").Call(jen.Qual("reflect", "TypeFor").Types(iface).Call())
@@ -391,6 +392,34 @@ func enumHelpers(f *jen.File, declared model.TextTypes, module string) {
 			jen.Id("Extras"): jen.Map(jen.String()).Any().Values(jen.Dict{jen.Lit(enumMark): jen.Id("values")}),
 		})),
 	)
+	f.Comment("applyEnums gives each marked schema its constants as enum, unless a tag gave one.")
+	f.Func().Id("applyEnums").Params(jen.Id("s").Add(schema)).Block(
+		jen.If(jen.Id("s").Op("==").Nil()).Block(jen.Return()),
+		jen.If(jen.List(jen.Id("v"), jen.Id("ok")).Op(":=").Id("s").Dot("Extras").Index(jen.Lit(enumMark)), jen.Id("ok")).Block(
+			jen.Delete(jen.Id("s").Dot("Extras"), jen.Lit(enumMark)),
+			jen.If(jen.Len(jen.Id("s").Dot("Extras")).Op("==").Lit(0)).Block(jen.Id("s").Dot("Extras").Op("=").Nil()),
+			jen.If(jen.Len(jen.Id("s").Dot("Enum")).Op("==").Lit(0)).Block(jen.Id("s").Dot("Enum").Op("=").Id("v").Assert(jen.Index().Any())),
+		),
+		// Oldest and Next, not FromOldest: invopop v0.13's ordered map
+		// (wk8) has only these, and Genkit's dependencies need v0.13.
+		jen.If(jen.Id("s").Dot("Properties").Op("!=").Nil()).Block(
+			jen.For(jen.Id("p").Op(":=").Id("s").Dot("Properties").Dot("Oldest").Call(), jen.Id("p").Op("!=").Nil(), jen.Id("p").Op("=").Id("p").Dot("Next").Call()).Block(jen.Id("applyEnums").Call(jen.Id("p").Dot("Value"))),
+		),
+		jen.For(jen.List(jen.Id("_"), jen.Id("sub")).Op(":=").Range().Add(jen.Index().Add(schema)).Values(jen.Id("s").Dot("Items"), jen.Id("s").Dot("AdditionalProperties"), jen.Id("s").Dot("Not"))).Block(jen.Id("applyEnums").Call(jen.Id("sub"))),
+		jen.For(jen.List(jen.Id("_"), jen.Id("list")).Op(":=").Range().Index().Index().Add(schema).Values(jen.Id("s").Dot("AllOf"), jen.Id("s").Dot("AnyOf"), jen.Id("s").Dot("OneOf"), jen.Id("s").Dot("PrefixItems"))).Block(
+			jen.For(jen.List(jen.Id("_"), jen.Id("sub")).Op(":=").Range().Id("list")).Block(jen.Id("applyEnums").Call(jen.Id("sub"))),
+		),
+	)
+}
+
+// openHelpers writes the Mapper's helpers for a wire.Nullable (its value's
+// schema, marked to take null) and for a library's type written by its own
+// MarshalJSON (an open schema).
+func openHelpers(f *jen.File, module string) {
+	schema := jen.Op("*").Qual(reflectorPkg, "Schema")
+	implements := func(iface jen.Code) jen.Code {
+		return jen.Id("p").Dot("Implements").Call(jen.Qual("reflect", "TypeFor").Types(iface).Call())
+	}
 	f.Comment("mainModule is the handler's module: a type outside it is a library's.")
 	f.Const().Id("mainModule").Op("=").Lit(module)
 	f.Comment("libraryMarshaler reports a library's type written by its own MarshalJSON, which the reflector knows nothing of.")
@@ -429,24 +458,6 @@ func enumHelpers(f *jen.File, declared model.TextTypes, module string) {
 		d[jen.Qual("reflect", "Float32")] = jen.Lit("number")
 		d[jen.Qual("reflect", "Float64")] = jen.Lit("number")
 	}))
-	f.Comment("applyEnums gives each marked schema its constants as enum, unless a tag gave one.")
-	f.Func().Id("applyEnums").Params(jen.Id("s").Add(schema)).Block(
-		jen.If(jen.Id("s").Op("==").Nil()).Block(jen.Return()),
-		jen.If(jen.List(jen.Id("v"), jen.Id("ok")).Op(":=").Id("s").Dot("Extras").Index(jen.Lit(enumMark)), jen.Id("ok")).Block(
-			jen.Delete(jen.Id("s").Dot("Extras"), jen.Lit(enumMark)),
-			jen.If(jen.Len(jen.Id("s").Dot("Extras")).Op("==").Lit(0)).Block(jen.Id("s").Dot("Extras").Op("=").Nil()),
-			jen.If(jen.Len(jen.Id("s").Dot("Enum")).Op("==").Lit(0)).Block(jen.Id("s").Dot("Enum").Op("=").Id("v").Assert(jen.Index().Any())),
-		),
-		// Oldest and Next, not FromOldest: invopop v0.13's ordered map
-		// (wk8) has only these, and Genkit's dependencies need v0.13.
-		jen.If(jen.Id("s").Dot("Properties").Op("!=").Nil()).Block(
-			jen.For(jen.Id("p").Op(":=").Id("s").Dot("Properties").Dot("Oldest").Call(), jen.Id("p").Op("!=").Nil(), jen.Id("p").Op("=").Id("p").Dot("Next").Call()).Block(jen.Id("applyEnums").Call(jen.Id("p").Dot("Value"))),
-		),
-		jen.For(jen.List(jen.Id("_"), jen.Id("sub")).Op(":=").Range().Add(jen.Index().Add(schema)).Values(jen.Id("s").Dot("Items"), jen.Id("s").Dot("AdditionalProperties"), jen.Id("s").Dot("Not"))).Block(jen.Id("applyEnums").Call(jen.Id("sub"))),
-		jen.For(jen.List(jen.Id("_"), jen.Id("list")).Op(":=").Range().Index().Index().Add(schema).Values(jen.Id("s").Dot("AllOf"), jen.Id("s").Dot("AnyOf"), jen.Id("s").Dot("OneOf"), jen.Id("s").Dot("PrefixItems"))).Block(
-			jen.For(jen.List(jen.Id("_"), jen.Id("sub")).Op(":=").Range().Id("list")).Block(jen.Id("applyEnums").Call(jen.Id("sub"))),
-		),
-	)
 }
 
 // programDir is where the program seems to live, inside the handler

@@ -54,8 +54,14 @@ func New() *mcp.Server {
 			}
 			return nil, annotation{DashboardUID: in.DashboardUID, Count: n}, nil
 		})
-	// A raw tool: its schema written out, its arguments read by hand, so
-	// that a null folder (to the root) is told apart from none (stay).
+	addRawTools(s)
+	return s
+}
+
+// addRawTools adds the tools written as raw AddTool, as github-mcp-server
+// writes its own: each schema written out, the arguments read by hand.
+func addRawTools(s *mcp.Server) {
+	// A null folder (to the root) is told apart from none (stay).
 	s.AddTool(&mcp.Tool{Name: "file_dashboard", Description: "Moves a dashboard into a folder, or out of every folder.",
 		InputSchema: json.RawMessage(`{"type":"object","properties":{` +
 			`"uid":{"type":"string","description":"The dashboard."},` +
@@ -109,5 +115,4 @@ func New() *mcp.Server {
 			out, _ := json.Marshal(in)
 			return &mcp.CallToolResult{StructuredContent: json.RawMessage(out), Content: []mcp.Content{&mcp.TextContent{Text: string(out)}}}, nil
 		})
-	return s
 }
