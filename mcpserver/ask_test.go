@@ -222,17 +222,7 @@ func TestATasksHandlerAsksAndIsAnsweredInParts(t *testing.T) {
 	}
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
-	rpc := func(method, params, name string) map[string]json.RawMessage {
-		t.Helper()
-		body := `{"jsonrpc":"2.0","id":1,"method":"` + method + `","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28",` +
-			`"io.modelcontextprotocol/clientCapabilities":{"elicitation":{},"sampling":{},"roots":{},"extensions":{"io.modelcontextprotocol/tasks":{}}}},` + params + `}}`
-		r := post(t, srv.URL, body, map[string]string{"Mcp-Protocol-Version": "2026-07-28", "Mcp-Method": method, "Mcp-Name": name})
-		var reply struct{ Result map[string]json.RawMessage }
-		if json.Unmarshal([]byte(r.body), &reply) != nil || reply.Result == nil {
-			t.Fatalf("%s: %d %s", method, r.status, r.body)
-		}
-		return reply.Result
-	}
+	rpc := answeringRPC(t, srv.URL)
 	var id string
 	json.Unmarshal(rpc("tools/call", `"name":"book","arguments":{}`, "book")["taskId"], &id)
 	waiting := func(want ...string) {
@@ -272,6 +262,23 @@ func TestATasksHandlerAsksAndIsAnsweredInParts(t *testing.T) {
 	})
 	if done.Load() != 1 {
 		t.Fatalf("ran %d times to the end", done.Load())
+	}
+}
+
+// answeringRPC sends requests of the 2026-07-28 revision to url from a
+// client that takes elicitation, sampling, roots and tasks, and returns
+// each result (a JSON-RPC error fails the test).
+func answeringRPC(t *testing.T, url string) func(method, params, name string) map[string]json.RawMessage {
+	return func(method, params, name string) map[string]json.RawMessage {
+		t.Helper()
+		body := `{"jsonrpc":"2.0","id":1,"method":"` + method + `","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28",` +
+			`"io.modelcontextprotocol/clientCapabilities":{"elicitation":{},"sampling":{},"roots":{},"extensions":{"io.modelcontextprotocol/tasks":{}}}},` + params + `}}`
+		r := post(t, url, body, map[string]string{"Mcp-Protocol-Version": "2026-07-28", "Mcp-Method": method, "Mcp-Name": name})
+		var reply struct{ Result map[string]json.RawMessage }
+		if json.Unmarshal([]byte(r.body), &reply) != nil || reply.Result == nil {
+			t.Fatalf("%s: %d %s", method, r.status, r.body)
+		}
+		return reply.Result
 	}
 }
 
@@ -319,17 +326,7 @@ func TestQuestionsBeforeTheTaskExists(t *testing.T) {
 	}
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
-	rpc := func(method, params, name string) map[string]json.RawMessage {
-		t.Helper()
-		body := `{"jsonrpc":"2.0","id":1,"method":"` + method + `","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28",` +
-			`"io.modelcontextprotocol/clientCapabilities":{"elicitation":{},"sampling":{},"roots":{},"extensions":{"io.modelcontextprotocol/tasks":{}}}},` + params + `}}`
-		r := post(t, srv.URL, body, map[string]string{"Mcp-Protocol-Version": "2026-07-28", "Mcp-Method": method, "Mcp-Name": name})
-		var reply struct{ Result map[string]json.RawMessage }
-		if json.Unmarshal([]byte(r.body), &reply) != nil || reply.Result == nil {
-			t.Fatalf("%s: %d %s", method, r.status, r.body)
-		}
-		return reply.Result
-	}
+	rpc := answeringRPC(t, srv.URL)
 
 	first := rpc("tools/call", `"name":"book","arguments":{}`, "book")
 	var state string

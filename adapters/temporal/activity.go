@@ -66,11 +66,7 @@ func (a *executorActivity) execute(ctx context.Context, req Request) (runtime.To
 	beat := newHeartbeater(ctx, version, info.HeartbeatTimeout)
 	defer beat.stop()
 	ctx, stopProgress := report.WithProgress(ctx, beat.progress, 0)
-	call := req.Call
-	if req.Accepts != 0 { // the client's kinds, which the call's JSON does not carry
-		call.Accepts = req.Accepts
-	}
-	r := a.exec.Execute(ctx, ec, call)
+	r := a.exec.Execute(ctx, ec, req.toolCall())
 	stopProgress()
 
 	code := r.Code()

@@ -56,6 +56,16 @@ type Request struct {
 	Accepts ask.Kinds `json:"accepts,omitempty"`
 }
 
+// toolCall is the call as the executor runs it: with the client's kinds,
+// which the call's JSON does not carry.
+func (r Request) toolCall() runtime.ToolCall {
+	call := r.Call
+	if r.Accepts != 0 {
+		call.Accepts = r.Accepts
+	}
+	return call
+}
+
 // requestOf is the activity's input for call: its Accepts read once.
 func requestOf(ec runtime.ExecutionContext, call runtime.ToolCall) Request {
 	r := Request{Context: ec, Call: call}

@@ -59,11 +59,7 @@ func taskWorkflow(ctx workflow.Context, in taskInput) (runtime.ToolResult, error
 	if in.HeartbeatTimeout > 0 {
 		ctx = workflow.WithHeartbeatTimeout(ctx, in.HeartbeatTimeout)
 	}
-	call := in.Call
-	if in.Accepts != 0 {
-		call.Accepts = in.Accepts
-	}
-	return Execute(ctx, in.Context, call)
+	return Execute(ctx, in.Context, in.toolCall())
 }
 
 // StartTask starts the run's workflow; one that exists (running or ended)

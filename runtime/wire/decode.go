@@ -213,7 +213,11 @@ func (d *Decoder) Int(bits int) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	n, err := strconv.ParseInt(string(d.integral(lit)), 10, bits)
+	digits := lit
+	if d.lax { // the check inline, the lax reading out of the common path
+		digits = integral(lit)
+	}
+	n, err := strconv.ParseInt(string(digits), 10, bits)
 	if err != nil {
 		return 0, intError(lit, "int", bits)
 	}
@@ -226,17 +230,22 @@ func (d *Decoder) Uint(bits int) (uint64, error) {
 	if err != nil {
 		return 0, err
 	}
-	n, err := strconv.ParseUint(string(d.integral(lit)), 10, bits)
+	digits := lit
+	if d.lax {
+		digits = integral(lit)
+	}
+	n, err := strconv.ParseUint(string(digits), 10, bits)
 	if err != nil {
 		return 0, intError(lit, "uint", bits)
 	}
 	return n, nil
 }
 
-// integral is lit as an integer's digits when d reads laxly and lit, with
-// a fraction or an exponent, is an integer in value (2.0, 2e1); else lit.
-func (d *Decoder) integral(lit []byte) []byte {
-	if !d.lax || !bytes.ContainsAny(lit, ".eE") {
+// integral is lit as an integer's digits, for a decoder that reads
+// laxly, when lit, with a fraction or an exponent, is an integer in value
+// (2.0, 2e1); else lit.
+func integral(lit []byte) []byte {
+	if !bytes.ContainsAny(lit, ".eE") {
 		return lit
 	}
 	r, ok := new(big.Rat).SetString(string(lit))
