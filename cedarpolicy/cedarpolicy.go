@@ -20,7 +20,6 @@ package cedarpolicy
 import (
 	"bytes"
 	"context"
-	"encoding"
 	"encoding/json"
 	"fmt"
 	"math/big"
@@ -30,11 +29,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/cedar-policy/cedar-go"
-	jsonv2 "github.com/go-json-experiment/json"
-	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/keelgen/keel/internal/schemamodel"
 	"github.com/keelgen/keel/runtime"
@@ -136,16 +132,13 @@ func (p *Policy) Decide(ctx context.Context, req runtime.PolicyRequest) runtime.
 // request builds the Cedar request and entities of a call, always with the
 // same shape.
 func (p *Policy) request(ctx context.Context, req runtime.PolicyRequest) (cedar.Request, cedar.EntityMap, error) {
-	// Judge the value the handler will receive, not the literal: a float64
-	// member sent as 599999999999999.9999 is 6e14 to the handler, and a
-	// float32 member sent as 4999.9999 is 5000.
-	doc := req.Arguments
-	if req.Value != nil {
-		v, err := jsonv2.Marshal(req.Value, valueForm)
-		if err != nil {
-			return cedar.Request{}, nil, fmt.Errorf("arguments: %w", err)
-		}
-		doc = v
+	// Judge the value the handler will receive, as the reader accepted it,
+	// not the literal: a float64 member sent as 599999999999999.9999 is
+	// 6e14 to the handler, a float32 member sent as 4999.9999 is 5000, and
+	// a union member is its one value.
+	doc, err := req.ValueJSON()
+	if err != nil {
+		return cedar.Request{}, nil, fmt.Errorf("arguments: %w", err)
 	}
 	args, err := jsonToCedar(doc, p.schemas.get(req.Tool.InputSchema))
 	if err != nil {
@@ -189,24 +182,6 @@ func (p *Policy) request(ctx context.Context, req runtime.PolicyRequest) (cedar.
 		}),
 	}, entities, nil
 }
-
-// valueForm writes the decoded arguments in the JSON form keel reads them
-// in: a time.Duration as its text ("2s"; json v2 has none by default, and
-// every call with one was denied), and a text type as its text, whatever
-// JSON methods it also has (a //keel:text type such as decimal.Decimal).
-// json v2 writes a nil pointer as null before either is called.
-var valueForm = jsonv2.WithMarshalers(jsonv2.JoinMarshalers(
-	jsonv2.MarshalToFunc(func(enc *jsontext.Encoder, d time.Duration) error {
-		return enc.WriteToken(jsontext.String(d.String()))
-	}),
-	jsonv2.MarshalToFunc(func(enc *jsontext.Encoder, t encoding.TextMarshaler) error {
-		text, err := t.MarshalText()
-		if err != nil {
-			return err
-		}
-		return enc.WriteToken(jsontext.String(string(text)))
-	}),
-))
 
 // jsonToCedar converts validated arguments, guided by the tool's input
 // schema: objects to records, arrays to sets, null members left out, and

@@ -53,6 +53,11 @@ func (c *createTicketArgsCall) Arguments() any {
 	return &c.args
 }
 
+// WriteArguments writes the checked argument value as JSON, each member as the reader accepted it: what the policy reads.
+func (c *createTicketArgsCall) WriteArguments(e *wire.Encoder) error {
+	return writeCreateTicketArgs(e, &c.args)
+}
+
 func (c *createTicketArgsCall) Run(ctx context.Context) (err error) {
 	c.result, err = c.handler(ctx, c.args)
 	return err
@@ -84,6 +89,11 @@ type lookupIncidentArgsCall struct {
 // Arguments is the checked argument value, as the policy judges it.
 func (c *lookupIncidentArgsCall) Arguments() any {
 	return &c.args
+}
+
+// WriteArguments writes the checked argument value as JSON, each member as the reader accepted it: what the policy reads.
+func (c *lookupIncidentArgsCall) WriteArguments(e *wire.Encoder) error {
+	return writeLookupIncidentArgs(e, &c.args)
 }
 
 func (c *lookupIncidentArgsCall) Run(ctx context.Context) (err error) {
@@ -203,6 +213,20 @@ func writeTicketStatus(e *wire.Encoder, v *string) error {
 	return e.String(s)
 }
 
+func writeCreateTicketArgs(e *wire.Encoder, v *CreateTicketArgs) error {
+	e.ObjectStart()
+	e.Member(`"incident_id":`)
+	if err := writeIncidentID(e, &v.IncidentID); err != nil {
+		return wire.At(err, "incident_id")
+	}
+	e.Member(`"summary":`)
+	if err := writeString(e, &v.Summary); err != nil {
+		return wire.At(err, "summary")
+	}
+	e.ObjectEnd()
+	return nil
+}
+
 func readLookupIncidentArgs(d *wire.Decoder, v *example.LookupIncidentArgs) error {
 	if err := d.ObjectStart(); err != nil {
 		return err
@@ -285,6 +309,16 @@ func writeIncidentEvidence(e *wire.Encoder, v *[]string) error {
 		}
 	}
 	e.ArrayEnd()
+	return nil
+}
+
+func writeLookupIncidentArgs(e *wire.Encoder, v *example.LookupIncidentArgs) error {
+	e.ObjectStart()
+	e.Member(`"incident_id":`)
+	if err := writeIncidentID(e, &v.IncidentID); err != nil {
+		return wire.At(err, "incident_id")
+	}
+	e.ObjectEnd()
 	return nil
 }
 

@@ -212,7 +212,7 @@ func (c *callRun) validatedInput() (wire.Call, error) {
 // with a grant for exactly this call.
 func (c *callRun) policy(ec ExecutionContext, args wire.Call) bool {
 	e := c.e
-	req := PolicyRequest{CallID: c.call.ID, Tool: *c.info, Context: ec, Arguments: c.call.Arguments}
+	req := PolicyRequest{CallID: c.call.ID, Tool: *c.info, Context: ec, Arguments: c.call.Arguments, call: args}
 	if v, ok := args.(argumentValuer); ok {
 		req.Value = v.Arguments()
 	}

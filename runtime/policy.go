@@ -2,7 +2,14 @@ package runtime
 
 import (
 	"context"
+	"encoding"
 	"sync/atomic"
+	"time"
+
+	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/keelgen/keel/runtime/wire"
 )
 
 // Effect says whether a tool only reads or also changes the world.
@@ -72,7 +79,10 @@ type PolicyRequest struct {
 	// the decoded, checked argument value (a float already rounded to the Go
 	// type's precision). A policy that compares numbers should judge this,
 	// not the literal (cedarpolicy does). Nil when the call does not offer it.
+	// To judge members as JSON, read ValueJSON.
 	Value any
+
+	call wire.Call // the checked call, which writes ValueJSON
 }
 
 // argumentValuer is a Call that offers its decoded argument value to the
@@ -80,6 +90,54 @@ type PolicyRequest struct {
 type argumentValuer interface {
 	Arguments() any
 }
+
+// argumentWriter is a Call that writes its checked argument value as
+// JSON; generated calls do, each member as their reader accepted it.
+type argumentWriter interface {
+	WriteArguments(e *wire.Encoder) error
+}
+
+// ValueJSON is the arguments as the handler receives them, written as
+// JSON: each member the value the generated reader accepted (a union as
+// its one value, a Nullable as null or its value, a lax number as a
+// number, a text type as its text, a float rounded to its Go type). A
+// policy that judges members reads this, not Arguments (cedarpolicy
+// does). It is written when asked, so a policy that never asks pays
+// nothing; a call that offers no value gives Arguments.
+func (r PolicyRequest) ValueJSON() ([]byte, error) {
+	if w, ok := r.call.(argumentWriter); ok {
+		var e wire.Encoder
+		// The value is never much longer than what was read: a number
+		// respelled, a text type's text.
+		e.Reset(4*len(r.Arguments) + 4096)
+		if err := w.WriteArguments(&e); err != nil {
+			return nil, err
+		}
+		return e.Bytes(), e.Cap()
+	}
+	if r.Value != nil {
+		return jsonv2.Marshal(r.Value, valueForm)
+	}
+	return r.Arguments, nil
+}
+
+// valueForm writes a decoded value (Handle's, or generated code's from
+// before WriteArguments) in the JSON form keel reads it in: a
+// time.Duration as its text ("2s"; json v2 has none by default), and a
+// text type as its text, whatever JSON methods it also has. json v2 writes
+// a nil pointer as null before either is called.
+var valueForm = jsonv2.WithMarshalers(jsonv2.JoinMarshalers(
+	jsonv2.MarshalToFunc(func(enc *jsontext.Encoder, d time.Duration) error {
+		return enc.WriteToken(jsontext.String(d.String()))
+	}),
+	jsonv2.MarshalToFunc(func(enc *jsontext.Encoder, t encoding.TextMarshaler) error {
+		text, err := t.MarshalText()
+		if err != nil {
+			return err
+		}
+		return enc.WriteToken(jsontext.String(string(text)))
+	}),
+))
 
 // Decision is a policy's answer. Reason goes to the protected and audit
 // logs only, never to the model.

@@ -91,6 +91,11 @@ func emitShapes(f *jen.File, shapes []shapeCheck) {
 //		return &c.args
 //	}
 //
+//	// WriteArguments writes the checked argument value as JSON, each member as the reader accepted it: what the policy reads.
+//	func (c *lookupIncidentArgsCall) WriteArguments(e *wire.Encoder) error {
+//		return writeLookupIncidentArgs(e, &c.args)
+//	}
+//
 //	func (c *lookupIncidentArgsCall) Run(ctx context.Context) (err error) {
 //		c.result, err = c.handler(ctx, c.args)
 //		return err
@@ -124,6 +129,12 @@ func emitCall(f *jen.File, c callPlan) {
 		jen.Comment("Arguments is the checked argument value, as the policy judges it."),
 		jen.Func().Params(jen.Id("c").Op("*").Id(c.call)).Id("Arguments").Params().Any().Block(
 			jen.Return(jen.Op("&").Id("c").Dot("args")),
+		),
+		jen.Line(),
+		jen.Comment("WriteArguments writes the checked argument value as JSON, each member as the reader accepted it: what the policy reads."),
+		jen.Func().Params(jen.Id("c").Op("*").Id(c.call)).Id("WriteArguments").Params(jen.Id("e").Op("*").Qual(wirePkg, "Encoder")).
+			Error().Block(
+			jen.Return(jen.Id(c.writeArgs).Call(jen.Id("e"), jen.Op("&").Id("c").Dot("args"))),
 		),
 		jen.Line(),
 		jen.Func().Params(jen.Id("c").Op("*").Id(c.call)).Id("Run").Params(jen.Id("ctx").Qual("context", "Context")).

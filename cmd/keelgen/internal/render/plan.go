@@ -49,6 +49,7 @@ type shapeField struct {
 // writer, and the type of their calls.
 type callPlan struct {
 	handler, call, read, write string
+	writeArgs                  string // the writer of the checked arguments, as the policy reads them
 	handlerType, args, result  jen.Code
 	content                    bool // the result is a runtime.WithContent: write its Data, hand on its Content
 	text                       bool // the result has MCPText: hand on its text
@@ -172,6 +173,7 @@ func planCodecs(pkg *model.Package, schemas map[string]model.Schemas) (*codecPla
 		read := input.reader(argsType(t), in, "", t.ArgsTypeName())
 		output := &codecs{codecState: g, tool: t, side: "output", defs: schemamodel.DefsOf(out)}
 		write := output.writer(t.Result, out, "", t.Ident()+"Result")
+		writeArgs := input.writer(argsType(t), in, "", t.ArgsTypeName()) // for the policy, after the result's: what was generated before keeps its place
 		if t.OwnText && holdsUntrusted(out) {
 			output.fail("", "the result has untrusted members and an MCPText method: its text would carry text from outside without the marks the model reads it between; drop MCPText, or the x-keel-untrusted members")
 		}
@@ -188,7 +190,7 @@ func planCodecs(pkg *model.Package, schemas map[string]model.Schemas) (*codecPla
 		}
 		b = g.unique(b)
 		bindersByKey[k], p.binders[t.Name] = b, b
-		p.calls = append(p.calls, g.planCall(t, b, read, write))
+		p.calls = append(p.calls, g.planCall(t, b, read, write, writeArgs))
 	}
 	for _, f := range pkg.Forms {
 		fp, err := g.planForm(f, schemas[model.FormKey(f)].Input)
@@ -284,7 +286,7 @@ func step(write bool, k kind) planStep {
 func (g *codecs) codec(write bool, t types.Type, n node, ptr, hint string) string {
 	dir, id := "read", key("read", t, n)+"|"+g.argsKey(t)
 	if write {
-		dir, id = "write", key("write", t, n)
+		dir, id = "write", key("write", t, n)+"|"+g.argsKey(t)
 	}
 	k, ok := g.kindOf(t, n, ptr)
 	if !ok {
@@ -298,10 +300,10 @@ func (g *codecs) codec(write bool, t types.Type, n node, ptr, hint string) strin
 }
 
 // planCall names the call type of the tools bound with handler.
-func (g *codecState) planCall(t *model.Tool, handler, read, write string) callPlan {
+func (g *codecState) planCall(t *model.Tool, handler, read, write, writeArgs string) callPlan {
 	ct := strings.TrimSuffix(handler, "Handler") + "Call"
 	g.taken[ct] = true
-	return callPlan{handler: handler, call: ct, read: read, write: write,
+	return callPlan{handler: handler, call: ct, read: read, write: write, writeArgs: writeArgs,
 		handlerType: handlerType(t), args: gocode.ArgsType(t), result: gocode.TypeCode(t.ResultType()), content: t.Returned != nil, text: t.OwnText}
 }
 

@@ -95,7 +95,7 @@ func (g *codecs) writeStruct(f *codecFunc, t types.Type, n node, ptr, hint strin
 		m := memberPlan{json: fd.json, access: fd.access, required: required[fd.json], omitEmpty: fd.omitEmpty, omitZero: fd.omitZero}
 		at := g.atField(fd)
 		m.fn = at.writer(fd.typ, nodes[i], sub, hint+fieldHint(fd))
-		if fd.omitEmpty && !fd.omitZero {
+		if fd.omitEmpty && !fd.omitZero && g.side == "output" { // arguments read alike under json v1 and v2
 			at.omitEmptyUnderV2(fd, nodes[i], sub)
 		}
 		if fd.omitZero {

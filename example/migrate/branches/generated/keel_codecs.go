@@ -446,6 +446,11 @@ func (c *branchArgsCall) Arguments() any {
 	return &c.args
 }
 
+// WriteArguments writes the checked argument value as JSON, each member as the reader accepted it: what the policy reads.
+func (c *branchArgsCall) WriteArguments(e *wire.Encoder) error {
+	return writeBranchArgs(e, &c.args)
+}
+
 func (c *branchArgsCall) Run(ctx context.Context) (err error) {
 	c.result, err = c.handler(ctx, c.args)
 	return err
@@ -3519,4 +3524,40 @@ func writeSignaturesProtectedBranch(e *wire.Encoder, v *github.SignaturesProtect
 	}
 	e.ObjectEnd()
 	return nil
+}
+
+func writeBranchArgs(e *wire.Encoder, v *branches.BranchArgs) error {
+	e.ObjectStart()
+	e.Member(`"repo":`)
+	if err := writeBranchArgsRepo(e, &v.Repo); err != nil {
+		return wire.At(err, "repo")
+	}
+	e.Member(`"branch":`)
+	if err := writeBranchArgsBranch(e, &v.Branch); err != nil {
+		return wire.At(err, "branch")
+	}
+	e.ObjectEnd()
+	return nil
+}
+
+func writeBranchArgsRepo(e *wire.Encoder, v *string) error {
+	s := *v
+	if wire.Length(s) < 3 {
+		return wire.Fail("minLength")
+	}
+	if wire.Length(s) > 200 {
+		return wire.Fail("maxLength")
+	}
+	return e.String(s)
+}
+
+func writeBranchArgsBranch(e *wire.Encoder, v *string) error {
+	s := *v
+	if wire.Length(s) < 1 {
+		return wire.Fail("minLength")
+	}
+	if wire.Length(s) > 255 {
+		return wire.Fail("maxLength")
+	}
+	return e.String(s)
 }

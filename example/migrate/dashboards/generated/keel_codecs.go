@@ -73,6 +73,11 @@ func (c *annotationArgsCall) Arguments() any {
 	return &c.args
 }
 
+// WriteArguments writes the checked argument value as JSON, each member as the reader accepted it: what the policy reads.
+func (c *annotationArgsCall) WriteArguments(e *wire.Encoder) error {
+	return writeAnnotationArgs(e, &c.args)
+}
+
 func (c *annotationArgsCall) Run(ctx context.Context) (err error) {
 	c.result, err = c.handler(ctx, c.args)
 	return err
@@ -106,6 +111,11 @@ func (c *fileArgsCall) Arguments() any {
 	return &c.args
 }
 
+// WriteArguments writes the checked argument value as JSON, each member as the reader accepted it: what the policy reads.
+func (c *fileArgsCall) WriteArguments(e *wire.Encoder) error {
+	return writeFileArgs(e, &c.args)
+}
+
 func (c *fileArgsCall) Run(ctx context.Context) (err error) {
 	c.result, err = c.handler(ctx, c.args)
 	return err
@@ -137,6 +147,11 @@ type searchArgsCall struct {
 // Arguments is the checked argument value, as the policy judges it.
 func (c *searchArgsCall) Arguments() any {
 	return &c.args
+}
+
+// WriteArguments writes the checked argument value as JSON, each member as the reader accepted it: what the policy reads.
+func (c *searchArgsCall) WriteArguments(e *wire.Encoder) error {
+	return writeSearchArgs(e, &c.args)
 }
 
 func (c *searchArgsCall) Run(ctx context.Context) (err error) {
@@ -175,6 +190,11 @@ type variableArgsCall struct {
 // Arguments is the checked argument value, as the policy judges it.
 func (c *variableArgsCall) Arguments() any {
 	return &c.args
+}
+
+// WriteArguments writes the checked argument value as JSON, each member as the reader accepted it: what the policy reads.
+func (c *variableArgsCall) WriteArguments(e *wire.Encoder) error {
+	return writeVariableArgs(e, &c.args)
 }
 
 func (c *variableArgsCall) Run(ctx context.Context) (err error) {
@@ -287,6 +307,42 @@ func writeInt(e *wire.Encoder, v *int) error {
 	return nil
 }
 
+func writeAnnotationArgs(e *wire.Encoder, v *dashboards.AnnotationArgs) error {
+	e.ObjectStart()
+	e.Member(`"dashboard_uid":`)
+	if err := writeAnnotationArgsDashboardUID(e, &v.DashboardUID); err != nil {
+		return wire.At(err, "dashboard_uid")
+	}
+	e.Member(`"text":`)
+	if err := writeAnnotationArgsText(e, &v.Text); err != nil {
+		return wire.At(err, "text")
+	}
+	e.ObjectEnd()
+	return nil
+}
+
+func writeAnnotationArgsDashboardUID(e *wire.Encoder, v *string) error {
+	s := *v
+	if wire.Length(s) < 1 {
+		return wire.Fail("minLength")
+	}
+	if wire.Length(s) > 100 {
+		return wire.Fail("maxLength")
+	}
+	return e.String(s)
+}
+
+func writeAnnotationArgsText(e *wire.Encoder, v *string) error {
+	s := *v
+	if wire.Length(s) < 1 {
+		return wire.Fail("minLength")
+	}
+	if wire.Length(s) > 2000 {
+		return wire.Fail("maxLength")
+	}
+	return e.String(s)
+}
+
 func readFileArgs(d *wire.Decoder, v *dashboards.FileArgs) error {
 	if err := d.ObjectStart(); err != nil {
 		return err
@@ -362,6 +418,31 @@ func writeDashboard(e *wire.Encoder, v *dashboards.Dashboard) error {
 	}
 	e.ObjectEnd()
 	return nil
+}
+
+func writeFileArgs(e *wire.Encoder, v *dashboards.FileArgs) error {
+	e.ObjectStart()
+	e.Member(`"uid":`)
+	if err := writeAnnotationArgsDashboardUID(e, &v.UID); err != nil {
+		return wire.At(err, "uid")
+	}
+	if !v.Folder.IsZero() {
+		e.Member(`"folder":`)
+		if err := writeFileArgsFolder(e, &v.Folder); err != nil {
+			return wire.At(err, "folder")
+		}
+	}
+	e.ObjectEnd()
+	return nil
+}
+
+func writeFileArgsFolder(e *wire.Encoder, v *wire.Nullable[string]) error {
+	x, ok := v.Get()
+	if !ok {
+		e.Null()
+		return nil
+	}
+	return writeAnnotationArgsDashboardUID(e, &x)
 }
 
 func readSearchArgs(d *wire.Decoder, v *dashboards.SearchArgs) error {
@@ -463,6 +544,46 @@ func writeSearchResultDashboards(e *wire.Encoder, v *[]dashboards.Dashboard) err
 		}
 	}
 	e.ArrayEnd()
+	return nil
+}
+
+func writeSearchArgs(e *wire.Encoder, v *dashboards.SearchArgs) error {
+	e.ObjectStart()
+	e.Member(`"query":`)
+	if err := writeSearchArgsQuery(e, &v.Query); err != nil {
+		return wire.At(err, "query")
+	}
+	{
+		m := e.Member("\"limit\":")
+		if err := writeSearchArgsLimit(e, &v.Limit); err != nil {
+			return wire.At(err, "limit")
+		}
+		e.OmitEmpty(m)
+	}
+	e.ObjectEnd()
+	return nil
+}
+
+func writeSearchArgsQuery(e *wire.Encoder, v *string) error {
+	s := *v
+	if wire.Length(s) < 1 {
+		return wire.Fail("minLength")
+	}
+	if wire.Length(s) > 200 {
+		return wire.Fail("maxLength")
+	}
+	return e.String(s)
+}
+
+func writeSearchArgsLimit(e *wire.Encoder, v *int) error {
+	x := *v
+	if x < 1 {
+		return wire.Fail("minimum")
+	}
+	if x > 100 {
+		return wire.Fail("maximum")
+	}
+	e.Int(int64(x))
 	return nil
 }
 
@@ -579,11 +700,11 @@ func readBool(d *wire.Decoder, v *bool) error {
 func writeVariableArgs(e *wire.Encoder, v *dashboards.VariableArgs) error {
 	e.ObjectStart()
 	e.Member(`"uid":`)
-	if err := writeVariableArgsUID(e, &v.UID); err != nil {
+	if err := writeAnnotationArgsDashboardUID(e, &v.UID); err != nil {
 		return wire.At(err, "uid")
 	}
 	e.Member(`"name":`)
-	if err := writeVariableArgsUID(e, &v.Name); err != nil {
+	if err := writeAnnotationArgsDashboardUID(e, &v.Name); err != nil {
 		return wire.At(err, "name")
 	}
 	e.Member(`"value":`)
@@ -592,17 +713,6 @@ func writeVariableArgs(e *wire.Encoder, v *dashboards.VariableArgs) error {
 	}
 	e.ObjectEnd()
 	return nil
-}
-
-func writeVariableArgsUID(e *wire.Encoder, v *string) error {
-	s := *v
-	if wire.Length(s) < 1 {
-		return wire.Fail("minLength")
-	}
-	if wire.Length(s) > 100 {
-		return wire.Fail("maxLength")
-	}
-	return e.String(s)
 }
 
 func writeValue(e *wire.Encoder, v *dashboards.Value) error {

@@ -205,6 +205,11 @@ func (c *batchArgsCall) Arguments() any {
 	return &c.args
 }
 
+// WriteArguments writes the checked argument value as JSON, each member as the reader accepted it: what the policy reads.
+func (c *batchArgsCall) WriteArguments(e *wire.Encoder) error {
+	return writeBatchArgs(e, &c.args)
+}
+
 func (c *batchArgsCall) Run(ctx context.Context) (err error) {
 	c.result, err = c.handler(ctx, c.args)
 	return err
@@ -236,6 +241,11 @@ type clearArgsCall struct {
 // Arguments is the checked argument value, as the policy judges it.
 func (c *clearArgsCall) Arguments() any {
 	return &c.args
+}
+
+// WriteArguments writes the checked argument value as JSON, each member as the reader accepted it: what the policy reads.
+func (c *clearArgsCall) WriteArguments(e *wire.Encoder) error {
+	return writeClearArgs(e, &c.args)
 }
 
 func (c *clearArgsCall) Run(ctx context.Context) (err error) {
@@ -271,6 +281,11 @@ func (c *collectionArgsCall) Arguments() any {
 	return &c.args
 }
 
+// WriteArguments writes the checked argument value as JSON, each member as the reader accepted it: what the policy reads.
+func (c *collectionArgsCall) WriteArguments(e *wire.Encoder) error {
+	return writeCollectionArgs(e, &c.args)
+}
+
 func (c *collectionArgsCall) Run(ctx context.Context) (err error) {
 	c.result, err = c.handler(ctx, c.args)
 	return err
@@ -302,6 +317,11 @@ type inventoryArgsCall struct {
 // Arguments is the checked argument value, as the policy judges it.
 func (c *inventoryArgsCall) Arguments() any {
 	return &c.args
+}
+
+// WriteArguments writes the checked argument value as JSON, each member as the reader accepted it: what the policy reads.
+func (c *inventoryArgsCall) WriteArguments(e *wire.Encoder) error {
+	return writeInventoryArgs(e, &c.args)
 }
 
 func (c *inventoryArgsCall) Run(ctx context.Context) (err error) {
@@ -337,6 +357,11 @@ func (c *linkArgsCall) Arguments() any {
 	return &c.args
 }
 
+// WriteArguments writes the checked argument value as JSON, each member as the reader accepted it: what the policy reads.
+func (c *linkArgsCall) WriteArguments(e *wire.Encoder) error {
+	return writeLinkArgs(e, &c.args)
+}
+
 func (c *linkArgsCall) Run(ctx context.Context) (err error) {
 	c.result, err = c.handler(ctx, c.args)
 	return err
@@ -368,6 +393,11 @@ type numberArgsCall struct {
 // Arguments is the checked argument value, as the policy judges it.
 func (c *numberArgsCall) Arguments() any {
 	return &c.args
+}
+
+// WriteArguments writes the checked argument value as JSON, each member as the reader accepted it: what the policy reads.
+func (c *numberArgsCall) WriteArguments(e *wire.Encoder) error {
+	return writeNumberArgs(e, &c.args)
 }
 
 func (c *numberArgsCall) Run(ctx context.Context) (err error) {
@@ -403,6 +433,11 @@ func (c *pickArgsCall) Arguments() any {
 	return &c.args
 }
 
+// WriteArguments writes the checked argument value as JSON, each member as the reader accepted it: what the policy reads.
+func (c *pickArgsCall) WriteArguments(e *wire.Encoder) error {
+	return writePickArgs(e, &c.args)
+}
+
 func (c *pickArgsCall) Run(ctx context.Context) (err error) {
 	c.result, err = c.handler(ctx, c.args)
 	return err
@@ -434,6 +469,11 @@ type probeArgsCall struct {
 // Arguments is the checked argument value, as the policy judges it.
 func (c *probeArgsCall) Arguments() any {
 	return &c.args
+}
+
+// WriteArguments writes the checked argument value as JSON, each member as the reader accepted it: what the policy reads.
+func (c *probeArgsCall) WriteArguments(e *wire.Encoder) error {
+	return writeProbeArgs(e, &c.args)
 }
 
 func (c *probeArgsCall) Run(ctx context.Context) (err error) {
@@ -469,6 +509,11 @@ func (c *queryArgsCall) Arguments() any {
 	return &c.args
 }
 
+// WriteArguments writes the checked argument value as JSON, each member as the reader accepted it: what the policy reads.
+func (c *queryArgsCall) WriteArguments(e *wire.Encoder) error {
+	return writeQueryArgs(e, &c.args)
+}
+
 func (c *queryArgsCall) Run(ctx context.Context) (err error) {
 	c.result, err = c.handler(ctx, c.args)
 	return err
@@ -500,6 +545,11 @@ type stringArgsCall struct {
 // Arguments is the checked argument value, as the policy judges it.
 func (c *stringArgsCall) Arguments() any {
 	return &c.args
+}
+
+// WriteArguments writes the checked argument value as JSON, each member as the reader accepted it: what the policy reads.
+func (c *stringArgsCall) WriteArguments(e *wire.Encoder) error {
+	return writeStringArgs(e, &c.args)
 }
 
 func (c *stringArgsCall) Run(ctx context.Context) (err error) {
@@ -535,6 +585,11 @@ func (c *textArgsCall) Arguments() any {
 	return &c.args
 }
 
+// WriteArguments writes the checked argument value as JSON, each member as the reader accepted it: what the policy reads.
+func (c *textArgsCall) WriteArguments(e *wire.Encoder) error {
+	return writeTextArgs(e, &c.args)
+}
+
 func (c *textArgsCall) Run(ctx context.Context) (err error) {
 	c.result, err = c.handler(ctx, c.args)
 	return err
@@ -566,6 +621,11 @@ type unionArgsCall struct {
 // Arguments is the checked argument value, as the policy judges it.
 func (c *unionArgsCall) Arguments() any {
 	return &c.args
+}
+
+// WriteArguments writes the checked argument value as JSON, each member as the reader accepted it: what the policy reads.
+func (c *unionArgsCall) WriteArguments(e *wire.Encoder) error {
+	return writeUnionArgs(e, &c.args)
 }
 
 func (c *unionArgsCall) Run(ctx context.Context) (err error) {
@@ -739,6 +799,74 @@ func writeInt(e *wire.Encoder, v *int) error {
 	x := *v
 	e.Int(int64(x))
 	return nil
+}
+
+func writeBatchArgs(e *wire.Encoder, v *conformance.BatchArgs) error {
+	e.ObjectStart()
+	e.Member(`"rows":`)
+	if err := writeBatchArgsRows(e, &v.Rows); err != nil {
+		return wire.At(err, "rows")
+	}
+	e.ObjectEnd()
+	return nil
+}
+
+func writeBatchArgsRows(e *wire.Encoder, v *[]conformance.Row) error {
+	e.ArrayStart()
+	for i := range *v {
+		e.Elem()
+		if err := writeRow(e, &(*v)[i]); err != nil {
+			return wire.AtIndex(err, i)
+		}
+		if err := e.Cap(); err != nil {
+			return err
+		}
+	}
+	e.ArrayEnd()
+	return nil
+}
+
+func writeRow(e *wire.Encoder, v *conformance.Row) error {
+	e.ObjectStart()
+	e.Member(`"id":`)
+	if err := writeRowID(e, &v.ID); err != nil {
+		return wire.At(err, "id")
+	}
+	e.Member(`"n":`)
+	if err := writeRowN(e, &v.N); err != nil {
+		return wire.At(err, "n")
+	}
+	e.Member(`"text":`)
+	if err := writeString(e, &v.Text); err != nil {
+		return wire.At(err, "text")
+	}
+	e.ObjectEnd()
+	return nil
+}
+
+func writeRowID(e *wire.Encoder, v *string) error {
+	s := *v
+	if !patternRowID.MatchString(s) {
+		return wire.Fail("pattern")
+	}
+	return e.String(s)
+}
+
+func writeRowN(e *wire.Encoder, v *int) error {
+	x := *v
+	if x < 0 {
+		return wire.Fail("minimum")
+	}
+	if x > 1000 {
+		return wire.Fail("maximum")
+	}
+	e.Int(int64(x))
+	return nil
+}
+
+func writeString(e *wire.Encoder, v *string) error {
+	s := *v
+	return e.String(s)
 }
 
 func readClearArgs(d *wire.Decoder, v *conformance.ClearArgs) error {
@@ -1494,11 +1622,6 @@ func writeCollectionArgsTags(e *wire.Encoder, v *[]string) error {
 	return nil
 }
 
-func writeString(e *wire.Encoder, v *string) error {
-	s := *v
-	return e.String(s)
-}
-
 func writeCollectionArgsScores(e *wire.Encoder, v *[]int) error {
 	e.ArrayStart()
 	for i := range *v {
@@ -1805,6 +1928,30 @@ func writeInventoryOwners(e *wire.Encoder, v *map[string][]string) error {
 	return nil
 }
 
+func writeInventoryArgs(e *wire.Encoder, v *conformance.InventoryArgs) error {
+	e.ObjectStart()
+	if v.Pods != 0 {
+		e.Member(`"pods":`)
+		if err := writeInventoryArgsPods(e, &v.Pods); err != nil {
+			return wire.At(err, "pods")
+		}
+	}
+	e.ObjectEnd()
+	return nil
+}
+
+func writeInventoryArgsPods(e *wire.Encoder, v *int) error {
+	x := *v
+	if x < 0 {
+		return wire.Fail("minimum")
+	}
+	if x > 3 {
+		return wire.Fail("maximum")
+	}
+	e.Int(int64(x))
+	return nil
+}
+
 func readLinkArgs(d *wire.Decoder, v *conformance.LinkArgs) error {
 	if err := d.ObjectStart(); err != nil {
 		return err
@@ -1985,6 +2132,62 @@ func writeNesting(e *wire.Encoder, v *conformance.Nesting) error {
 	}
 	e.ArrayEnd()
 	return nil
+}
+
+func writeLinkArgs(e *wire.Encoder, v *conformance.LinkArgs) error {
+	e.ObjectStart()
+	e.Member(`"edges":`)
+	if err := writeLinkArgsEdges(e, &v.Edges); err != nil {
+		return wire.At(err, "edges")
+	}
+	if v.Nest {
+		e.Member(`"nest":`)
+		if err := writeBool(e, &v.Nest); err != nil {
+			return wire.At(err, "nest")
+		}
+	}
+	e.ObjectEnd()
+	return nil
+}
+
+func writeLinkArgsEdges(e *wire.Encoder, v *[]conformance.Edge) error {
+	if len(*v) > 16 {
+		return wire.Fail("maxItems")
+	}
+	e.ArrayStart()
+	for i := range *v {
+		e.Elem()
+		if err := writeEdge(e, &(*v)[i]); err != nil {
+			return wire.AtIndex(err, i)
+		}
+		if err := e.Cap(); err != nil {
+			return err
+		}
+	}
+	e.ArrayEnd()
+	return nil
+}
+
+func writeEdge(e *wire.Encoder, v *conformance.Edge) error {
+	e.ObjectStart()
+	e.Member(`"from":`)
+	if err := writeEdgeFrom(e, &v.From); err != nil {
+		return wire.At(err, "from")
+	}
+	e.Member(`"to":`)
+	if err := writeEdgeFrom(e, &v.To); err != nil {
+		return wire.At(err, "to")
+	}
+	e.ObjectEnd()
+	return nil
+}
+
+func writeEdgeFrom(e *wire.Encoder, v *string) error {
+	s := *v
+	if wire.Length(s) > 16 {
+		return wire.Fail("maxLength")
+	}
+	return e.String(s)
 }
 
 func readNumberArgs(d *wire.Decoder, v *conformance.NumberArgs) error {
@@ -3018,6 +3221,260 @@ func writeReadingLabel(e *wire.Encoder, v *string) error {
 		return wire.Fail("maxLength")
 	}
 	return e.String(s)
+}
+
+func writePickArgs(e *wire.Encoder, v *conformance.PickArgs) error {
+	e.ObjectStart()
+	if v.UID != "" {
+		m := e.Member("\"uid\":")
+		if err := writePickArgsUID(e, &v.UID); err != nil {
+			return wire.At(err, "uid")
+		}
+		e.OmitEmpty(m)
+	}
+	if v.Name != nil && *v.Name != "" {
+		m := e.Member("\"name\":")
+		if err := writeStringPointer(e, &v.Name); err != nil {
+			return wire.At(err, "name")
+		}
+		e.OmitEmpty(m)
+	}
+	if v.Org != 0 {
+		e.Member(`"org":`)
+		if err := writeCollectionArgsPage(e, &v.Org); err != nil {
+			return wire.At(err, "org")
+		}
+	}
+	if v.Slug != "" {
+		m := e.Member("\"slug\":")
+		if err := writeString(e, &v.Slug); err != nil {
+			return wire.At(err, "slug")
+		}
+		e.OmitEmpty(m)
+	}
+	if v.Title != "" {
+		m := e.Member("\"title\":")
+		if err := writeString(e, &v.Title); err != nil {
+			return wire.At(err, "title")
+		}
+		e.OmitEmpty(m)
+	}
+	if len(v.Tags) > 0 {
+		m := e.Member("\"tags\":")
+		if err := writePickArgsTags(e, &v.Tags); err != nil {
+			return wire.At(err, "tags")
+		}
+		e.OmitEmpty(m)
+	}
+	if v.Note != "" {
+		m := e.Member("\"note\":")
+		if err := writeString(e, &v.Note); err != nil {
+			return wire.At(err, "note")
+		}
+		e.OmitEmpty(m)
+	}
+	if v.Author != "" {
+		m := e.Member("\"author\":")
+		if err := writeString(e, &v.Author); err != nil {
+			return wire.At(err, "author")
+		}
+		e.OmitEmpty(m)
+	}
+	if v.Reviewer != nil && *v.Reviewer != "" {
+		m := e.Member("\"reviewer\":")
+		if err := writeStringPointer(e, &v.Reviewer); err != nil {
+			return wire.At(err, "reviewer")
+		}
+		e.OmitEmpty(m)
+	}
+	if v.At != ([2]float64{}) {
+		e.Member(`"at":`)
+		if err := writePickArgsAt(e, &v.At); err != nil {
+			return wire.At(err, "at")
+		}
+	}
+	if v.Codes != nil {
+		m := e.Member("\"codes\":")
+		if err := writePickArgsCodes(e, &v.Codes); err != nil {
+			return wire.At(err, "codes")
+		}
+		e.OmitEmpty(m)
+	}
+	if v.Window != 0 {
+		e.Member(`"window":`)
+		if err := writePickArgsWindow(e, &v.Window); err != nil {
+			return wire.At(err, "window")
+		}
+	}
+	if v.Threshold != nil {
+		m := e.Member("\"threshold\":")
+		if err := writeDecimalPointer(e, &v.Threshold); err != nil {
+			return wire.At(err, "threshold")
+		}
+		e.OmitEmpty(m)
+	}
+	if len(v.Readings) > 0 {
+		m := e.Member("\"readings\":")
+		if err := writePickArgsReadings(e, &v.Readings); err != nil {
+			return wire.At(err, "readings")
+		}
+		e.OmitEmpty(m)
+	}
+	e.ObjectEnd()
+	return nil
+}
+
+func writePickArgsUID(e *wire.Encoder, v *string) error {
+	s := *v
+	if wire.Length(s) > 40 {
+		return wire.Fail("maxLength")
+	}
+	return e.String(s)
+}
+
+func writeStringPointer(e *wire.Encoder, v **string) error {
+	if *v == nil {
+		return wire.Failf("type", "a nil pointer is null, which the schema refuses")
+	}
+	return writeString(e, *v)
+}
+
+func writePickArgsTags(e *wire.Encoder, v *[]string) error {
+	if len(*v) > 4 {
+		return wire.Fail("maxItems")
+	}
+	e.ArrayStart()
+	for i := range *v {
+		e.Elem()
+		if err := writeString(e, &(*v)[i]); err != nil {
+			return wire.AtIndex(err, i)
+		}
+		if err := e.Cap(); err != nil {
+			return err
+		}
+	}
+	e.ArrayEnd()
+	return nil
+}
+
+func writePickArgsAt(e *wire.Encoder, v *[2]float64) error {
+	e.ArrayStart()
+	for i := range *v {
+		e.Elem()
+		if err := writePickArgsAtItem(e, &(*v)[i]); err != nil {
+			return wire.AtIndex(err, i)
+		}
+		if err := e.Cap(); err != nil {
+			return err
+		}
+	}
+	e.ArrayEnd()
+	return nil
+}
+
+func writePickArgsAtItem(e *wire.Encoder, v *float64) error {
+	f := *v
+	lit, err := e.Float(f, 64)
+	if err != nil {
+		return err
+	}
+	if err := wire.Minimum(f, -180.0, "-180", lit); err != nil {
+		return err
+	}
+	if err := wire.Maximum(f, 180.0, "180", lit); err != nil {
+		return err
+	}
+	return nil
+}
+
+func writePickArgsCodes(e *wire.Encoder, v **[3]string) error {
+	if *v == nil {
+		return wire.Failf("type", "a nil pointer is null, which the schema refuses")
+	}
+	return writePickArgsCodes2(e, *v)
+}
+
+func writePickArgsCodes2(e *wire.Encoder, v *[3]string) error {
+	if err := wire.Unique((*v)[:]); err != nil {
+		return err
+	}
+	e.ArrayStart()
+	for i := range *v {
+		e.Elem()
+		if err := writePickArgsCodes2Item(e, &(*v)[i]); err != nil {
+			return wire.AtIndex(err, i)
+		}
+		if err := e.Cap(); err != nil {
+			return err
+		}
+	}
+	e.ArrayEnd()
+	return nil
+}
+
+func writePickArgsCodes2Item(e *wire.Encoder, v *string) error {
+	s := *v
+	if wire.Length(s) > 4 {
+		return wire.Fail("maxLength")
+	}
+	return e.String(s)
+}
+
+func writePickArgsWindow(e *wire.Encoder, v *time.Duration) error {
+	s := v.String()
+	if !patternPickArgsWindow.MatchString(s) {
+		return wire.Fail("pattern")
+	}
+	if err := wire.DurationBound(s, "formatMinimum", 1*time.Minute); err != nil {
+		return err
+	}
+	if err := wire.DurationBound(s, "formatMaximum", 168*time.Hour); err != nil {
+		return err
+	}
+	return e.String(s)
+}
+
+func writeDecimalPointer(e *wire.Encoder, v **decimal.Decimal) error {
+	if *v == nil {
+		return wire.Failf("type", "a nil pointer is null, which the schema refuses")
+	}
+	return writeDecimal(e, *v)
+}
+
+func writeDecimal(e *wire.Encoder, v *decimal.Decimal) error {
+	b, err := v.MarshalText()
+	if err != nil {
+		return wire.Fail("format")
+	}
+	s := string(b)
+	if !patternDecimal.MatchString(s) {
+		return wire.Fail("pattern")
+	}
+	if err := wire.DecimalBound(s, "formatMinimum", "0"); err != nil {
+		return err
+	}
+	if err := wire.DecimalBound(s, "formatExclusiveMaximum", "1e6"); err != nil {
+		return err
+	}
+	return e.String(s)
+}
+
+func writePickArgsReadings(e *wire.Encoder, v *[]conformance.Reading) error {
+	if len(*v) > 3 {
+		return wire.Fail("maxItems")
+	}
+	e.ArrayStart()
+	for i := range *v {
+		e.Elem()
+		if err := writeReading(e, &(*v)[i]); err != nil {
+			return wire.AtIndex(err, i)
+		}
+		if err := e.Cap(); err != nil {
+			return err
+		}
+	}
+	e.ArrayEnd()
+	return nil
 }
 
 func readProbeArgs(d *wire.Decoder, v *conformance.ProbeArgs) error {
@@ -4417,7 +4874,7 @@ func writeTextArgs(e *wire.Encoder, v *conformance.TextArgs) error {
 	}
 	if v.Price != nil {
 		m := e.Member("\"price\":")
-		if err := writeDecimalPointer(e, &v.Price); err != nil {
+		if err := writeTextArgsPrice(e, &v.Price); err != nil {
 			return wire.At(err, "price")
 		}
 		e.OmitEmpty(m)
@@ -4513,14 +4970,14 @@ func writeTextArgsWait(e *wire.Encoder, v *time.Duration) error {
 	return e.String(s)
 }
 
-func writeDecimalPointer(e *wire.Encoder, v **decimal.Decimal) error {
+func writeTextArgsPrice(e *wire.Encoder, v **decimal.Decimal) error {
 	if *v == nil {
 		return wire.Failf("type", "a nil pointer is null, which the schema refuses")
 	}
-	return writeDecimal(e, *v)
+	return writeTextArgsPrice2(e, *v)
 }
 
-func writeDecimal(e *wire.Encoder, v *decimal.Decimal) error {
+func writeTextArgsPrice2(e *wire.Encoder, v *decimal.Decimal) error {
 	b, err := v.MarshalText()
 	if err != nil {
 		return wire.Fail("format")

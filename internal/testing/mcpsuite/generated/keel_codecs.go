@@ -101,6 +101,11 @@ func (c *deleteArgsCall) Arguments() any {
 	return &c.args
 }
 
+// WriteArguments writes the checked argument value as JSON, each member as the reader accepted it: what the policy reads.
+func (c *deleteArgsCall) WriteArguments(e *wire.Encoder) error {
+	return writeDeleteArgs(e, &c.args)
+}
+
 func (c *deleteArgsCall) Run(ctx context.Context) (err error) {
 	c.result, err = c.handler(ctx, c.args)
 	return err
@@ -134,6 +139,11 @@ func (c *noneCall) Arguments() any {
 	return &c.args
 }
 
+// WriteArguments writes the checked argument value as JSON, each member as the reader accepted it: what the policy reads.
+func (c *noneCall) WriteArguments(e *wire.Encoder) error {
+	return writeNone(e, &c.args)
+}
+
 func (c *noneCall) Run(ctx context.Context) (err error) {
 	c.result, err = c.handler(ctx, c.args)
 	return err
@@ -165,6 +175,11 @@ type greetArgsCall struct {
 // Arguments is the checked argument value, as the policy judges it.
 func (c *greetArgsCall) Arguments() any {
 	return &c.args
+}
+
+// WriteArguments writes the checked argument value as JSON, each member as the reader accepted it: what the policy reads.
+func (c *greetArgsCall) WriteArguments(e *wire.Encoder) error {
+	return writeGreetArgs(e, &c.args)
 }
 
 func (c *greetArgsCall) Run(ctx context.Context) (err error) {
@@ -205,6 +220,11 @@ func (c *personCall) Arguments() any {
 	return &c.args
 }
 
+// WriteArguments writes the checked argument value as JSON, each member as the reader accepted it: what the policy reads.
+func (c *personCall) WriteArguments(e *wire.Encoder) error {
+	return writePerson(e, &c.args)
+}
+
 func (c *personCall) Run(ctx context.Context) (err error) {
 	c.result, err = c.handler(ctx, c.args)
 	return err
@@ -238,6 +258,11 @@ func (c *slowArgsCall) Arguments() any {
 	return &c.args
 }
 
+// WriteArguments writes the checked argument value as JSON, each member as the reader accepted it: what the policy reads.
+func (c *slowArgsCall) WriteArguments(e *wire.Encoder) error {
+	return writeSlowArgs(e, &c.args)
+}
+
 func (c *slowArgsCall) Run(ctx context.Context) (err error) {
 	c.result, err = c.handler(ctx, c.args)
 	return err
@@ -269,6 +294,11 @@ type testAudioContentCall struct {
 // Arguments is the checked argument value, as the policy judges it.
 func (c *testAudioContentCall) Arguments() any {
 	return &c.args
+}
+
+// WriteArguments writes the checked argument value as JSON, each member as the reader accepted it: what the policy reads.
+func (c *testAudioContentCall) WriteArguments(e *wire.Encoder) error {
+	return writeNone(e, &c.args)
 }
 
 func (c *testAudioContentCall) Run(ctx context.Context) (err error) {
@@ -309,6 +339,11 @@ func (c *messageArgsCall) Arguments() any {
 	return &c.args
 }
 
+// WriteArguments writes the checked argument value as JSON, each member as the reader accepted it: what the policy reads.
+func (c *messageArgsCall) WriteArguments(e *wire.Encoder) error {
+	return writeMessageArgs(e, &c.args)
+}
+
 func (c *messageArgsCall) Run(ctx context.Context) (err error) {
 	c.result, err = c.handler(ctx, c.args)
 	return err
@@ -340,6 +375,11 @@ type testMultipleContentTypesCall struct {
 // Arguments is the checked argument value, as the policy judges it.
 func (c *testMultipleContentTypesCall) Arguments() any {
 	return &c.args
+}
+
+// WriteArguments writes the checked argument value as JSON, each member as the reader accepted it: what the policy reads.
+func (c *testMultipleContentTypesCall) WriteArguments(e *wire.Encoder) error {
+	return writeNone(e, &c.args)
 }
 
 func (c *testMultipleContentTypesCall) Run(ctx context.Context) (err error) {
@@ -378,6 +418,11 @@ type promptArgsCall struct {
 // Arguments is the checked argument value, as the policy judges it.
 func (c *promptArgsCall) Arguments() any {
 	return &c.args
+}
+
+// WriteArguments writes the checked argument value as JSON, each member as the reader accepted it: what the policy reads.
+func (c *promptArgsCall) WriteArguments(e *wire.Encoder) error {
+	return writePromptArgs(e, &c.args)
 }
 
 func (c *promptArgsCall) Run(ctx context.Context) (err error) {
@@ -450,6 +495,24 @@ func writeString(e *wire.Encoder, v *string) error {
 	return e.String(s)
 }
 
+func writeDeleteArgs(e *wire.Encoder, v *mcpsuite.DeleteArgs) error {
+	e.ObjectStart()
+	e.Member(`"filename":`)
+	if err := writeDeleteArgsFilename(e, &v.Filename); err != nil {
+		return wire.At(err, "filename")
+	}
+	e.ObjectEnd()
+	return nil
+}
+
+func writeDeleteArgsFilename(e *wire.Encoder, v *string) error {
+	s := *v
+	if wire.Length(s) > 200 {
+		return wire.Fail("maxLength")
+	}
+	return e.String(s)
+}
+
 func readNone(d *wire.Decoder, v *mcpsuite.None) error {
 	if err := d.ObjectStart(); err != nil {
 		return err
@@ -467,6 +530,12 @@ func readNone(d *wire.Decoder, v *mcpsuite.None) error {
 	if err := d.End(); err != nil {
 		return err
 	}
+	return nil
+}
+
+func writeNone(e *wire.Encoder, v *mcpsuite.None) error {
+	e.ObjectStart()
+	e.ObjectEnd()
 	return nil
 }
 
@@ -542,6 +611,28 @@ func writeGreeting(e *wire.Encoder, v *mcpsuite.Greeting) error {
 	}
 	e.ObjectEnd()
 	return nil
+}
+
+func writeGreetArgs(e *wire.Encoder, v *mcpsuite.GreetArgs) error {
+	e.ObjectStart()
+	e.Member(`"name":`)
+	if err := writeString(e, &v.Name); err != nil {
+		return wire.At(err, "name")
+	}
+	if v.Region != "" {
+		m := e.Member("\"region\":")
+		if err := writeGreetArgsRegion(e, &v.Region); err != nil {
+			return wire.At(err, "region")
+		}
+		e.OmitEmpty(m)
+	}
+	e.ObjectEnd()
+	return nil
+}
+
+func writeGreetArgsRegion(e *wire.Encoder, v *string) error {
+	s := *v
+	return e.String(s)
 }
 
 func readPerson(d *wire.Decoder, v *mcpsuite.Person) error {
@@ -673,6 +764,61 @@ func writeInt(e *wire.Encoder, v *int) error {
 	return nil
 }
 
+func writePerson(e *wire.Encoder, v *mcpsuite.Person) error {
+	e.ObjectStart()
+	e.Member(`"name":`)
+	if err := writeString(e, &v.Name); err != nil {
+		return wire.At(err, "name")
+	}
+	if v.Address != nil {
+		m := e.Member("\"address\":")
+		if err := writeAddressPointer(e, &v.Address); err != nil {
+			return wire.At(err, "address")
+		}
+		e.OmitEmpty(m)
+	}
+	e.ObjectEnd()
+	return nil
+}
+
+func writeAddressPointer(e *wire.Encoder, v **mcpsuite.Address) error {
+	if *v == nil {
+		return wire.Failf("type", "a nil pointer is null, which the schema refuses")
+	}
+	return writeAddress(e, *v)
+}
+
+func writeAddress(e *wire.Encoder, v *mcpsuite.Address) error {
+	if err := e.Enter(); err != nil {
+		return err
+	}
+	defer e.Leave()
+	e.ObjectStart()
+	if v.Street != "" {
+		m := e.Member("\"street\":")
+		if err := writeString(e, &v.Street); err != nil {
+			return wire.At(err, "street")
+		}
+		e.OmitEmpty(m)
+	}
+	if v.City != "" {
+		m := e.Member("\"city\":")
+		if err := writeString(e, &v.City); err != nil {
+			return wire.At(err, "city")
+		}
+		e.OmitEmpty(m)
+	}
+	if v.Previous != nil {
+		m := e.Member("\"previous\":")
+		if err := writeAddressPointer(e, &v.Previous); err != nil {
+			return wire.At(err, "previous")
+		}
+		e.OmitEmpty(m)
+	}
+	e.ObjectEnd()
+	return nil
+}
+
 func readSlowArgs(d *wire.Decoder, v *mcpsuite.SlowArgs) error {
 	if err := d.ObjectStart(); err != nil {
 		return err
@@ -735,9 +881,32 @@ func readSlowArgsSeconds(d *wire.Decoder, v *int) error {
 	return nil
 }
 
-func writeNone(e *wire.Encoder, v *mcpsuite.None) error {
+func writeSlowArgs(e *wire.Encoder, v *mcpsuite.SlowArgs) error {
 	e.ObjectStart()
+	e.Member(`"seconds":`)
+	if err := writeSlowArgsSeconds(e, &v.Seconds); err != nil {
+		return wire.At(err, "seconds")
+	}
+	if v.Label != "" {
+		m := e.Member("\"label\":")
+		if err := writeDeleteArgsFilename(e, &v.Label); err != nil {
+			return wire.At(err, "label")
+		}
+		e.OmitEmpty(m)
+	}
 	e.ObjectEnd()
+	return nil
+}
+
+func writeSlowArgsSeconds(e *wire.Encoder, v *int) error {
+	x := *v
+	if x < 0 {
+		return wire.Fail("minimum")
+	}
+	if x > 600 {
+		return wire.Fail("maximum")
+	}
+	e.Int(int64(x))
 	return nil
 }
 
@@ -787,6 +956,24 @@ func readMessageArgsMessage(d *wire.Decoder, v *string) error {
 	return nil
 }
 
+func writeMessageArgs(e *wire.Encoder, v *mcpsuite.MessageArgs) error {
+	e.ObjectStart()
+	e.Member(`"message":`)
+	if err := writeMessageArgsMessage(e, &v.Message); err != nil {
+		return wire.At(err, "message")
+	}
+	e.ObjectEnd()
+	return nil
+}
+
+func writeMessageArgsMessage(e *wire.Encoder, v *string) error {
+	s := *v
+	if wire.Length(s) > 2000 {
+		return wire.Fail("maxLength")
+	}
+	return e.String(s)
+}
+
 func readPromptArgs(d *wire.Decoder, v *mcpsuite.PromptArgs) error {
 	if err := d.ObjectStart(); err != nil {
 		return err
@@ -818,6 +1005,16 @@ func readPromptArgs(d *wire.Decoder, v *mcpsuite.PromptArgs) error {
 	if !seen.Prompt {
 		return wire.Missing("prompt")
 	}
+	return nil
+}
+
+func writePromptArgs(e *wire.Encoder, v *mcpsuite.PromptArgs) error {
+	e.ObjectStart()
+	e.Member(`"prompt":`)
+	if err := writeMessageArgsMessage(e, &v.Prompt); err != nil {
+		return wire.At(err, "prompt")
+	}
+	e.ObjectEnd()
 	return nil
 }
 

@@ -5,6 +5,8 @@ package out
 import (
 	"context"
 	"encoding/json"
+	"maps"
+	"slices"
 	"strconv"
 	"time"
 
@@ -63,6 +65,11 @@ func (c *t2faResetArgsCall) Arguments() any {
 	return &c.args
 }
 
+// WriteArguments writes the checked argument value as JSON, each member as the reader accepted it: what the policy reads.
+func (c *t2faResetArgsCall) WriteArguments(e *wire.Encoder) error {
+	return writeT2faResetArgs(e, &c.args)
+}
+
 func (c *t2faResetArgsCall) Run(ctx context.Context) (err error) {
 	c.result, err = c.handler(ctx, c.args)
 	return err
@@ -96,6 +103,11 @@ func (c *searchArgsCall) Arguments() any {
 	return &c.args
 }
 
+// WriteArguments writes the checked argument value as JSON, each member as the reader accepted it: what the policy reads.
+func (c *searchArgsCall) WriteArguments(e *wire.Encoder) error {
+	return writeSearchArgs(e, &c.args)
+}
+
 func (c *searchArgsCall) Run(ctx context.Context) (err error) {
 	c.result, err = c.handler(ctx, c.args)
 	return err
@@ -127,6 +139,11 @@ type tagItemArgsCall struct {
 // Arguments is the checked argument value, as the policy judges it.
 func (c *tagItemArgsCall) Arguments() any {
 	return &c.args
+}
+
+// WriteArguments writes the checked argument value as JSON, each member as the reader accepted it: what the policy reads.
+func (c *tagItemArgsCall) WriteArguments(e *wire.Encoder) error {
+	return writeTagItemArgs(e, &c.args)
 }
 
 func (c *tagItemArgsCall) Run(ctx context.Context) (err error) {
@@ -221,6 +238,16 @@ func writeItemTags(e *wire.Encoder, v *[]string) error {
 		}
 	}
 	e.ArrayEnd()
+	return nil
+}
+
+func writeT2faResetArgs(e *wire.Encoder, v *T2faResetArgs) error {
+	e.ObjectStart()
+	e.Member(`"user_url":`)
+	if err := writeString(e, &v.UserURL); err != nil {
+		return wire.At(err, "user_url")
+	}
+	e.ObjectEnd()
 	return nil
 }
 
@@ -653,6 +680,182 @@ func writeRawMessage(e *wire.Encoder, v *json.RawMessage) error {
 	return e.Raw(*v)
 }
 
+func writeSearchArgs(e *wire.Encoder, v *in.SearchArgs) error {
+	e.ObjectStart()
+	e.Member(`"query":`)
+	if err := writeSearchArgsQuery(e, &v.Query); err != nil {
+		return wire.At(err, "query")
+	}
+	{
+		m := e.Member("\"limit\":")
+		if err := writeSearchArgsLimit(e, &v.Limit); err != nil {
+			return wire.At(err, "limit")
+		}
+		e.OmitEmpty(m)
+	}
+	if v.Since != nil {
+		m := e.Member("\"since\":")
+		if err := writeTimePointer(e, &v.Since); err != nil {
+			return wire.At(err, "since")
+		}
+		e.OmitEmpty(m)
+	}
+	if len(v.Filters) > 0 {
+		m := e.Member("\"filters\":")
+		if err := writeSearchArgsFilters(e, &v.Filters); err != nil {
+			return wire.At(err, "filters")
+		}
+		e.OmitEmpty(m)
+	}
+	e.Member(`"inner":`)
+	if err := writeNested(e, &v.Inner); err != nil {
+		return wire.At(err, "inner")
+	}
+	if v.Order != "" {
+		m := e.Member("\"order\":")
+		if err := writeOrder(e, &v.Order); err != nil {
+			return wire.At(err, "order")
+		}
+		e.OmitEmpty(m)
+	}
+	if len(v.Levels) > 0 {
+		m := e.Member("\"levels\":")
+		if err := writeSearchArgsLevels(e, &v.Levels); err != nil {
+			return wire.At(err, "levels")
+		}
+		e.OmitEmpty(m)
+	}
+	{
+		m := e.Member("\"page\":")
+		if err := writeInt(e, &v.Paging.Page); err != nil {
+			return wire.At(err, "page")
+		}
+		e.OmitEmpty(m)
+	}
+	e.ObjectEnd()
+	return nil
+}
+
+func writeSearchArgsQuery(e *wire.Encoder, v *string) error {
+	s := *v
+	if wire.Length(s) < 1 {
+		return wire.Fail("minLength")
+	}
+	return e.String(s)
+}
+
+func writeSearchArgsLimit(e *wire.Encoder, v *int) error {
+	x := *v
+	if x < 1 {
+		return wire.Fail("minimum")
+	}
+	if x > 100 {
+		return wire.Fail("maximum")
+	}
+	e.Int(int64(x))
+	return nil
+}
+
+func writeTimePointer(e *wire.Encoder, v **time.Time) error {
+	if *v == nil {
+		return wire.Failf("type", "a nil pointer is null, which the schema refuses")
+	}
+	return writeTime(e, *v)
+}
+
+func writeTime(e *wire.Encoder, v *time.Time) error {
+	return e.Time(*v)
+}
+
+func writeSearchArgsFilters(e *wire.Encoder, v *map[string]string) error {
+	e.ObjectStart()
+	// Sorted keys: the same result is the same bytes.
+	for _, k := range slices.Sorted(maps.Keys(*v)) {
+		if err := e.Key(string(k)); err != nil {
+			return err
+		}
+		x := (*v)[k]
+		if err := writeString(e, &x); err != nil {
+			return wire.AtKey(err)
+		}
+		if err := e.Cap(); err != nil {
+			return err
+		}
+	}
+	e.ObjectEnd()
+	return nil
+}
+
+func writeNested(e *wire.Encoder, v *in.Nested) error {
+	e.ObjectStart()
+	e.Member(`"flag":`)
+	if err := writeBool(e, &v.Flag); err != nil {
+		return wire.At(err, "flag")
+	}
+	if len(v.Tags) > 0 {
+		m := e.Member("\"tags\":")
+		if err := writeItemTags(e, &v.Tags); err != nil {
+			return wire.At(err, "tags")
+		}
+		e.OmitEmpty(m)
+	}
+	if v.Owner != "" {
+		m := e.Member("\"owner\":")
+		if err := writeNestedOwner(e, &v.Owner); err != nil {
+			return wire.At(err, "owner")
+		}
+		e.OmitEmpty(m)
+	}
+	e.ObjectEnd()
+	return nil
+}
+
+func writeBool(e *wire.Encoder, v *bool) error {
+	b := bool(*v)
+	e.Bool(b)
+	return nil
+}
+
+func writeNestedOwner(e *wire.Encoder, v *string) error {
+	s := *v
+	if !patternNestedOwner.MatchString(s) {
+		return wire.Fail("pattern")
+	}
+	return e.String(s)
+}
+
+func writeSearchArgsLevels(e *wire.Encoder, v *[]in.Level) error {
+	e.ArrayStart()
+	for i := range *v {
+		e.Elem()
+		if err := writeLevel(e, &(*v)[i]); err != nil {
+			return wire.AtIndex(err, i)
+		}
+		if err := e.Cap(); err != nil {
+			return err
+		}
+	}
+	e.ArrayEnd()
+	return nil
+}
+
+func writeLevel(e *wire.Encoder, v *in.Level) error {
+	x := *v
+	switch x {
+	case 3:
+	default:
+		return wire.Fail("enum")
+	}
+	e.Int(int64(x))
+	return nil
+}
+
+func writeInt(e *wire.Encoder, v *int) error {
+	x := *v
+	e.Int(int64(x))
+	return nil
+}
+
 func readTagItemArgs(d *wire.Decoder, v *TagItemArgs) error {
 	if err := d.ObjectStart(); err != nil {
 		return err
@@ -789,6 +992,62 @@ func readStringPointer(d *wire.Decoder, v **string) error {
 	}
 	*v = x
 	return nil
+}
+
+func writeTagItemArgs(e *wire.Encoder, v *TagItemArgs) error {
+	e.ObjectStart()
+	e.Member(`"item_id":`)
+	if err := writeString(e, &v.ItemID); err != nil {
+		return wire.At(err, "item_id")
+	}
+	e.Member(`"tags":`)
+	if err := writeItemTags(e, &v.Tags); err != nil {
+		return wire.At(err, "tags")
+	}
+	e.Member(`"weight":`)
+	if err := writeFloat64(e, &v.Weight); err != nil {
+		return wire.At(err, "weight")
+	}
+	e.Member(`"at":`)
+	if err := writeTime(e, &v.At); err != nil {
+		return wire.At(err, "at")
+	}
+	e.Member(`"counts":`)
+	if err := writeTagItemArgsCounts(e, &v.Counts); err != nil {
+		return wire.At(err, "counts")
+	}
+	e.Member(`"note":`)
+	if err := writeStringPointer(e, &v.Note); err != nil {
+		return wire.At(err, "note")
+	}
+	e.ObjectEnd()
+	return nil
+}
+
+func writeTagItemArgsCounts(e *wire.Encoder, v *map[string]int) error {
+	e.ObjectStart()
+	// Sorted keys: the same result is the same bytes.
+	for _, k := range slices.Sorted(maps.Keys(*v)) {
+		if err := e.Key(string(k)); err != nil {
+			return err
+		}
+		x := (*v)[k]
+		if err := writeInt(e, &x); err != nil {
+			return wire.AtKey(err)
+		}
+		if err := e.Cap(); err != nil {
+			return err
+		}
+	}
+	e.ObjectEnd()
+	return nil
+}
+
+func writeStringPointer(e *wire.Encoder, v **string) error {
+	if *v == nil {
+		return wire.Failf("type", "a nil pointer is null, which the schema refuses")
+	}
+	return writeString(e, *v)
 }
 
 // Patterns of the schemas, compiled once (Go's RE2 syntax, as the validator has it).

@@ -88,6 +88,11 @@ func (c *itemCall) Arguments() any {
 	return &c.args
 }
 
+// WriteArguments writes the checked argument value as JSON, each member as the reader accepted it: what the policy reads.
+func (c *itemCall) WriteArguments(e *wire.Encoder) error {
+	return writeItem(e, &c.args)
+}
+
 func (c *itemCall) Run(ctx context.Context) (err error) {
 	c.result, err = c.handler(ctx, c.args)
 	return err
@@ -119,6 +124,11 @@ type contextPutArgsCall struct {
 // Arguments is the checked argument value, as the policy judges it.
 func (c *contextPutArgsCall) Arguments() any {
 	return &c.args
+}
+
+// WriteArguments writes the checked argument value as JSON, each member as the reader accepted it: what the policy reads.
+func (c *contextPutArgsCall) WriteArguments(e *wire.Encoder) error {
+	return writeContextPutArgs(e, &c.args)
 }
 
 func (c *contextPutArgsCall) Run(ctx context.Context) (err error) {
@@ -154,6 +164,11 @@ func (c *embedFindArgsCall) Arguments() any {
 	return &c.args
 }
 
+// WriteArguments writes the checked argument value as JSON, each member as the reader accepted it: what the policy reads.
+func (c *embedFindArgsCall) WriteArguments(e *wire.Encoder) error {
+	return writeEmbedFindResult(e, &c.args)
+}
+
 func (c *embedFindArgsCall) Run(ctx context.Context) (err error) {
 	c.result, err = c.handler(ctx, c.args)
 	return err
@@ -185,6 +200,11 @@ type embedPutCall struct {
 // Arguments is the checked argument value, as the policy judges it.
 func (c *embedPutCall) Arguments() any {
 	return &c.args
+}
+
+// WriteArguments writes the checked argument value as JSON, each member as the reader accepted it: what the policy reads.
+func (c *embedPutCall) WriteArguments(e *wire.Encoder) error {
+	return writeContextPutArgs(e, &c.args)
 }
 
 func (c *embedPutCall) Run(ctx context.Context) (err error) {
@@ -220,6 +240,11 @@ func (c *enumsFindArgsCall) Arguments() any {
 	return &c.args
 }
 
+// WriteArguments writes the checked argument value as JSON, each member as the reader accepted it: what the policy reads.
+func (c *enumsFindArgsCall) WriteArguments(e *wire.Encoder) error {
+	return writeEnumsFindResult(e, &c.args)
+}
+
 func (c *enumsFindArgsCall) Run(ctx context.Context) (err error) {
 	c.result, err = c.handler(ctx, c.args)
 	return err
@@ -251,6 +276,11 @@ type enumsPutCall struct {
 // Arguments is the checked argument value, as the policy judges it.
 func (c *enumsPutCall) Arguments() any {
 	return &c.args
+}
+
+// WriteArguments writes the checked argument value as JSON, each member as the reader accepted it: what the policy reads.
+func (c *enumsPutCall) WriteArguments(e *wire.Encoder) error {
+	return writeContextPutArgs(e, &c.args)
 }
 
 func (c *enumsPutCall) Run(ctx context.Context) (err error) {
@@ -286,6 +316,11 @@ func (c *errorsFindArgsCall) Arguments() any {
 	return &c.args
 }
 
+// WriteArguments writes the checked argument value as JSON, each member as the reader accepted it: what the policy reads.
+func (c *errorsFindArgsCall) WriteArguments(e *wire.Encoder) error {
+	return writeErrorsFindResult(e, &c.args)
+}
+
 func (c *errorsFindArgsCall) Run(ctx context.Context) (err error) {
 	c.result, err = c.handler(ctx, c.args)
 	return err
@@ -317,6 +352,11 @@ type errorsPutCall struct {
 // Arguments is the checked argument value, as the policy judges it.
 func (c *errorsPutCall) Arguments() any {
 	return &c.args
+}
+
+// WriteArguments writes the checked argument value as JSON, each member as the reader accepted it: what the policy reads.
+func (c *errorsPutCall) WriteArguments(e *wire.Encoder) error {
+	return writeContextPutArgs(e, &c.args)
 }
 
 func (c *errorsPutCall) Run(ctx context.Context) (err error) {
@@ -352,6 +392,11 @@ func (c *jsonFindArgsCall) Arguments() any {
 	return &c.args
 }
 
+// WriteArguments writes the checked argument value as JSON, each member as the reader accepted it: what the policy reads.
+func (c *jsonFindArgsCall) WriteArguments(e *wire.Encoder) error {
+	return writeJsonFindResult(e, &c.args)
+}
+
 func (c *jsonFindArgsCall) Run(ctx context.Context) (err error) {
 	c.result, err = c.handler(ctx, c.args)
 	return err
@@ -383,6 +428,11 @@ type jsonPutCall struct {
 // Arguments is the checked argument value, as the policy judges it.
 func (c *jsonPutCall) Arguments() any {
 	return &c.args
+}
+
+// WriteArguments writes the checked argument value as JSON, each member as the reader accepted it: what the policy reads.
+func (c *jsonPutCall) WriteArguments(e *wire.Encoder) error {
+	return writeContextPutArgs(e, &c.args)
 }
 
 func (c *jsonPutCall) Run(ctx context.Context) (err error) {
@@ -418,6 +468,11 @@ func (c *resultFindArgsCall) Arguments() any {
 	return &c.args
 }
 
+// WriteArguments writes the checked argument value as JSON, each member as the reader accepted it: what the policy reads.
+func (c *resultFindArgsCall) WriteArguments(e *wire.Encoder) error {
+	return writeResultFindResult(e, &c.args)
+}
+
 func (c *resultFindArgsCall) Run(ctx context.Context) (err error) {
 	c.result, err = c.handler(ctx, c.args)
 	return err
@@ -449,6 +504,11 @@ type resultPutCall struct {
 // Arguments is the checked argument value, as the policy judges it.
 func (c *resultPutCall) Arguments() any {
 	return &c.args
+}
+
+// WriteArguments writes the checked argument value as JSON, each member as the reader accepted it: what the policy reads.
+func (c *resultPutCall) WriteArguments(e *wire.Encoder) error {
+	return writeContextPutArgs(e, &c.args)
 }
 
 func (c *resultPutCall) Run(ctx context.Context) (err error) {
@@ -484,6 +544,11 @@ func (c *runtimeFindArgsCall) Arguments() any {
 	return &c.args
 }
 
+// WriteArguments writes the checked argument value as JSON, each member as the reader accepted it: what the policy reads.
+func (c *runtimeFindArgsCall) WriteArguments(e *wire.Encoder) error {
+	return writeRuntimeFindResult(e, &c.args)
+}
+
 func (c *runtimeFindArgsCall) Run(ctx context.Context) (err error) {
 	c.result, err = c.handler(ctx, c.args)
 	return err
@@ -515,6 +580,11 @@ type runtimePutCall struct {
 // Arguments is the checked argument value, as the policy judges it.
 func (c *runtimePutCall) Arguments() any {
 	return &c.args
+}
+
+// WriteArguments writes the checked argument value as JSON, each member as the reader accepted it: what the policy reads.
+func (c *runtimePutCall) WriteArguments(e *wire.Encoder) error {
+	return writeContextPutArgs(e, &c.args)
 }
 
 func (c *runtimePutCall) Run(ctx context.Context) (err error) {
@@ -550,6 +620,11 @@ func (c *strconvFindArgsCall) Arguments() any {
 	return &c.args
 }
 
+// WriteArguments writes the checked argument value as JSON, each member as the reader accepted it: what the policy reads.
+func (c *strconvFindArgsCall) WriteArguments(e *wire.Encoder) error {
+	return writeStrconvFindResult(e, &c.args)
+}
+
 func (c *strconvFindArgsCall) Run(ctx context.Context) (err error) {
 	c.result, err = c.handler(ctx, c.args)
 	return err
@@ -581,6 +656,11 @@ type strconvPutCall struct {
 // Arguments is the checked argument value, as the policy judges it.
 func (c *strconvPutCall) Arguments() any {
 	return &c.args
+}
+
+// WriteArguments writes the checked argument value as JSON, each member as the reader accepted it: what the policy reads.
+func (c *strconvPutCall) WriteArguments(e *wire.Encoder) error {
+	return writeContextPutArgs(e, &c.args)
 }
 
 func (c *strconvPutCall) Run(ctx context.Context) (err error) {
@@ -616,6 +696,11 @@ func (c *toolsFindArgsCall) Arguments() any {
 	return &c.args
 }
 
+// WriteArguments writes the checked argument value as JSON, each member as the reader accepted it: what the policy reads.
+func (c *toolsFindArgsCall) WriteArguments(e *wire.Encoder) error {
+	return writeToolsFindResult(e, &c.args)
+}
+
 func (c *toolsFindArgsCall) Run(ctx context.Context) (err error) {
 	c.result, err = c.handler(ctx, c.args)
 	return err
@@ -647,6 +732,11 @@ type toolsPutCall struct {
 // Arguments is the checked argument value, as the policy judges it.
 func (c *toolsPutCall) Arguments() any {
 	return &c.args
+}
+
+// WriteArguments writes the checked argument value as JSON, each member as the reader accepted it: what the policy reads.
+func (c *toolsPutCall) WriteArguments(e *wire.Encoder) error {
+	return writeContextPutArgs(e, &c.args)
 }
 
 func (c *toolsPutCall) Run(ctx context.Context) (err error) {
@@ -682,6 +772,11 @@ func (c *wireFindArgsCall) Arguments() any {
 	return &c.args
 }
 
+// WriteArguments writes the checked argument value as JSON, each member as the reader accepted it: what the policy reads.
+func (c *wireFindArgsCall) WriteArguments(e *wire.Encoder) error {
+	return writeWireFindResult(e, &c.args)
+}
+
 func (c *wireFindArgsCall) Run(ctx context.Context) (err error) {
 	c.result, err = c.handler(ctx, c.args)
 	return err
@@ -713,6 +808,11 @@ type wirePutCall struct {
 // Arguments is the checked argument value, as the policy judges it.
 func (c *wirePutCall) Arguments() any {
 	return &c.args
+}
+
+// WriteArguments writes the checked argument value as JSON, each member as the reader accepted it: what the policy reads.
+func (c *wirePutCall) WriteArguments(e *wire.Encoder) error {
+	return writeContextPutArgs(e, &c.args)
 }
 
 func (c *wirePutCall) Run(ctx context.Context) (err error) {
@@ -888,6 +988,26 @@ func readInt(d *wire.Decoder, v *int) error {
 	}
 	x := int(n)
 	*v = x
+	return nil
+}
+
+func writeContextPutArgs(e *wire.Encoder, v *ContextPutArgs) error {
+	e.ObjectStart()
+	e.Member(`"note":`)
+	if err := writeString(e, &v.Note); err != nil {
+		return wire.At(err, "note")
+	}
+	e.Member(`"count":`)
+	if err := writeInt(e, &v.Count); err != nil {
+		return wire.At(err, "count")
+	}
+	e.ObjectEnd()
+	return nil
+}
+
+func writeInt(e *wire.Encoder, v *int) error {
+	x := *v
+	e.Int(int64(x))
 	return nil
 }
 

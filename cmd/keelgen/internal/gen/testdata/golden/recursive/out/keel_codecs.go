@@ -54,6 +54,11 @@ func (c *personCall) Arguments() any {
 	return &c.args
 }
 
+// WriteArguments writes the checked argument value as JSON, each member as the reader accepted it: what the policy reads.
+func (c *personCall) WriteArguments(e *wire.Encoder) error {
+	return writePerson(e, &c.args)
+}
+
 func (c *personCall) Run(ctx context.Context) (err error) {
 	c.result, err = c.handler(ctx, c.args)
 	return err
@@ -333,4 +338,88 @@ func writeAddressPointer(e *wire.Encoder, v **recursive.Address) error {
 		return wire.Failf("type", "a nil pointer is null, which the schema refuses")
 	}
 	return writeAddress(e, *v)
+}
+
+func writePerson(e *wire.Encoder, v *recursive.Person) error {
+	e.ObjectStart()
+	e.Member(`"name":`)
+	if err := writeString(e, &v.Name); err != nil {
+		return wire.At(err, "name")
+	}
+	e.Member(`"address":`)
+	if err := writeAddress(e, &v.Address); err != nil {
+		return wire.At(err, "address")
+	}
+	if v.Filter != nil {
+		m := e.Member("\"filter\":")
+		if err := writeFilterPointer(e, &v.Filter); err != nil {
+			return wire.At(err, "filter")
+		}
+		e.OmitEmpty(m)
+	}
+	e.ObjectEnd()
+	return nil
+}
+
+func writeFilterPointer(e *wire.Encoder, v **recursive.Filter) error {
+	if *v == nil {
+		return wire.Failf("type", "a nil pointer is null, which the schema refuses")
+	}
+	return writeFilter(e, *v)
+}
+
+func writeFilter(e *wire.Encoder, v *recursive.Filter) error {
+	if err := e.Enter(); err != nil {
+		return err
+	}
+	defer e.Leave()
+	e.ObjectStart()
+	if v.Field != "" {
+		m := e.Member("\"field\":")
+		if err := writeString(e, &v.Field); err != nil {
+			return wire.At(err, "field")
+		}
+		e.OmitEmpty(m)
+	}
+	if v.Equals != "" {
+		m := e.Member("\"equals\":")
+		if err := writeString(e, &v.Equals); err != nil {
+			return wire.At(err, "equals")
+		}
+		e.OmitEmpty(m)
+	}
+	if len(v.All) > 0 {
+		m := e.Member("\"all\":")
+		if err := writeFilterAll(e, &v.All); err != nil {
+			return wire.At(err, "all")
+		}
+		e.OmitEmpty(m)
+	}
+	if v.Not != nil {
+		m := e.Member("\"not\":")
+		if err := writeFilterPointer(e, &v.Not); err != nil {
+			return wire.At(err, "not")
+		}
+		e.OmitEmpty(m)
+	}
+	e.ObjectEnd()
+	return nil
+}
+
+func writeFilterAll(e *wire.Encoder, v *[]recursive.Filter) error {
+	if len(*v) > 8 {
+		return wire.Fail("maxItems")
+	}
+	e.ArrayStart()
+	for i := range *v {
+		e.Elem()
+		if err := writeFilter(e, &(*v)[i]); err != nil {
+			return wire.AtIndex(err, i)
+		}
+		if err := e.Cap(); err != nil {
+			return err
+		}
+	}
+	e.ArrayEnd()
+	return nil
 }
