@@ -237,6 +237,9 @@ func (e *Executor) verifyTool(set ToolSet, t *Tool, locked bool) error {
 			return fmt.Errorf("keel: tool %s: LaxNumbers needs keelgen's generated reader; a hand-bound tool's arguments are read as the schema says", t.info.Name)
 		}
 	}
+	if t.info.NoTextCopy && t.untrusted {
+		return fmt.Errorf("keel: tool %s: NoTextCopy and untrusted members: MCP's text block is the only copy of the result whose untrusted text the model reads between marks; drop one", t.info.Name)
+	}
 	if !locked {
 		if _, _, err := t.schemas(); err != nil {
 			return fmt.Errorf("keel: tool %s: %w", t.info.Name, err)

@@ -174,8 +174,11 @@ func planCodecs(pkg *model.Package, schemas map[string]model.Schemas) (*codecPla
 		output := &codecs{codecState: g, tool: t, side: "output", defs: schemamodel.DefsOf(out)}
 		write := output.writer(t.Result, out, "", t.Ident()+"Result")
 		writeArgs := input.writer(argsType(t), in, "", t.ArgsTypeName()) // for the policy, after the result's: what was generated before keeps its place
-		if t.OwnText && holdsUntrusted(out) {
+		switch untrusted := holdsUntrusted(out); {
+		case untrusted && t.OwnText:
 			output.fail("", "the result has untrusted members and an MCPText method: its text would carry text from outside without the marks the model reads it between; drop MCPText, or the x-keel-untrusted members")
+		case untrusted && t.NoTextCopy:
+			output.fail("", "the result has untrusted members and text=none: MCP's text block is the only copy that marks the text from outside, and text=none drops it for 2026-07-28 clients; drop text=none, or the x-keel-untrusted members")
 		}
 		k := read + "|" + write + "|" + fmt.Sprint(t.Returned != nil)
 		if b, ok := bindersByKey[k]; ok {
