@@ -391,10 +391,10 @@ func (f *firstRound) wait(d time.Duration) *mcp.CallToolResult {
 	case <-f.ended:
 		return nil
 	case <-timer.C:
-		if f.state.CompareAndSwap(roundWaiting, roundOver) {
-			return nil
+		if f.state.CompareAndSwap(roundWaiting, roundOver) || f.state.Load() == roundOver {
+			return nil // the wait ended first, or the handler ended as it did
 		}
-		return <-f.asked // asked as the wait ended: its question won
+		return <-f.asked // asked as the wait ended: its question won, and is in the channel or on its way
 	}
 }
 

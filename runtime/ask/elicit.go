@@ -219,6 +219,9 @@ func check(s *schemamodel.Schema, raw jsontext.Value) error {
 			return fmt.Errorf("not one of the choices")
 		}
 	case "number", "integer":
+		if raw.Kind() == '0' && wire.NumberProblem(raw) != "" { // before math/big, which is quadratic in the literal
+			return fmt.Errorf("out of bounds")
+		}
 		r, ok := new(big.Rat).SetString(string(raw))
 		if raw.Kind() != '0' || !ok || (t == "integer" && !r.IsInt()) {
 			return fmt.Errorf("not a%s", map[string]string{"number": " number", "integer": "n integer"}[t])

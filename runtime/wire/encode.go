@@ -159,11 +159,20 @@ func (e *Encoder) Time(t time.Time) error {
 }
 
 // Raw writes a json.RawMessage compactly; nil is null, and bytes that are
-// not one valid JSON value are refused.
+// not one valid JSON value are refused, as are those over the caps every
+// other value keeps: nesting past MaxWriteDepth (counting the levels it is
+// written in) and a number NumberProblem refuses.
 func (e *Encoder) Raw(v json.RawMessage) error {
 	if v == nil {
 		e.Null()
 		return nil
+	}
+	depth, number := scanRaw(v)
+	if depth+e.depth > MaxWriteDepth {
+		return Failf("depth", "a raw value nests deeper than "+strconv.Itoa(MaxWriteDepth)+" levels")
+	}
+	if number != "" {
+		return Failf("range", number)
 	}
 	var err error
 	if e.buf, err = jsontext.AppendFormat(e.buf, v); err != nil {

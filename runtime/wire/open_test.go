@@ -31,6 +31,11 @@ func TestAnyWritesJSONData(t *testing.T) {
 		{json.Number("1e"), "type"},
 		{json.Number("0x10"), "type"},
 		{"\xff", "json"},
+		// A raw value keeps the caps every other value keeps, at any depth.
+		{json.RawMessage(strings.Repeat("[", 9000) + strings.Repeat("]", 9000)), "depth"},
+		{json.RawMessage(`{"n":1e99999999}`), "range"},
+		{map[string]any{"r": json.RawMessage(`[1e-99999999]`)}, "range"},
+		{json.RawMessage(strings.Repeat("[", MaxWriteDepth) + strings.Repeat("]", MaxWriteDepth)), strings.Repeat("[", MaxWriteDepth) + strings.Repeat("]", MaxWriteDepth)},
 	} {
 		var e Encoder
 		e.Reset(1 << 20)
@@ -51,6 +56,12 @@ func TestAnyWritesJSONData(t *testing.T) {
 	e.Reset(1 << 24)
 	if err := e.Any(deep); err == nil || err.(*Error).Keyword != "depth" {
 		t.Errorf("nesting past the cap: %v", err)
+	}
+	// Levels of an open value count toward a raw value inside it.
+	inner := any(json.RawMessage(strings.Repeat("[", MaxWriteDepth-1) + strings.Repeat("]", MaxWriteDepth-1)))
+	e.Reset(1 << 24)
+	if err := e.Any([]any{[]any{inner}}); err == nil || err.(*Error).Keyword != "depth" {
+		t.Errorf("a raw value nested past the cap inside an open one: %v", err)
 	}
 	e.Reset(1 << 10)
 	if err := e.Any([]any{strings.Repeat("x", 600), strings.Repeat("y", 600)}); err == nil || err.(*Error).Keyword != "maxBytes" {
