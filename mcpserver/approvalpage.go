@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/keelgen/keel/mcpserver/approvalstore"
@@ -22,6 +23,12 @@ type Approver struct {
 	// May reports whether they may decide the calls of principal in
 	// tenant; nil decides none.
 	May func(tenant, principal string) bool
+	// Tenants are the tenants whose waiting calls their list reads, each
+	// from the store's index of that tenant (May still decides which of
+	// them it shows): nil is the one tenant "" of a server that names none.
+	// Another tenant's callers, however many calls they leave waiting,
+	// take no place in the list.
+	Tenants []string
 }
 
 func (a Approver) may(p approvalstore.Approval) bool {
@@ -123,18 +130,26 @@ type pageView struct {
 }
 
 func (p *approvalPage) list(w http.ResponseWriter, r *http.Request, who Approver) {
-	waiting, err := p.a.Pending.Waiting(r.Context(), 4*maxListed)
-	if err != nil {
-		p.log.LogAttrs(r.Context(), slog.LevelError, "keel: the approval store could not list", slog.Any("error", err))
-		http.Error(w, "Service Unavailable", http.StatusServiceUnavailable)
-		return
+	tenants := who.Tenants
+	if tenants == nil {
+		tenants = []string{""}
 	}
 	view := pageView{Approver: who.Name, List: []approvalstore.Approval{}, Prefix: p.prefix}
-	for _, a := range waiting {
-		if who.may(a) && len(view.List) < maxListed {
-			view.List = append(view.List, a)
+	for _, tenant := range tenants {
+		waiting, err := p.a.Pending.Waiting(r.Context(), tenant, 4*maxListed)
+		if err != nil {
+			p.log.LogAttrs(r.Context(), slog.LevelError, "keel: the approval store could not list", slog.Any("error", err))
+			http.Error(w, "Service Unavailable", http.StatusServiceUnavailable)
+			return
+		}
+		for _, a := range waiting {
+			if a.Tenant == tenant && who.may(a) {
+				view.List = append(view.List, a)
+			}
 		}
 	}
+	slices.SortFunc(view.List, func(a, b approvalstore.Approval) int { return a.Created.Compare(b.Created) })
+	view.List = view.List[:min(len(view.List), maxListed)]
 	p.render(w, http.StatusOK, view)
 }
 

@@ -11,6 +11,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -347,5 +348,50 @@ func TestATaskWaitsAtThePage(t *testing.T) {
 	again := ended(asTask("tools/call", `"name":"create_ticket","arguments":`+pageTicket).str("taskId"))
 	if ran.Load() != 1 || strings.Contains(string(again), "approval_required") {
 		t.Fatalf("approved, sent again as a task: ran %d; %s", ran.Load(), again)
+	}
+}
+
+// One tenant's callers, however many calls they leave waiting, hide no
+// other tenant's calls from that tenant's approvers: the list reads each
+// of the approver's tenants from the store's index of it.
+func TestOneTenantsFloodHidesNoOtherTenantsCalls(t *testing.T) {
+	approvals, err := mcpserver.NewApprovals(grant.HMACKey(grantSecret), stateSecret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	store := approvalstore.NewMemory()
+	approvals.Pending, approvals.PageURL = store, "http://127.0.0.1/approvals/"
+	h, err := mcpserver.ApprovalPage(approvals, mcpserver.PageOptions{Logger: slog.New(slog.DiscardHandler), Approver: func(r *http.Request) (mcpserver.Approver, bool) {
+		tenant := r.Header.Get("X-Approver")
+		return mcpserver.Approver{Name: tenant + "-lead", Tenants: []string{tenant}, May: func(t, _ string) bool { return t == tenant }}, tenant != ""
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, start := context.Background(), time.Now()
+	add := func(id, tenant, principal string, at time.Duration) {
+		_, err := store.Pending(ctx, approvalstore.Approval{ID: id, Key: id, Tenant: tenant, Principal: principal,
+			Created: start.Add(at), Expires: start.Add(time.Hour), Request: runtime.ApprovalRequest{Tool: "create_ticket", Question: "Approve?"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, who := range []string{"mallory", "trudy"} {
+		for i := range approvalstore.MaxPerCaller {
+			add(who+strconv.Itoa(i), "acme", who, time.Duration(i)*time.Millisecond)
+		}
+	}
+	add("globexcall", "globex", "bob", time.Second)
+	for approver, want := range map[string]int{"globex": 1, "acme": 100} {
+		req := httptest.NewRequest(http.MethodGet, "/approvals/", nil)
+		req.Header.Set("X-Approver", approver)
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		if got := strings.Count(rec.Body.String(), `href="/approvals/`); rec.Code != http.StatusOK || got != want {
+			t.Errorf("%s's approver lists %d calls (status %d), want %d", approver, got, rec.Code, want)
+		}
+		if approver == "globex" && !strings.Contains(rec.Body.String(), "/approvals/globexcall") {
+			t.Errorf("globex's call is not listed:\n%s", rec.Body.String())
+		}
 	}
 }

@@ -3,7 +3,9 @@
 // shown, decided and handed to its call again on any. An approval is one
 // hash (its record, the decision, the approver, the grant, whether its
 // call ran), which Redis forgets when it expires; a call's key names its
-// latest approval; a sorted set holds the approvals waiting. Every change
+// latest approval; sorted sets hold the approvals waiting: all of them (for
+// the bound), each tenant's (what the page lists) and each caller's (for
+// the bound on one caller, approvalstore.MaxPerCaller). Every change
 // is one Lua script, so two replicas never both decide one approval or
 // both hand its grant to a call. Every key shares one hash tag, so the
 // scripts run on a cluster too. It lives in its own package so that
@@ -43,14 +45,18 @@ type Options struct {
 	// MaxWaiting bounds the approvals waiting at once (default
 	// DefaultMaxWaiting).
 	MaxWaiting int
+	// MaxPerCaller bounds the approvals one caller (tenant and principal)
+	// has waiting at once (default approvalstore.MaxPerCaller).
+	MaxPerCaller int
 }
 
 // Store is an approvalstore.Store backed by Redis.
 type Store struct {
-	client     redis.UniversalClient
-	prefix     string
-	timeout    time.Duration
-	maxWaiting int
+	client       redis.UniversalClient
+	prefix       string
+	timeout      time.Duration
+	maxWaiting   int
+	maxPerCaller int
 }
 
 var _ approvalstore.Store = (*Store)(nil)
@@ -60,8 +66,8 @@ func New(client redis.UniversalClient, opts Options) (*Store, error) {
 	if client == nil {
 		return nil, errors.New("redisapprovals: the client is nil")
 	}
-	if opts.Timeout < 0 || opts.MaxWaiting < 0 {
-		return nil, errors.New("redisapprovals: the timeout and the waiting bound may not be negative")
+	if opts.Timeout < 0 || opts.MaxWaiting < 0 || opts.MaxPerCaller < 0 {
+		return nil, errors.New("redisapprovals: the timeout and the waiting bounds may not be negative")
 	}
 	if opts.Prefix == "" {
 		opts.Prefix = DefaultPrefix
@@ -75,12 +81,22 @@ func New(client redis.UniversalClient, opts Options) (*Store, error) {
 	if opts.MaxWaiting == 0 {
 		opts.MaxWaiting = DefaultMaxWaiting
 	}
-	return &Store{client: client, prefix: opts.Prefix, timeout: opts.Timeout, maxWaiting: opts.MaxWaiting}, nil
+	if opts.MaxPerCaller == 0 {
+		opts.MaxPerCaller = approvalstore.MaxPerCaller
+	}
+	return &Store{client: client, prefix: opts.Prefix, timeout: opts.Timeout, maxWaiting: opts.MaxWaiting, maxPerCaller: opts.MaxPerCaller}, nil
 }
 
 func (s *Store) approvalKey(id string) string { return s.prefix + "a:" + id }
 func (s *Store) callKey(key string) string    { return s.prefix + "k:" + key }
 func (s *Store) waitingKey() string           { return s.prefix + "waiting" }
+
+// tenantKey and callerKey are the indexes of one tenant's and one caller's
+// waiting approvals.
+func (s *Store) tenantKey(tenant string) string { return s.prefix + "t:" + tenant }
+func (s *Store) callerKey(tenant, principal string) string {
+	return s.prefix + "c:" + approvalstore.Caller(tenant, principal)
+}
 
 // errFull is the store's answer when MaxWaiting approvals wait.
 var errFull = errors.New("redisapprovals: as many approvals wait as the store allows")
@@ -88,17 +104,24 @@ var errFull = errors.New("redisapprovals: as many approvals wait as the store al
 // pending records the approval ARGV[1] (its record ARGV[2], expiring at
 // ARGV[3], Unix ms; its question ARGV[7], which the record's JSON leaves
 // out) for the call KEYS[1], unless an undecided one waits for that call
-// already: the id of the one that waits. false when ARGV[6] approvals wait
-// already (ARGV[4] is now; ARGV[5] the prefix).
+// already: the id of the one that waits. It indexes it in the sorted sets
+// of every waiting approval (KEYS[3]), of its tenant's (KEYS[4]) and of its
+// caller's (KEYS[5]), whose names its hash keeps for decide. false when
+// ARGV[6] approvals wait already, "!caller" when ARGV[8] of its caller's do
+// (ARGV[4] is now; ARGV[5] the prefix).
 var pending = redis.NewScript(`
 local id = redis.call('GET', KEYS[1])
 if id and redis.call('HGET', ARGV[5] .. 'a:' .. id, 'decision') == '' then return id end
-redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', ARGV[4])
+for i = 3, 5 do redis.call('ZREMRANGEBYSCORE', KEYS[i], '-inf', ARGV[4]) end
+if redis.call('ZCARD', KEYS[5]) >= tonumber(ARGV[8]) then return '!caller' end
 if redis.call('ZCARD', KEYS[3]) >= tonumber(ARGV[6]) then return false end
-redis.call('HSET', KEYS[2], 'record', ARGV[2], 'question', ARGV[7], 'decision', '', 'approver', '', 'grant', '', 'used', '0')
+redis.call('HSET', KEYS[2], 'record', ARGV[2], 'question', ARGV[7], 'decision', '', 'approver', '', 'grant', '', 'used', '0', 'tenant', KEYS[4], 'caller', KEYS[5])
 redis.call('PEXPIREAT', KEYS[2], ARGV[3])
 redis.call('SET', KEYS[1], ARGV[1], 'PXAT', ARGV[3])
-redis.call('ZADD', KEYS[3], ARGV[3], ARGV[1])
+for i = 3, 5 do
+  redis.call('ZADD', KEYS[i], ARGV[3], ARGV[1])
+  if i > 3 and redis.call('PEXPIRETIME', KEYS[i]) < tonumber(ARGV[3]) then redis.call('PEXPIREAT', KEYS[i], ARGV[3]) end
+end
 return ARGV[1]
 `)
 
@@ -112,11 +135,14 @@ func (s *Store) Pending(ctx context.Context, p approvalstore.Approval) (approval
 	if err != nil {
 		return approvalstore.Approval{}, err
 	}
-	id, err := pending.Run(ctx, s.client, []string{s.callKey(p.Key), s.approvalKey(p.ID), s.waitingKey()},
-		p.ID, b, p.Expires.UnixMilli(), time.Now().UnixMilli(), s.prefix, s.maxWaiting, p.Request.Question).Text()
+	keys := []string{s.callKey(p.Key), s.approvalKey(p.ID), s.waitingKey(), s.tenantKey(p.Tenant), s.callerKey(p.Tenant, p.Principal)}
+	id, err := pending.Run(ctx, s.client, keys,
+		p.ID, b, p.Expires.UnixMilli(), time.Now().UnixMilli(), s.prefix, s.maxWaiting, p.Request.Question, s.maxPerCaller).Text()
 	switch {
 	case errors.Is(err, redis.Nil):
 		return approvalstore.Approval{}, errFull
+	case err == nil && id == "!caller":
+		return approvalstore.Approval{}, approvalstore.ErrCallerFull
 	case err != nil:
 		return approvalstore.Approval{}, fmt.Errorf("redisapprovals: pending: %w", err)
 	case id == p.ID:
@@ -159,6 +185,9 @@ if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
 if redis.call('HGET', KEYS[1], 'decision') ~= '' then return 1 end
 redis.call('HSET', KEYS[1], 'decision', ARGV[1], 'approver', ARGV[2], 'grant', ARGV[3])
 redis.call('ZREM', KEYS[2], ARGV[4])
+for _, index in ipairs(redis.call('HMGET', KEYS[1], 'tenant', 'caller')) do
+  if index then redis.call('ZREM', index, ARGV[4]) end
+end
 return 2
 `)
 
@@ -207,11 +236,12 @@ func (s *Store) TakeApproved(ctx context.Context, key string) (approvalstore.App
 	return a, true, nil
 }
 
-// Waiting lists the undecided, unexpired approvals, oldest first.
-func (s *Store) Waiting(ctx context.Context, max int) ([]approvalstore.Approval, error) {
+// Waiting lists the undecided, unexpired approvals of tenant's callers,
+// oldest first, from the tenant's index.
+func (s *Store) Waiting(ctx context.Context, tenant string, max int) ([]approvalstore.Approval, error) {
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
-	ids, err := s.client.ZRangeArgs(ctx, redis.ZRangeArgs{Key: s.waitingKey(), ByScore: true,
+	ids, err := s.client.ZRangeArgs(ctx, redis.ZRangeArgs{Key: s.tenantKey(tenant), ByScore: true,
 		Start: fmt.Sprint(time.Now().UnixMilli()), Stop: "+inf", Count: int64(max)}).Result()
 	if err != nil {
 		return nil, fmt.Errorf("redisapprovals: waiting: %w", err)

@@ -2,6 +2,8 @@ package redisapprovals_test
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -43,7 +45,7 @@ func TestReplicasShareApprovals(t *testing.T) {
 	if err != nil || again.ID != first.ID || again.Request.Question != "Approve this call?" {
 		t.Fatalf("the same call sent to the other replica: %+v %v", again, err)
 	}
-	if waiting, err := b.Waiting(ctx, 10); err != nil || len(waiting) != 1 || waiting[0].ID != "p1" {
+	if waiting, err := b.Waiting(ctx, "acme", 10); err != nil || len(waiting) != 1 || waiting[0].ID != "p1" {
 		t.Fatalf("waiting: %+v %v", waiting, err)
 	}
 	var wins atomic.Int32
@@ -62,7 +64,7 @@ func TestReplicasShareApprovals(t *testing.T) {
 	if got, err := a.Approval(ctx, "p1"); err != nil || got.Decision != "approved" || got.Approver != "lead" || got.Grant != "grant-p1" {
 		t.Fatalf("the decided approval: %+v %v", got, err)
 	}
-	if waiting, _ := a.Waiting(ctx, 10); len(waiting) != 0 {
+	if waiting, _ := a.Waiting(ctx, "acme", 10); len(waiting) != 0 {
 		t.Errorf("a decided approval still waits: %+v", waiting)
 	}
 	var taken atomic.Int32
@@ -112,5 +114,63 @@ func TestWaitingIsBounded(t *testing.T) {
 	}
 	if _, err := redisapprovals.New(rdb.Client(), redisapprovals.Options{Prefix: "no-tag:"}); err == nil {
 		t.Error("a prefix without a hash tag")
+	}
+}
+
+// Every store keel ships bounds each caller and lists by tenant: one
+// caller's flood is refused at approvalstore.MaxPerCaller while another
+// caller of its tenant still gets an address; another tenant's waiting
+// call is listed for its tenant whatever the flood, and never for the
+// flooding tenant; a decided approval frees its caller's place.
+func TestEachCallerIsBoundedAndEachTenantListed(t *testing.T) {
+	rdb := redistest.Start(t)
+	onRedis, err := redisapprovals.New(rdb.Client(), redisapprovals.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, s := range map[string]approvalstore.Store{"memory": approvalstore.NewMemory(), "redis": onRedis} {
+		ctx := context.Background()
+		as := func(id, tenant, principal string) approvalstore.Approval {
+			a := approval(id, "key-"+id, time.Minute)
+			a.Tenant, a.Principal = tenant, principal
+			return a
+		}
+		if _, err := s.Pending(ctx, as("other", "globex", "bob")); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		for i := range approvalstore.MaxPerCaller {
+			if _, err := s.Pending(ctx, as(fmt.Sprint("flood-", i), "acme", "mallory")); err != nil {
+				t.Fatalf("%s: approval %d of one caller: %v", name, i, err)
+			}
+		}
+		if _, err := s.Pending(ctx, as("flood-over", "acme", "mallory")); !errors.Is(err, approvalstore.ErrCallerFull) {
+			t.Errorf("%s: one more of the flooding caller: %v", name, err)
+		}
+		// A principal whose name ends as another's tenant begins is another caller.
+		if _, err := s.Pending(ctx, as("neighbour", "acmem", "allory")); err != nil {
+			t.Errorf("%s: another caller: %v", name, err)
+		}
+		if _, err := s.Pending(ctx, as("colleague", "acme", "alice")); err != nil {
+			t.Errorf("%s: another caller of the tenant: %v", name, err)
+		}
+		globex, err := s.Waiting(ctx, "globex", 400)
+		if err != nil || len(globex) != 1 || globex[0].ID != "other" {
+			t.Errorf("%s: globex's list: %d %v", name, len(globex), err)
+		}
+		acme, err := s.Waiting(ctx, "acme", 1000)
+		if err != nil || len(acme) != approvalstore.MaxPerCaller+1 {
+			t.Errorf("%s: acme's list: %d %v", name, len(acme), err)
+		}
+		for _, a := range acme {
+			if a.Tenant != "acme" {
+				t.Errorf("%s: acme's list holds %s of %s", name, a.ID, a.Tenant)
+			}
+		}
+		if _, ok, err := s.Decide(ctx, "flood-0", "denied", "lead", ""); !ok || err != nil {
+			t.Fatalf("%s: decide: %v %v", name, ok, err)
+		}
+		if _, err := s.Pending(ctx, as("flood-again", "acme", "mallory")); err != nil {
+			t.Errorf("%s: a place freed by a decision: %v", name, err)
+		}
 	}
 }

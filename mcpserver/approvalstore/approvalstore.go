@@ -13,6 +13,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"slices"
+	"strconv"
 	"sync"
 	"time"
 
@@ -44,7 +45,9 @@ type Approval struct {
 type Store interface {
 	// Pending records p, or returns the approval that waits already for the
 	// same call (p.Key): a call sent twice before anyone decided is one
-	// approval.
+	// approval. It refuses a new one (ErrCallerFull) while MaxPerCaller of
+	// p's caller (tenant and principal) wait, so that one caller cannot
+	// fill the store every caller shares.
 	Pending(ctx context.Context, p Approval) (Approval, error)
 	// Approval returns approval id, or ErrNoApproval.
 	Approval(ctx context.Context, id string) (Approval, error)
@@ -54,14 +57,30 @@ type Store interface {
 	// TakeApproved returns the approved, unused approval of key and marks
 	// it used, once: false when there is none.
 	TakeApproved(ctx context.Context, key string) (Approval, bool, error)
-	// Waiting lists the undecided, unexpired approvals, oldest first, at
-	// most max of them.
-	Waiting(ctx context.Context, max int) ([]Approval, error)
+	// Waiting lists the undecided, unexpired approvals of tenant's callers,
+	// oldest first, at most max of them, from an index of that tenant's:
+	// another tenant's callers, however many they are, take none of the
+	// list.
+	Waiting(ctx context.Context, tenant string, max int) ([]Approval, error)
 }
 
 // ErrNoApproval is a Store's answer for an approval it does not
 // hold (never made, or expired).
 var ErrNoApproval = errors.New("approvalstore: no such approval")
+
+// ErrCallerFull is Pending's answer when MaxPerCaller approvals of one
+// caller wait: the call stays approval_required, without an address.
+var ErrCallerFull = errors.New("approvalstore: as many of this caller's calls wait as a caller may have waiting")
+
+// MaxPerCaller bounds the approvals one caller (tenant and principal) has
+// waiting at once, in every store keel ships.
+const MaxPerCaller = 256
+
+// Caller is the key of one caller, its tenant and principal
+// length-prefixed, for a store's per-caller index.
+func Caller(tenant, principal string) string {
+	return strconv.Itoa(len(tenant)) + ":" + tenant + principal
+}
 
 // Key is the key of a caller's call (Approval.Key): each part
 // length-prefixed, so no two callers' calls share one.
@@ -80,17 +99,20 @@ func Key(tenant, principal string, req runtime.ApprovalRequest) string {
 // replica: at most maxMemory unexpired approvals; past that a new one is
 // refused (the call stays approval_required, without an address).
 type Memory struct {
-	mu    sync.Mutex
-	byID  map[string]*Approval
-	byKey map[string]string // key → the id of its latest approval
-	now   func() time.Time
+	mu       sync.Mutex
+	byID     map[string]*Approval
+	byKey    map[string]string              // key → the id of its latest approval
+	byTenant map[string]map[string]struct{} // tenant → the ids of its callers' undecided approvals
+	byCaller map[string]map[string]struct{} // Caller → the ids of its undecided approvals
+	now      func() time.Time
 }
 
 const maxMemory = 1 << 14
 
 // NewMemory returns an empty store.
 func NewMemory() *Memory {
-	return &Memory{byID: map[string]*Approval{}, byKey: map[string]string{}, now: time.Now}
+	return &Memory{byID: map[string]*Approval{}, byKey: map[string]string{},
+		byTenant: map[string]map[string]struct{}{}, byCaller: map[string]map[string]struct{}{}, now: time.Now}
 }
 
 var errFull = errors.New("approvalstore: the memory store is full")
@@ -105,6 +127,13 @@ func (s *Memory) Pending(_ context.Context, p Approval) (Approval, error) {
 			return *q, nil
 		}
 	}
+	caller := Caller(p.Tenant, p.Principal)
+	if len(s.byCaller[caller]) >= MaxPerCaller {
+		s.sweep(now)
+		if len(s.byCaller[caller]) >= MaxPerCaller {
+			return Approval{}, ErrCallerFull
+		}
+	}
 	if len(s.byID) >= maxMemory {
 		s.sweep(now)
 		if len(s.byID) >= maxMemory {
@@ -113,13 +142,38 @@ func (s *Memory) Pending(_ context.Context, p Approval) (Approval, error) {
 	}
 	s.byID[p.ID] = &p
 	s.byKey[p.Key] = p.ID
+	index(s.byTenant, p.Tenant, p.ID)
+	index(s.byCaller, caller, p.ID)
 	return p, nil
+}
+
+// index adds id to the set of k in m.
+func index(m map[string]map[string]struct{}, k, id string) {
+	if m[k] == nil {
+		m[k] = map[string]struct{}{}
+	}
+	m[k][id] = struct{}{}
+}
+
+// drop takes id out of the set of k in m.
+func drop(m map[string]map[string]struct{}, k, id string) {
+	delete(m[k], id)
+	if len(m[k]) == 0 {
+		delete(m, k)
+	}
+}
+
+// unindex takes p out of the indexes of undecided approvals.
+func (s *Memory) unindex(p *Approval) {
+	drop(s.byTenant, p.Tenant, p.ID)
+	drop(s.byCaller, Caller(p.Tenant, p.Principal), p.ID)
 }
 
 func (s *Memory) sweep(now time.Time) {
 	for id, p := range s.byID {
 		if !now.Before(p.Expires) {
 			delete(s.byID, id)
+			s.unindex(p)
 			if s.byKey[p.Key] == id {
 				delete(s.byKey, p.Key)
 			}
@@ -150,6 +204,7 @@ func (s *Memory) Decide(_ context.Context, id, decision, approver, grant string)
 		return *p, false, nil
 	}
 	p.Decision, p.Approver, p.Grant = decision, approver, grant
+	s.unindex(p)
 	return *p, true, nil
 }
 
@@ -165,14 +220,14 @@ func (s *Memory) TakeApproved(_ context.Context, key string) (Approval, bool, er
 	return *p, true, nil
 }
 
-// Waiting lists the undecided approvals, oldest first.
-func (s *Memory) Waiting(_ context.Context, max int) ([]Approval, error) {
+// Waiting lists the undecided approvals of tenant's callers, oldest first.
+func (s *Memory) Waiting(_ context.Context, tenant string, max int) ([]Approval, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	now := s.now()
 	var out []Approval
-	for _, p := range s.byID {
-		if p.Decision == "" && now.Before(p.Expires) {
+	for id := range s.byTenant[tenant] {
+		if p := s.byID[id]; p.Decision == "" && now.Before(p.Expires) {
 			out = append(out, *p)
 		}
 	}
