@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -84,8 +85,13 @@ func server(t *testing.T, ran *tickets, stateless bool) (*httptest.Server, *runt
 // which cannot ask it: its result, and the approval page's address when it
 // is approval_required.
 func call(t *testing.T, base string) (runtime.ToolResult, string) {
+	return callWith(t, base, ticket)
+}
+
+// callWith is call with other arguments.
+func callWith(t *testing.T, base, args string) (runtime.ToolResult, string) {
 	t.Helper()
-	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"create_ticket","arguments":` + ticket + `}}`
+	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"create_ticket","arguments":` + args + `}}`
 	req, _ := http.NewRequest(http.MethodPost, base+"/mcp", strings.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
@@ -186,6 +192,65 @@ func TestApprovalPageInABrowser(t *testing.T) {
 	}
 	if r, next := call(t, srv.URL); r.Code() != runtime.CodeApprovalRequired || ran.ran.Load() != 1 || next == address {
 		t.Fatalf("sent once more: ran %d, %+v", ran.ran.Load(), r.Error)
+	}
+}
+
+// A person reads the whole call on the page, however long: a 64 KiB patch
+// whose last line holds a right-to-left override is shown line by line,
+// every line of it, the override escaped visibly, in a block that scrolls;
+// the question a client would be shown is cut, says so, and gives the
+// page's address.
+func TestTheWholeCallOnThePage(t *testing.T) {
+	var ran tickets
+	srv, exec := server(t, &ran, true)
+	var patch strings.Builder
+	for i := 0; patch.Len() < 64<<10; i++ {
+		fmt.Fprintf(&patch, "+line %05d of the patch\n", i)
+	}
+	patch.WriteString("+return amount // \u202e00.001")
+	args, _ := json.Marshal(map[string]string{"incident_id": "INC-001", "summary": patch.String()})
+	first, address := callWith(t, srv.URL, string(args))
+	if first.Code() != runtime.CodeApprovalRequired || address == "" {
+		t.Fatalf("not sent to the page: %+v", first.Error)
+	}
+	want := exec.Execute(context.Background(), runtime.ExecutionContext{}, runtime.ToolCall{ID: "q", Name: generated.ToolCreateTicket, Arguments: args})
+	brief := want.Error.Approval.Brief
+	if brief == want.Error.Approval.Question || !strings.Contains(brief, "Some values are too long to show here") || len(brief) > 8<<10 {
+		t.Errorf("the brief (%d bytes) does not say it is cut:\n%.600s", len(brief), brief)
+	}
+	ctx := browser(t)
+	if _, err := chromedp.Call(ctx, network.Enable, network.EnableParams{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := chromedp.Call(ctx, network.SetExtraHTTPHeaders, network.SetExtraHTTPHeadersParams{Headers: network.Headers{"X-Approver": "lead"}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := chromedp.Do(ctx, chromedp.Navigate(address)); err != nil {
+		t.Fatal(err)
+	}
+	question, err := chromedp.Run(ctx, chromedp.Text("#question"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	scrolls, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`(() => { const q = document.querySelector("#question"); return q.scrollHeight > q.clientHeight && getComputedStyle(q).overflowY === "auto"; })()`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.TrimSpace(question) != strings.TrimSpace(want.Error.Approval.Question) {
+		t.Errorf("the page shows %d bytes; the executor's question is %d", len(question), len(want.Error.Approval.Question))
+	}
+	lines := strings.Count(patch.String(), "\n") + 1
+	if !strings.Contains(question, fmt.Sprintf("summary: text of %d lines", lines)) || strings.Count(question, "\n    | +line ") != lines-1 {
+		t.Errorf("the page does not show the patch's %d lines", lines)
+	}
+	if !strings.Contains(question, `| +return amount // \u202E00.001`) || strings.Contains(question, "\u202e") {
+		t.Errorf("the last line's override is not shown escaped: %q", question[max(0, len(question)-300):])
+	}
+	if !scrolls {
+		t.Error("the question is not a block that scrolls")
+	}
+	if ran.ran.Load() != 0 {
+		t.Fatal("the write ran before anyone approved it")
 	}
 }
 

@@ -123,13 +123,9 @@ func (a *Approvals) open(s string, now time.Time) (approvalState, error) {
 // executor's rendering of the whole call, runtime.ApprovalRequest's
 // Question), and a yes or no.
 func approvalQuestion(req runtime.ApprovalRequest, arguments json.RawMessage) *mcp.ElicitParams {
-	text := req.Question
-	if text == "" { // a request the executor did not make: render it here alike
-		text = question.Render(question.Tool{Name: req.Tool, Version: req.Version}, arguments)
-	}
 	return &mcp.ElicitParams{
 		Mode:    "form",
-		Message: text,
+		Message: briefQuestion(req, arguments),
 		RequestedSchema: map[string]any{
 			"type": "object",
 			"properties": map[string]any{
@@ -138,6 +134,20 @@ func approvalQuestion(req runtime.ApprovalRequest, arguments json.RawMessage) *m
 			"required": []string{"approve"},
 		},
 	}
+}
+
+// briefQuestion is the question as a client shows it: its brief, which,
+// when it cut a value, gives the address where the page shows the whole
+// call, if there is one.
+func briefQuestion(req runtime.ApprovalRequest, arguments json.RawMessage) string {
+	text := req.Brief
+	if text == "" { // a request the executor did not make: render it here alike
+		text, _ = question.Brief(question.Tool{Name: req.Tool, Version: req.Version}, arguments, 0)
+	}
+	if text != req.Question && req.URL != "" {
+		text += "\n\nThe whole call, every value whole: " + req.URL
+	}
+	return text
 }
 
 // canElicit reports whether the client said it takes a form elicitation
@@ -166,7 +176,7 @@ func opensURLs(req *mcp.CallToolRequest) bool {
 // approval's and whose message is the executor's question.
 func (a *Approvals) urlRequired(ar *runtime.ApprovalRequest) error {
 	data, _ := json.Marshal(urlElicitations{Elicitations: []urlElicitation{{
-		Mode: "url", ID: strings.TrimPrefix(ar.URL, a.PageURL), URL: ar.URL, Message: ar.Question,
+		Mode: "url", ID: strings.TrimPrefix(ar.URL, a.PageURL), URL: ar.URL, Message: briefQuestion(*ar, nil),
 	}}})
 	e := protocolError(mcp.CodeURLElicitationRequired)
 	e.Data = data
@@ -206,6 +216,9 @@ func (a *Approvals) ask(ctx context.Context, ec runtime.ExecutionContext, r runt
 	if err != nil {
 		return nil
 	}
+	if ar.Brief != ar.Question && ar.URL == "" {
+		ar.URL = a.waitAtPage(ctx, ec, ar) // where the person reads the whole call
+	}
 	return &mcp.CallToolResult{
 		InputRequests: mcp.InputRequestMap{approvalInput: approvalQuestion(ar, arguments)},
 		RequestState:  state,
@@ -226,17 +239,29 @@ func (a *Approvals) viaPage(ctx context.Context, exec *runtime.Executor, ec runt
 		ec.Grant, call.ID = p.Grant, p.Request.CallID // the grant is bound to the call the approver saw
 		return exec.Execute(ctx, ec, call)
 	}
-	now := time.Now()
-	p, err := a.Pending.Pending(ctx, approvalstore.Approval{ID: newApprovalID(), Key: key, Request: req, Tenant: ec.Tenant, Principal: ec.Principal,
-		Created: now, Expires: now.Add(a.ttl())})
-	if err != nil {
+	if req.URL = a.waitAtPage(ctx, ec, req); req.URL == "" {
 		return r // no address: the call stays approval_required
 	}
-	req.URL = a.PageURL + p.ID
 	e := *r.Error
 	e.Approval = &req
 	r.Error = &e
 	return r
+}
+
+// waitAtPage records req as waiting at the approval page, and returns its
+// address there ("" without a page, or when the store refused it: one
+// caller's bound, the store's).
+func (a *Approvals) waitAtPage(ctx context.Context, ec runtime.ExecutionContext, req runtime.ApprovalRequest) string {
+	if a.Pending == nil || a.PageURL == "" {
+		return ""
+	}
+	now := time.Now()
+	p, err := a.Pending.Pending(ctx, approvalstore.Approval{ID: newApprovalID(), Key: approvalstore.Key(ec.Tenant, ec.Principal, req), Request: req,
+		Tenant: ec.Tenant, Principal: ec.Principal, Created: now, Expires: now.Add(a.ttl())})
+	if err != nil {
+		return ""
+	}
+	return a.PageURL + p.ID
 }
 
 // newApprovalID is an unguessable id for an approval's address.

@@ -210,7 +210,8 @@ var hostileTicket = `{"summary":"Nothing is changed.` + strings.Repeat(`\n`, 199
 // The person reads one rendering of the call, the executor's, whatever
 // the door: over 2026-07-28, in a 2025-11-25 session and in a task's
 // input request, the elicitation's message is the executor's
-// ApprovalRequest.Question (the page's and a URL-mode elicitation's are
+// ApprovalRequest.Brief, here its whole Question, nothing in it being too
+// long for a client (the page's and a URL-mode elicitation's are
 // compared in TestURLModeClientsAreSentToThePage and browsertest), every member is
 // shown, and no bidi or separator character reaches the person as it is.
 func TestTheQuestionIsTheExecutorsRendering(t *testing.T) {
@@ -224,7 +225,7 @@ func TestTheQuestionIsTheExecutorsRendering(t *testing.T) {
 		t.Fatalf("not sent for approval: %+v", r)
 	}
 	want := r.Error.Approval.Question
-	for _, shown := range []string{`incident_id: "INC-042"`, `summary: "Nothing is changed.\n\n`, "characters in all; sha256 "} {
+	for _, shown := range []string{`incident_id: "INC-042"`, "summary: text of 1991 lines (", "| Nothing is changed.\n    (1989 empty lines)\n    | \\u2028 then page everyone \\u202E!yltneuqerf\\u202C"} {
 		if !strings.Contains(want, shown) {
 			t.Errorf("the question lacks %q:\n%s", shown, want)
 		}

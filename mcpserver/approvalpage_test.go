@@ -395,3 +395,42 @@ func TestOneTenantsFloodHidesNoOtherTenantsCalls(t *testing.T) {
 		}
 	}
 }
+
+// A question too long for a client's message is its brief there, which
+// says it is cut and gives the page's address, where the whole call reads
+// line by line, every line of it.
+func TestACutQuestionGivesThePageWhereTheCallIsWhole(t *testing.T) {
+	var ran atomic.Int32
+	srv := pageReplica(t, &ran, memstore.NewReplayStore(), approvalstore.NewMemory(), false)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	var asked []string
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "approver", Version: "1"}, &mcp.ClientOptions{
+		ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			asked = append(asked, req.Params.Message)
+			return &mcp.ElicitResult{Action: "decline"}, nil
+		}}).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: srv.URL + "/mcp"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	summary := strings.Repeat("a line of the patch\n", 200) + "the last line \u202e"
+	if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "create_ticket", Arguments: map[string]any{"incident_id": "INC-001", "summary": summary}}); err != nil {
+		t.Fatal(err)
+	}
+	if len(asked) != 1 || !strings.Contains(asked[0], "Some values are too long to show here") || strings.Contains(asked[0], "the last line") {
+		t.Fatalf("the client's person read %q", asked)
+	}
+	address := asked[0][strings.LastIndex(asked[0], " ")+1:]
+	if !strings.HasPrefix(address, srv.URL+"/approvals/") {
+		t.Fatalf("no page address in %q", asked[0][max(0, len(asked[0])-200):])
+	}
+	status, body := page(t, http.MethodGet, address, "lead", nil, "")
+	body = html.UnescapeString(body)
+	if status != http.StatusOK || strings.Count(body, "| a line of the patch") != 200 || !strings.Contains(body, `| the last line \u202E`) {
+		t.Errorf("the page (%d) does not show the whole call:\n%.2000s", status, body)
+	}
+	if ran.Load() != 0 {
+		t.Error("a declined call ran")
+	}
+}

@@ -19,12 +19,19 @@ type ApprovalRequest struct {
 	SetDigest       string `json:"set_digest,omitempty"`
 	CallID          string `json:"call_id"`
 	ArgumentsDigest string `json:"arguments_digest"`
-	// Question is what a person reads to approve the call: the tool and
-	// the whole call, rendered from its checked arguments with every
-	// character that could hide or reorder text escaped visibly, the same
-	// text every door shows (an MCP elicitation, a task's question). It is
-	// not in the JSON the model reads, which has the call already.
+	// Question is what a person reads to approve the call: the tool's own
+	// wording, then the tool and the whole call, every value whole (text
+	// of several lines as its lines), rendered from its checked arguments
+	// with every character that could hide or reorder text escaped
+	// visibly: the text keel's approval page shows. It is not in the JSON
+	// the model reads, which has the call already.
 	Question string `json:"-"`
+	// Brief is Question for a place that must be short (an MCP client's
+	// message, a task's question): a string past Limits.QuestionBrief
+	// characters, or a list past 50 items, is shown by its start, its size
+	// and its digest, and it says so. Equal to Question when nothing was
+	// cut.
+	Brief string `json:"-"`
 	// URL is where a person approves the call when its client is not
 	// asked (keel's MCP approval page); "" when there is none. It names the
 	// approval, never a value of the call.

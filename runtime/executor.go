@@ -102,6 +102,9 @@ func WithLimits(l Limits) Option {
 		if l.MaxContentBytes > 0 {
 			e.limits.MaxContentBytes = l.MaxContentBytes
 		}
+		if l.QuestionBrief > 0 {
+			e.limits.QuestionBrief = l.QuestionBrief
+		}
 	}
 }
 

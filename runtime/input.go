@@ -10,6 +10,7 @@ import (
 
 	"github.com/go-json-experiment/json/jsontext"
 
+	"github.com/keelgen/keel/internal/question"
 	"github.com/keelgen/keel/runtime/wire"
 )
 
@@ -28,12 +29,15 @@ type Limits struct {
 	// (default 8 MiB); more is invalid_tool_output.
 	MaxContentBlocks int
 	MaxContentBytes  int
+	// QuestionBrief bounds one string's characters in the short form of
+	// an approval's question (ApprovalRequest.Brief; default 1,000).
+	QuestionBrief int
 }
 
 // DefaultLimits are the limits of an executor made without WithLimits: a
 // copy, so no code can widen every executor's limits.
 func DefaultLimits() Limits {
-	return Limits{MaxArgumentBytes: 1 << 20, MaxDepth: 64, MaxOutputBytes: 1 << 20, MaxContentBlocks: 16, MaxContentBytes: 8 << 20}
+	return Limits{MaxArgumentBytes: 1 << 20, MaxDepth: 64, MaxOutputBytes: 1 << 20, MaxContentBlocks: 16, MaxContentBytes: 8 << 20, QuestionBrief: question.DefaultBrief}
 }
 
 // inputError is a failure before schema validation; keyword is what

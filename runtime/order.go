@@ -242,7 +242,7 @@ func (c *callRun) policy(ec ExecutionContext, args wire.Call) bool {
 	r := c.fail(CodeApprovalRequired, msgApprovalRequired)
 	if decision == "approval_required" && e.approvals != nil {
 		req := c.approvalRequest()
-		req.Question = c.tool.questionOf(c.call.Arguments)
+		req.Question, req.Brief = c.tool.questionOf(c.call.Arguments, e.limits.QuestionBrief)
 		r.Error.Approval = &req
 	}
 	return false

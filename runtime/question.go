@@ -7,15 +7,20 @@ import (
 
 // questionOf is the question a person reads to approve a call of t with
 // args (ApprovalRequest.Question): the tool's wording, and the whole call,
-// its writeOnly members shown as set, never their values.
-func (t *Tool) questionOf(args []byte) string {
+// its writeOnly members shown as set, never their values; and its brief,
+// each string cut at brief characters.
+func (t *Tool) questionOf(args []byte, brief int) (whole, short string) {
 	tool := question.Tool{Name: t.info.Name, Title: t.info.Title, Version: t.info.Version, Approve: t.info.Approve}
 	if t.sensitive {
 		if root := t.inputForDetails(); root != nil {
 			tool.Input = shapeOf(root, schemamodel.DefsOf(root))
 		}
 	}
-	return question.Render(tool, args)
+	whole = question.Render(tool, args)
+	if short, cut := question.Brief(tool, args, brief); cut {
+		return whole, short
+	}
+	return whole, whole
 }
 
 // shape is an input schema at one place of the arguments, as the question

@@ -8,9 +8,12 @@
 // their structure, never from their bytes' layout: every member is shown,
 // nested members indented, each string quoted with every control, bidi,
 // invisible, separator and private-use character escaped visibly
-// (\u202E), never rendered. A value past a display bound is shown as its
-// start, its length and a digest of the whole, and the text says so. Two
-// calls with different arguments never read the same.
+// (\u202E), never rendered. Render shows every value whole: a long one
+// with its size and digest beside it, and text of several lines (a patch,
+// a SQL statement, an email) as a block of its lines. Brief is the same
+// question for a place that must be short: a value past its bound is
+// shown as its start, its size and a digest of the whole, and the text
+// says so. Two calls with different arguments never read the same.
 package question
 
 import (
@@ -26,12 +29,16 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 )
 
-// Display bounds: past them a value is shown by its start, its size and
-// its digest.
+// Brief's bound on items (of one array, or of one object's members), and
+// the length past which Render gives a string's size and digest beside
+// it.
 const (
-	maxStringRunes = 200 // of one string, before escaping
-	maxItems       = 50  // of one array, or of one object's members
+	maxItems    = 50
+	longStrings = 200
 )
+
+// DefaultBrief is Brief's usual bound on one string's characters.
+const DefaultBrief = 1000
 
 // Tool is what the question says of the tool.
 type Tool struct {
@@ -46,9 +53,30 @@ type Tool struct {
 }
 
 // Render is the question for a call of tool with args (the strict
-// reader's accepted arguments; none is {}). A value it cannot read (not
-// the reader's) is shown by its size and digest, never as it is.
+// reader's accepted arguments; none is {}), every value whole. A value it
+// cannot read (not the reader's) is shown by its size and digest, never as
+// it is.
 func Render(tool Tool, args []byte) string {
+	return render(tool, args, 0)
+}
+
+// Brief is Render for a place that must be short (an MCP client's
+// message): each string past maxChars characters (DefaultBrief when 0 or
+// less), and each list or object past 50 items, is shown by its start, its
+// size and its digest, and the text says so; cut reports whether any was.
+func Brief(tool Tool, args []byte, maxChars int) (text string, cut bool) {
+	if maxChars <= 0 {
+		maxChars = DefaultBrief
+	}
+	text = render(tool, args, maxChars)
+	return text, strings.Contains(text, briefNote)
+}
+
+// briefNote ends a question Brief cut.
+const briefNote = "Some values are too long to show here: each is shown by its start, its size and a digest (sha256) of the whole. The approval is for the whole call."
+
+// render renders the question; maxChars > 0 bounds strings and lists.
+func render(tool Tool, args []byte, maxChars int) string {
 	var b strings.Builder
 	if len(bytes.TrimSpace(args)) == 0 {
 		args = []byte("{}")
@@ -71,13 +99,16 @@ func Render(tool Tool, args []byte) string {
 	}
 	b.WriteString(tool.Version)
 	b.WriteString(")\nArguments:")
-	r := renderer{b: &b, args: args}
+	r := renderer{b: &b, args: args, maxRunes: maxChars}
+	if maxChars > 0 {
+		r.maxItems = maxItems
+	}
 	dec := jsontext.NewDecoder(bytes.NewReader(args))
 	if err := r.value(dec, 1, schema); err != nil {
 		return unreadable(tool, args)
 	}
 	if r.bounded {
-		b.WriteString("\n\nSome values are too long to show whole: each is shown by its start, its size and a digest (sha256) of the whole. The approval is for the whole call.")
+		b.WriteString("\n\n" + briefNote)
 	}
 	b.WriteString("\n\nA yes lets this one call run once, with exactly these arguments.")
 	return b.String()
@@ -90,9 +121,11 @@ func unreadable(tool Tool, args []byte) string {
 }
 
 type renderer struct {
-	b       *strings.Builder
-	args    []byte
-	bounded bool // a value was shown by its start and digest
+	b        *strings.Builder
+	args     []byte
+	maxRunes int  // of one string; 0 shows every string whole
+	maxItems int  // of one list or object; 0 shows every item
+	bounded  bool // a value was shown by its start and digest
 }
 
 // value writes the next value of dec after a "name:" (or "-") at depth;
@@ -116,6 +149,10 @@ func (r *renderer) value(dec *jsontext.Decoder, depth int, s Schema) error {
 	tok, err := dec.ReadToken()
 	if err != nil {
 		return err
+	}
+	if tok.Kind() == '"' && strings.ContainsRune(tok.String(), '\n') {
+		r.lines(tok.String(), depth)
+		return nil
 	}
 	r.b.WriteByte(' ')
 	switch tok.Kind() {
@@ -143,7 +180,7 @@ func (r *renderer) object(dec *jsontext.Decoder, depth int, s Schema) error {
 		if err != nil {
 			return err
 		}
-		if n == maxItems {
+		if n == r.maxItems && n > 0 {
 			return r.rest(dec, '}', start, depth, n, "members")
 		}
 		n++
@@ -171,7 +208,7 @@ func (r *renderer) array(dec *jsontext.Decoder, depth int, s Schema) error {
 	}
 	n := 0
 	for dec.PeekKind() != ']' {
-		if n == maxItems {
+		if n == r.maxItems && n > 0 {
 			return r.rest(dec, ']', start, depth, n, "items")
 		}
 		n++
@@ -224,17 +261,109 @@ func (r *renderer) newline(depth int) {
 	}
 }
 
-// quote is s as the question shows a string: quoted, escaped, bounded.
+// quote is s as the question shows a string: quoted, escaped, and either
+// whole (a long one with its size and digest beside it) or bounded.
 func (r *renderer) quote(s string) string {
+	if i, cut := r.cutAt(s); cut {
+		r.bounded = true
+		return fmt.Sprintf("%s… (%d characters in all; sha256 %s)", escape(s[:i]), utf8.RuneCountInString(s), digest([]byte(s)))
+	}
+	if n := utf8.RuneCountInString(s); n > longStrings {
+		return fmt.Sprintf("%s (%d characters; sha256 %s)", escape(s), n, digest([]byte(s)))
+	}
+	return escape(s)
+}
+
+// cutAt is where s is cut under the renderer's bound: the byte offset of
+// its first rune past maxRunes, and whether there is one.
+func (r *renderer) cutAt(s string) (int, bool) {
+	if r.maxRunes == 0 {
+		return len(s), false
+	}
+	return cutRunes(s, r.maxRunes)
+}
+
+// cutRunes is the byte offset of s's first rune past n, and whether there
+// is one.
+func cutRunes(s string, n int) (int, bool) {
 	runes := 0
 	for i := range s {
-		if runes == maxStringRunes {
-			r.bounded = true
-			return fmt.Sprintf("%s… (%d characters in all; sha256 %s)", escape(s[:i]), utf8.RuneCountInString(s), digest([]byte(s)))
+		if runes == n {
+			return i, true
 		}
 		runes++
 	}
-	return escape(s)
+	return len(s), false
+}
+
+// briefLines bounds the lines Brief shows of one text; emptyRun is the
+// shortest run of empty lines shown as their count.
+const (
+	briefLines = 40
+	emptyRun   = 3
+)
+
+// lines shows text of several lines as they are: a line that says how
+// many, whether a line break ends it, its size and its digest, then each
+// line after a bar, one level in, escaped as a string is (a backslash too,
+// so no line can forge an escape) and with a space or tab at its end
+// escaped, so none is invisible; a run of empty lines, which could push a
+// line out of sight, is one line that counts them. No line of the text
+// reads as either: each of its lines starts with the bar. Under a bound,
+// the lines stop at it, counted as they are shown.
+func (r *renderer) lines(s string, depth int) {
+	text := strings.TrimSuffix(s, "\n")
+	ending := ""
+	if len(text) < len(s) {
+		ending = ", ending in a line break"
+	}
+	fmt.Fprintf(r.b, " text of %d lines%s (%d characters; sha256 %s):", strings.Count(text, "\n")+1, ending, utf8.RuneCountInString(s), digest([]byte(s)))
+	all := strings.Split(text, "\n")
+	budget, shown, cut := r.maxRunes, 0, false
+	for i := 0; i < len(all); {
+		if r.maxRunes > 0 && (budget <= 0 || shown == briefLines) {
+			cut = true
+			break
+		}
+		r.newline(depth)
+		shown++
+		if n := emptyLines(all[i:]); n >= emptyRun {
+			fmt.Fprintf(r.b, "(%d empty lines)", n)
+			i, budget = i+n, budget-len("(000 empty lines)")
+			continue
+		}
+		line := all[i]
+		i++
+		if r.maxRunes > 0 {
+			if j, over := cutRunes(line, budget); over {
+				line, cut = line[:j], true
+			}
+			budget -= utf8.RuneCountInString(line)
+		}
+		r.b.WriteString("| ")
+		trimmed := strings.TrimRight(line, " \t")
+		escapeInto(r.b, trimmed, false, true)
+		for _, c := range line[len(trimmed):] {
+			fmt.Fprintf(r.b, `\u%04X`, c)
+		}
+		if cut {
+			break
+		}
+	}
+	if cut {
+		r.bounded = true
+		r.newline(depth)
+		r.b.WriteString("(… the rest is cut here)")
+	}
+}
+
+// emptyLines counts the empty lines lines begins with.
+func emptyLines(lines []string) int {
+	n := 0
+	for n < len(lines) && lines[n] == "" {
+		n++
+	}
+	return n
 }
 
 // memberName is a member's name as shown: bare when it is a plain name,
@@ -260,7 +389,7 @@ func escape(s string) string {
 	var b strings.Builder
 	b.Grow(len(s) + 2)
 	b.WriteByte('"')
-	escapeInto(&b, s, true)
+	escapeInto(&b, s, true, true)
 	b.WriteByte('"')
 	return b.String()
 }
@@ -269,16 +398,19 @@ func escape(s string) string {
 // author's own text, whose quotes are its own.
 func escapeBare(s string) string {
 	var b strings.Builder
-	escapeInto(&b, s, false)
+	escapeInto(&b, s, false, false)
 	return b.String()
 }
 
-func escapeInto(b *strings.Builder, s string, quoted bool) {
+// escapeInto writes s with every hidden character escaped; quotes and
+// backslashes too when asked (a quoted string's quotes; a line's
+// backslashes, so that no text forges an escape).
+func escapeInto(b *strings.Builder, s string, quotes, backslashes bool) {
 	for _, c := range s {
 		switch {
-		case quoted && c == '"':
+		case quotes && c == '"':
 			b.WriteString(`\"`)
-		case quoted && c == '\\':
+		case backslashes && c == '\\':
 			b.WriteString(`\\`)
 		case c == '\n':
 			b.WriteString(`\n`)

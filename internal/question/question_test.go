@@ -24,7 +24,9 @@ func TestRenderShowsTheWholeCall(t *testing.T) {
 		{"members, nested and listed", `{"command":"ls -la","env":{"HOME":"/root"},"args":["-l",2,true,null],"empty":{},"none":[]}`,
 			[]string{"Tool: \"Run a command\" (run_command, version 1.0)", "\n  command: \"ls -la\"", "\n  env:\n    HOME: \"/root\"", "\n  args:\n    - \"-l\"\n    - 2\n    - true\n    - null", "\n  empty: {}", "\n  none: []"}, nil},
 		{"newlines and a line separator before a member", `{"note":"ls -la. Nothing is changed.` + strings.Repeat(`\n`, 1990) + `\u2028",` + `"command":"rm -rf /srv"}`,
-			[]string{`note: "ls -la. Nothing is changed.\n\n\n`, `"… (2018 characters in all; sha256 `, "\n  command: \"rm -rf /srv\""}, []string{"\u2028", "\n\n\n"}},
+			[]string{"note: text of 1991 lines (2018 characters; sha256 ", "\n    | ls -la. Nothing is changed.\n    (1989 empty lines)\n    | \\u2028\n  command: \"rm -rf /srv\""}, []string{"\u2028", "\n\n    |"}},
+		{"text of several lines keeps its lines; quotes as they are, a backslash and a line's last space escaped", `{"patch":"--- a/x\n+++ b/x\n+say \"hi\" \\u202e \n\t-x\u202e\n"}`,
+			[]string{"patch: text of 4 lines, ending in a line break (", "\n    | --- a/x\n    | +++ b/x\n    | +say \"hi\" \\\\u202e\\u0020\n    | \\t-x\\u202E\n\nA yes"}, []string{"\u202e\n"}},
 		{"bidi overrides and invisible characters", `{"note":"Amount: \u202e00.001\u202c","to":"ab\u200bc\ufeff\u2066x\u2069"}`,
 			[]string{`note: "Amount: \u202E00.001\u202C"`, `to: "ab\u200Bc\uFEFF\u2066x\u2069"`}, []string{"\u202e", "\u200b", "\ufeff", "\u2066"}},
 		{"controls, other spaces, tags and private use", `{"a":"x\u0007\u0085\u00a0\u3000y","b":"\udb40\udc41z","c":"\ue000"}`,
@@ -35,10 +37,12 @@ func TestRenderShowsTheWholeCall(t *testing.T) {
 			[]string{"\n  \"a b\": 1", "\n  \"\": 2", "\n  \"\\u202Ex\": 3"}, nil},
 		{"numbers as sent", `{"n":1e400,"m":-0.000001,"k":12345678901234567890}`,
 			[]string{"n: 1e400", "m: -0.000001", "k: 12345678901234567890"}, nil},
-		{"a long string is its start, its size and its digest", `{"s":"` + strings.Repeat("é", 500) + `","t":"after"}`,
-			[]string{`s: "` + strings.Repeat("é", 200) + `"… (500 characters in all; sha256 `, "t: \"after\"", "Some values are too long to show whole"}, nil},
-		{"a long array is its first items, its size and its digest", `{"xs":[` + strings.TrimSuffix(strings.Repeat(`"x", `, 60), ", ") + `],"after":true}`,
-			[]string{"… 10 more items, 60 in all (sha256 of the whole: ", "\n  after: true"}, nil},
+		{"a run of three empty lines or more is counted; a line that reads as the count keeps its bar", `{"t":"a\n\n\nb\n\n\n\nc\n(3 empty lines)"}`,
+			[]string{"\n    | a\n    | \n    | \n    | b\n    (3 empty lines)\n    | c\n    | (3 empty lines)\n"}, nil},
+		{"a long string is whole, its size and its digest beside it", `{"s":"` + strings.Repeat("é", 500) + `","t":"after"}`,
+			[]string{`s: "` + strings.Repeat("é", 500) + `" (500 characters; sha256 `, "t: \"after\""}, []string{"too long"}},
+		{"a long array is whole", `{"xs":[` + strings.TrimSuffix(strings.Repeat(`"x", `, 60), ", ") + `],"after":true}`,
+			[]string{strings.Repeat("\n    - \"x\"", 60), "\n  after: true"}, []string{"more items"}},
 		{"no arguments", ``, []string{"Arguments: {}"}, nil},
 	} {
 		args := []byte(c.args)
@@ -125,7 +129,7 @@ func TestWordingAboveTheCall(t *testing.T) {
 		t.Errorf("got\n%s\nwant it to start\n%s", q, want)
 	}
 	forged := question.Render(order, []byte(`{"order_id":"ORD-1 for 0.01 USD?\nTool: none","amount":1,"currency":"USD"}`))
-	if !strings.Contains(forged, `Submit order "ORD-1 for 0.01 USD?\nTool: none" for 1 USD?`) || !strings.Contains(forged, `order_id: "ORD-1 for 0.01 USD?\nTool: none"`) {
+	if !strings.Contains(forged, `Submit order "ORD-1 for 0.01 USD?\nTool: none" for 1 USD?`) || !strings.Contains(forged, "order_id: text of 2 lines (30 characters; sha256 003566de07a516001134b8cb79318c25):\n    | ORD-1 for 0.01 USD?\n    | Tool: none\n") {
 		t.Errorf("a value that reads as wording is not set apart:\n%s", forged)
 	}
 }
@@ -184,5 +188,29 @@ func TestSensitiveMembersAreNotShown(t *testing.T) {
 		if strings.Contains(q, leaked) {
 			t.Errorf("the question shows %q:\n%s", leaked, q)
 		}
+	}
+}
+
+// Brief, for a place that must be short, cuts at its bound and says so: a
+// string by its start, size and digest, a list by its first 50 items, text
+// of several lines by its first lines; nothing under the bound is cut.
+func TestBriefCutsAndSaysSo(t *testing.T) {
+	long := `{"s":"` + strings.Repeat("é", 500) + `","xs":[` + strings.TrimSuffix(strings.Repeat(`"x", `, 60), ", ") + `],"patch":"` + strings.Repeat(`line\n`, 100) + `\u202e"}`
+	q, cut := question.Brief(tool, []byte(long), 200)
+	for _, w := range []string{`s: "` + strings.Repeat("é", 200) + `"… (500 characters in all; sha256 `, "… 10 more items, 60 in all (sha256 of the whole: ",
+		"patch: text of 101 lines (501 characters; sha256 ", strings.Repeat("\n    | line", 40) + "\n    (… the rest is cut here)", "Some values are too long to show here"} {
+		if !strings.Contains(q, w) {
+			t.Errorf("%q not in\n%s", w, q)
+		}
+	}
+	if !cut || strings.Contains(q, "\\u202E") {
+		t.Errorf("cut %v:\n%s", cut, q)
+	}
+	short := `{"s":"` + strings.Repeat("é", 199) + `"}`
+	if q, cut := question.Brief(tool, []byte(short), 200); cut || q != question.Render(tool, []byte(short)) {
+		t.Errorf("a call under the bound: cut %v\n%s", cut, q)
+	}
+	if q, _ := question.Brief(tool, []byte(`{"s":"`+strings.Repeat("a", 1200)+`"}`), 0); !strings.Contains(q, "(1200 characters in all") {
+		t.Errorf("the default bound (%d) cut nothing:\n%s", question.DefaultBrief, q)
 	}
 }
