@@ -94,6 +94,17 @@ type Options struct {
 	// they have none of keel's checks and no keel audit record. A name in
 	// the set is keel's and stays keel's.
 	Unmigrated []string
+	// Taint remembers, per conversation, that a result brought text from
+	// outside (a tool whose output marks members x-keel-untrusted), so that
+	// the calls after it carry ExecutionContext.Tainted with no code of
+	// yours: a session, the stdio connection, or, without sessions, the
+	// conversation a client names in _meta (MetaConversation), else its
+	// caller. Default: this process's memory; replicas share one
+	// (redisreplay.Store). A ContextFunc that sets Tainted itself keeps it.
+	Taint TaintStore
+	// TaintTTL is how long a mark lasts when its session does not close
+	// first (default DefaultTaintTTL).
+	TaintTTL time.Duration
 	// Logger is the protected log for the detail of protocol errors and of
 	// refused messages (default slog.Default()).
 	Logger *slog.Logger
@@ -141,7 +152,8 @@ func New(exec *runtime.Executor, opts Options) *Server {
 	}
 	h := &handler{exec: exec, context: opts.Context, progressEvery: opts.ProgressInterval, approvals: opts.Approvals, request: opts.RequestContext,
 		inputs:     newInputs(opts.StateSecret, opts.Approvals, exec),
-		unmigrated: map[string]bool{}, impl: &mcp.Implementation{Name: opts.Name, Version: opts.Version}, log: opts.Logger}
+		unmigrated: map[string]bool{}, impl: &mcp.Implementation{Name: opts.Name, Version: opts.Version}, log: opts.Logger,
+		taint: newTaint(exec, opts)}
 	h.readTools(opts.Unmigrated)
 	if opts.Tasks != nil {
 		h.tasks = newTaskServer(*opts.Tasks, exec.ToolSet(), h.inputs.secret)
@@ -334,6 +346,7 @@ type handler struct {
 	noTextCopy    map[string]bool // the tools whose data a 2026-07-28 client gets once (text=none)
 	impl          *mcp.Implementation
 	log           *slog.Logger
+	taint         *taint // nil: no tool of the set returns text from outside
 	// levels are the log levels the clients of HTTP sessions set
 	// (logging/setLevel), by session id: the SDK keeps its own, and
 	// exposes none, and keel answers those sessions' calls.
@@ -389,6 +402,7 @@ func (h *handler) run(ctx context.Context, req *mcp.CallToolRequest, opts runOpt
 		return nil, err
 	}
 	ec.RateTaken = task // taken when the task was created (taskCall)
+	conversation, wasTainted := h.taint.read(ctx, req, &ec)
 	if h.request != nil {
 		ctx = h.request(ctx, req)
 	}
@@ -415,6 +429,7 @@ func (h *handler) run(ctx context.Context, req *mcp.CallToolRequest, opts runOpt
 		defer stopLog()
 	}
 	r := h.exec.Execute(ctx, ec, call)
+	h.taint.note(ctx, conversation, wasTainted, ec)
 	if r.Code() == runtime.CodeInputRequired { // the handler asked: its questions go to the client (a task's wait for them)
 		return h.inputs.required(ec, call, r)
 	}

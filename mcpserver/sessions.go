@@ -209,9 +209,12 @@ func (c *sessionCap) expired(id string) bool {
 func (c *sessionCap) forgetWhenClosed(id string, a *activity) {
 	a.ss.Wait()
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	if s, ok := c.sessions[id]; ok && s.activity == a {
 		c.drop(id, s)
+	}
+	c.mu.Unlock()
+	if c.h != nil {
+		c.h.taint.forget(id) // outside the lock: a shared store may be slow
 	}
 }
 

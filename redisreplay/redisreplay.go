@@ -159,3 +159,41 @@ type setResult struct {
 	ok  bool
 	err error
 }
+
+// The store is also an mcpserver.TaintStore: which conversations received
+// text from outside, shared by every replica, each mark a key that Redis
+// forgets at its ttl. A conversation's key is the prefix, "taint:" and its
+// name (no nonce has a colon).
+func (s *Store) taintKey(conversation string) string { return s.prefix + "taint:" + conversation }
+
+// Taint marks conversation for ttl.
+func (s *Store) Taint(ctx context.Context, conversation string, ttl time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, s.timeout)
+	defer cancel()
+	if err := s.client.Set(ctx, s.taintKey(conversation), "1", ttl).Err(); err != nil {
+		return fmt.Errorf("redisreplay: taint: %w", err)
+	}
+	return nil
+}
+
+// Tainted reports whether conversation is marked; an error is to be read
+// as marked.
+func (s *Store) Tainted(ctx context.Context, conversation string) (bool, error) {
+	ctx, cancel := context.WithTimeout(ctx, s.timeout)
+	defer cancel()
+	n, err := s.client.Exists(ctx, s.taintKey(conversation)).Result()
+	if err != nil {
+		return true, fmt.Errorf("redisreplay: tainted: %w", err)
+	}
+	return n == 1, nil
+}
+
+// Forget drops conversation's mark.
+func (s *Store) Forget(ctx context.Context, conversation string) error {
+	ctx, cancel := context.WithTimeout(ctx, s.timeout)
+	defer cancel()
+	if err := s.client.Del(ctx, s.taintKey(conversation)).Err(); err != nil {
+		return fmt.Errorf("redisreplay: forget: %w", err)
+	}
+	return nil
+}
