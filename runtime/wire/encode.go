@@ -143,8 +143,28 @@ func (e *Encoder) Float(f float64, bits int) ([]byte, error) {
 		return nil, Failf("type", "NaN or an infinity")
 	}
 	start := len(e.buf)
-	e.buf = jsontext.AppendFloat(e.buf, f, bits)
+	e.buf = appendFloat(e.buf, f, bits)
 	return e.buf[start:], nil
+}
+
+// appendFloat appends f as json v2 writes a float of bits (ECMAScript's
+// Number::toString, RFC 8785): the shortest decimal that reads back as
+// the same float, in exponent form below 1e-6 and from 1e21, its
+// exponent without leading zeros. Written here, since the standard
+// library's encoding/json/jsontext offers no such function.
+func appendFloat(dst []byte, f float64, bits int) []byte {
+	if bits == 32 {
+		f = float64(float32(f))
+	}
+	format, abs := byte('f'), math.Abs(f)
+	if abs != 0 && (bits == 64 && (abs < 1e-6 || abs >= 1e21) || bits == 32 && (float32(abs) < 1e-6 || float32(abs) >= 1e21)) {
+		format = 'e'
+	}
+	dst = strconv.AppendFloat(dst, f, format, -1, bits)
+	if n := len(dst); format == 'e' && n >= 4 && dst[n-4] == 'e' && dst[n-3] == '-' && dst[n-2] == '0' {
+		dst[n-2], dst = dst[n-1], dst[:n-1] // e-09 is e-9
+	}
+	return dst
 }
 
 // Time writes t as RFC 3339 with nanoseconds, as json v2 does.

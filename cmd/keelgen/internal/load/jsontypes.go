@@ -55,7 +55,7 @@ func knownLeaf(n *types.Named) bool {
 		return false
 	}
 	switch obj.Pkg().Path() + "." + obj.Name() {
-	case "time.Time", "net/url.URL", "net.IP", "encoding/json.RawMessage":
+	case "time.Time", "net/url.URL", "net.IP", "encoding/json.RawMessage", "encoding/json/jsontext.Value": // an alias under GOEXPERIMENT=jsonv2
 		return true
 	}
 	return false

@@ -306,6 +306,9 @@ func hintFor(t types.Type, n node) string {
 	switch u := types.Unalias(t).(type) {
 	case *types.Named:
 		if model.HasMethod(u, "JSONSchema") || model.HasMethod(u, "JSONSchemaAlias") || onlyShape(n) {
+			if a, alias := t.(*types.Alias); alias && u.Obj().Pkg().Path() == "encoding/json/jsontext" {
+				return a.Obj().Name() // json.RawMessage, an alias of jsontext.Value under GOEXPERIMENT=jsonv2: named alike in both
+			}
 			return u.Obj().Name()
 		}
 		if _, isStruct := u.Underlying().(*types.Struct); isStruct {

@@ -54,7 +54,7 @@ func classify(t types.Type, texts model.TextTypes) (kind, string) {
 				return kTime, ""
 			case "time.Duration":
 				return kDuration, ""
-			case "encoding/json.RawMessage":
+			case "encoding/json.RawMessage", "encoding/json/jsontext.Value": // the first an alias of the second under GOEXPERIMENT=jsonv2
 				return kRaw, ""
 			}
 			if !obj.Exported() && obj.Pkg().Name() != "main" {
