@@ -150,7 +150,7 @@ func TestEndedCarriesFixedMessages(t *testing.T) {
 		runtime.CodeToolInternalError: "The tool failed with an internal error.",
 		"not_found":                   "The tool failed with an internal error.",
 	} {
-		r := runtime.Ended(c, "2.1", code)
+		r := c.Ended("2.1", code)
 		want := code
 		if code == "not_found" {
 			want = runtime.CodeToolInternalError
@@ -159,7 +159,7 @@ func TestEndedCarriesFixedMessages(t *testing.T) {
 			t.Errorf("Ended(%s) = %s", code, marshal(t, r))
 		}
 	}
-	if r := runtime.Ended(c, "", runtime.CodeToolTimeout); r.ToolVersion != nil {
+	if r := c.Ended("", runtime.CodeToolTimeout); r.ToolVersion != nil {
 		t.Errorf("an unknown version is not null: %s", marshal(t, r))
 	}
 }

@@ -164,14 +164,14 @@ func (r ToolResult) Code() Code {
 	return r.Error.Code
 }
 
-// Ended is the result of a call that ended outside the executor, with no
+// Ended is the result of call c that ended outside the executor, with no
 // result it can deliver: a durable engine gave up on it (it timed out, its
 // worker was lost, its retries ran out), it was cancelled before a worker
 // answered, or its result was too large to carry (invalid_tool_output). It
 // carries the executor's fixed message for code, which must be one of
 // those four (any other is read as tool_internal_error); version is the
 // tool's, "" when it is not known.
-func Ended(call ToolCall, version string, code Code) ToolResult {
+func (c ToolCall) Ended(version string, code Code) ToolResult {
 	var msg string
 	switch code {
 	case CodeToolTimeout:
@@ -183,7 +183,7 @@ func Ended(call ToolCall, version string, code Code) ToolResult {
 	default:
 		code, msg = CodeToolInternalError, msgInternal
 	}
-	r := ToolResult{CallID: call.ID, ToolName: call.Name, Error: &ToolError{Code: code, Message: msg}}
+	r := ToolResult{CallID: c.ID, ToolName: c.Name, Error: &ToolError{Code: code, Message: msg}}
 	if version != "" {
 		r.ToolVersion = &version
 	}

@@ -79,7 +79,7 @@ func (a *executorActivity) execute(ctx context.Context, req Request) (runtime.To
 	if size := resultSize(r); size > a.maxResult {
 		activity.GetLogger(ctx).Error("keel: the result is too large for a Temporal payload; refused",
 			"call_id", req.Call.ID, "tool", r.ToolName, "bytes", size, "limit", a.maxResult)
-		return runtime.Ended(req.Call, version, runtime.CodeInvalidToolOutput), nil
+		return req.Call.Ended(version, runtime.CodeInvalidToolOutput), nil
 	}
 	return r, nil
 }

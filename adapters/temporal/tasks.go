@@ -102,9 +102,9 @@ func (r *TaskRunner) TaskResult(ctx context.Context, run string) (runtime.ToolRe
 		}
 		return res, true, nil
 	case enums.WORKFLOW_EXECUTION_STATUS_CANCELED:
-		return runtime.Ended(ended, "", runtime.CodeToolCancelled), true, nil
+		return ended.Ended("", runtime.CodeToolCancelled), true, nil
 	default:
-		return runtime.Ended(ended, "", runtime.CodeToolInternalError), true, nil
+		return ended.Ended("", runtime.CodeToolInternalError), true, nil
 	}
 }
 

@@ -42,7 +42,7 @@ func Execute(ctx workflow.Context, ec runtime.ExecutionContext, call runtime.Too
 	switch {
 	case errors.As(err, &canceled):
 		if !canceled.HasDetails() || canceled.Details(&r) != nil || r.Code() != runtime.CodeToolCancelled {
-			r = runtime.Ended(call, "", runtime.CodeToolCancelled)
+			r = call.Ended("", runtime.CodeToolCancelled)
 		}
 		return r, err
 	case errors.As(err, &app) && app.HasDetails() && app.Details(&r) == nil && retried(r.Code()):
@@ -53,10 +53,10 @@ func Execute(ctx workflow.Context, ec runtime.ExecutionContext, call runtime.Too
 			_ = timeout.LastHeartbeatDetails(&beat)
 		}
 		workflow.GetLogger(ctx).Warn("keel: the call timed out", "call_id", call.ID, "tool_version", beat.ToolVersion, "error", err)
-		return runtime.Ended(call, beat.ToolVersion, runtime.CodeToolTimeout), nil
+		return call.Ended(beat.ToolVersion, runtime.CodeToolTimeout), nil
 	default:
 		workflow.GetLogger(ctx).Error("keel: the call's activity failed", "call_id", call.ID, "error", err)
-		return runtime.Ended(call, "", runtime.CodeToolInternalError), nil
+		return call.Ended("", runtime.CodeToolInternalError), nil
 	}
 }
 

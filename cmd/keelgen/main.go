@@ -245,23 +245,33 @@ func parseFlags(args []string, stderr io.Writer) (options, bool) {
 	if err := fs.Parse(args); err != nil {
 		return o, false
 	}
-	modes := 0
-	if o.lock != "" && o.base != "" {
+	o.patterns = fs.Args()
+	if !o.settle(stderr) {
+		fs.Usage()
+		return o, false
+	}
+	return o, true
+}
+
+// settle refuses flags that contradict each other and picks the mode.
+func (o *options) settle(stderr io.Writer) bool {
+	switch {
+	case o.lock != "" && o.base != "":
 		fmt.Fprintln(stderr, "keelgen: -lock and -base both name the lock to compare with; give one")
-		return o, false
-	}
-	if o.lint && o.sign != "" {
+		return false
+	case o.lint && o.sign != "":
 		fmt.Fprintln(stderr, "keelgen: -lint writes nothing, so there is nothing for -sign to sign; give one")
-		return o, false
+		return false
 	}
+	modes := 0
 	for _, on := range []bool{o.check, o.diff, o.sign != "", o.genkey != "", o.required} {
 		if on {
 			modes++
 		}
 	}
 	if modes > 1 {
-		fs.Usage()
-		return o, false
+		fmt.Fprintln(stderr, "keelgen: -check, -diff, -sign, -genkey and -required each choose what keelgen does; give one")
+		return false
 	}
 	switch {
 	case o.genkey != "":
@@ -275,8 +285,7 @@ func parseFlags(args []string, stderr io.Writer) (options, bool) {
 	case o.lint:
 		o.mode = modeLint
 	}
-	o.patterns = fs.Args()
-	return o, true
+	return true
 }
 
 // compare compares the output directory with the result; a file keelgen

@@ -190,3 +190,22 @@ func TestErrorsExitTwo(t *testing.T) {
 		}
 	}
 }
+
+// Flags that contradict each other are refused, with the reason and the
+// usage, and exit 2, before anything is read.
+func TestContradictoryFlags(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		why  string
+	}{
+		{[]string{"-lock", "a.json", "-base", "origin/main"}, "-lock and -base both name the lock"},
+		{[]string{"-lint", "-sign", "key.pem"}, "nothing for -sign to sign"},
+		{[]string{"-check", "-diff"}, "each choose what keelgen does"},
+		{[]string{"-required", "-genkey", "k"}, "each choose what keelgen does"},
+	} {
+		code, out := keelgen(t, c.args...)
+		if code != 2 || !strings.Contains(out, c.why) || !strings.Contains(out, "usage: keelgen") {
+			t.Errorf("%v: exit %d\n%s", c.args, code, out)
+		}
+	}
+}
