@@ -11,7 +11,9 @@
 // returns structuredContent and the same JSON as text (or, for a result
 // type with an MCPText method, its author's text); every keel failure
 // returns isError with keel's result JSON (its code included), except
-// unknown_tool, which the protocol makes a JSON-RPC error (-32602). Every
+// two that are JSON-RPC errors: unknown_tool, which the protocol makes
+// -32602, and rate_limit_exceeded, -32029 as MCP servers answer it
+// (CodeRateLimited; over HTTP, 429 with Retry-After). Every
 // tools/call reaches the executor, whatever its name, so an unknown name is
 // audited like any other call. The ExecutionContext of a call comes from the
 // server owner's hook (over HTTP: from the verified bearer token, see

@@ -31,7 +31,12 @@ func sdkPost(t *testing.T, h http.Handler, body string, header map[string]string
 }
 
 // sessionCap.note finds the SDK's session of a new id in Server.Sessions
-// when the initialize answer is written: the SDK lists it before.
+// when the initialize answer is written: the SDK lists it before. The SDK
+// promises less (go-sdk v1.8.0, mcp/server.go, Server.Sessions: "There is
+// no guarantee that the iterator observes sessions that are added or
+// removed during iteration"), so this order is what the test pins; the day
+// it changes, sessionCap counts the pending request instead (it does, for
+// a session the SDK holds and keel has not recorded).
 func TestSDKListsASessionBeforeItAnswersItsInitialize(t *testing.T) {
 	s := mcp.NewServer(&mcp.Implementation{Name: "s", Version: "1"}, nil)
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil)
@@ -78,7 +83,9 @@ func (o onHeader) Flush() { o.ResponseRecorder.Flush() }
 
 // HTTPHandler gives the SDK's stateful handler no SessionTimeout, and keeps
 // the idle timeout itself (sessionCap), since keel answers a session's
-// calls: with none, the SDK never closes an idle session.
+// calls: with none, the SDK never closes an idle session, as its option
+// says (go-sdk v1.8.0, mcp/streamable.go, StreamableHTTPOptions.SessionTimeout:
+// "If SessionTimeout is the zero value, idle sessions are never closed").
 func TestSDKKeepsAnIdleSessionWithoutASessionTimeout(t *testing.T) {
 	s := mcp.NewServer(&mcp.Implementation{Name: "s", Version: "1"}, nil)
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{SessionTimeout: 0})
@@ -94,7 +101,10 @@ func TestSDKKeepsAnIdleSessionWithoutASessionTimeout(t *testing.T) {
 
 // sessionCap.forgetWhenClosed waits on ServerSession.Wait, which returns
 // when the session closes (a DELETE, Close): keel then answers none of its
-// calls.
+// calls, and drops its taint. The SDK says so for a client's close (go-sdk
+// v1.8.0, mcp/server.go, ServerSession.Wait: "Wait waits for the connection
+// to be closed by the client"); this test pins the server's Close and a
+// DELETE too.
 func TestSDKSessionWaitEndsWhenTheSessionCloses(t *testing.T) {
 	s := mcp.NewServer(&mcp.Implementation{Name: "s", Version: "1"}, nil)
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil)
@@ -119,7 +129,12 @@ func TestSDKSessionWaitEndsWhenTheSessionCloses(t *testing.T) {
 
 // New's middleware keeps a session's log level (handler.levels) from the
 // SDK's logging/setLevel request, which reaches it as this type; the SDK
-// keeps its own and exposes none.
+// keeps its own (ServerSessionState.LogLevel, unexported to a server's
+// code) and exposes none. The spec text keel follows: a server sends
+// notifications/message at or above the level the client set with
+// logging/setLevel (MCP 2025-11-25, server/utilities/logging); from
+// 2026-07-28 a request names its own level in _meta, which go-sdk keeps
+// per request since modelcontextprotocol/go-sdk#1168.
 func TestSDKSetLevelReachesMiddlewareAsItsRequestType(t *testing.T) {
 	s := mcp.NewServer(&mcp.Implementation{Name: "s", Version: "1"}, &mcp.ServerOptions{Capabilities: &mcp.ServerCapabilities{Logging: &mcp.LoggingCapabilities{}}})
 	var level mcp.LoggingLevel
@@ -143,7 +158,11 @@ func TestSDKSetLevelReachesMiddlewareAsItsRequestType(t *testing.T) {
 
 // A call keel answers without a session has req.Session nil: the
 // request's own accessors read its client from its _meta (mcp.md, "Who
-// reads a message"), as owners' hooks are told to.
+// reads a message"), as owners' hooks are told to. The SDK documents it
+// (go-sdk v1.8.0, mcp/shared.go, ServerRequest.ClientInfo: "For requests
+// following the >= 2026-07-28 protocol, the value is read from the
+// per-request `_meta` field"), and the 2026-07-28 revision puts the
+// client's info and capabilities in every request's _meta.
 func TestSDKRequestAccessorsReadTheMetaWithoutASession(t *testing.T) {
 	req := &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Meta: mcp.Meta{
 		mcp.MetaKeyClientInfo:         map[string]any{"name": "ci", "version": "1"},

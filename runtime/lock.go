@@ -1,8 +1,24 @@
 package runtime
 
 import (
+	"slices"
+	"strings"
+
 	"github.com/keelgen/keel/internal/lockfile"
 )
+
+// The one mapping of a ToolInfo to its contract: the executor's at start,
+// and keelgen's and keeltest's through lockfile.OfInfos.
+func init() {
+	lockfile.OfInfos = func(infos any) (lockfile.Lock, error) {
+		list := slices.SortedFunc(slices.Values(infos.([]ToolInfo)), func(a, b ToolInfo) int { return strings.Compare(a.Name, b.Name) })
+		contracts := make([]lockfile.Contract, len(list))
+		for i, info := range list {
+			contracts[i] = contract(info)
+		}
+		return lockfile.New(contracts)
+	}
+}
 
 // contract is info as the lock reads it.
 func contract(info ToolInfo) lockfile.Contract {

@@ -189,13 +189,13 @@ func publicKeyPEM(t *testing.T, pub ed25519.PublicKey) []byte {
 	return pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der})
 }
 
-// The lock keelgen and keeltest write (internal/runtimelock) and the one the
-// executor checks at start (runtime/lock.go) map a contract alike, field by
-// field: a set locked with every field of ToolInfo changed, one at a time,
-// starts, and each change but Timeout (a deployment's, not the contract's)
-// changes the set digest. A new ToolInfo field fails this test until it is
-// listed here, mapped by both or, like Timeout, by neither.
-func TestBothLockMappingsAgreeOnEveryField(t *testing.T) {
+// The lock keelgen and keeltest write (lockfile.OfInfos) and the one the
+// executor checks at start are one mapping (runtime/lock.go), which maps
+// every contract field: a set locked with every field of ToolInfo changed,
+// one at a time, starts, and each change but Timeout (a deployment's, not
+// the contract's) changes the set digest. A new ToolInfo field fails this
+// test until it is listed here, mapped or, like Timeout, not.
+func TestTheLockMapsEveryField(t *testing.T) {
 	yes := true
 	base := runtime.ToolInfo{Name: "echo", Version: "1.0.0", Effect: runtime.EffectRead, Description: "Echo text.",
 		InputSchema: json.RawMessage(echoIn), OutputSchema: json.RawMessage(echoOut)}
@@ -234,7 +234,7 @@ func TestBothLockMappingsAgreeOnEveryField(t *testing.T) {
 	}
 	for _, f := range reflect.VisibleFields(reflect.TypeFor[runtime.ToolInfo]()) {
 		if _, ok := changes[f.Name]; !ok {
-			t.Errorf("ToolInfo.%s is not in this test: list it, and map it in both locks or in neither", f.Name)
+			t.Errorf("ToolInfo.%s is not in this test: list it, and map it in the lock or say why not", f.Name)
 		}
 	}
 	for _, f := range reflect.VisibleFields(reflect.TypeFor[runtime.Hints]()) {
@@ -246,7 +246,7 @@ func TestBothLockMappingsAgreeOnEveryField(t *testing.T) {
 		set := setOf(t, []runtime.ToolInfo{info})
 		e, err := runtime.NewExecutor(set, runtime.WithLogger(slog.New(slog.DiscardHandler)))
 		if err != nil {
-			t.Fatalf("a set locked by runtimelock does not start: %v", err)
+			t.Fatalf("a set locked by keeltest does not start: %v", err)
 		}
 		return e.SetDigest()
 	}

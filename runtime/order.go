@@ -22,36 +22,36 @@ import (
 // execute is the fixed order, one step per stage. obs, when not nil,
 // collects what observers see.
 func (e *Executor) execute(ctx context.Context, ec ExecutionContext, call ToolCall, obs *observedCall) ToolResult {
-	tool := e.set.Lookup(call.Name) // 1. registered, for this caller?
+	tool := e.set.Lookup(call.Name) // 1. registered?
 	if tool == nil || !e.dispatchable(tool, call.Name) {
 		e.logUnknown(ctx, call.ID, len(call.Name), tool)
 		return ToolResult{CallID: call.ID, ToolName: call.Name, Error: &ToolError{Code: CodeUnknownTool, Message: e.unknownMessageFor(ctx, ec)}}
 	}
-	if e.filter != nil && !e.kept(ctx, ec, tool) { // hidden from this caller: absent, as far as it can tell
+	if e.filter != nil && !e.kept(ctx, ec, tool) { // 2. not hidden from this caller? (hidden: absent, as far as it can tell)
 		e.log.LogAttrs(ctx, slog.LevelInfo, "keel: a tool the tool filter hides from this caller; refused as unknown",
 			slog.String("call_id", call.ID), slog.String("tool", tool.info.Name))
 		return ToolResult{CallID: call.ID, ToolName: call.Name, Error: &ToolError{Code: CodeUnknownTool, Message: e.unknownMessageFor(ctx, ec)}}
 	}
 	c := newCallRun(e, ctx, call, tool, obs)
-	if len(c.info.Scopes) > 0 && !c.scoped(ec) { // the credentials first: nothing is read for a caller without them
+	if len(c.info.Scopes) > 0 && !c.scoped(ec) { // 3. scopes: the credentials first, nothing is read for a caller without them
 		return c.result
 	}
-	if e.rates != nil && !ec.RateTaken && c.limited(ec) { // then the caller's rate, before any work on its arguments
+	if e.rates != nil && !ec.RateTaken && c.limited(ec) { // 4. the caller's rate, before any work on its arguments
 		return c.result
 	}
-	args, ok := c.input() // 2. input schema
+	args, ok := c.input() // 5. input schema
 	if !ok {
 		return c.result
 	}
-	if !c.policy(ec, args) { // 3. effect / approval policy
+	if !c.policy(ec, args) { // 6. effect / approval policy
 		return c.result
 	}
-	err := c.invoke(ec, args) // 4. handler
+	err := c.invoke(ec, args) // 7. handler
 	c.sw.lap(stageHandler)
-	if err != nil { // 5. business error or internal error
+	if err != nil { // 8. business error or internal error
 		return c.classify(err)
 	}
-	out, ok := c.output(args) // 6. output schema
+	out, ok := c.output(args) // 9. output schema
 	if !ok {
 		return c.result
 	}
@@ -61,7 +61,7 @@ func (e *Executor) execute(ctx context.Context, ec ExecutionContext, call ToolCa
 			return c.result
 		}
 	}
-	r := ToolResult{CallID: call.ID, ToolName: c.info.Name, ToolVersion: &c.info.Version, OK: true, Data: out, Content: blocks} // 7. result
+	r := ToolResult{CallID: call.ID, ToolName: c.info.Name, ToolVersion: &c.info.Version, OK: true, Data: out, Content: blocks} // 10. result
 	// Text from outside is shown only between marks, never in the author's text.
 	if c.info.OwnText && !c.tool.untrusted { // the contract first: most tools pay one bool, no assertion
 		if tc, has := args.(ownText); has {

@@ -136,6 +136,13 @@ func ModelBytes(c Contract) (int, error) {
 // figure is for comparing one version with the next.
 func EstimateTokens(n int) int { return (n + 3) / 4 }
 
+// OfInfos is the lock of a []runtime.ToolInfo, sorted by name, each info
+// read as the runtime reads it at start (runtime/lock.go): the one mapping
+// of a ToolInfo to its contract, for keelgen (which writes the lock) and
+// runtime/keeltest (which locks hand-made sets). The runtime sets it when
+// it loads; this package, a leaf the runtime imports, cannot import it.
+var OfInfos func(infos any) (Lock, error)
+
 // New computes the lock of tools, which must be sorted by name.
 func New(tools []Contract) (Lock, error) {
 	l := Lock{LockVersion: Version, Tools: []Entry{}}

@@ -8,7 +8,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/keelgen/keel/internal/runtimelock"
+	"github.com/keelgen/keel/internal/lockfile"
 	"github.com/keelgen/keel/runtime"
 )
 
@@ -35,7 +35,7 @@ func Locked(tools ...*runtime.Tool) (Set, error) {
 	for i, t := range s.List {
 		infos[i] = t.Info()
 	}
-	lock, err := runtimelock.New(infos)
+	lock, err := lockfile.OfInfos(infos)
 	if err != nil {
 		return Set{}, err
 	}

@@ -37,9 +37,10 @@ func isTestSupport(path string) bool {
 }
 
 // The import rules of docs/layout.md hold in every package's build (tests
-// aside): nothing but test support imports test support; the runtime
-// imports, of internal/, only leaves that import nothing of keel's but
-// other such leaves; nothing outside cmd/keelgen reaches the generator.
+// aside): nothing but test support imports test support; a leaf (internal/,
+// test support aside) imports nothing of keel's but other leaves, so the
+// runtime imports only leaves that import nothing above it; nothing outside
+// cmd/keelgen reaches the generator.
 func TestImportRules(t *testing.T) {
 	pkgs, err := packages.Load(&packages.Config{Dir: testmod.Root(t), Mode: packages.NeedName | packages.NeedImports}, "./...")
 	if err != nil {
@@ -81,6 +82,8 @@ func TestImportRules(t *testing.T) {
 				t.Errorf("%s imports %s, test support, outside a test", p.PkgPath, imp)
 			case strings.HasPrefix(imp, generator) && !keelgen:
 				t.Errorf("%s imports %s, a stage of keelgen's", p.PkgPath, imp)
+			case strings.HasPrefix(p.PkgPath, leaves) && !isTestSupport(p.PkgPath) && !strings.HasPrefix(imp, leaves):
+				t.Errorf("%s, a leaf, imports %s, which stands above it", p.PkgPath, imp)
 			case runtime && strings.HasPrefix(imp, leaves) && !pure(imp, map[string]bool{}):
 				t.Errorf("runtime imports %s, which is not a leaf (it imports %v)", imp, keelImports[imp])
 			case isTestSupport(imp):

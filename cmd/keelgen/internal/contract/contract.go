@@ -17,7 +17,6 @@ import (
 
 	"github.com/keelgen/keel/cmd/keelgen/internal/model"
 	"github.com/keelgen/keel/internal/lockfile"
-	"github.com/keelgen/keel/internal/runtimelock"
 	"github.com/keelgen/keel/internal/schemamodel"
 	"github.com/keelgen/keel/runtime"
 )
@@ -139,7 +138,7 @@ func (p *Previous) readSchemas() error {
 
 // Compare lists what changed from prev to the tools now, sorted by name.
 func Compare(prev *Previous, now []runtime.ToolInfo) ([]ToolChange, lockfile.Lock, error) {
-	lock, err := runtimelock.New(now)
+	lock, err := lockfile.OfInfos(now)
 	if err != nil {
 		return nil, lockfile.Lock{}, err
 	}

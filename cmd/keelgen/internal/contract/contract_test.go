@@ -13,7 +13,6 @@ import (
 	"github.com/keelgen/keel/cmd/keelgen/internal/contract"
 	"github.com/keelgen/keel/cmd/keelgen/internal/model"
 	"github.com/keelgen/keel/internal/lockfile"
-	"github.com/keelgen/keel/internal/runtimelock"
 	"github.com/keelgen/keel/internal/testing/txtartest"
 	"github.com/keelgen/keel/runtime"
 )
@@ -103,7 +102,7 @@ func run(t *testing.T, old, now []tool) string {
 // writeLock commits the lock of infos in dir, as keelgen writes it.
 func writeLock(t *testing.T, dir string, infos []runtime.ToolInfo) {
 	t.Helper()
-	lock, err := runtimelock.New(infos)
+	lock, err := lockfile.OfInfos(infos)
 	if err != nil {
 		t.Fatal(err)
 	}

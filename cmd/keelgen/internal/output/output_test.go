@@ -11,7 +11,7 @@ import (
 
 	"github.com/keelgen/keel/cmd/keelgen/internal/files"
 	"github.com/keelgen/keel/cmd/keelgen/internal/output"
-	"github.com/keelgen/keel/internal/runtimelock"
+	"github.com/keelgen/keel/internal/lockfile"
 	"github.com/keelgen/keel/internal/testing/testmod"
 	"github.com/keelgen/keel/runtime"
 )
@@ -26,7 +26,7 @@ func lockFor(t *testing.T, tools ...string) string {
 		infos = append(infos, runtime.ToolInfo{Name: name, Version: "1.0", Effect: runtime.EffectRead,
 			InputSchema: json.RawMessage(`{"type":"object"}`), OutputSchema: json.RawMessage(`{"type":"object"}`)})
 	}
-	l, err := runtimelock.New(infos)
+	l, err := lockfile.OfInfos(infos)
 	if err != nil {
 		t.Fatal(err)
 	}
