@@ -20,129 +20,116 @@ type field struct {
 	number  func(s *Schema) *Number // a numeric keyword's field
 }
 
-// fields are the typed keywords, by name, and fieldNames the same sorted;
-// set in init, as reading a subschema reads fields.
+// fields are the typed keywords, by name, and fieldNames the same sorted:
+// the rows of rules that have a field, gathered in init, as reading a
+// subschema reads fields.
 var (
 	fields     map[string]field
 	fieldNames []string
 )
 
 func init() {
-	fields = map[string]field{
-		"type": {
-			read: func(r *reader, s *Schema) bool {
-				if r.dec.PeekKind() == '"' {
-					s.Type = Types{r.token().String()}
-					return true
-				}
-				l, ok := r.strings()
-				if ok {
-					s.Type = l
-				}
-				return ok
-			},
-			present: func(s *Schema) bool { return s.Type != nil },
-			clear:   func(s *Schema) { s.Type = nil },
-			encode: func(enc *jsontext.Encoder, s *Schema, _ encoding) error {
-				if len(s.Type) == 1 {
-					return enc.WriteToken(jsontext.String(s.Type[0]))
-				}
-				return writeStrings(enc, s.Type)
-			},
-		},
-		"enum": {
-			read: func(r *reader, s *Schema) bool {
-				if r.dec.PeekKind() != '[' {
-					r.skip()
-					return false
-				}
-				v, err := DecodeValue(r.value())
-				if err != nil {
-					return false
-				}
-				s.Enum, _ = v.([]any)
-				if s.Enum == nil {
-					s.Enum = []any{}
-				}
-				return true
-			},
-			present: func(s *Schema) bool { return s.Enum != nil },
-			clear:   func(s *Schema) { s.Enum = nil },
-			encode:  func(enc *jsontext.Encoder, s *Schema, _ encoding) error { return encodeValue(enc, s.Enum) },
-		},
-		"const": {
-			read: func(r *reader, s *Schema) bool {
-				v, err := DecodeValue(r.value())
-				if err != nil {
-					return false
-				}
-				s.Const = &v
-				return true
-			},
-			present: func(s *Schema) bool { return s.Const != nil },
-			clear:   func(s *Schema) { s.Const = nil },
-			encode:  func(enc *jsontext.Encoder, s *Schema, _ encoding) error { return encodeValue(enc, *s.Const) },
-		},
-		"properties": {
-			read:    readProperties,
-			present: func(s *Schema) bool { return s.Properties != nil },
-			clear:   func(s *Schema) { s.Properties = nil },
-			encode:  encodeProperties,
-		},
-		"required": {
-			read: func(r *reader, s *Schema) bool {
-				l, ok := r.strings()
-				if ok {
-					s.Required = l
-				}
-				return ok
-			},
-			present: func(s *Schema) bool { return s.Required != nil },
-			clear:   func(s *Schema) { s.Required = nil },
-			encode:  func(enc *jsontext.Encoder, s *Schema, _ encoding) error { return writeStrings(enc, s.Required) },
-		},
-		"additionalProperties": schemaField(func(s *Schema) **Schema { return &s.AdditionalProperties }),
-		"items":                schemaField(func(s *Schema) **Schema { return &s.Items }),
-		"not":                  schemaField(func(s *Schema) **Schema { return &s.Not }),
-		"allOf":                listField(func(s *Schema) *[]*Schema { return &s.AllOf }),
-		"anyOf":                listField(func(s *Schema) *[]*Schema { return &s.AnyOf }),
-		"oneOf":                listField(func(s *Schema) *[]*Schema { return &s.OneOf }),
-		"minProperties":        numberField(func(s *Schema) *Number { return &s.MinProperties }),
-		"maxProperties":        numberField(func(s *Schema) *Number { return &s.MaxProperties }),
-		"minItems":             numberField(func(s *Schema) *Number { return &s.MinItems }),
-		"maxItems":             numberField(func(s *Schema) *Number { return &s.MaxItems }),
-		"minLength":            numberField(func(s *Schema) *Number { return &s.MinLength }),
-		"maxLength":            numberField(func(s *Schema) *Number { return &s.MaxLength }),
-		"minimum":              numberField(func(s *Schema) *Number { return &s.Minimum }),
-		"maximum":              numberField(func(s *Schema) *Number { return &s.Maximum }),
-		"exclusiveMinimum":     numberField(func(s *Schema) *Number { return &s.ExclusiveMinimum }),
-		"exclusiveMaximum":     numberField(func(s *Schema) *Number { return &s.ExclusiveMaximum }),
-		"multipleOf":           numberField(func(s *Schema) *Number { return &s.MultipleOf }),
-		"pattern":              stringField(func(s *Schema) *string { return &s.Pattern }),
-		"format":               stringField(func(s *Schema) *string { return &s.Format }),
-		"contentEncoding":      stringField(func(s *Schema) *string { return &s.ContentEncoding }),
-		"contentMediaType":     stringField(func(s *Schema) *string { return &s.ContentMediaType }),
-		"title":                stringField(func(s *Schema) *string { return &s.Title }),
-		"description":          stringField(func(s *Schema) *string { return &s.Description }),
-		"uniqueItems": {
-			read: func(r *reader, s *Schema) bool {
-				if k := r.dec.PeekKind(); k != 't' && k != 'f' {
-					r.skip()
-					return false
-				}
-				u := r.token().Bool()
-				s.UniqueItems = &u
-				return true
-			},
-			present: func(s *Schema) bool { return s.UniqueItems != nil },
-			clear:   func(s *Schema) { s.UniqueItems = nil },
-			encode: func(enc *jsontext.Encoder, s *Schema, _ encoding) error {
-				return enc.WriteToken(jsontext.Bool(*s.UniqueItems))
-			},
-		},
+	fields = map[string]field{}
+	for _, r := range rules {
+		if r.field.read != nil {
+			fields[r.Name] = r.field
+		}
 	}
 	fieldNames = slices.Sorted(maps.Keys(fields))
 }
+
+// The typed keywords whose reading is their own; the others are read by
+// kind (schemaField, listField, numberField, stringField).
+var (
+	typeField = field{
+		read: func(r *reader, s *Schema) bool {
+			if r.dec.PeekKind() == '"' {
+				s.Type = Types{r.token().String()}
+				return true
+			}
+			l, ok := r.strings()
+			if ok {
+				s.Type = l
+			}
+			return ok
+		},
+		present: func(s *Schema) bool { return s.Type != nil },
+		clear:   func(s *Schema) { s.Type = nil },
+		encode: func(enc *jsontext.Encoder, s *Schema, _ encoding) error {
+			if len(s.Type) == 1 {
+				return enc.WriteToken(jsontext.String(s.Type[0]))
+			}
+			return writeStrings(enc, s.Type)
+		},
+	}
+	enumField = field{
+		read: func(r *reader, s *Schema) bool {
+			if r.dec.PeekKind() != '[' {
+				r.skip()
+				return false
+			}
+			v, err := DecodeValue(r.value())
+			if err != nil {
+				return false
+			}
+			s.Enum, _ = v.([]any)
+			if s.Enum == nil {
+				s.Enum = []any{}
+			}
+			return true
+		},
+		present: func(s *Schema) bool { return s.Enum != nil },
+		clear:   func(s *Schema) { s.Enum = nil },
+		encode:  func(enc *jsontext.Encoder, s *Schema, _ encoding) error { return encodeValue(enc, s.Enum) },
+	}
+	constField = field{
+		read: func(r *reader, s *Schema) bool {
+			v, err := DecodeValue(r.value())
+			if err != nil {
+				return false
+			}
+			s.Const = &v
+			return true
+		},
+		present: func(s *Schema) bool { return s.Const != nil },
+		clear:   func(s *Schema) { s.Const = nil },
+		encode:  func(enc *jsontext.Encoder, s *Schema, _ encoding) error { return encodeValue(enc, *s.Const) },
+	}
+	propertiesField = field{
+		read:    readProperties,
+		present: func(s *Schema) bool { return s.Properties != nil },
+		clear:   func(s *Schema) { s.Properties = nil },
+		encode:  encodeProperties,
+	}
+	requiredField = field{
+		read: func(r *reader, s *Schema) bool {
+			l, ok := r.strings()
+			if ok {
+				s.Required = l
+			}
+			return ok
+		},
+		present: func(s *Schema) bool { return s.Required != nil },
+		clear:   func(s *Schema) { s.Required = nil },
+		encode:  func(enc *jsontext.Encoder, s *Schema, _ encoding) error { return writeStrings(enc, s.Required) },
+	}
+	uniqueItemsField = field{
+		read: func(r *reader, s *Schema) bool {
+			if k := r.dec.PeekKind(); k != 't' && k != 'f' {
+				r.skip()
+				return false
+			}
+			u := r.token().Bool()
+			s.UniqueItems = &u
+			return true
+		},
+		present: func(s *Schema) bool { return s.UniqueItems != nil },
+		clear:   func(s *Schema) { s.UniqueItems = nil },
+		encode: func(enc *jsontext.Encoder, s *Schema, _ encoding) error {
+			return enc.WriteToken(jsontext.Bool(*s.UniqueItems))
+		},
+	}
+)
 
 func schemaField(at func(*Schema) **Schema) field {
 	return field{

@@ -2,10 +2,11 @@ package schemamodel
 
 import "fmt"
 
-// Rule is what each reader of keel's schemas does with one keyword: the
-// generated code, MCP's elicitation forms, and each provider's form. A
-// keyword keel learns is one row here, beside its field in fields.go; the
-// readers ask the row, not a list of their own.
+// Rule is what each reader of keel's schemas does with one keyword: this
+// package's typed reading, the generated code, MCP's elicitation forms, and
+// each provider's form. A keyword keel learns is one row here (its typed
+// reading too), its planner and its emitted check; the readers ask the row,
+// not a list of their own.
 type Rule struct {
 	Name string
 	// Checked: keelgen's generated readers and writers check it; any
@@ -34,6 +35,11 @@ type Rule struct {
 	// (invopop/jsonschema) reads the keyword from a jsonschema tag; it
 	// drops it on any other, which keelgen says at the tag.
 	Tags []string
+
+	// field is how a typed keyword is read into Schema's member of it,
+	// asked after, cleared and written (fields.go); zero for a keyword
+	// kept as its raw JSON.
+	field field
 }
 
 // Bound says a bound in words: Words, the value, then Unit, plural
@@ -63,38 +69,38 @@ const (
 	GeminiSilent               // an annotation it has no member for and a model no use for
 )
 
-// rules are the keywords whose treatment differs between readers, in the
-// order With lists them: the bounds in the order a description says them
+// rules are the keywords keel reads as typed members or whose treatment
+// differs between readers, in the order With lists them: the bounds in the order a description says them
 // (lower before upper), then the rest. A keyword absent here is an
 // annotation (IsAnnotation) or one no reader takes: refused by generated
 // code, dropped by Gemini, kept as written by the strict modes.
 var rules = []Rule{
-	{Name: "minimum", Checked: true, Bound: Bound{"at least", ""}, Anthropic: StrictWords, Gemini: GeminiFloat, Form: true, Tags: []string{"number", "integer"}},
-	{Name: "exclusiveMinimum", Checked: true, Bound: Bound{"more than", ""}, Anthropic: StrictWords, Gemini: GeminiWords, Tags: []string{"number", "integer"}},
-	{Name: "maximum", Checked: true, Bound: Bound{"at most", ""}, Anthropic: StrictWords, Gemini: GeminiFloat, Form: true, Tags: []string{"number", "integer"}},
-	{Name: "exclusiveMaximum", Checked: true, Bound: Bound{"less than", ""}, Anthropic: StrictWords, Gemini: GeminiWords, Tags: []string{"number", "integer"}},
-	{Name: "multipleOf", Checked: true, Bound: Bound{"a multiple of", ""}, Anthropic: StrictWords, Gemini: GeminiWords, Tags: []string{"number", "integer"}},
-	{Name: "minLength", Checked: true, Bound: Bound{"at least", "character"}, OpenAI: StrictWords, Anthropic: StrictWords, Gemini: GeminiWhole, Form: true, Tags: []string{"string"}},
-	{Name: "maxLength", Checked: true, Bound: Bound{"at most", "character"}, OpenAI: StrictWords, Anthropic: StrictWords, Gemini: GeminiWhole, Form: true, Tags: []string{"string"}},
-	{Name: "minItems", Checked: true, Bound: Bound{"at least", "item"}, Anthropic: StrictCode, Gemini: GeminiWhole, Tags: []string{"array"}}, // Anthropic takes 0 and 1
-	{Name: "maxItems", Checked: true, Bound: Bound{"at most", "item"}, Anthropic: StrictWords, Gemini: GeminiWhole, Tags: []string{"array"}},
-	{Name: "minProperties", Checked: true, Bound: Bound{"at least", "member"}, OpenAI: StrictWords, Anthropic: StrictWords, Gemini: GeminiWhole},
-	{Name: "maxProperties", Checked: true, Bound: Bound{"at most", "member"}, OpenAI: StrictWords, Anthropic: StrictWords, Gemini: GeminiWhole},
+	{Name: "minimum", Checked: true, Bound: Bound{"at least", ""}, Anthropic: StrictWords, Gemini: GeminiFloat, Form: true, Tags: []string{"number", "integer"}, field: numberField(func(s *Schema) *Number { return &s.Minimum })},
+	{Name: "exclusiveMinimum", Checked: true, Bound: Bound{"more than", ""}, Anthropic: StrictWords, Gemini: GeminiWords, Tags: []string{"number", "integer"}, field: numberField(func(s *Schema) *Number { return &s.ExclusiveMinimum })},
+	{Name: "maximum", Checked: true, Bound: Bound{"at most", ""}, Anthropic: StrictWords, Gemini: GeminiFloat, Form: true, Tags: []string{"number", "integer"}, field: numberField(func(s *Schema) *Number { return &s.Maximum })},
+	{Name: "exclusiveMaximum", Checked: true, Bound: Bound{"less than", ""}, Anthropic: StrictWords, Gemini: GeminiWords, Tags: []string{"number", "integer"}, field: numberField(func(s *Schema) *Number { return &s.ExclusiveMaximum })},
+	{Name: "multipleOf", Checked: true, Bound: Bound{"a multiple of", ""}, Anthropic: StrictWords, Gemini: GeminiWords, Tags: []string{"number", "integer"}, field: numberField(func(s *Schema) *Number { return &s.MultipleOf })},
+	{Name: "minLength", Checked: true, Bound: Bound{"at least", "character"}, OpenAI: StrictWords, Anthropic: StrictWords, Gemini: GeminiWhole, Form: true, Tags: []string{"string"}, field: numberField(func(s *Schema) *Number { return &s.MinLength })},
+	{Name: "maxLength", Checked: true, Bound: Bound{"at most", "character"}, OpenAI: StrictWords, Anthropic: StrictWords, Gemini: GeminiWhole, Form: true, Tags: []string{"string"}, field: numberField(func(s *Schema) *Number { return &s.MaxLength })},
+	{Name: "minItems", Checked: true, Bound: Bound{"at least", "item"}, Anthropic: StrictCode, Gemini: GeminiWhole, Tags: []string{"array"}, field: numberField(func(s *Schema) *Number { return &s.MinItems })}, // Anthropic takes 0 and 1
+	{Name: "maxItems", Checked: true, Bound: Bound{"at most", "item"}, Anthropic: StrictWords, Gemini: GeminiWhole, Tags: []string{"array"}, field: numberField(func(s *Schema) *Number { return &s.MaxItems })},
+	{Name: "minProperties", Checked: true, Bound: Bound{"at least", "member"}, OpenAI: StrictWords, Anthropic: StrictWords, Gemini: GeminiWhole, field: numberField(func(s *Schema) *Number { return &s.MinProperties })},
+	{Name: "maxProperties", Checked: true, Bound: Bound{"at most", "member"}, OpenAI: StrictWords, Anthropic: StrictWords, Gemini: GeminiWhole, field: numberField(func(s *Schema) *Number { return &s.MaxProperties })},
 
-	{Name: "type", Checked: true, Gemini: GeminiCode, Form: true},
-	{Name: "enum", Checked: true, Gemini: GeminiCode, Form: true, Tags: []string{"string", "number", "integer"}},
-	{Name: "const", Checked: true, Gemini: GeminiCode},
-	{Name: "properties", Checked: true, Gemini: GeminiCode},
-	{Name: "required", Checked: true, Gemini: GeminiCode},
-	{Name: "additionalProperties", Checked: true, Gemini: GeminiCode},
-	{Name: "items", Checked: true, Gemini: GeminiCode},
-	{Name: "prefixItems", Checked: true, OpenAI: StrictRefuse, Anthropic: StrictRefuse, Gemini: GeminiCode}, // a //keel:tuple's items
-	{Name: "oneOf", Checked: true, OpenAI: StrictCode, Anthropic: StrictRefuse, Gemini: GeminiCode},         // alternatives of required members, said in words first
-	{Name: "anyOf", Checked: true, OpenAI: StrictCode, Anthropic: StrictCode, Gemini: GeminiCode},
+	{Name: "type", Checked: true, Gemini: GeminiCode, Form: true, field: typeField},
+	{Name: "enum", Checked: true, Gemini: GeminiCode, Form: true, Tags: []string{"string", "number", "integer"}, field: enumField},
+	{Name: "const", Checked: true, Gemini: GeminiCode, field: constField},
+	{Name: "properties", Checked: true, Gemini: GeminiCode, field: propertiesField},
+	{Name: "required", Checked: true, Gemini: GeminiCode, field: requiredField},
+	{Name: "additionalProperties", Checked: true, Gemini: GeminiCode, field: schemaField(func(s *Schema) **Schema { return &s.AdditionalProperties })},
+	{Name: "items", Checked: true, Gemini: GeminiCode, field: schemaField(func(s *Schema) **Schema { return &s.Items })},
+	{Name: "prefixItems", Checked: true, OpenAI: StrictRefuse, Anthropic: StrictRefuse, Gemini: GeminiCode},                                                           // a //keel:tuple's items
+	{Name: "oneOf", Checked: true, OpenAI: StrictCode, Anthropic: StrictRefuse, Gemini: GeminiCode, field: listField(func(s *Schema) *[]*Schema { return &s.OneOf })}, // alternatives of required members, said in words first
+	{Name: "anyOf", Checked: true, OpenAI: StrictCode, Anthropic: StrictCode, Gemini: GeminiCode, field: listField(func(s *Schema) *[]*Schema { return &s.AnyOf })},
 	{Name: "dependentRequired", Checked: true, OpenAI: StrictCode, Anthropic: StrictCode, Gemini: GeminiCode},
-	{Name: "pattern", Checked: true, Gemini: GeminiKeep, Tags: []string{"string", "array"}},
-	{Name: "format", Checked: true, OpenAI: StrictCode, Anthropic: StrictCode, Gemini: GeminiCode, Form: true, Tags: []string{"string", "array"}},
-	{Name: "uniqueItems", Checked: true, OpenAI: StrictCode, Anthropic: StrictCode, Gemini: GeminiCode, Tags: []string{"array"}},
+	{Name: "pattern", Checked: true, Gemini: GeminiKeep, Tags: []string{"string", "array"}, field: stringField(func(s *Schema) *string { return &s.Pattern })},
+	{Name: "format", Checked: true, OpenAI: StrictCode, Anthropic: StrictCode, Gemini: GeminiCode, Form: true, Tags: []string{"string", "array"}, field: stringField(func(s *Schema) *string { return &s.Format })},
+	{Name: "uniqueItems", Checked: true, OpenAI: StrictCode, Anthropic: StrictCode, Gemini: GeminiCode, Tags: []string{"array"}, field: uniqueItemsField},
 
 	// A duration's or a decimal text's bounds, compared in its own form
 	// (ajv-formats' names).
@@ -104,14 +110,18 @@ var rules = []Rule{
 	{Name: "formatExclusiveMaximum", Checked: true, OpenAI: StrictCode, Anthropic: StrictCode, Gemini: GeminiCode},
 
 	// Annotations: genai.Schema has a member for some.
-	{Name: "description", Gemini: GeminiKeep, Form: true, Patch: true},
-	{Name: "title", Gemini: GeminiKeep, Form: true, Patch: true},
+	{Name: "description", Gemini: GeminiKeep, Form: true, Patch: true, field: stringField(func(s *Schema) *string { return &s.Description })},
+	{Name: "title", Gemini: GeminiKeep, Form: true, Patch: true, field: stringField(func(s *Schema) *string { return &s.Title })},
 	{Name: "default", Gemini: GeminiKeep, Form: true, Patch: true, Tags: []string{"string", "number", "integer", "array", "boolean"}},
 	{Name: "example", Gemini: GeminiKeep, Tags: []string{"string", "number", "integer"}},
 	{Name: "examples", Gemini: GeminiSilent, Patch: true},
 	{Name: "$comment", Gemini: GeminiSilent, Patch: true},
 	{Name: "$schema", Gemini: GeminiSilent},
 	{Name: "$id", Gemini: GeminiSilent},
+
+	// Annotations of a []byte's text, kept as written by every form.
+	{Name: "contentEncoding", field: stringField(func(s *Schema) *string { return &s.ContentEncoding })},
+	{Name: "contentMediaType", field: stringField(func(s *Schema) *string { return &s.ContentMediaType })},
 
 	// Annotations the reflector reads from a string field's tag.
 	{Name: "readOnly", Tags: []string{"string"}},
@@ -125,8 +135,8 @@ var rules = []Rule{
 	{Name: "contains", OpenAI: StrictRefuse, Anthropic: StrictRefuse},
 	{Name: "minContains", OpenAI: StrictRefuse, Anthropic: StrictRefuse},
 	{Name: "maxContains", OpenAI: StrictRefuse, Anthropic: StrictRefuse},
-	{Name: "allOf", OpenAI: StrictRefuse, Anthropic: StrictRefuse},
-	{Name: "not", Checked: true, OpenAI: StrictRefuse, Anthropic: StrictRefuse, On: []string{"string"}}, // a string's reserved values: not {enum} or {const}
+	{Name: "allOf", OpenAI: StrictRefuse, Anthropic: StrictRefuse, field: listField(func(s *Schema) *[]*Schema { return &s.AllOf })},
+	{Name: "not", Checked: true, OpenAI: StrictRefuse, Anthropic: StrictRefuse, On: []string{"string"}, field: schemaField(func(s *Schema) **Schema { return &s.Not })}, // a string's reserved values: not {enum} or {const}
 	{Name: "if", OpenAI: StrictRefuse, Anthropic: StrictRefuse},
 	{Name: "then", OpenAI: StrictRefuse, Anthropic: StrictRefuse},
 	{Name: "else", OpenAI: StrictRefuse, Anthropic: StrictRefuse},
