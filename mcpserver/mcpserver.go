@@ -545,7 +545,7 @@ func (h *handler) reply(ctx context.Context, ec runtime.ExecutionContext, r runt
 	case r.Code() == runtime.CodeUnknownTool:
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: r.Error.Message}
 	case r.Code() == runtime.CodeRateLimitExceeded:
-		return nil, rateLimited(r.Error.RetryAfterSeconds)
+		return nil, rateLimited(rateLimit{r.Error.RetryAfterSeconds, r.Error.LimitUnchecked})
 	case !r.OK:
 		return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: resultjson.Content(r)}}}, nil
 	default:

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"log/slog"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -53,29 +52,40 @@ func protocolError(code int64) *jsonrpc.Error {
 
 // CodeRateLimited is the JSON-RPC error of a tools/call over a rate limit
 // (runtime.WithRateLimits), as MCP servers answer it; its data says
-// {"retry_after_seconds": n} when the wait is known. Over HTTP the answer
-// is 429 with Retry-After.
+// {"retry_after_seconds": n} when the wait is known, and
+// "limit_unchecked": true when the limit could not be checked (its store
+// did not answer) rather than reached, with words that say so. Over HTTP
+// the answer is 429 with Retry-After.
 const CodeRateLimited = -32029
 
-// rateLimited is the error of a call over its rate limit.
-func rateLimited(retryAfterSeconds int) *jsonrpc.Error {
+// rateLimit is what a rate-limited error says: the wait, and whether the
+// limit could not be checked.
+type rateLimit struct {
+	RetryAfterSeconds int  `json:"retry_after_seconds,omitempty"`
+	LimitUnchecked    bool `json:"limit_unchecked,omitempty"`
+}
+
+// rateLimited is the error of a call over its rate limit, or whose limit
+// could not be checked.
+func rateLimited(l rateLimit) *jsonrpc.Error {
 	e := &jsonrpc.Error{Code: CodeRateLimited, Message: fixedMessage(CodeRateLimited)}
-	if retryAfterSeconds > 0 {
-		e.Data = json.RawMessage(`{"retry_after_seconds":` + strconv.Itoa(retryAfterSeconds) + `}`)
+	if l.LimitUnchecked {
+		e.Message = "The rate limit could not be checked."
+	}
+	if l.RetryAfterSeconds > 0 || l.LimitUnchecked {
+		e.Data, _ = json.Marshal(l)
 	}
 	return e
 }
 
-// retryAfter reads the wait from a rate-limited error's data, 0 when it
-// has none.
-func retryAfter(e *jsonrpc.Error) int {
-	var d struct {
-		RetryAfterSeconds int `json:"retry_after_seconds"`
+// limitOf reads a rate-limited error's data: its wait (0 when it has
+// none), and whether the limit could not be checked.
+func limitOf(e *jsonrpc.Error) rateLimit {
+	var l rateLimit
+	if json.Unmarshal(e.Data, &l) != nil || l.RetryAfterSeconds < 0 {
+		return rateLimit{}
 	}
-	if json.Unmarshal(e.Data, &d) != nil || d.RetryAfterSeconds < 0 {
-		return 0
-	}
-	return d.RetryAfterSeconds
+	return l
 }
 
 // sanitize replaces the error of a response with its code's fixed text,
@@ -94,7 +104,7 @@ func sanitize(msg jsonrpc.Message, log *slog.Logger) jsonrpc.Message {
 		}
 		if code == CodeRateLimited { // keel's: its fixed text, and of its data the wait alone
 			out := *resp
-			out.Error = rateLimited(retryAfter(wire))
+			out.Error = rateLimited(limitOf(wire))
 			return &out
 		}
 		if data, ok := protocolData(code, wire.Data); ok {

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -133,5 +134,52 @@ func TestReplicasShareARateLimit(t *testing.T) {
 	}
 	if _, err := connect(urls[1], "bob").CallTool(context.Background(), &mcp.CallToolParams{Name: generated.ToolLookupIncident, Arguments: args}); err != nil {
 		t.Errorf("bob is held by ann's limit: %v", err)
+	}
+}
+
+// A limiter that cannot reach its store (redis-server paused, then killed)
+// refuses the call, and says so apart from a limit reached: 429 with
+// Retry-After, and -32029 whose words and data say the limit could not be
+// checked; nothing runs. A real limit keeps its own words.
+func TestALimitThatCannotBeCheckedSaysSo(t *testing.T) {
+	rdb := redistest.Start(t)
+	lim, err := redisrate.New(rdb.Client(), redisrate.Options{Timeout: 200 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ran atomic.Int32
+	exec, err := runtime.NewExecutor(counted(t, &ran), runtime.WithLogger(slog.New(slog.DiscardHandler)),
+		runtime.WithRateLimits(runtime.RateLimits{Limiter: lim, PerCaller: runtime.RateLimit{Calls: 100, Per: time.Minute}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := serve(t, mcpserver.New(exec, mcpserver.Options{}), mcpserver.HTTPOptions{Stateless: true})
+	headers := map[string]string{"Mcp-Protocol-Version": "2025-06-18"}
+	if r := post(t, srv.URL, lookupCall, headers); r.status != http.StatusOK || ran.Load() != 1 {
+		t.Fatalf("with Redis up: %d %s", r.status, r.body)
+	}
+	for _, fault := range []string{"paused", "down"} {
+		if fault == "paused" {
+			rdb.Pause()
+		} else {
+			rdb.Resume()
+			rdb.Kill()
+		}
+		r := post(t, srv.URL, lookupCall, headers)
+		var body struct {
+			Error jsonrpc.Error `json:"error"`
+		}
+		if r.status != http.StatusTooManyRequests || r.header.Get("Retry-After") != "1" || json.Unmarshal([]byte(r.body), &body) != nil ||
+			body.Error.Code != mcpserver.CodeRateLimited || body.Error.Message != "The rate limit could not be checked." ||
+			string(body.Error.Data) != `{"retry_after_seconds":1,"limit_unchecked":true}` {
+			t.Errorf("Redis %s: %d %v %s", fault, r.status, r.header, r.body)
+		}
+	}
+	if ran.Load() != 1 {
+		t.Errorf("the handler ran %d times, want once", ran.Load())
+	}
+	r := exec.Execute(context.Background(), runtime.ExecutionContext{}, runtime.ToolCall{ID: "x", Name: "lookup_incident", Arguments: json.RawMessage(`{"incident_id":"INC-001"}`)})
+	if e := r.Error; e == nil || !e.LimitUnchecked || e.RetryAfterSeconds != 1 || e.Message != "The rate limit could not be checked; try again in 1 s." {
+		t.Errorf("the executor's result: %+v", e)
 	}
 }

@@ -348,7 +348,7 @@ func rateLimitedAnswer(body []byte) (int, bool) {
 	if err != nil || !ok || !errors.As(resp.Error, &wire) || wire.Code != CodeRateLimited {
 		return 0, false
 	}
-	return retryAfter(wire), true
+	return limitOf(wire).RetryAfterSeconds, true
 }
 
 func isEventStream(h http.Header) bool {

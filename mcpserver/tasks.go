@@ -323,7 +323,7 @@ func (h *handler) taskCall(ctx context.Context, req *mcp.CallToolRequest) (res m
 	if err := t.Store.CreateTask(ctx, rec); err != nil {
 		if errors.Is(err, taskstore.ErrTooManyTasks) { // this caller's bound: the store serves everyone else
 			t.Logger.LogAttrs(ctx, slog.LevelWarn, "keel: the caller holds as many tasks as the store allows one owner; the call does not run")
-			return nil, rateLimited(0), true
+			return nil, rateLimited(rateLimit{}), true
 		}
 		t.Logger.LogAttrs(ctx, slog.LevelError, "keel: a task could not be stored; the call does not run", slog.Any("error", err))
 		return nil, protocolError(jsonrpc.CodeInternalError), true
@@ -591,7 +591,7 @@ func errorObject(err error) json.RawMessage {
 	errors.As(err, &wire)
 	out := &jsonrpc.Error{Code: wire.Code, Message: fixedMessage(wire.Code)}
 	if wire.Code == CodeRateLimited {
-		out = rateLimited(retryAfter(wire))
+		out = rateLimited(limitOf(wire))
 	}
 	b, _ := json.Marshal(out)
 	return b

@@ -139,7 +139,8 @@ func (c *callRun) limited(ec ExecutionContext) bool {
 	switch {
 	case err != nil:
 		c.log(slog.LevelWarn, "keel: the rate limiter could not decide; the call is refused", slog.Any("error", err))
-		c.fail(CodeRateLimitExceeded, msgRateUnknown)
+		e := c.fail(CodeRateLimitExceeded, msgRateUnchecked).Error
+		e.RetryAfterSeconds, e.LimitUnchecked = uncheckedRetry, true
 		return true
 	case wait > 0:
 		c.log(slog.LevelInfo, "keel: over the rate limit", slog.Duration("retry_after", wait))

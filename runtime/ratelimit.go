@@ -91,7 +91,11 @@ func rateKey(ec ExecutionContext, tool string) string {
 	return fmt.Sprintf("%d:%s|%d:%s|%s", len(ec.Tenant), ec.Tenant, len(ec.Principal), ec.Principal, tool)
 }
 
-const msgRateUnknown = "Too many calls; try again later."
+const msgRateUnchecked = "The rate limit could not be checked; try again in 1 s."
+
+// uncheckedRetry is the wait a call whose limit could not be checked is
+// told, in seconds: a store that did not answer may answer the next try.
+const uncheckedRetry = 1
 
 // take asks the limiter, which may not panic the call through: a panic is
 // an error.

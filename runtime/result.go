@@ -131,8 +131,12 @@ type ToolError struct {
 	// sent the call for approval.
 	Approval *ApprovalRequest `json:"approval,omitempty"`
 	// RetryAfterSeconds is when a rate_limit_exceeded call may be tried
-	// again, rounded up; absent when the limiter could not say.
+	// again, rounded up.
 	RetryAfterSeconds int `json:"retry_after_seconds,omitempty"`
+	// LimitUnchecked: the call is rate_limit_exceeded because its limit
+	// could not be checked (the limiter's store did not answer), not
+	// because the caller reached it.
+	LimitUnchecked bool `json:"limit_unchecked,omitempty"`
 }
 
 // Detail locates one reason for invalid_arguments, in terms of the public
