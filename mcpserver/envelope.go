@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"log/slog"
 	"net/http"
+	"os"
 	"strings"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -20,11 +23,12 @@ import (
 // envelopeCheck refuses, over HTTP, a POST over the cap (413), and one that
 // is a batch or whose envelope names a member twice (400); nothing runs.
 type envelopeCheck struct {
-	next     http.Handler
-	max      int64
-	log      *slog.Logger
-	inflight *inflight // with a Verifier: sessionless calls a POST of their own may cancel
-	stepUp   *stepUp   // with a Verifier, for a set with scoped tools
+	next        http.Handler
+	max         int64
+	readTimeout time.Duration // to read a POST's body whole
+	log         *slog.Logger
+	inflight    *inflight // with a Verifier: sessionless calls a POST of their own may cancel
+	stepUp      *stepUp   // with a Verifier, for a set with scoped tools
 	// sessionless, on a server with sessions, serves the requests of the
 	// 2026-07-28 revision, which have none (nil on a Stateless server,
 	// whose next serves every request so).
@@ -122,14 +126,25 @@ func (c envelopeCheck) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // body over the cap, not one JSON value, a batch, a member named twice,
 // a task request whose Mcp-Name is not its taskId), answered and audited.
 func (c envelopeCheck) read(w http.ResponseWriter, r *http.Request) ([]byte, front.Message, bool) {
-	body, err := io.ReadAll(io.LimitReader(r.Body, c.max+1))
-	if err != nil {
-		http.Error(w, "Bad Request", http.StatusBadRequest)
-		return nil, front.Message{}, false
-	}
 	refuse := func(m *front.Message, reason string, why string) ([]byte, front.Message, bool) {
 		c.log.LogAttrs(r.Context(), slog.LevelWarn, "keel: "+why+"; refused")
 		c.h.refused(r.Context(), postRequest(r), m, reason)
+		return nil, front.Message{}, false
+	}
+	// A body not sent whole in time (a slow-loris client) holds a
+	// connection and a goroutine no longer: the read fails at the deadline.
+	rc := http.NewResponseController(w)
+	bounded := rc.SetReadDeadline(time.Now().Add(c.readTimeout)) == nil
+	body, err := io.ReadAll(io.LimitReader(r.Body, c.max+1))
+	if bounded && err == nil {
+		rc.SetReadDeadline(time.Time{}) // the body is read: the call may take its time
+	}
+	if err != nil {
+		if errors.Is(err, os.ErrDeadlineExceeded) { // the deadline stays: the server closes the connection, reading no more of it
+			http.Error(w, "Request Timeout", http.StatusRequestTimeout)
+			return refuse(nil, runtime.RefusedTooSlow, "a POST body not read within ReadBodyTimeout")
+		}
+		http.Error(w, "Bad Request", http.StatusBadRequest)
 		return nil, front.Message{}, false
 	}
 	if int64(len(body)) > c.max {

@@ -34,6 +34,10 @@ const (
 	// however busy: no one keeps a slot for ever.
 	DefaultMaxSessionLifetime = time.Hour
 	DefaultMaxBodyBytes       = mcp.DefaultMaxRequestBodyBytes // 4 MiB
+	// DefaultReadBodyTimeout bounds the time to read a POST's body: a
+	// client that sends it slower (a slow-loris) is answered 408 and
+	// dropped, its connection and goroutine freed.
+	DefaultReadBodyTimeout = 30 * time.Second
 )
 
 // HTTPOptions configure HTTPHandler. A zero field takes its default; no
@@ -69,6 +73,11 @@ type HTTPOptions struct {
 	// MaxBodyBytes refuses a larger request body with 413 before it is read
 	// whole (default DefaultMaxBodyBytes).
 	MaxBodyBytes int64
+	// ReadBodyTimeout bounds the time to read a POST's body once its
+	// headers are read (default DefaultReadBodyTimeout), through
+	// http.ResponseController: past it, 408 and the connection closes. Bound
+	// the headers with your http.Server's ReadHeaderTimeout.
+	ReadBodyTimeout time.Duration
 
 	// Verifier, when set, requires every request to carry a bearer token
 	// that it accepts: otherwise 401 with WWW-Authenticate, and nothing runs.
@@ -118,8 +127,11 @@ func HTTPHandler(s *Server, opts HTTPOptions) (http.Handler, error) {
 	if s == nil {
 		return nil, errors.New("mcpserver: HTTPHandler: the server is nil")
 	}
-	if opts.SessionTimeout < 0 || opts.MaxSessions < 0 || opts.MaxBodyBytes < 0 || opts.MaxSessionsPerPrincipal < 0 || opts.MaxSessionLifetime < 0 || opts.Heartbeat < 0 {
-		return nil, errors.New("mcpserver: HTTPHandler: SessionTimeout, MaxSessions, MaxSessionsPerPrincipal, MaxSessionLifetime, MaxBodyBytes and Heartbeat may not be negative")
+	if opts.SessionTimeout < 0 || opts.MaxSessions < 0 || opts.MaxBodyBytes < 0 || opts.MaxSessionsPerPrincipal < 0 || opts.MaxSessionLifetime < 0 || opts.Heartbeat < 0 || opts.ReadBodyTimeout < 0 {
+		return nil, errors.New("mcpserver: HTTPHandler: SessionTimeout, MaxSessions, MaxSessionsPerPrincipal, MaxSessionLifetime, MaxBodyBytes, ReadBodyTimeout and Heartbeat may not be negative")
+	}
+	if opts.ReadBodyTimeout == 0 {
+		opts.ReadBodyTimeout = DefaultReadBodyTimeout
 	}
 	if opts.Heartbeat == 0 {
 		opts.Heartbeat = DefaultHeartbeat
@@ -195,7 +207,7 @@ func HTTPHandler(s *Server, opts HTTPOptions) (http.Handler, error) {
 	if opts.Verifier != nil && execinfo.Varies(s.h.exec) {
 		up = &stepUp{h: s.h, log: opts.Logger}
 	}
-	h = envelopeCheck{next: h, sessionless: sessionless, max: opts.MaxBodyBytes, log: opts.Logger, inflight: calls, stepUp: up, mirrored: mirroredTools(s.h), h: s.h, sessions: sessions, calls: &sessionCalls{}} // after auth: no body is read for a stranger
+	h = envelopeCheck{next: h, sessionless: sessionless, max: opts.MaxBodyBytes, readTimeout: opts.ReadBodyTimeout, log: opts.Logger, inflight: calls, stepUp: up, mirrored: mirroredTools(s.h), h: s.h, sessions: sessions, calls: &sessionCalls{}} // after auth: no body is read for a stranger
 	if opts.Verifier != nil {
 		h = auth.RequireBearerToken(opaqueVerifier(opts.Verifier, opts.Bearer, opts.Logger), opts.Bearer)(h)
 		h = challenges{next: h, metadataURL: metadataURL}

@@ -168,6 +168,13 @@ type postWriter struct {
 
 func (p *postWriter) Header() http.Header { return p.header }
 
+// SetReadDeadline bounds the read of the request's body on the connection
+// beneath (HTTPOptions.ReadBodyTimeout); it is the one method of the
+// writer beneath a handler reaches through http.ResponseController.
+func (p *postWriter) SetReadDeadline(t time.Time) error {
+	return http.NewResponseController(p.w).SetReadDeadline(t)
+}
+
 func (p *postWriter) WriteHeader(status int) {
 	p.mu.Lock()
 	defer p.mu.Unlock()

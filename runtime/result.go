@@ -46,6 +46,7 @@ const (
 	// Why a door refused a message (CallRecord.Refusal, Executor.Refused),
 	// in words observers may key on.
 	RefusedTooLarge       = "too_large"        // over the door's size cap
+	RefusedTooSlow        = "too_slow"         // not read whole within the door's deadline
 	RefusedNotJSON        = "not_json"         // not one JSON value
 	RefusedBatch          = "batch"            // a JSON-RPC batch
 	RefusedNotAMessage    = "not_a_message"    // JSON, but no JSON-RPC message
