@@ -86,7 +86,7 @@ func anthropicStrictify(s *schemamodel.Schema, path string, cost *AnthropicCost)
 // describeAnthropic moves the bounds Anthropic's strict mode does not take
 // into the member's description, in words.
 func describeAnthropic(s *schemamodel.Schema) {
-	notes := slices.Concat(alternativesInWords(s), dependentsInWords(s), textBoundsInWords(s))
+	notes := slices.Concat(alternativesInWords(s), dependentsInWords(s), textBoundsInWords(s), notInWords(s))
 	bound := func(kw string) {
 		if v := moveToWords(s, kw); v != "" {
 			notes = append(notes, schemamodel.Said(kw, v))

@@ -164,3 +164,29 @@ func TestNullApartFromAbsentInForms(t *testing.T) {
 		t.Errorf("Anthropic's strict mode wrote %s %v", out, problems)
 	}
 }
+
+// A string's reserved values (not over an enum or a const, the one not
+// generated code checks) reach a form that lacks not as words, and the
+// tool keeps strict mode; any other not is a problem of the strict forms.
+func TestNotInWords(t *testing.T) {
+	doc := []byte(`{"type":"object","properties":{"user":{"type":"string","description":"Who.","not":{"enum":["admin","root"]}},"tag":{"type":"string","not":{"const":"x\"y"}}},"required":["user","tag"],"additionalProperties":false}`)
+	for _, f := range wordForms {
+		out, problems := f.form(doc)
+		if len(problems) > 0 || strings.Contains(string(out), `"not"`) ||
+			!strings.Contains(string(out), `never \"admin\" or \"root\"`) || !strings.Contains(string(out), `never \"x\\\"y\"`) {
+			t.Errorf("%s wrote %s %v", f.name, out, problems)
+		}
+	}
+	other := []byte(`{"type":"object","properties":{"n":{"type":"string","not":{"minLength":3}}},"required":["n"],"additionalProperties":false}`)
+	for _, strict := range []struct {
+		name string
+		form func(json.RawMessage) []string
+	}{
+		{"openai", forms.OpenAIStrictProblems},
+		{"anthropic", func(d json.RawMessage) []string { _, _, p := forms.AnthropicStrict(d); return p }},
+	} {
+		if p := strict.form(other); len(p) == 0 || !strings.Contains(strings.Join(p, ";"), `"not"`) {
+			t.Errorf("%s: another not: %v", strict.name, p)
+		}
+	}
+}

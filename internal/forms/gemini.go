@@ -150,6 +150,13 @@ var geminiRules = map[string]func(n *geminiNode, kw string){
 		}
 		n.say(kw, "items in this order: "+strings.Join(each, ", "))
 	},
+	"not": func(n *geminiNode, kw string) {
+		if words, ok := notWords(n.s.Not); ok {
+			n.say(kw, words)
+			return
+		}
+		n.g.note(n.path, "not dropped (no form for it)")
+	},
 	"dependentRequired": geminiProbe, "formatMinimum": geminiProbe, "formatExclusiveMinimum": geminiProbe,
 	"formatMaximum": geminiProbe, "formatExclusiveMaximum": geminiProbe,
 	"format": func(n *geminiNode, kw string) {

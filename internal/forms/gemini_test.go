@@ -59,8 +59,12 @@ func TestGeminiParameters(t *testing.T) {
 			`{"type":"array","items":[{"type":"string"}],"enum":"x"}`,
 			`{"type":"ARRAY"}`, []string{"the arguments: enum dropped (not a list)", "the arguments: items dropped (no form for a list of item schemas)"}},
 		{"a keyword with no form is dropped and listed",
-			`{"type":"string","not":{"const":"x"},"$comment":"c"}`,
-			`{"type":"STRING"}`, []string{"the arguments: not dropped (no form for it)"}},
+			`{"type":"array","items":{"type":"string"},"contains":{"const":"x"},"$comment":"c"}`,
+			`{"type":"ARRAY","items":{"type":"STRING"}}`, []string{"the arguments: contains dropped (no form for it)"}},
+		{"a string's reserved values are said in words; another not is dropped and listed",
+			`{"type":"object","properties":{"a":{"type":"string","not":{"const":"x"}},"b":{"type":"string","not":{"minLength":2}}}}`,
+			`{"type":"OBJECT","properties":{"a":{"type":"STRING","description":"(never \"x\")"},"b":{"type":"STRING"}},"propertyOrdering":["a","b"]}`,
+			[]string{"a: not said in the description", "b: not dropped (no form for it)"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			out, changed, err := forms.GeminiParameters(json.RawMessage(c.in))

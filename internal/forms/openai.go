@@ -58,6 +58,43 @@ func uniqueInWords(s *schemamodel.Schema) []string {
 	return nil
 }
 
+// notInWords moves a string's reserved values out of s, as the words a
+// model reads (notWords); any other not stays, and the strict modes refuse
+// it.
+func notInWords(s *schemamodel.Schema) []string {
+	words, ok := notWords(s.Not)
+	if !ok {
+		return nil
+	}
+	s.Delete("not")
+	return []string{words}
+}
+
+// notWords says not over an enum or a const (a string's reserved values,
+// the one not generated code checks) in words: never "admin" or "root";
+// false for any other.
+func notWords(n *schemamodel.Schema) (string, bool) {
+	if n == nil || len(n.Keywords()) != 1 {
+		return "", false
+	}
+	values := n.Enum
+	if n.Const != nil {
+		values = []any{*n.Const}
+	}
+	if len(values) == 0 {
+		return "", false
+	}
+	quoted := make([]string, len(values))
+	for i, v := range values {
+		b, err := json.Marshal(v)
+		if err != nil {
+			return "", false
+		}
+		quoted[i] = string(b)
+	}
+	return "never " + strings.Join(quoted, " or "), true
+}
+
 // alternativesInWords moves oneOf and anyOf out of s when each alternative
 // is a set of required members (keel's "this member or that one"), as the
 // words a model reads: "give exactly one of: uid; name; org and slug".
@@ -151,7 +188,7 @@ func contentInWords(s *schemamodel.Schema) []string {
 // so the tool stays strict; the executor still enforces them, on the
 // schema as generated.
 func describe(s *schemamodel.Schema) {
-	notes := slices.Concat(alternativesInWords(s), dependentsInWords(s), textBoundsInWords(s))
+	notes := slices.Concat(alternativesInWords(s), dependentsInWords(s), textBoundsInWords(s), notInWords(s))
 	for _, kw := range openAIWords {
 		if v := moveToWords(s, kw); v != "" {
 			notes = append(notes, schemamodel.Said(kw, v))

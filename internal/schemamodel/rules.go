@@ -136,7 +136,7 @@ var rules = []Rule{
 	{Name: "minContains", OpenAI: StrictRefuse, Anthropic: StrictRefuse},
 	{Name: "maxContains", OpenAI: StrictRefuse, Anthropic: StrictRefuse},
 	{Name: "allOf", OpenAI: StrictRefuse, Anthropic: StrictRefuse, field: listField(func(s *Schema) *[]*Schema { return &s.AllOf })},
-	{Name: "not", Checked: true, OpenAI: StrictRefuse, Anthropic: StrictRefuse, On: []string{"string"}, field: schemaField(func(s *Schema) **Schema { return &s.Not })}, // a string's reserved values: not {enum} or {const}
+	{Name: "not", Checked: true, OpenAI: StrictRefuse, Anthropic: StrictRefuse, Gemini: GeminiCode, On: []string{"string"}, field: schemaField(func(s *Schema) **Schema { return &s.Not })}, // a string's reserved values: not {enum} or {const}, which the strict forms and Gemini's say in words; any other not the strict forms refuse
 	{Name: "if", OpenAI: StrictRefuse, Anthropic: StrictRefuse},
 	{Name: "then", OpenAI: StrictRefuse, Anthropic: StrictRefuse},
 	{Name: "else", OpenAI: StrictRefuse, Anthropic: StrictRefuse},
