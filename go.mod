@@ -12,6 +12,7 @@ require (
 	github.com/cedar-policy/cedar-go v1.9.2
 	github.com/coreos/go-oidc/v3 v3.21.0
 	github.com/dave/jennifer v1.7.1
+	github.com/dlclark/regexp2 v1.11.0
 	github.com/go-jose/go-jose/v4 v4.1.9
 	github.com/go-json-experiment/json v1.27.2
 	github.com/go-redis/redis_rate/v10 v10.0.1

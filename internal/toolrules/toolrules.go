@@ -90,6 +90,17 @@ func (noLoader) Load(url string) (any, error) {
 	return nil, fmt.Errorf("keel: schema loading is disabled (%s)", url)
 }
 
+// ECMARegexp is the validator's regular expression engine: a pattern read
+// as ECMA-262 reads it (JSON Schema's patterns are ECMA-262's), run on RE2
+// (ECMAPattern), as generated code runs it.
+func ECMARegexp(pattern string) (jsonschema.Regexp, error) {
+	re, err := CompilePattern(pattern)
+	if err != nil {
+		return nil, err
+	}
+	return re, nil
+}
+
 // CompileSchema compiles a tool's schema as the executor does (JSON Schema
 // 2020-12, formats asserted, nothing loaded), under a private URL named
 // after name.
@@ -102,6 +113,7 @@ func CompileSchema(name string, doc []byte) (*jsonschema.Schema, error) {
 	c.UseLoader(noLoader{})
 	c.DefaultDraft(jsonschema.Draft2020)
 	c.AssertFormat()
+	c.UseRegexpEngine(ECMARegexp)
 	url := "keel:///" + name + ".json"
 	if err := c.AddResource(url, v); err != nil {
 		return nil, fmt.Errorf("schema %s: %w", name, err)

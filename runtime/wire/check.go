@@ -8,6 +8,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/keelgen/keel/internal/toolrules"
 )
 
 // The checks below compare a Go value with a schema bound. A float bound
@@ -74,6 +76,7 @@ var formats = sync.OnceValue(func() map[string]func(any) error {
 	for _, name := range formatNames {
 		c := jsonschema.NewCompiler()
 		c.AssertFormat()
+		c.UseRegexpEngine(ecmaRegexp) // the regex format: a pattern ECMA-262 and keel read alike
 		doc, _ := jsonschema.UnmarshalJSON(bytes.NewReader(fmt.Appendf(nil, `{"format":%q}`, name)))
 		if err := c.AddResource("keel:///format.json", doc); err != nil {
 			panic(err)
@@ -88,6 +91,15 @@ var formats = sync.OnceValue(func() map[string]func(any) error {
 	}
 	return out
 })
+
+// ecmaRegexp reads a pattern as ECMA-262 does, on RE2 (toolrules.ECMAPattern).
+func ecmaRegexp(pattern string) (jsonschema.Regexp, error) {
+	re, err := toolrules.CompilePattern(pattern)
+	if err != nil {
+		return nil, err
+	}
+	return re, nil
+}
 
 // HasFormat reports whether generated code can check format name.
 func HasFormat(name string) bool { return formats()[name] != nil }

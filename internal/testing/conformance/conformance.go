@@ -36,6 +36,9 @@ type StringArgs struct {
 	Word string `json:"word,omitempty" jsonschema:"pattern=^[a-z]+$"`
 	// Contains a digit somewhere.
 	Digit string `json:"digit,omitempty" jsonschema:"pattern=[0-9]"`
+	// No white space, as ECMA-262 (JSON Schema's patterns) counts it: a
+	// no-break or an em space too.
+	Handle string `json:"handle,omitempty" jsonschema:"pattern=^\\S+$"`
 	// Red or green.
 	Color string `json:"color,omitempty" jsonschema:"enum=red,enum=green"`
 	// Always v1.
@@ -78,7 +81,7 @@ func (Version) JSONSchema() *jsonschema.Schema {
 
 // Returns its arguments.
 //
-//keel:tool name=strings version=2.0 effect=read
+//keel:tool name=strings version=2.1 effect=read
 func Strings(ctx context.Context, args StringArgs) (StringArgs, error) {
 	Calls.Add(1)
 	return args, nil

@@ -18,6 +18,7 @@ import (
 
 	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
+	"github.com/dlclark/regexp2"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/keelgen/keel/example"
@@ -121,6 +122,7 @@ func compile(t testing.TB, doc []byte) (*jsonschema.Schema, any) {
 	}
 	c := jsonschema.NewCompiler()
 	c.AssertFormat()
+	c.UseRegexpEngine(ecmaOracle)
 	if err := c.AddResource("keel:///s.json", v); err != nil {
 		t.Fatal(err)
 	}
@@ -129,6 +131,27 @@ func compile(t testing.TB, doc []byte) (*jsonschema.Schema, any) {
 		t.Fatal(err)
 	}
 	return s, v
+}
+
+// ecmaOracle reads patterns (and the regex format) as an ECMA-262 engine
+// does, as JSON Schema says: regexp2's ECMAScript mode, apart from keel's
+// own translation onto RE2 (internal/ecmare), so \s is ECMA-262's white
+// space, Unicode's spaces too.
+func ecmaOracle(pattern string) (jsonschema.Regexp, error) {
+	re, err := regexp2.Compile(pattern, regexp2.ECMAScript)
+	if err != nil {
+		return nil, err
+	}
+	return ecmaRegexp{re}, nil
+}
+
+type ecmaRegexp struct{ re *regexp2.Regexp }
+
+func (r ecmaRegexp) String() string { return r.re.String() }
+
+func (r ecmaRegexp) MatchString(s string) bool {
+	ok, err := r.re.MatchString(s)
+	return ok && err == nil
 }
 
 // schemaAccepts is the oracle: strict JSON (jsontext refuses duplicate names

@@ -24,6 +24,14 @@ var keywordCases = []struct {
 	{generated.ToolStrings, `{"code":"ééééé"}`, ""}, // five code points, ten bytes
 	{generated.ToolStrings, `{"code":"abcdef"}`, "/code maxLength"},
 	{generated.ToolStrings, `{"code":"ab","word":"abc"}`, ""},
+	// A pattern is ECMA-262's: \S refuses Unicode's spaces, as RE2's \S does not.
+	{generated.ToolStrings, `{"code":"ab","handle":"ann"}`, ""},
+	{generated.ToolStrings, `{"code":"ab","handle":"a\u00a0b"}`, "/handle pattern"},
+	{generated.ToolStrings, `{"code":"ab","handle":"a\u2003b"}`, "/handle pattern"},
+	{generated.ToolStrings, `{"code":"ab","handle":"a\u3000b"}`, "/handle pattern"},
+	{generated.ToolStrings, `{"code":"ab","handle":"a\u2028b"}`, "/handle pattern"},
+	{generated.ToolStrings, `{"code":"ab","handle":"a b"}`, "/handle pattern"},
+	{generated.ToolStrings, `{"code":"ab","handle":"a\u200bb"}`, ""}, // a zero-width space is no white space
 	{generated.ToolStrings, `{"code":"ab","word":"aBc"}`, "/word pattern"},
 	{generated.ToolStrings, `{"code":"ab","digit":"x1y"}`, ""},
 	{generated.ToolStrings, `{"code":"ab","digit":"xy"}`, "/digit pattern"},

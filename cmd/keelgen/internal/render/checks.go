@@ -98,10 +98,15 @@ func (g *codecs) stringChecks(n node, ptr, hint string) []check {
 		out = append(out, check{keyword: "maxLength", op: ">", n: intOf(v)})
 	}
 	if re := n.Pattern; re != "" {
-		if _, err := regexp.Compile(re); err != nil {
+		// JSON Schema's patterns are ECMA-262's; the generated check runs
+		// RE2 on the pattern as ECMA-262 reads it.
+		translated, err := toolrules.ECMAPattern(re)
+		if err != nil {
+			g.fail(ptr, "pattern %q reads otherwise in ECMA-262, which JSON Schema's patterns follow, than in Go's RE2: %v", re, err)
+		} else if _, err := regexp.Compile(translated); err != nil {
 			g.fail(ptr, "pattern does not compile: %v", err)
 		}
-		out = append(out, check{keyword: "pattern", pattern: g.pattern(re, hint)})
+		out = append(out, check{keyword: "pattern", pattern: g.pattern(translated, hint)})
 	}
 	if n.Not != nil {
 		out = append(out, g.notCheck(n.Not, ptr))

@@ -142,6 +142,7 @@ var (
 		Code    string
 		Word    string
 		Digit   string
+		Handle  string
 		Color   string
 		Version conformance.Version
 		When    string
@@ -3916,6 +3917,7 @@ func readStringArgs(d *wire.Decoder, v *conformance.StringArgs) error {
 		Code    bool
 		Word    bool
 		Digit   bool
+		Handle  bool
 		Color   bool
 		Version bool
 		When    bool
@@ -3964,6 +3966,17 @@ func readStringArgs(d *wire.Decoder, v *conformance.StringArgs) error {
 			}
 			if err := readStringArgsDigit(d, &v.Digit); err != nil {
 				return wire.At(err, "digit")
+			}
+		case "handle":
+			if seen.Handle {
+				return wire.Duplicate()
+			}
+			seen.Handle = true
+			if d.Null() {
+				continue
+			}
+			if err := readStringArgsHandle(d, &v.Handle); err != nil {
+				return wire.At(err, "handle")
 			}
 		case "color":
 			if seen.Color {
@@ -4149,6 +4162,18 @@ func readStringArgsDigit(d *wire.Decoder, v *string) error {
 	return nil
 }
 
+func readStringArgsHandle(d *wire.Decoder, v *string) error {
+	s, err := d.String()
+	if err != nil {
+		return err
+	}
+	if !patternStringArgsHandle.MatchString(s) {
+		return wire.Fail("pattern")
+	}
+	*v = s
+	return nil
+}
+
 func readStringArgsColor(d *wire.Decoder, v *string) error {
 	s, err := d.String()
 	if err != nil {
@@ -4309,6 +4334,13 @@ func writeStringArgs(e *wire.Encoder, v *conformance.StringArgs) error {
 		}
 		e.OmitEmpty(m)
 	}
+	if v.Handle != "" {
+		m := e.Member("\"handle\":")
+		if err := writeStringArgsHandle(e, &v.Handle); err != nil {
+			return wire.At(err, "handle")
+		}
+		e.OmitEmpty(m)
+	}
 	if v.Color != "" {
 		m := e.Member("\"color\":")
 		if err := writeStringArgsColor(e, &v.Color); err != nil {
@@ -4418,6 +4450,14 @@ func writeStringArgsWord(e *wire.Encoder, v *string) error {
 func writeStringArgsDigit(e *wire.Encoder, v *string) error {
 	s := *v
 	if !patternStringArgsDigit.MatchString(s) {
+		return wire.Fail("pattern")
+	}
+	return e.String(s)
+}
+
+func writeStringArgsHandle(e *wire.Encoder, v *string) error {
+	s := *v
+	if !patternStringArgsHandle.MatchString(s) {
 		return wire.Fail("pattern")
 	}
 	return e.String(s)
@@ -5200,4 +5240,5 @@ var (
 	patternProbeArgsIncidentID = wire.MustPattern("^INC-[0-9][0-9][0-9]+$")
 	patternStringArgsWord      = wire.MustPattern("^[a-z]+$")
 	patternStringArgsDigit     = wire.MustPattern("[0-9]")
+	patternStringArgsHandle    = wire.MustPattern("^[^\\t\\n\\v\\f\\r \\x{a0}\\x{1680}\\x{2000}-\\x{200a}\\x{2028}\\x{2029}\\x{202f}\\x{205f}\\x{3000}\\x{feff}]+$")
 )

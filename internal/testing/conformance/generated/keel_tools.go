@@ -19,7 +19,7 @@ const _ = runtime.IsAtLeastVersion0_6_0
 
 // SetDigest identifies this exact tool set: the set_digest of keel.lock.json.
 // The executor recomputes it from the embedded contracts before it accepts a call.
-const SetDigest = "sha256:51184c8d4fe2f78f4679634075316b2c7df70249b76c7c35706fcd372ac13fc5"
+const SetDigest = "sha256:4e3f26410a22560c78a5b98ee933115bbcbc7fd3797cb3f07dd34580c3e9eb54"
 
 // Tool names. Harness code that names a tool by its constant stops compiling
 // when the tool is removed.
@@ -170,7 +170,7 @@ var toolSpecs = [...]runtime.ToolSpec{
 	{
 		Info: runtime.ToolInfo{
 			Name:        ToolStrings,
-			Version:     "2.0",
+			Version:     "2.1",
 			Effect:      runtime.EffectRead,
 			Description: "Returns its arguments.",
 		},
