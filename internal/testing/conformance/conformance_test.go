@@ -16,9 +16,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dlclark/regexp2"
 	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
-	"github.com/dlclark/regexp2"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/keelgen/keel/example"
