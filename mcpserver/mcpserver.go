@@ -107,6 +107,14 @@ type Options struct {
 	// TaintTTL is how long a mark lasts when its session does not close
 	// first (default DefaultTaintTTL).
 	TaintTTL time.Duration
+	// MaxCalls caps the tools/call requests running at once, every
+	// caller's together (default DefaultMaxCalls), and MaxCallsPerCaller
+	// one caller's, by tenant and principal (default
+	// DefaultMaxCallsPerCaller): a call past either is refused before it
+	// runs, -32029 with a wait of a second (over HTTP, 429 with
+	// Retry-After), and audited as a refused message (busy). A task's run counts
+	// against the tasks' own bound instead.
+	MaxCalls, MaxCallsPerCaller int
 	// Logger is the protected log for the detail of protocol errors and of
 	// refused messages (default slog.Default()).
 	Logger *slog.Logger
@@ -155,7 +163,7 @@ func New(exec *runtime.Executor, opts Options) *Server {
 	h := &handler{exec: exec, context: opts.Context, progressEvery: opts.ProgressInterval, approvals: opts.Approvals, request: opts.RequestContext,
 		inputs:     newInputs(opts.StateSecret, opts.Approvals, exec),
 		unmigrated: map[string]bool{}, impl: &mcp.Implementation{Name: opts.Name, Version: opts.Version}, log: opts.Logger,
-		taint: newTaint(exec, opts)}
+		taint: newTaint(exec, opts), running: newCalls(opts.MaxCalls, opts.MaxCallsPerCaller)}
 	h.readTools(opts.Unmigrated)
 	if opts.Tasks != nil {
 		h.tasks = newTaskServer(*opts.Tasks, exec.ToolSet(), h.inputs.secret)
@@ -349,6 +357,7 @@ type handler struct {
 	impl          *mcp.Implementation
 	log           *slog.Logger
 	taint         *taint // nil: no tool of the set returns text from outside
+	running       *calls // the calls running, capped
 	// levels are the log levels the clients of HTTP sessions set
 	// (logging/setLevel), by session id: the SDK keeps its own, and
 	// exposes none, and keel answers those sessions' calls.
@@ -404,6 +413,16 @@ func (h *handler) run(ctx context.Context, req *mcp.CallToolRequest, opts runOpt
 		return nil, err
 	}
 	ec.RateTaken = task // taken when the task was created (taskCall)
+	if !task {
+		release, ok := h.running.take(ec)
+		if !ok {
+			h.log.LogAttrs(ctx, slog.LevelWarn, "keel: as many calls run as the server allows (MaxCalls, MaxCallsPerCaller); the call is refused",
+				slog.String("call_id", call.ID), slog.String("principal", ec.Principal))
+			h.exec.Refused(ctx, ec, call, runtime.RefusedBusy)
+			return nil, rateLimited(rateLimit{RetryAfterSeconds: busyRetry})
+		}
+		defer release()
+	}
 	conversation, wasTainted := h.taint.read(ctx, req, &ec)
 	if h.request != nil {
 		ctx = h.request(ctx, req)

@@ -47,6 +47,7 @@ const (
 	// in words observers may key on.
 	RefusedTooLarge       = "too_large"        // over the door's size cap
 	RefusedTooSlow        = "too_slow"         // not read whole within the door's deadline
+	RefusedBusy           = "busy"             // past the door's cap on calls running at once
 	RefusedNotJSON        = "not_json"         // not one JSON value
 	RefusedBatch          = "batch"            // a JSON-RPC batch
 	RefusedNotAMessage    = "not_a_message"    // JSON, but no JSON-RPC message
