@@ -145,18 +145,10 @@ func browser(t *testing.T) context.Context {
 	return ctx
 }
 
-// A person approves, in a real browser, a call whose client could not be
-// asked: the page shows the executor's question as text, its bidi controls
-// escaped visibly, never rendered; a click on Approve decides it; the
-// call, sent again, runs once; sent once more, it waits again.
-func TestApprovalPageInABrowser(t *testing.T) {
-	var ran tickets
-	srv, exec := server(t, &ran, true)
-	first, address := call(t, srv.URL)
-	if first.Code() != runtime.CodeApprovalRequired || address == "" {
-		t.Fatalf("not sent to the page: %+v", first.Error)
-	}
-	want := exec.Execute(context.Background(), runtime.ExecutionContext{}, runtime.ToolCall{ID: "q", Name: generated.ToolCreateTicket, Arguments: json.RawMessage(ticket)})
+// openQuestion opens the page at address in headless chromium as the
+// approver lead, and reads the question it shows.
+func openQuestion(t *testing.T, address string) (context.Context, string) {
+	t.Helper()
 	ctx := browser(t)
 	if _, err := chromedp.Call(ctx, network.Enable, network.EnableParams{}); err != nil {
 		t.Fatal(err)
@@ -171,6 +163,22 @@ func TestApprovalPageInABrowser(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return ctx, question
+}
+
+// A person approves, in a real browser, a call whose client could not be
+// asked: the page shows the executor's question as text, its bidi controls
+// escaped visibly, never rendered; a click on Approve decides it; the
+// call, sent again, runs once; sent once more, it waits again.
+func TestApprovalPageInABrowser(t *testing.T) {
+	var ran tickets
+	srv, exec := server(t, &ran, true)
+	first, address := call(t, srv.URL)
+	if first.Code() != runtime.CodeApprovalRequired || address == "" {
+		t.Fatalf("not sent to the page: %+v", first.Error)
+	}
+	want := exec.Execute(context.Background(), runtime.ExecutionContext{}, runtime.ToolCall{ID: "q", Name: generated.ToolCreateTicket, Arguments: json.RawMessage(ticket)})
+	ctx, question := openQuestion(t, address)
 	if strings.TrimSpace(question) != strings.TrimSpace(want.Error.Approval.Question) {
 		t.Errorf("the page shows\n%q\nthe executor's question is\n%q", question, want.Error.Approval.Question)
 	}
@@ -218,20 +226,7 @@ func TestTheWholeCallOnThePage(t *testing.T) {
 	if brief == want.Error.Approval.Question || !strings.Contains(brief, "Some values are too long to show here") || len(brief) > 8<<10 {
 		t.Errorf("the brief (%d bytes) does not say it is cut:\n%.600s", len(brief), brief)
 	}
-	ctx := browser(t)
-	if _, err := chromedp.Call(ctx, network.Enable, network.EnableParams{}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := chromedp.Call(ctx, network.SetExtraHTTPHeaders, network.SetExtraHTTPHeadersParams{Headers: network.Headers{"X-Approver": "lead"}}); err != nil {
-		t.Fatal(err)
-	}
-	if err := chromedp.Do(ctx, chromedp.Navigate(address)); err != nil {
-		t.Fatal(err)
-	}
-	question, err := chromedp.Run(ctx, chromedp.Text("#question"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	ctx, question := openQuestion(t, address)
 	scrolls, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`(() => { const q = document.querySelector("#question"); return q.scrollHeight > q.clientHeight && getComputedStyle(q).overflowY === "auto"; })()`))
 	if err != nil {
 		t.Fatal(err)
