@@ -26,6 +26,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/go-json-experiment/json/jsontext"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/keelgen/keel/cmd/keelgen/internal/contract"
@@ -349,12 +350,39 @@ func compileSchemas(pkg *model.Package, schemas map[string]model.Schemas) []mode
 			name string
 			doc  []byte
 		}{{"input", s.Input}, {"output", s.Output}} {
-			if err := found[index[string(side.doc)]]; err != nil {
+			patterns := patternProblems(side.doc) // said member by member, in order, rather than in the validator's words
+			for _, p := range patterns {
+				diags = append(diags, model.Diagnostic{Pos: t.Pos, Message: fmt.Sprintf("%s: %s schema at %s: %s", t.Name, side.name, p.at, p.problem)})
+			}
+			if err := found[index[string(side.doc)]]; err != nil && len(patterns) == 0 {
 				diags = append(diags, model.Diagnostic{Pos: t.Pos, Message: fmt.Sprintf("%s: %s schema does not compile: %v", t.Name, side.name, err)})
 			}
 		}
 	}
 	return diags
+}
+
+// patternProblem is a pattern of a schema that ECMA-262, which JSON
+// Schema's patterns follow, reads otherwise than RE2 in a way keel cannot
+// translate, at its JSON pointer.
+type patternProblem struct{ at, problem string }
+
+// patternProblems lists them in the schema's order.
+func patternProblems(doc []byte) []patternProblem {
+	root, err := schemamodel.Parse(doc)
+	if err != nil {
+		return nil
+	}
+	var out []patternProblem
+	root.Walk(func(sub *schemamodel.Schema, at jsontext.Pointer) {
+		if sub.Pattern == "" {
+			return
+		}
+		if _, err := toolrules.ECMAPattern(sub.Pattern); err != nil {
+			out = append(out, patternProblem{string(at), fmt.Sprintf("pattern %q reads otherwise in ECMA-262, which JSON Schema's patterns follow, than in Go's RE2: %v", sub.Pattern, err)})
+		}
+	})
+	return out
 }
 
 // resolve makes the directories absolute and picks the output package name.
