@@ -66,7 +66,7 @@ func TestGeneratedDiffTouchesOnlyWhatChanged(t *testing.T) {
 var genericWords = map[string]bool{"if": true, "err": true, "return": true, "nil": true, "wire": true, "Duplicate": true,
 	"true": true, "seen": true, "d": true, "v": true, "e": true, "s": true, "bool": true, "string": true, "error": true,
 	"Decoder": true, "Encoder": true, "String": true, "Fail": true, "maxLength": true, "func": true,
-	"x": true, "Null": true, "continue": true, "Length": true, "At": true}
+	"x": true, "Null": true, "continue": true, "Length": true, "At": true, "m": true, "OmitEmpty": true}
 
 func generic(line string) bool {
 	if regexp.MustCompile(`\[\d+\]`).MatchString(line) {
