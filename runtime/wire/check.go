@@ -76,7 +76,7 @@ var formats = sync.OnceValue(func() map[string]func(any) error {
 	for _, name := range formatNames {
 		c := jsonschema.NewCompiler()
 		c.AssertFormat()
-		c.UseRegexpEngine(ecmaRegexp) // the regex format: a pattern ECMA-262 and keel read alike
+		c.UseRegexpEngine(toolrules.ECMARegexp) // the regex format: a pattern ECMA-262 and keel read alike
 		doc, _ := jsonschema.UnmarshalJSON(bytes.NewReader(fmt.Appendf(nil, `{"format":%q}`, name)))
 		if err := c.AddResource("keel:///format.json", doc); err != nil {
 			panic(err)
@@ -91,15 +91,6 @@ var formats = sync.OnceValue(func() map[string]func(any) error {
 	}
 	return out
 })
-
-// ecmaRegexp reads a pattern as ECMA-262 does, on RE2 (toolrules.ECMAPattern).
-func ecmaRegexp(pattern string) (jsonschema.Regexp, error) {
-	re, err := toolrules.CompilePattern(pattern)
-	if err != nil {
-		return nil, err
-	}
-	return re, nil
-}
 
 // HasFormat reports whether generated code can check format name.
 func HasFormat(name string) bool { return formats()[name] != nil }
