@@ -408,14 +408,14 @@ func (h *handler) run(ctx context.Context, req *mcp.CallToolRequest, opts runOpt
 		ctx, release = withScope(ctx, req)
 		defer release()
 	}
-	ec, call, answered, err := h.callOf(ctx, req)
-	if err != nil {
-		return nil, err
+	if req.Params == nil {
+		return nil, protocolError(jsonrpc.CodeInvalidParams)
 	}
-	ec.RateTaken = task // taken when the task was created (taskCall)
-	if !task {
+	ec := h.context(ctx, req)
+	if !task { // the caps before anything is read or spent (a person's answer, a question's state)
 		release, ok := h.running.take(ec)
 		if !ok {
+			call := runtime.ToolCall{ID: callIDOf(req.Params), Name: req.Params.Name, Arguments: req.Params.Arguments}
 			h.log.LogAttrs(ctx, slog.LevelWarn, "keel: as many calls run as the server allows (MaxCalls, MaxCallsPerCaller); the call is refused",
 				slog.String("call_id", call.ID), slog.String("principal", ec.Principal))
 			h.exec.Refused(ctx, ec, call, runtime.RefusedBusy)
@@ -423,6 +423,11 @@ func (h *handler) run(ctx context.Context, req *mcp.CallToolRequest, opts runOpt
 		}
 		defer release()
 	}
+	ec, call, answered, err := h.callOf(ctx, req, ec)
+	if err != nil {
+		return nil, err
+	}
+	ec.RateTaken = task // taken when the task was created (taskCall)
 	conversation, wasTainted := h.taint.read(ctx, req, &ec)
 	if h.request != nil {
 		ctx = h.request(ctx, req)
@@ -481,13 +486,14 @@ func (h *handler) run(ctx context.Context, req *mcp.CallToolRequest, opts runOpt
 // callOf is the call a tools/call asks for and who makes it: its id (the
 // client's, or the one the person was asked about), its name and
 // arguments, and the caller with a grant the call presents or a person's
-// yes became; answered when the call carries a person's answer.
-func (h *handler) callOf(ctx context.Context, req *mcp.CallToolRequest) (runtime.ExecutionContext, runtime.ToolCall, bool, error) {
+// yes became; answered when the call carries a person's answer. ec is the
+// caller as the server owner's hook says (h.context), which the caller
+// asked once.
+func (h *handler) callOf(ctx context.Context, req *mcp.CallToolRequest, ec runtime.ExecutionContext) (runtime.ExecutionContext, runtime.ToolCall, bool, error) {
 	if req.Params == nil {
 		return runtime.ExecutionContext{}, runtime.ToolCall{}, false, protocolError(jsonrpc.CodeInvalidParams)
 	}
 	call := runtime.ToolCall{ID: callIDOf(req.Params), Name: req.Params.Name, Arguments: req.Params.Arguments}
-	ec := h.context(ctx, req)
 	if grant, ok := req.Params.Meta[MetaGrant].(string); ok {
 		ec.Grant = grant
 	}

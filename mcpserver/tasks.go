@@ -311,7 +311,7 @@ func (h *handler) taskCall(ctx context.Context, req *mcp.CallToolRequest) (res m
 	var call runtime.ToolCall
 	if t.Runner != nil {
 		var answered bool
-		ec, call, answered, err = h.callOf(ctx, req)
+		ec, call, answered, err = h.callOf(ctx, req, ec)
 		if err != nil {
 			return nil, err, true
 		}
@@ -732,7 +732,7 @@ func (h *handler) answerTask(ctx context.Context, id string, req *mcp.ServerRequ
 // asks next (collect): the runner's result names only the new ones.
 func (h *handler) startNextRun(ctx context.Context, id, run string, again *mcp.CallToolRequest) {
 	t := h.tasks
-	ec, call, _, err := h.callOf(ctx, again)
+	ec, call, _, err := h.callOf(ctx, again, h.context(ctx, again))
 	if err != nil {
 		t.record(ctx, id, run, again.Params.Name, again.Params.Arguments, nil, err)
 		return // the task reads failed
