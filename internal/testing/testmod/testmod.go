@@ -6,6 +6,7 @@ package testmod
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -23,17 +24,27 @@ const Path = "example.com/user"
 // Root returns the directory of keel's own module.
 func Root(t testing.TB) string {
 	t.Helper()
-	dir, err := os.Getwd()
+	dir, err := RootDir()
 	if err != nil {
 		t.Fatal(err)
 	}
+	return dir
+}
+
+// RootDir is Root outside a test: the nearest directory above the working
+// directory that holds keel's go.mod.
+func RootDir() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
 	for {
 		if data, err := os.ReadFile(filepath.Join(dir, "go.mod")); err == nil && modfile.ModulePath(data) == "github.com/keelgen/keel" {
-			return dir
+			return dir, nil
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
-			t.Fatal("keel's go.mod not found above the test's directory")
+			return "", errors.New("keel's go.mod not found above the working directory")
 		}
 		dir = parent
 	}

@@ -28,11 +28,7 @@ func Run(t *testing.T, pattern string, update bool, run func(t *testing.T, secti
 			if err != nil {
 				t.Fatal(err)
 			}
-			sections := map[string]string{}
-			for _, f := range ar.Files {
-				sections[f.Name] = string(f.Data)
-			}
-			got := run(t, sections)
+			got := run(t, sectionsOf(ar))
 			if update {
 				for i := range ar.Files {
 					if ar.Files[i].Name == "want" {
@@ -44,9 +40,36 @@ func Run(t *testing.T, pattern string, update bool, run func(t *testing.T, secti
 				}
 				return
 			}
-			if got != sections["want"] {
-				t.Errorf("got:\n%s\nwant:\n%s", got, sections["want"])
+			if want := sectionsOf(ar)["want"]; got != want {
+				t.Errorf("got:\n%s\nwant:\n%s", got, want)
 			}
 		})
 	}
+}
+
+// All reads every archive matching pattern: its sections by name, by the
+// name Run gives its subtest. A test that prepares every case at once
+// (one module for all) reads them with it.
+func All(pattern string) (map[string]map[string]string, error) {
+	files, err := filepath.Glob(pattern)
+	if err != nil {
+		return nil, err
+	}
+	all := map[string]map[string]string{}
+	for _, file := range files {
+		ar, err := txtar.ParseFile(file)
+		if err != nil {
+			return nil, err
+		}
+		all[strings.TrimSuffix(filepath.Base(file), ".txtar")] = sectionsOf(ar)
+	}
+	return all, nil
+}
+
+func sectionsOf(ar *txtar.Archive) map[string]string {
+	sections := map[string]string{}
+	for _, f := range ar.Files {
+		sections[f.Name] = string(f.Data)
+	}
+	return sections
 }

@@ -14,7 +14,7 @@ import (
 // demand. A name the set does not have is an error.
 func TestDeferredTools(t *testing.T) {
 	res, err := gen.Generate(gen.Config{Dir: "testdata/golden/mixed/in", OutDir: t.TempDir(), OutPkg: "out",
-		Defer: []string{"*"}, Upfront: []string{"search"}})
+		Defer: []string{"*"}, Upfront: []string{"search"}, Shared: golden(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,7 +36,7 @@ func TestDeferredTools(t *testing.T) {
 	if !strings.Contains(diff, "up front: ") || !strings.Contains(diff, "over 3 deferred tools") {
 		t.Fatalf("the diff does not split the budget:\n%s", diff)
 	}
-	if _, err := gen.Generate(gen.Config{Dir: "testdata/golden/mixed/in", OutDir: t.TempDir(), OutPkg: "out", Defer: []string{"nope"}}); err == nil ||
+	if _, err := gen.Generate(gen.Config{Dir: "testdata/golden/mixed/in", OutDir: t.TempDir(), OutPkg: "out", Defer: []string{"nope"}, Shared: golden(t)}); err == nil ||
 		!strings.Contains(err.Error(), "-defer names nope") {
 		t.Fatalf("-defer of an unknown tool: %v", err)
 	}

@@ -4,13 +4,13 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"path"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/keelgen/keel/cmd/keelgen/internal/files"
 	"github.com/keelgen/keel/cmd/keelgen/internal/gen"
-	"github.com/keelgen/keel/internal/testing/testmod"
 	"github.com/keelgen/keel/internal/testing/txtartest"
 )
 
@@ -23,8 +23,8 @@ import (
 func TestFeatureFragments(t *testing.T) {
 	t.Parallel()
 	txtartest.Run(t, "testdata/feature/*.txtar", *update, func(t *testing.T, sections map[string]string) string {
-		dir := testmod.New(t, map[string]string{"h/h.go": sections["h.go"]})
-		res := generate(t, gen.Config{Dir: dir, Patterns: []string{"./h"}, OutDir: "out"})
+		dir, shared := caseDir(t, "feature", path.Base(t.Name())) // sections["h.go"] as h/h.go
+		res := generate(t, gen.Config{Dir: dir, Patterns: []string{"./h"}, OutDir: "out", Shared: shared})
 		byPath := map[string][]byte{}
 		for _, f := range res.Files {
 			byPath[f.Path] = f.Content

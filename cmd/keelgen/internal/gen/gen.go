@@ -87,6 +87,9 @@ type Config struct {
 	// description where the model knows the JSON name. Without it they are
 	// only counted (Result.LintFindings).
 	Lint bool
+	// Shared, when set, holds this run's packages already read and
+	// reflected with others' (keelgen's tests): no go command runs.
+	Shared *Shared
 	// Progress, when set, is told what keelgen is doing during a stage
 	// that takes more than a moment (a first run compiles the packages'
 	// dependencies and the schema program's).
@@ -128,11 +131,18 @@ func Generate(cfg Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	read := load.Load
+	if cfg.Shared != nil {
+		read = cfg.Shared.loaded.Load
+		if cfg.Schemas == nil {
+			cfg.Schemas = cfg.Shared
+		}
+	}
 	if cfg.Schemas == nil {
 		cfg.Schemas = schema.Program{}
 	}
 	done := slowStage(cfg.Progress, "keelgen: loading and type-checking the handler packages (a first run compiles their dependencies)...")
-	pkg, diags, err := load.Load(dir, cfg.Patterns...)
+	pkg, diags, err := read(dir, cfg.Patterns...)
 	done()
 	if err != nil || len(diags) > 0 {
 		return &Result{OutDir: outDir, Diagnostics: diags}, err

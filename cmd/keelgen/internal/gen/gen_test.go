@@ -25,7 +25,11 @@ var update = flag.Bool("update", false, "rewrite the golden files under testdata
 
 func TestMain(m *testing.M) {
 	testmod.Setup()
-	os.Exit(m.Run())
+	code := m.Run()
+	if testModuleDir != "" {
+		os.RemoveAll(testModuleDir)
+	}
+	os.Exit(code)
 }
 
 func generate(t *testing.T, cfg gen.Config) *gen.Result {
@@ -59,7 +63,7 @@ func TestGolden(t *testing.T) {
 			for _, target := range gen.Targets {
 				every = append(every, target.Name)
 			}
-			res := generate(t, gen.Config{Dir: dir, Patterns: []string{"./in/..."}, OutDir: "out", Targets: every})
+			res := generate(t, gen.Config{Dir: dir, Patterns: []string{"./in/..."}, OutDir: "out", Targets: every, Shared: golden(t)})
 			targetWarnings(t, dir, res)
 			if *update {
 				changes, err := output.Compare(res.OutDir, res.Files)
@@ -193,14 +197,8 @@ func sameFiles(t *testing.T, a, b []render.File) {
 func TestDiagnostics(t *testing.T) {
 	t.Parallel()
 	txtartest.Run(t, "testdata/diag/*.txtar", *update, func(t *testing.T, sections map[string]string) string {
-		files := map[string]string{}
-		for name, data := range sections {
-			if name != "want" {
-				files[name] = data
-			}
-		}
-		dir := testmod.New(t, files) // requires what keel does: a case may use invopop/jsonschema
-		res, err := gen.Generate(gen.Config{Dir: dir, OutDir: "out"})
+		dir, shared := caseDir(t, "diag", path.Base(t.Name())) // the archive's files, in a module that requires what keel does
+		res, err := gen.Generate(gen.Config{Dir: dir, OutDir: "out", Shared: shared})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -221,23 +219,14 @@ func TestDiagnostics(t *testing.T) {
 // compares the warnings, the version gate's refusals and the review diff
 // with the "want" section: the whole path from Go types to the gate, on a
 // few cases. cmd/keelgen/internal/contract's cases cover the gate on schema pairs.
-// Each case runs keelgen twice on a module, so the fast group runs one
-// (fastContractCase, a refusal and its diff) and the end-to-end group, or
-// -update, runs them all.
 func TestContractChanges(t *testing.T) {
 	t.Parallel()
-	if _, err := os.Stat("testdata/contract/" + fastContractCase + ".txtar"); err != nil {
-		t.Fatalf("the fast group's contract case: %v", err)
-	}
 	txtartest.Run(t, "testdata/contract/*.txtar", *update, func(t *testing.T, sections map[string]string) string {
-		if path.Base(t.Name()) != fastContractCase && !*update {
-			testmod.EndToEnd(t)
-		}
-		dir := testmod.New(t, map[string]string{"h/h.go": sections["old.go"]})
-		cfg := gen.Config{Dir: dir, Patterns: []string{"./h"}, OutDir: "out"}
-		writeResult(t, generate(t, cfg))
-		testmod.Write(t, dir, map[string]string{"h/h.go": sections["new.go"]})
-		res, err := gen.Generate(cfg)
+		old, shared := caseDir(t, "contract", path.Join(path.Base(t.Name()), "old")) // sections["old.go"] as h/h.go
+		out := filepath.Join(t.TempDir(), "out")
+		writeResult(t, generate(t, gen.Config{Dir: old, Patterns: []string{"./h"}, OutDir: out, Shared: shared}))
+		dir, _ := caseDir(t, "contract", path.Join(path.Base(t.Name()), "new"))
+		res, err := gen.Generate(gen.Config{Dir: dir, Patterns: []string{"./h"}, OutDir: out, Shared: shared})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -251,11 +240,6 @@ func TestContractChanges(t *testing.T) {
 		return got.String()
 	})
 }
-
-// fastContractCase is the contract case that go test ./... runs: a
-// required field added without a version bump, refused, with the review
-// diff of the change.
-const fastContractCase = "required_field_without_bump"
 
 func targetWarnings(t *testing.T, dir string, res *gen.Result) {
 	t.Helper()
@@ -291,7 +275,18 @@ func TestUnknownTarget(t *testing.T) {
 // an executor of a locked set trusts keelgen to have compiled it.
 func TestSchemaThatDoesNotCompile(t *testing.T) {
 	t.Parallel()
-	dir := testmod.New(t, map[string]string{"h/h.go": `package h
+	dir, shared := inline(t)
+	res, err := gen.Generate(gen.Config{Dir: dir, Patterns: []string{"./h"}, OutDir: "out", Shared: shared})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Writable() || len(res.Diagnostics) != 1 || !strings.Contains(res.Diagnostics[0].Format(dir), "h/h.go:16:1: find: input schema does not compile:") {
+		t.Fatalf("diagnostics %v", res.Diagnostics)
+	}
+}
+
+// brokenPattern is TestSchemaThatDoesNotCompile's handler package.
+const brokenPattern = `package h
 
 import (
 	"context"
@@ -308,15 +303,7 @@ func (Code) JSONSchema() *jsonschema.Schema { return &jsonschema.Schema{Type: "s
 //
 //keel:tool name=find version=1.0 effect=read
 func Find(ctx context.Context, code Code) (struct{}, error) { return struct{}{}, nil }
-`})
-	res, err := gen.Generate(gen.Config{Dir: dir, Patterns: []string{"./h"}, OutDir: "out"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.Writable() || len(res.Diagnostics) != 1 || !strings.Contains(res.Diagnostics[0].Format(dir), "h/h.go:16:1: find: input schema does not compile:") {
-		t.Fatalf("diagnostics %v", res.Diagnostics)
-	}
-}
+`
 
 // What the model reads of plain-parameter tools: //keel:param
 // descriptions, a type's own JSONSchema description where no //keel:param
@@ -325,45 +312,8 @@ func Find(ctx context.Context, code Code) (struct{}, error) { return struct{}{},
 // starts with its Go name, at the comment.
 func TestModelFacingText(t *testing.T) {
 	t.Parallel()
-	dir := testmod.New(t, map[string]string{"h/h.go": `package h
-
-import (
-	"context"
-	"time"
-
-	"github.com/invopop/jsonschema"
-)
-
-// RoomID names a room.
-type RoomID string
-
-func (RoomID) JSONSchema() *jsonschema.Schema {
-	return &jsonschema.Schema{Type: "string", Pattern: "^R[0-9]+$", Description: "A room, such as R12."}
-}
-
-// Booking is a confirmed booking.
-type Booking struct {
-	// ID is the booking's id.
-	ID   string ` + "`json:\"id\"`" + `
-	Room string ` + "`json:\"room\"`" + `
-}
-
-// BookRoom books a room for waitMs milliseconds at most and returns a Booking.
-//
-//keel:tool name=book_room version=1.0 effect=write
-//keel:param minutes how long the booking lasts, in minutes
-func BookRoom(ctx context.Context, roomID RoomID, minutes int, waitMs int) (Booking, error) {
-	return Booking{}, nil
-}
-
-// Weekday books the day of a moment. A struct with a JSON form of its own
-// (time.Time) as the only parameter is a plain parameter.
-//
-//keel:tool name=weekday version=1.0 effect=read
-//keel:param at the moment
-func Weekday(ctx context.Context, at time.Time) (Booking, error) { return Booking{}, nil }
-`})
-	res, err := gen.Generate(gen.Config{Dir: dir, Patterns: []string{"./h"}, OutDir: "out", Lint: true})
+	dir, shared := inline(t)
+	res, err := gen.Generate(gen.Config{Dir: dir, Patterns: []string{"./h"}, OutDir: "out", Shared: shared, Lint: true})
 	if err != nil || !res.Writable() {
 		t.Fatal(err, res.Diagnostics)
 	}
@@ -409,6 +359,46 @@ func Weekday(ctx context.Context, at time.Time) (Booking, error) { return Bookin
 	}
 }
 
+// modelFacingText is TestModelFacingText's handler package.
+const modelFacingText = `package h
+
+import (
+	"context"
+	"time"
+
+	"github.com/invopop/jsonschema"
+)
+
+// RoomID names a room.
+type RoomID string
+
+func (RoomID) JSONSchema() *jsonschema.Schema {
+	return &jsonschema.Schema{Type: "string", Pattern: "^R[0-9]+$", Description: "A room, such as R12."}
+}
+
+// Booking is a confirmed booking.
+type Booking struct {
+	// ID is the booking's id.
+	ID   string ` + "`json:\"id\"`" + `
+	Room string ` + "`json:\"room\"`" + `
+}
+
+// BookRoom books a room for waitMs milliseconds at most and returns a Booking.
+//
+//keel:tool name=book_room version=1.0 effect=write
+//keel:param minutes how long the booking lasts, in minutes
+func BookRoom(ctx context.Context, roomID RoomID, minutes int, waitMs int) (Booking, error) {
+	return Booking{}, nil
+}
+
+// Weekday books the day of a moment. A struct with a JSON form of its own
+// (time.Time) as the only parameter is a plain parameter.
+//
+//keel:tool name=weekday version=1.0 effect=read
+//keel:param at the moment
+func Weekday(ctx context.Context, at time.Time) (Booking, error) { return Booking{}, nil }
+`
+
 // A module that builds a reflector older than v0.14 (a replace, as a
 // Genkit module needs) is refused, with why and what to do: v0.13 would
 // make omitzero fields required, schemas unlike the reviewed ones.
@@ -445,40 +435,8 @@ func List(ctx context.Context, args Args) (struct{}, error) { return struct{}{},
 // edit that leaves the name out, for the author to take or not.
 func TestAuthorsWordsKept(t *testing.T) {
 	t.Parallel()
-	dir := testmod.New(t, map[string]string{"h/h.go": `package h
-
-import "context"
-
-// Args are a dashboard update.
-type Args struct {
-	// Overwrite the dashboard if it exists.
-	Overwrite bool ` + "`json:\"overwrite,omitempty\"`" + `
-	// Page number for pagination (1-indexed).
-	Page int ` + "`json:\"page,omitempty\"`" + `
-	// UID of existing dashboard to update.
-	UID string ` + "`json:\"uid,omitempty\"`" + `
-	// Limit caps the results.
-	Limit int ` + "`json:\"limit,omitempty\"`" + `
-	// Folder is where the dashboard goes.
-	Folder string ` + "`json:\"folder,omitempty\"`" + `
-	// Labels map names to values.
-	Labels map[string]string ` + "`json:\"labels,omitempty\"`" + `
-	// Title must not be empty.
-	Title string ` + "`json:\"title,omitempty\"`" + `
-}
-
-// Out is the update's outcome.
-type Out struct {
-	// Status of the update.
-	Status string ` + "`json:\"status\"`" + `
-}
-
-// Update updates a dashboard.
-//
-//keel:tool name=update_dashboard version=1.0 effect=write
-func Update(ctx context.Context, a Args) (Out, error) { return Out{}, nil }
-`})
-	res, err := gen.Generate(gen.Config{Dir: dir, Patterns: []string{"./h"}, OutDir: "out", Lint: true})
+	dir, shared := inline(t)
+	res, err := gen.Generate(gen.Config{Dir: dir, Patterns: []string{"./h"}, OutDir: "out", Shared: shared, Lint: true})
 	if err != nil || !res.Writable() {
 		t.Fatal(err, res.Diagnostics)
 	}
@@ -525,27 +483,48 @@ func Update(ctx context.Context, a Args) (Out, error) { return Out{}, nil }
 	}
 }
 
+// authorsWords is TestAuthorsWordsKept's handler package.
+const authorsWords = `package h
+
+import "context"
+
+// Args are a dashboard update.
+type Args struct {
+	// Overwrite the dashboard if it exists.
+	Overwrite bool ` + "`json:\"overwrite,omitempty\"`" + `
+	// Page number for pagination (1-indexed).
+	Page int ` + "`json:\"page,omitempty\"`" + `
+	// UID of existing dashboard to update.
+	UID string ` + "`json:\"uid,omitempty\"`" + `
+	// Limit caps the results.
+	Limit int ` + "`json:\"limit,omitempty\"`" + `
+	// Folder is where the dashboard goes.
+	Folder string ` + "`json:\"folder,omitempty\"`" + `
+	// Labels map names to values.
+	Labels map[string]string ` + "`json:\"labels,omitempty\"`" + `
+	// Title must not be empty.
+	Title string ` + "`json:\"title,omitempty\"`" + `
+}
+
+// Out is the update's outcome.
+type Out struct {
+	// Status of the update.
+	Status string ` + "`json:\"status\"`" + `
+}
+
+// Update updates a dashboard.
+//
+//keel:tool name=update_dashboard version=1.0 effect=write
+func Update(ctx context.Context, a Args) (Out, error) { return Out{}, nil }
+`
+
 // A handler package named as the generated package (admin, generated into
 // admin) is imported under a name of its own, never under the name of the
 // file's own package.
 func TestHandlerPackageNamedAsTheOutput(t *testing.T) {
 	t.Parallel()
-	dir := testmod.New(t, map[string]string{"admin/admin.go": `package admin
-
-import "context"
-
-// Out is what Ping says.
-type Out struct {
-	// Text is the answer.
-	Text string ` + "`json:\"text\"`" + `
-}
-
-// Ping answers.
-//
-//keel:tool name=ping version=1.0 effect=read
-func Ping(ctx context.Context) (Out, error) { return Out{Text: "pong"}, nil }
-`})
-	res, err := gen.Generate(gen.Config{Dir: dir, Patterns: []string{"./admin"}, OutDir: "gen/admin"})
+	dir, shared := inline(t)
+	res, err := gen.Generate(gen.Config{Dir: dir, Patterns: []string{"./admin"}, OutDir: "gen/admin", Shared: shared})
 	if err != nil || !res.Writable() {
 		t.Fatal(err, res.Diagnostics)
 	}
@@ -571,12 +550,50 @@ func Ping(ctx context.Context) (Out, error) { return Out{Text: "pong"}, nil }
 	t.Fatal("no keel_tools.go")
 }
 
+// namedAsTheOutput is TestHandlerPackageNamedAsTheOutput's handler package.
+const namedAsTheOutput = `package admin
+
+import "context"
+
+// Out is what Ping says.
+type Out struct {
+	// Text is the answer.
+	Text string ` + "`json:\"text\"`" + `
+}
+
+// Ping answers.
+//
+//keel:tool name=ping version=1.0 effect=read
+func Ping(ctx context.Context) (Out, error) { return Out{Text: "pong"}, nil }
+`
+
 // keelgen -required lists each member of a tool's arguments as required or
 // optional, and why: what a team porting structs from the go-sdk or mcp-go
 // reads to see which members keel reads as required.
 func TestRequiredReport(t *testing.T) {
 	t.Parallel()
-	dir := testmod.New(t, map[string]string{"h/h.go": `package h
+	dir, shared := inline(t)
+	res, err := gen.Generate(gen.Config{Dir: dir, Patterns: []string{"./h"}, OutDir: "out", Shared: shared})
+	if err != nil || !res.Writable() {
+		t.Fatal(err, res.Diagnostics)
+	}
+	want := []string{
+		"ping: required /host (a parameter of Ping)",
+		"search: optional /filters (field Filters: omitempty in its json tag)",
+		"search: optional /filters/0/since (field Since: omitzero in its json tag)",
+		"search: optional /page (field Page: omitempty in its json tag)",
+		"search: required /filters/0/team (field Team: its json tag has no omitempty or omitzero)",
+		"search: required /query (field Query: its json tag has no omitempty or omitzero)",
+	}
+	got := slices.Clone(res.Required)
+	slices.Sort(got)
+	if !slices.Equal(got, want) {
+		t.Errorf("the report:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// requiredReport is TestRequiredReport's handler package.
+const requiredReport = `package h
 
 import "context"
 
@@ -614,25 +631,7 @@ func Search(ctx context.Context, a Args) (Out, error) { return Out{}, nil }
 //keel:tool name=ping version=1.0 effect=read
 //keel:param host the host
 func Ping(ctx context.Context, host string) (Out, error) { return Out{}, nil }
-`})
-	res, err := gen.Generate(gen.Config{Dir: dir, Patterns: []string{"./h"}, OutDir: "out"})
-	if err != nil || !res.Writable() {
-		t.Fatal(err, res.Diagnostics)
-	}
-	want := []string{
-		"ping: required /host (a parameter of Ping)",
-		"search: optional /filters (field Filters: omitempty in its json tag)",
-		"search: optional /filters/0/since (field Since: omitzero in its json tag)",
-		"search: optional /page (field Page: omitempty in its json tag)",
-		"search: required /filters/0/team (field Team: its json tag has no omitempty or omitzero)",
-		"search: required /query (field Query: its json tag has no omitempty or omitzero)",
-	}
-	got := slices.Clone(res.Required)
-	slices.Sort(got)
-	if !slices.Equal(got, want) {
-		t.Errorf("the report:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
-	}
-}
+`
 
 // A result member's omitempty that json v2 reads otherwise than json v1
 // did gets a warning at the field with the omitzero edit: a zero number
@@ -640,7 +639,27 @@ func Ping(ctx context.Context, host string) (Out, error) { return Out{}, nil }
 // a list and a pointer, which both read alike, get none.
 func TestOmitEmptyUnderJSONv2(t *testing.T) {
 	t.Parallel()
-	dir := testmod.New(t, map[string]string{"h/h.go": `package h
+	dir, shared := inline(t)
+	res, err := gen.Generate(gen.Config{Dir: dir, Patterns: []string{"./h"}, OutDir: "out", Shared: shared})
+	if err != nil || !res.Writable() {
+		t.Fatal(err, res.Diagnostics)
+	}
+	var got []string
+	for _, w := range res.Warnings {
+		got = append(got, fmt.Sprintf("h/h.go:%d:%d: %s", w.Pos.Line, w.Pos.Column, w.Message))
+	}
+	want := []string{
+		"h/h.go:14:2: warning: show: output schema at /deletions: omitempty does not omit a zero integer under json v2 (keel's writer follows it): 0 is written where json v1 left the member out; to leave it out, use omitzero (`json:\"deletions,omitzero\"`)",
+		"h/h.go:16:2: warning: show: output schema at /merged: omitempty does not omit a zero boolean under json v2 (keel's writer follows it): false is written where json v1 left the member out; to leave it out, use omitzero (`json:\"merged,omitzero\"`)",
+		"h/h.go:18:2: warning: show: output schema at /next: omitempty leaves an object out under json v2 (keel's writer follows it) when it writes as {}, where json v1 always wrote it; to leave out only its zero value, use omitzero (`json:\"next,omitzero\"`); to always write it, drop omitempty",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("warnings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// omitEmptyV2 is TestOmitEmptyUnderJSONv2's handler package.
+const omitEmptyV2 = `package h
 
 import "context"
 
@@ -670,21 +689,15 @@ type Diff struct {
 //
 //keel:tool name=show version=1 effect=read
 func Show(ctx context.Context) (Diff, error) { return Diff{}, nil }
-`})
-	res, err := gen.Generate(gen.Config{Dir: dir, Patterns: []string{"./h"}, OutDir: "out"})
-	if err != nil || !res.Writable() {
-		t.Fatal(err, res.Diagnostics)
-	}
-	var got []string
-	for _, w := range res.Warnings {
-		got = append(got, fmt.Sprintf("h/h.go:%d:%d: %s", w.Pos.Line, w.Pos.Column, w.Message))
-	}
-	want := []string{
-		"h/h.go:14:2: warning: show: output schema at /deletions: omitempty does not omit a zero integer under json v2 (keel's writer follows it): 0 is written where json v1 left the member out; to leave it out, use omitzero (`json:\"deletions,omitzero\"`)",
-		"h/h.go:16:2: warning: show: output schema at /merged: omitempty does not omit a zero boolean under json v2 (keel's writer follows it): false is written where json v1 left the member out; to leave it out, use omitzero (`json:\"merged,omitzero\"`)",
-		"h/h.go:18:2: warning: show: output schema at /next: omitempty leaves an object out under json v2 (keel's writer follows it) when it writes as {}, where json v1 always wrote it; to leave out only its zero value, use omitzero (`json:\"next,omitzero\"`); to always write it, drop omitempty",
-	}
-	if !slices.Equal(got, want) {
-		t.Errorf("warnings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
-	}
+`
+
+// inlineCases are the handler packages tests write out in full, by test:
+// each is a package of the shared test module.
+var inlineCases = map[string]map[string]string{
+	"TestSchemaThatDoesNotCompile":       {"h/h.go": brokenPattern},
+	"TestModelFacingText":                {"h/h.go": modelFacingText},
+	"TestAuthorsWordsKept":               {"h/h.go": authorsWords},
+	"TestHandlerPackageNamedAsTheOutput": {"admin/admin.go": namedAsTheOutput},
+	"TestRequiredReport":                 {"h/h.go": requiredReport},
+	"TestOmitEmptyUnderJSONv2":           {"h/h.go": omitEmptyV2},
 }

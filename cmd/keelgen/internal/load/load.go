@@ -33,6 +33,18 @@ func Load(dir string, patterns ...string) (*model.Package, []model.Diagnostic, e
 	if len(patterns) == 0 {
 		patterns = []string{"."}
 	}
+	pkgs, err := read(dir, patterns)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(pkgs) == 0 {
+		return nil, nil, fmt.Errorf("%s matched no packages%s", strings.Join(patterns, " "), goListSays(dir, patterns))
+	}
+	return build(pkgs)
+}
+
+// read is the one go/packages call.
+func read(dir string, patterns []string) ([]*packages.Package, error) {
 	cfg := &packages.Config{
 		Mode: packages.NeedName | packages.NeedFiles | packages.NeedSyntax |
 			packages.NeedTypes | packages.NeedTypesInfo | packages.NeedImports | packages.NeedModule,
@@ -40,11 +52,14 @@ func Load(dir string, patterns ...string) (*model.Package, []model.Diagnostic, e
 	}
 	pkgs, err := packages.Load(cfg, patterns...)
 	if err != nil {
-		return nil, nil, fmt.Errorf("loading %s: %w", strings.Join(patterns, " "), err)
+		return nil, fmt.Errorf("loading %s: %w", strings.Join(patterns, " "), err)
 	}
-	if len(pkgs) == 0 {
-		return nil, nil, fmt.Errorf("%s matched no packages%s", strings.Join(patterns, " "), goListSays(dir, patterns))
-	}
+	return pkgs, nil
+}
+
+// build is the model of pkgs, read by one go/packages call.
+func build(pkgs []*packages.Package) (*model.Package, []model.Diagnostic, error) {
+	pkgs = slices.Clone(pkgs)
 	slices.SortFunc(pkgs, func(a, b *packages.Package) int { return strings.Compare(a.PkgPath, b.PkgPath) })
 	out := &model.Package{Comments: map[string]string{}, Fset: pkgs[0].Fset, Module: mainModule(pkgs)} // one FileSet for every package of a Load
 	texts, diags := textDirectives(pkgs)

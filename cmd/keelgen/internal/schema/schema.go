@@ -53,14 +53,25 @@ func (Program) Schemas(pkg *model.Package) (map[string]model.Schemas, []model.Di
 	if err != nil {
 		return nil, nil, err
 	}
-	raw, err := run(pkg.Dir, src)
+	raw, err := run(pkg.Dir, map[string][]byte{programDir + "/main.go": src}, programDir)
 	if err != nil {
 		return nil, nil, err
 	}
+	return Reflected(raw).Schemas(pkg)
+}
+
+// Reflected is what the schema program printed for one package: the
+// reflector's schema of each tool's input and output, and of each form, by
+// name, before keel's checks and forms.
+type Reflected []byte
+
+// Schemas finishes what the program reflected for pkg as Program does.
+func (raw Reflected) Schemas(pkg *model.Package) (map[string]model.Schemas, []model.Diagnostic, error) {
 	var pairs map[string][2]json.RawMessage
 	if err := json.Unmarshal(raw, &pairs); err != nil {
 		return nil, nil, fmt.Errorf("reading reflected schemas: %w", err)
 	}
+	var err error
 	out := map[string]model.Schemas{}
 	diags := forms(pkg, pairs, out)
 	for _, t := range pkg.Tools {
@@ -155,6 +166,40 @@ func program(pkg *model.Package) ([]byte, error) {
 	f.NoFormat = true // a throwaway no one reads: gofmt would be a tenth of the stage at scale
 	f.HeaderComment(files.Header)
 	f.Comment("keelgen's throwaway schema program: it prints the schemas of every tool's input and output.")
+	declare(f, pkg)
+	f.Func().Id("main").Params().Block(printed(jen.Id("Reflect").Call())...)
+	return rendered(f)
+}
+
+// printed is a main's body: refuse an old reflector, then print v.
+func printed(v jen.Code) []jen.Code {
+	return []jen.Code{
+		// A reflector older than v0.14 requires omitzero fields: the
+		// schemas would silently differ from the reviewed ones.
+		jen.If(jen.Len(jen.Parens(jen.Op("&").Qual(reflectorPkg, "Reflector").Values()).Dot("Reflect").Call(
+			jen.Op("&").Struct(jen.Id("A").Int().Tag(map[string]string{"json": "a,omitzero"})).Values()).Dot("Required")).Op(">").Lit(0)).Block(
+			jen.Qual("fmt", "Fprintln").Call(jen.Qual("os", "Stderr"), jen.Lit(reflectorTooOld)),
+			jen.Qual("os", "Exit").Call(jen.Lit(1)),
+		),
+		jen.If(jen.Err().Op(":=").Qual("encoding/json", "NewEncoder").Call(jen.Qual("os", "Stdout")).Dot("Encode").Call(v), jen.Err().Op("!=").Nil()).Block(
+			jen.Qual("fmt", "Fprintln").Call(jen.Qual("os", "Stderr"), jen.Err()),
+			jen.Qual("os", "Exit").Call(jen.Lit(1)),
+		),
+	}
+}
+
+func rendered(f *jen.File) ([]byte, error) {
+	var buf bytes.Buffer
+	if err := f.Render(&buf); err != nil {
+		return nil, fmt.Errorf("render schema program: %w", err)
+	}
+	return buf.Bytes(), nil
+}
+
+// declare writes what reflects pkg's schemas into f: the argument structs,
+// the tables of tools, forms, enums and comments, the reflector's helpers,
+// and Reflect, which returns the schemas by name.
+func declare(f *jen.File, pkg *model.Package) {
 	for _, c := range gocode.ArgsStructs(pkg.Tools) {
 		f.Add(c)
 	}
@@ -192,14 +237,9 @@ func program(pkg *model.Package) ([]byte, error) {
 	enumValues(f, pkg.Enums)
 	f.Comment("docComments are the doc comments of the handler package's types and fields.")
 	f.Var().Id("docComments").Op("=").Map(jen.String()).String().Values(comments)
-	f.Func().Id("main").Params().Block(
-		// A reflector older than v0.14 requires omitzero fields: the
-		// schemas would silently differ from the reviewed ones.
-		jen.If(jen.Len(jen.Parens(jen.Op("&").Qual(reflectorPkg, "Reflector").Values()).Dot("Reflect").Call(
-			jen.Op("&").Struct(jen.Id("A").Int().Tag(map[string]string{"json": "a,omitzero"})).Values()).Dot("Required")).Op(">").Lit(0)).Block(
-			jen.Qual("fmt", "Fprintln").Call(jen.Qual("os", "Stderr"), jen.Lit(reflectorTooOld)),
-			jen.Qual("os", "Exit").Call(jen.Lit(1)),
-		),
+	schemaPair := jen.Index(jen.Lit(2)).Op("*").Qual(reflectorPkg, "Schema")
+	f.Comment("Reflect returns the schemas of every tool's input and output, and of every form, by name.")
+	f.Func().Id("Reflect").Params().Map(jen.String()).Add(schemaPair).Block(
 		jen.Id("r").Op(":=").Op("&").Qual(reflectorPkg, "Reflector").Values(jen.Dict{
 			jen.Id("DoNotReference"): jen.True(), // inline every type
 			jen.Id("Anonymous"):      jen.True(), // no $id derived from the package path
@@ -214,21 +254,18 @@ func program(pkg *model.Package) ([]byte, error) {
 			jen.If(jen.Id("ref")).Block(jen.Return(jen.Op("&").Id("byRef"))),
 			jen.Return(jen.Id("r")),
 		),
-		jen.Id("out").Op(":=").Make(jen.Map(jen.String()).Index(jen.Lit(2)).Op("*").Qual(reflectorPkg, "Schema"), jen.Len(jen.Id("toolRows"))),
+		jen.Id("out").Op(":=").Make(jen.Map(jen.String()).Add(schemaPair), jen.Len(jen.Id("toolRows"))),
 		jen.For(jen.List(jen.Id("_"), jen.Id("t")).Op(":=").Range().Id("toolRows")).Block(
 			jen.Id("input").Op(":=").Id("reflectType").Call(jen.Id("reflector").Call(jen.Id("t").Dot("refIn")), jen.Qual("reflect", "TypeOf").Call(jen.Id("t").Dot("in")).Dot("Elem").Call()),
 			jen.Id("input").Dot("Description").Op("=").Lit(""), // the tool's description says it
-			jen.Id("out").Index(jen.Id("t").Dot("name")).Op("=").Index(jen.Lit(2)).Op("*").Qual(reflectorPkg, "Schema").Values(
+			jen.Id("out").Index(jen.Id("t").Dot("name")).Op("=").Add(schemaPair).Values(
 				jen.Id("input"), jen.Id("reflectType").Call(jen.Id("reflector").Call(jen.Id("t").Dot("refOut")), jen.Qual("reflect", "TypeOf").Call(jen.Id("t").Dot("out")).Dot("Elem").Call())),
 		),
 		jen.For(jen.List(jen.Id("_"), jen.Id("f")).Op(":=").Range().Id("formRows")).Block(
-			jen.Id("out").Index(jen.Id("f").Dot("key")).Op("=").Index(jen.Lit(2)).Op("*").Qual(reflectorPkg, "Schema").Values(
+			jen.Id("out").Index(jen.Id("f").Dot("key")).Op("=").Add(schemaPair).Values(
 				jen.Id("reflectType").Call(jen.Id("r"), jen.Qual("reflect", "TypeOf").Call(jen.Id("f").Dot("typ")).Dot("Elem").Call()), jen.Nil()),
 		),
-		jen.If(jen.Err().Op(":=").Qual("encoding/json", "NewEncoder").Call(jen.Qual("os", "Stdout")).Dot("Encode").Call(jen.Id("out")), jen.Err().Op("!=").Nil()).Block(
-			jen.Qual("fmt", "Fprintln").Call(jen.Qual("os", "Stderr"), jen.Err()),
-			jen.Qual("os", "Exit").Call(jen.Lit(1)),
-		),
+		jen.Return(jen.Id("out")),
 	)
 	// typeDescription keeps the Description of a field type's JSONSchema
 	// method, which the reflector replaces with the field's (empty) tag.
@@ -255,11 +292,6 @@ func program(pkg *model.Package) ([]byte, error) {
 		jen.For(jen.List(jen.Id("_"), jen.Id("d")).Op(":=").Range().Id("s").Dot("Definitions")).Block(jen.Id("applyEnums").Call(jen.Id("d"))),
 		jen.Return(jen.Id("s")),
 	)
-	var buf bytes.Buffer
-	if err := f.Render(&buf); err != nil {
-		return nil, fmt.Errorf("render schema program: %w", err)
-	}
-	return buf.Bytes(), nil
 }
 
 // DurationPattern is the schema of a time.Duration: a string in Go's
@@ -467,17 +499,28 @@ const programDir = ".keelgen-schema"
 
 // run runs the program as the package dir/.keelgen-schema, through an
 // overlay: the source is a temporary file outside the user's tree, removed
-// in every case. It returns the program's standard output.
-func run(dir string, src []byte) ([]byte, error) {
+// in every case. It returns the program's standard output. files are the
+// program's, by slash path below dir; main is its main package's.
+func run(dir string, files map[string][]byte, main string) ([]byte, error) {
 	tmp, err := os.MkdirTemp("", "keelgen-schema-")
 	if err != nil {
 		return nil, fmt.Errorf("schema program: %w", err)
 	}
 	defer os.RemoveAll(tmp)
-	mainFile := filepath.Join(tmp, "main.go")
-	overlay, err := json.Marshal(map[string]map[string]string{"Replace": {filepath.Join(dir, programDir, "main.go"): mainFile}})
+	replace := map[string]string{}
+	for _, name := range slices.Sorted(maps.Keys(files)) {
+		file := filepath.Join(tmp, filepath.FromSlash(name)) // named as in the tree, in the go command's messages
+		if err == nil {
+			err = os.MkdirAll(filepath.Dir(file), 0o755)
+		}
+		if err == nil {
+			err = os.WriteFile(file, files[name], 0o644)
+		}
+		replace[filepath.Join(dir, filepath.FromSlash(name))] = file
+	}
+	overlay, merr := json.Marshal(map[string]map[string]string{"Replace": replace})
 	if err == nil {
-		err = os.WriteFile(mainFile, src, 0o644)
+		err = merr
 	}
 	if err == nil {
 		err = os.WriteFile(filepath.Join(tmp, "overlay.json"), overlay, 0o644)
@@ -493,7 +536,7 @@ func run(dir string, src []byte) ([]byte, error) {
 	// only): no optimization or inlining of code run once, which still
 	// compiles in 0.16 s against 0.2 s at 1,000 tools (when main called
 	// reflect.TypeFor per tool, 0.7 s against 2.8 s).
-	cmd := exec.Command("go", "run", "-gcflags=-N -l", "-ldflags=-s -w", "-overlay", filepath.Join(tmp, "overlay.json"), "./"+programDir)
+	cmd := exec.Command("go", "run", "-gcflags=-N -l", "-ldflags=-s -w", "-overlay", filepath.Join(tmp, "overlay.json"), "./"+main)
 	cmd.Dir = dir
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
