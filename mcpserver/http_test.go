@@ -144,38 +144,47 @@ func TestCrossOriginRequestsAreRefused(t *testing.T) {
 	}
 }
 
-// Idle sessions close after the timeout; past the cap a new session is 503.
+// Past the cap a new session is 503; idle sessions close after the
+// timeout, and a closed session's place is free again. The cap is checked
+// on a server whose sessions outlive any machine's delay, the expiry on
+// one whose sessions are watched until they go (its deadline a bound on a
+// hang, not a measure).
 func TestSessionsExpireAndAreCapped(t *testing.T) {
 	t.Parallel()
-	s := exampleServer(t)
-	srv := serve(t, s, mcpserver.HTTPOptions{SessionTimeout: time.Second, MaxSessions: 2}) // long enough for the cap to be checked on a loaded machine
-	var ids []string
+	capped := exampleServer(t)
+	srv := serve(t, capped, mcpserver.HTTPOptions{SessionTimeout: time.Hour, MaxSessions: 2})
 	for range 2 {
-		r := post(t, srv.URL, initialize, nil)
-		if r.status != http.StatusOK || r.header.Get("Mcp-Session-Id") == "" {
+		if r := post(t, srv.URL, initialize, nil); r.status != http.StatusOK || r.header.Get("Mcp-Session-Id") == "" {
 			t.Fatalf("initialize: %d %q", r.status, r.body)
 		}
-		ids = append(ids, r.header.Get("Mcp-Session-Id"))
 	}
 	if r := post(t, srv.URL, initialize, nil); r.status != http.StatusServiceUnavailable || r.header.Get("Mcp-Session-Id") != "" {
 		t.Fatalf("a session past the cap: %d %q", r.status, r.body)
 	}
-	if n := liveSessions(s); n != 2 {
+	if n := liveSessions(capped); n != 2 {
 		t.Fatalf("%d live sessions, want 2", n)
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for liveSessions(s) > 0 && time.Now().Before(deadline) {
-		time.Sleep(50 * time.Millisecond)
+
+	expiring := exampleServer(t)
+	srv = serve(t, expiring, mcpserver.HTTPOptions{SessionTimeout: 100 * time.Millisecond, MaxSessions: 1})
+	r := post(t, srv.URL, initialize, nil)
+	id := r.header.Get("Mcp-Session-Id")
+	if r.status != http.StatusOK || id == "" {
+		t.Fatalf("initialize: %d %q", r.status, r.body)
 	}
-	if n := liveSessions(s); n != 0 {
+	deadline := time.Now().Add(30 * time.Second)
+	for liveSessions(expiring) > 0 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if n := liveSessions(expiring); n != 0 {
 		t.Fatalf("%d sessions outlived the idle timeout", n)
 	}
-	r := post(t, srv.URL, lookupCall, map[string]string{"Mcp-Session-Id": ids[0], "Mcp-Protocol-Version": "2025-06-18"})
+	r = post(t, srv.URL, lookupCall, map[string]string{"Mcp-Session-Id": id, "Mcp-Protocol-Version": "2025-06-18"})
 	if r.status != http.StatusNotFound {
 		t.Fatalf("an expired session still answered: %d %q", r.status, r.body)
 	}
 	if r := post(t, srv.URL, initialize, nil); r.status != http.StatusOK {
-		t.Fatalf("a new session after expiry: %d", r.status)
+		t.Fatalf("a new session in the expired one's place (the cap is 1): %d", r.status)
 	}
 }
 
@@ -567,30 +576,84 @@ func slowServer(t *testing.T, opts mcpserver.HTTPOptions) *httptest.Server {
 }
 
 // A call that asked for progress is answered as an event stream: the
-// progress notification, heartbeat comments while the handler sleeps, then
+// progress notification, heartbeat comments while the handler waits, then
 // the result. The same call without a token is one application/json body,
-// with no heartbeat in it.
+// with no heartbeat in it. The handler waits for the test, not a clock: it
+// ends once the stream has shown two heartbeats, however slow the machine.
 func TestProgressCallsStreamWithHeartbeats(t *testing.T) {
 	t.Parallel()
-	srv := slowServer(t, mcpserver.HTTPOptions{Stateless: true, Heartbeat: 30 * time.Millisecond})
-	version := map[string]string{"Mcp-Protocol-Version": "2025-06-18"}
-	r := post(t, srv.URL, `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"_meta":{"progressToken":"p1"},"name":"slow","arguments":{"ms":300}}}`, version)
-	if r.status != http.StatusOK || !strings.HasPrefix(r.header.Get("Content-Type"), "text/event-stream") {
-		t.Fatalf("%d %v %q", r.status, r.header, r.body)
+	release := make(chan struct{})
+	srv := serve(t, gatedServer(t, release), mcpserver.HTTPOptions{Stateless: true, Heartbeat: 30 * time.Millisecond})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, srv.URL,
+		strings.NewReader(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"_meta":{"progressToken":"p1"},"name":"gate","arguments":{}}}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
 	}
-	progress := strings.Index(r.body, `"method":"notifications/progress"`)
-	result := strings.Index(r.body, `"id":7,"result"`)
-	if progress < 0 || result < progress || !strings.Contains(r.body, `"progressToken":"p1"`) || !strings.Contains(r.body, `"message":"halfway"`) {
-		t.Fatalf("stream %q", r.body)
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		t.Fatalf("%d %v", resp.StatusCode, resp.Header)
 	}
-	if n := strings.Count(r.body, ": keepalive\n\n"); n < 2 { // 300 ms at 30 ms: about nine, with slack for a busy machine
-		t.Errorf("%d heartbeats in %q", n, r.body)
+	var got []byte
+	buf := make([]byte, 512)
+	for !strings.Contains(string(got), `"method":"notifications/progress"`) || strings.Count(string(got), ": keepalive\n\n") < 2 {
+		n, err := resp.Body.Read(buf)
+		got = append(got, buf[:n]...)
+		if err != nil {
+			t.Fatalf("the stream ended before the progress and two heartbeats: %v after %q", err, got)
+		}
 	}
-	r = post(t, srv.URL, `{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"slow","arguments":{"ms":100}}}`, version)
+	if strings.Contains(string(got), `"result"`) {
+		t.Fatalf("a result before the handler ended: %q", got)
+	}
+	close(release)
+	rest, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := string(got) + string(rest)
+	progress := strings.Index(body, `"method":"notifications/progress"`)
+	result := strings.Index(body, `"id":7,"result"`)
+	if result < progress || !strings.Contains(body, `"progressToken":"p1"`) || !strings.Contains(body, `"message":"halfway"`) {
+		t.Fatalf("stream %q", body)
+	}
+
+	// Without a token: the handler runs five heartbeat periods at least.
+	later := make(chan struct{})
+	time.AfterFunc(150*time.Millisecond, func() { close(later) })
+	srv = serve(t, gatedServer(t, later), mcpserver.HTTPOptions{Stateless: true, Heartbeat: 30 * time.Millisecond})
+	r := post(t, srv.URL, `{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"gate","arguments":{}}}`, map[string]string{"Mcp-Protocol-Version": "2025-06-18"})
 	if r.status != http.StatusOK || r.header.Get("Content-Type") != "application/json" || strings.Contains(r.body, "keepalive") ||
 		!strings.HasPrefix(r.body, `{"jsonrpc":"2.0","id":8,"result"`) {
 		t.Fatalf("%d %v %q", r.status, r.header, r.body)
 	}
+}
+
+// gatedServer serves one tool that reports progress, then waits until
+// release is closed (or its 20 s timeout).
+func gatedServer(t *testing.T, release <-chan struct{}) *mcpserver.Server {
+	t.Helper()
+	tool := runtime.NewTool(runtime.ToolInfo{Name: "gate", Version: "1", Effect: runtime.EffectRead, Description: "Waits for the test.", Timeout: 20 * time.Second,
+		InputSchema:  json.RawMessage(`{"type":"object","additionalProperties":false}`),
+		OutputSchema: json.RawMessage(`{"type":"object"}`)},
+		runtime.Handle(func(ctx context.Context, _ struct{}) (struct{}, error) {
+			report.Progress(ctx, 1, 2, "halfway")
+			select {
+			case <-release:
+			case <-ctx.Done():
+			}
+			return struct{}{}, nil
+		}))
+	exec, err := runtime.NewExecutor(keeltest.Of(tool), runtime.WithLogger(slog.New(slog.DiscardHandler)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return mcpserver.New(exec, mcpserver.Options{})
 }
 
 // An error on the event stream says only its code's fixed text, as on the

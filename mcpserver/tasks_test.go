@@ -36,6 +36,8 @@ import (
 
 // taskProbe counts what the task tools' handlers did. lookup_incident of
 // INC-999 works until its call is cancelled; any other id answers at once.
+// Its timeout is a minute, not the generated 2 s: a test cancels it, or
+// outwaits a lease beside it, and a loaded machine must not end it first.
 type taskProbe struct {
 	started, cancelled, ticketed atomic.Int32
 }
@@ -46,6 +48,7 @@ func (p *taskProbe) tools() runtime.ToolSet {
 		info := tool.Info()
 		switch info.Name {
 		case generated.ToolLookupIncident:
+			info.Timeout = time.Minute
 			tools = append(tools, runtime.NewTool(info, runtime.Handle(func(ctx context.Context, in struct {
 				IncidentID string `json:"incident_id"`
 			}) (map[string]any, error) {
@@ -83,9 +86,10 @@ func byHeader(_ context.Context, req *mcp.CallToolRequest) runtime.ExecutionCont
 
 // taskLease is a test replica's task lease: long beside its renewal every
 // 50 ms, so that a replica a loaded machine stalls keeps its tasks (600 ms
-// is tight on CI's 2 cores under the race detector), and short beside
-// lookup_incident's 2 s timeout, which a test outwaits a lease within.
-const taskLease = 1200 * time.Millisecond
+// was tight on CI's 2 cores under the race detector, 1.2 s with the suite
+// run twice at once), and short beside lookup_incident's timeout here (a
+// minute), which a test outwaits a lease within.
+const taskLease = 2 * time.Second
 
 // taskReplica is one server of a deployment whose replicas share a task
 // store and a replay store: every tool a task tool, writes approved by the

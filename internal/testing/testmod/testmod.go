@@ -104,7 +104,7 @@ func Make(root, dir, path string, files map[string]string) error {
 // edit, generate again), or run other go commands in it (go vet, go mod,
 // go build, the built programs, git), as a user does. They cost most of
 // the suite's time, so a plain go test ./... leaves them out; .ci/run
-// sets it. A test that runs keelgen once per case is not one of them.
+// sets it. A test that calls gen.Generate in process is not one of them.
 const EndToEndVar = "KEEL_E2E"
 
 // EndToEnd skips t unless KEEL_E2E is true (1, true), and under -short. A
