@@ -266,7 +266,7 @@ func targetWarnings(t *testing.T, dir string, res *gen.Result) {
 
 func TestUnknownTarget(t *testing.T) {
 	t.Parallel()
-	if _, err := gen.Generate(gen.Config{Dir: "testdata/golden/mixed", Patterns: []string{"./in"}, OutDir: "out", Targets: []string{"palm"}}); err == nil {
+	if _, err := gen.Generate(gen.Config{Dir: "testdata/golden/mixed", Patterns: []string{"./in"}, OutDir: "out", Targets: []string{"palm"}, Shared: golden(t)}); err == nil {
 		t.Fatal("an unknown target was accepted")
 	}
 }

@@ -1,6 +1,9 @@
 package gen_test
 
 import (
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"maps"
 	"os"
 	"path"
@@ -131,4 +134,71 @@ func firstKey(m map[string]string) string {
 		return k
 	}
 	return ""
+}
+
+// Every test of the fast group runs its cases on a shared module: a
+// gen.Config without Shared starts the go command for its own load and
+// schema program, which is what made these tests slow. A test that runs
+// go commands as a user does is end-to-end (testmod.EndToEnd).
+func TestFastCasesShareTheirModule(t *testing.T) {
+	t.Parallel()
+	files, err := filepath.Glob("*_test.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fset := token.NewFileSet()
+	checked := 0
+	for _, file := range files {
+		f, err := parser.ParseFile(fset, file, nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f.Name.Name != "gen_test" {
+			continue // package gen's own tests run the real stages on purpose (progress_test.go)
+		}
+		for _, decl := range f.Decls {
+			fn, ok := decl.(*ast.FuncDecl)
+			if !ok || !strings.HasPrefix(fn.Name.Name, "Test") || calls(fn.Body, "testmod", "EndToEnd") {
+				continue
+			}
+			ast.Inspect(fn.Body, func(n ast.Node) bool {
+				lit, ok := n.(*ast.CompositeLit)
+				if !ok || !isSelector(lit.Type, "gen", "Config") {
+					return true
+				}
+				checked++
+				for _, e := range lit.Elts {
+					if kv, ok := e.(*ast.KeyValueExpr); ok && isIdent(kv.Key, "Shared") {
+						return true
+					}
+				}
+				t.Errorf("%s: %s's gen.Config has no Shared: a fast test runs on a shared module (or is end-to-end)", fset.Position(lit.Pos()), fn.Name.Name)
+				return true
+			})
+		}
+	}
+	if checked < 10 {
+		t.Fatalf("only %d gen.Config literals found in the fast tests", checked)
+	}
+}
+
+func calls(body *ast.BlockStmt, pkg, name string) bool {
+	found := false
+	ast.Inspect(body, func(n ast.Node) bool {
+		if c, ok := n.(*ast.CallExpr); ok && isSelector(c.Fun, pkg, name) {
+			found = true
+		}
+		return !found
+	})
+	return found
+}
+
+func isSelector(e ast.Expr, pkg, name string) bool {
+	s, ok := e.(*ast.SelectorExpr)
+	return ok && isIdent(s.X, pkg) && s.Sel.Name == name
+}
+
+func isIdent(e ast.Expr, name string) bool {
+	id, ok := e.(*ast.Ident)
+	return ok && id.Name == name
 }
