@@ -339,19 +339,15 @@ func TestSessionsPerPrincipal(t *testing.T) {
 	verifier := func(_ context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
 		return &auth.TokenInfo{UserID: strings.TrimSuffix(token, "-token"), Expiration: time.Now().Add(time.Hour)}, nil
 	}
-	// A lifetime long enough for the first checks to run on a loaded machine
-	// (600 ms was not: a slow fourth initialize found the first session gone).
-	srv := serve(t, s, mcpserver.HTTPOptions{Verifier: verifier, MaxSessions: 10, MaxSessionsPerPrincipal: 3, MaxSessionLifetime: 3 * time.Second})
+	// The caps on a server whose sessions outlive any machine's delay.
+	srv := serve(t, s, mcpserver.HTTPOptions{Verifier: verifier, MaxSessions: 10, MaxSessionsPerPrincipal: 3, MaxSessionLifetime: time.Hour})
 	as := func(who string) map[string]string {
 		return map[string]string{"Authorization": "Bearer " + who + "-token"}
 	}
-	var mallory []string
 	for range 3 {
-		r := post(t, srv.URL, initialize, as("mallory"))
-		if r.status != http.StatusOK || r.header.Get("Mcp-Session-Id") == "" {
+		if r := post(t, srv.URL, initialize, as("mallory")); r.status != http.StatusOK || r.header.Get("Mcp-Session-Id") == "" {
 			t.Fatalf("mallory's initialize: %d %q", r.status, r.body)
 		}
-		mallory = append(mallory, r.header.Get("Mcp-Session-Id"))
 	}
 	if r := post(t, srv.URL, initialize, as("mallory")); r.status != http.StatusServiceUnavailable {
 		t.Fatalf("mallory past her cap: %d %q", r.status, r.body)
@@ -359,10 +355,18 @@ func TestSessionsPerPrincipal(t *testing.T) {
 	if r := post(t, srv.URL, initialize, as("alice")); r.status != http.StatusOK || r.header.Get("Mcp-Session-Id") == "" {
 		t.Fatalf("alice while mallory holds her cap: %d %q", r.status, r.body)
 	}
-	// Mallory keeps a session busy; past the lifetime it is closed anyway.
+
+	// The lifetime on a server of its own: mallory keeps her one session
+	// busy, and past the lifetime it is closed anyway, her place free. The
+	// deadline bounds a hang; it measures nothing.
+	srv = serve(t, exampleServer(t), mcpserver.HTTPOptions{Verifier: verifier, MaxSessionsPerPrincipal: 1, MaxSessionLifetime: 300 * time.Millisecond})
+	r := post(t, srv.URL, initialize, as("mallory"))
+	if r.status != http.StatusOK || r.header.Get("Mcp-Session-Id") == "" {
+		t.Fatalf("mallory's initialize: %d %q", r.status, r.body)
+	}
 	hdr := as("mallory")
-	hdr["Mcp-Session-Id"], hdr["Mcp-Protocol-Version"] = mallory[0], "2025-06-18"
-	deadline := time.Now().Add(5 * time.Second)
+	hdr["Mcp-Session-Id"], hdr["Mcp-Protocol-Version"] = r.header.Get("Mcp-Session-Id"), "2025-06-18"
+	deadline := time.Now().Add(30 * time.Second)
 	for {
 		r := post(t, srv.URL, lookupCall, hdr)
 		if r.status == http.StatusNotFound {
@@ -371,10 +375,10 @@ func TestSessionsPerPrincipal(t *testing.T) {
 		if r.status != http.StatusOK || time.Now().After(deadline) {
 			t.Fatalf("a busy session past its lifetime: %d %q", r.status, r.body)
 		}
-		time.Sleep(50 * time.Millisecond)
+		time.Sleep(20 * time.Millisecond)
 	}
 	if r := post(t, srv.URL, initialize, as("mallory")); r.status != http.StatusOK {
-		t.Fatalf("mallory after her sessions' lifetime: %d %q", r.status, r.body)
+		t.Fatalf("mallory after her session's lifetime (her cap is 1): %d %q", r.status, r.body)
 	}
 }
 
