@@ -38,6 +38,9 @@ const (
 	// client that sends it slower (a slow-loris) is answered 408 and
 	// dropped, its connection and goroutine freed.
 	DefaultReadBodyTimeout = 30 * time.Second
+	// DefaultWriteEventTimeout bounds each write of an answer: a client
+	// that does not read its event stream is dropped, its call cancelled.
+	DefaultWriteEventTimeout = 30 * time.Second
 )
 
 // HTTPOptions configure HTTPHandler. A zero field takes its default; no
@@ -109,6 +112,14 @@ type HTTPOptions struct {
 	// else was written (default DefaultHeartbeat), so a proxy that drops
 	// idle connections keeps it.
 	Heartbeat time.Duration
+	// WriteEventTimeout bounds each write of an answer: every event of an
+	// open stream, heartbeats among them, and a JSON answer, must be taken
+	// by the connection within it (default DefaultWriteEventTimeout), or
+	// the stream is dropped: its call is cancelled and its connection
+	// closed. A client that stops reading holds no goroutine or buffer
+	// past it. Where the http.Server has a WriteTimeout, that bounds the
+	// whole response instead, and keel sets no deadline of its own.
+	WriteEventTimeout time.Duration
 
 	// Logger is the protected log for refused requests and for the detail of
 	// protocol errors (default slog.Default()).
@@ -127,11 +138,14 @@ func HTTPHandler(s *Server, opts HTTPOptions) (http.Handler, error) {
 	if s == nil {
 		return nil, errors.New("mcpserver: HTTPHandler: the server is nil")
 	}
-	if opts.SessionTimeout < 0 || opts.MaxSessions < 0 || opts.MaxBodyBytes < 0 || opts.MaxSessionsPerPrincipal < 0 || opts.MaxSessionLifetime < 0 || opts.Heartbeat < 0 || opts.ReadBodyTimeout < 0 {
-		return nil, errors.New("mcpserver: HTTPHandler: SessionTimeout, MaxSessions, MaxSessionsPerPrincipal, MaxSessionLifetime, MaxBodyBytes, ReadBodyTimeout and Heartbeat may not be negative")
+	if opts.SessionTimeout < 0 || opts.MaxSessions < 0 || opts.MaxBodyBytes < 0 || opts.MaxSessionsPerPrincipal < 0 || opts.MaxSessionLifetime < 0 || opts.Heartbeat < 0 || opts.ReadBodyTimeout < 0 || opts.WriteEventTimeout < 0 {
+		return nil, errors.New("mcpserver: HTTPHandler: SessionTimeout, MaxSessions, MaxSessionsPerPrincipal, MaxSessionLifetime, MaxBodyBytes, ReadBodyTimeout, WriteEventTimeout and Heartbeat may not be negative")
 	}
 	if opts.ReadBodyTimeout == 0 {
 		opts.ReadBodyTimeout = DefaultReadBodyTimeout
+	}
+	if opts.WriteEventTimeout == 0 {
+		opts.WriteEventTimeout = DefaultWriteEventTimeout
 	}
 	if opts.Heartbeat == 0 {
 		opts.Heartbeat = DefaultHeartbeat
@@ -213,7 +227,7 @@ func HTTPHandler(s *Server, opts HTTPOptions) (http.Handler, error) {
 		h = challenges{next: h, metadataURL: metadataURL}
 	}
 	h = originCheck{next: h, cop: origins, log: opts.Logger}
-	h = firewall{next: h, heartbeat: opts.Heartbeat, log: opts.Logger}
+	h = firewall{next: h, heartbeat: opts.Heartbeat, writeTimeout: opts.WriteEventTimeout, log: opts.Logger}
 	if opts.ResourceMetadata != nil {
 		h = newMetadataRoute(h, opts.ResourceMetadata, metadataURL)
 	}
@@ -336,25 +350,42 @@ func sameHost(origin, host string) bool {
 // text, a 401 always says WWW-Authenticate: Bearer, and a JSON-RPC error,
 // in a JSON body or in an event, says only its code's fixed text.
 type firewall struct {
-	next      http.Handler
-	heartbeat time.Duration
-	log       *slog.Logger
+	next         http.Handler
+	heartbeat    time.Duration
+	writeTimeout time.Duration // of each write on an open stream
+	log          *slog.Logger
 }
 
 func (f firewall) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodPost {
+		ctx, drop := context.WithCancel(r.Context())
+		defer drop()
 		g := &guardedWriter{ResponseWriter: w, heartbeat: f.heartbeat} // a GET event stream passes through, its errors guarded
+		g.limit = writeLimit{timeout: f.writeTimeoutOf(r), drop: drop}
 		defer g.stopBeat()
-		f.next.ServeHTTP(g, r)
+		f.next.ServeHTTP(g, r.WithContext(ctx))
 		return
 	}
+	ctx, drop := context.WithCancel(r.Context()) // a stream its client does not read ends its call
+	defer drop()
 	mode := &postMode{}
 	p := &postWriter{w: w, mode: mode, fw: f, header: http.Header{}}
+	p.limit = writeLimit{timeout: f.writeTimeoutOf(r), drop: drop}
 	defer p.stopBeat() // no heartbeat outlives the handler, even one that panicked
-	r, forget := openScope(r.WithContext(withPostMode(r.Context(), mode)))
+	r, forget := openScope(r.WithContext(withPostMode(ctx, mode)))
 	defer forget()
 	f.next.ServeHTTP(p, r)
 	p.finish()
+}
+
+// writeTimeoutOf is the bound on each write of r's answer: none of keel's
+// where the http.Server bounds the whole response (its WriteTimeout), which
+// a later deadline would extend.
+func (f firewall) writeTimeoutOf(r *http.Request) time.Duration {
+	if srv, ok := r.Context().Value(http.ServerContextKey).(*http.Server); ok && srv.WriteTimeout > 0 {
+		return 0
+	}
+	return f.writeTimeout
 }
 
 // sanitizeBody rewrites the JSON-RPC error responses in a body (one
@@ -440,15 +471,16 @@ func (g *guardedWriter) Write(p []byte) (int, error) {
 		return len(p), nil // the SDK's error text stays here
 	}
 	g.beat.wrote()
-	return g.ResponseWriter.Write(p)
+	if err := g.limit.write(g.ResponseWriter, p); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }
 
 func (g *guardedWriter) Flush() {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if f, ok := g.ResponseWriter.(http.Flusher); ok {
-		f.Flush()
-	}
+	g.limit.flush(g.ResponseWriter)
 }
 
 func (g *guardedWriter) Unwrap() http.ResponseWriter { return g.ResponseWriter }

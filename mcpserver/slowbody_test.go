@@ -2,10 +2,14 @@ package mcpserver_test
 
 import (
 	"bufio"
+	"context"
+	"encoding/json"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	goruntime "runtime"
 	"strings"
 	"sync/atomic"
@@ -14,6 +18,8 @@ import (
 
 	"github.com/keelgen/keel/mcpserver"
 	"github.com/keelgen/keel/runtime"
+	"github.com/keelgen/keel/runtime/keeltest"
+	"github.com/keelgen/keel/runtime/report"
 )
 
 // A client that sends a POST's body slower than ReadBodyTimeout (a
@@ -71,4 +77,83 @@ func TestASlowBodyIsDroppedAtItsDeadline(t *testing.T) {
 			t.Fatalf("%d goroutines after the slow bodies, %d before", n, before)
 		}
 	}
+}
+
+// A client that asks for a progress stream and then reads nothing is
+// dropped once a write has waited WriteEventTimeout: its call is
+// cancelled, its connection closed, and the goroutines return to their
+// baseline, for each of many such clients at once. The connections'
+// buffers are made small so that the heartbeats fill them quickly.
+func TestAnUnreadStreamIsDropped(t *testing.T) {
+	var started, cancelled atomic.Int32
+	tool := runtime.NewTool(runtime.ToolInfo{Name: "gate", Version: "1", Effect: runtime.EffectRead, Description: "Waits to be cancelled.", Timeout: time.Minute,
+		InputSchema:  json.RawMessage(`{"type":"object","additionalProperties":false}`),
+		OutputSchema: json.RawMessage(`{"type":"object"}`)},
+		runtime.Handle(func(ctx context.Context, _ struct{}) (struct{}, error) {
+			started.Add(1)
+			report.Progress(ctx, 1, 2, "waiting")
+			<-ctx.Done()
+			cancelled.Add(1)
+			return struct{}{}, nil
+		}))
+	exec, err := runtime.NewExecutor(keeltest.Of(tool), runtime.WithLogger(slog.New(slog.DiscardHandler)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := mcpserver.HTTPHandler(mcpserver.New(exec, mcpserver.Options{}), mcpserver.HTTPOptions{Stateless: true,
+		Heartbeat: time.Millisecond, WriteEventTimeout: 200 * time.Millisecond, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewUnstartedServer(h)
+	srv.Listener = smallBuffers{srv.Listener}
+	srv.Start()
+	t.Cleanup(srv.Close)
+	addr := strings.TrimPrefix(srv.URL, "http://")
+	goruntime.GC()
+	before := goruntime.NumGoroutine()
+	const clients = 20
+	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"_meta":{"progressToken":"p"},"name":"gate","arguments":{}}}`
+	conns := make([]*net.TCPConn, clients)
+	for i := range conns {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		conns[i] = c.(*net.TCPConn)
+		conns[i].SetReadBuffer(1024)
+		defer c.Close()
+		fmt.Fprintf(c, "POST / HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n"+
+			"Mcp-Protocol-Version: 2025-06-18\r\nContent-Length: %d\r\n\r\n%s", addr, len(body), body) // and then reads nothing
+	}
+	for deadline := time.Now().Add(30 * time.Second); cancelled.Load() < clients; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d of %d unread streams' calls were cancelled (%d started)", cancelled.Load(), clients, started.Load())
+		}
+	}
+	for i, c := range conns { // what the server wrote before it gave up, then the end of the connection
+		c.SetReadDeadline(time.Now().Add(10 * time.Second))
+		if _, err := io.Copy(io.Discard, c); err != nil {
+			t.Fatalf("client %d: the connection was not closed: %v", i, err)
+		}
+	}
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		goruntime.GC()
+		if n := goruntime.NumGoroutine(); n <= before+2 {
+			break
+		} else if time.Now().After(deadline) {
+			t.Fatalf("%d goroutines after the unread streams, %d before", n, before)
+		}
+	}
+}
+
+// smallBuffers gives each accepted connection a small send buffer.
+type smallBuffers struct{ net.Listener }
+
+func (l smallBuffers) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if tc, ok := c.(*net.TCPConn); ok {
+		tc.SetWriteBuffer(1024)
+	}
+	return c, err
 }

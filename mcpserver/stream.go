@@ -82,14 +82,15 @@ func notePostMode(ctx context.Context, body []byte, method string) {
 type beat struct {
 	mu      *sync.Mutex
 	w       http.ResponseWriter
+	limit   *writeLimit
 	last    time.Time // of the last write, under mu
 	quit    chan struct{}
 	stopped chan struct{}
 	once    sync.Once
 }
 
-func startBeat(mu *sync.Mutex, w http.ResponseWriter, interval time.Duration) *beat {
-	b := &beat{mu: mu, w: w, last: time.Now(), quit: make(chan struct{}), stopped: make(chan struct{})}
+func startBeat(mu *sync.Mutex, w http.ResponseWriter, limit *writeLimit, interval time.Duration) *beat {
+	b := &beat{mu: mu, w: w, limit: limit, last: time.Now(), quit: make(chan struct{}), stopped: make(chan struct{})}
 	go func() {
 		defer close(b.stopped)
 		t := time.NewTicker(interval)
@@ -101,8 +102,7 @@ func startBeat(mu *sync.Mutex, w http.ResponseWriter, interval time.Duration) *b
 			case now := <-t.C:
 				b.mu.Lock()
 				if now.Sub(b.last) >= interval-interval/10 {
-					b.w.Write(heartbeat)
-					http.NewResponseController(b.w).Flush()
+					b.limit.write(b.w, heartbeat)
 					b.last = now
 				}
 				b.mu.Unlock()
@@ -128,16 +128,70 @@ func (b *beat) stop() {
 	}
 }
 
-// beating is a writer's lock, which its heartbeats take too, and its
-// heartbeats once started.
+// beating is a writer's lock, which its heartbeats take too, its
+// heartbeats once started, and the bound on each of its writes.
 type beating struct {
-	mu   sync.Mutex
-	beat *beat
+	mu    sync.Mutex
+	beat  *beat
+	limit writeLimit
 }
 
 // startBeat starts heartbeats on w, under mu.
 func (b *beating) startBeat(w http.ResponseWriter, interval time.Duration) {
-	b.beat = startBeat(&b.mu, w, interval)
+	b.beat = startBeat(&b.mu, w, &b.limit, interval)
+}
+
+// writeLimit bounds each write of an open stream
+// (HTTPOptions.WriteEventTimeout): the connection must take it within
+// timeout, or the stream is dropped: its request's context is cancelled
+// (the call it carries ends), every later write fails, and the connection
+// closes when the handler returns. A client that stops reading a stream
+// holds nothing past the bound.
+type writeLimit struct {
+	timeout time.Duration
+	drop    context.CancelFunc
+	dropped bool
+}
+
+// errDropped is every write's error once a stream is dropped.
+var errDropped = errors.New("mcpserver: the client did not read its event stream in time; dropped")
+
+// write writes b to w and flushes it within the bound, under the writer's lock.
+func (l *writeLimit) write(w http.ResponseWriter, b []byte) error {
+	if l.dropped {
+		return errDropped
+	}
+	l.arm(w)
+	_, err := w.Write(b)
+	if err == nil {
+		err = http.NewResponseController(w).Flush()
+	}
+	return l.check(err)
+}
+
+// flush flushes w within the bound, under the writer's lock.
+func (l *writeLimit) flush(w http.ResponseWriter) error {
+	if l.dropped {
+		return errDropped
+	}
+	l.arm(w)
+	return l.check(http.NewResponseController(w).Flush())
+}
+
+func (l *writeLimit) arm(w http.ResponseWriter) {
+	if l.timeout > 0 {
+		http.NewResponseController(w).SetWriteDeadline(time.Now().Add(l.timeout))
+	}
+}
+
+func (l *writeLimit) check(err error) error {
+	if err != nil && !l.dropped {
+		l.dropped = true
+		if l.drop != nil {
+			l.drop()
+		}
+	}
+	return err
 }
 
 // stopBeat ends the heartbeats, if they started: before the handler
@@ -254,14 +308,17 @@ func (p *postWriter) Write(b []byte) (int, error) {
 		p.body.Reset()
 	}
 	p.pending = append(p.pending, b...)
+	var events []byte
 	for {
 		i := bytes.Index(p.pending, []byte("\n\n"))
 		if i < 0 {
 			break
 		}
-		event := p.pending[:i]
+		events = append(events, p.fw.sanitizeEvent(p.pending[:i])...)
 		p.pending = p.pending[i+2:]
-		if _, err := p.w.Write(p.fw.sanitizeEvent(event)); err != nil {
+	}
+	if len(events) > 0 {
+		if err := p.limit.write(p.w, events); err != nil {
 			return 0, err
 		}
 		p.beat.wrote()
@@ -284,7 +341,7 @@ func (p *postWriter) Flush() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.streaming {
-		http.NewResponseController(p.w).Flush()
+		p.limit.flush(p.w)
 	}
 }
 
@@ -340,6 +397,7 @@ func (p *postWriter) finish() {
 	}
 	p.w.Header().Set("Content-Length", strconv.Itoa(len(body)))
 	p.w.WriteHeader(status)
+	p.limit.arm(p.w) // a large answer its client does not read is bounded too
 	p.w.Write(body)
 }
 
