@@ -499,14 +499,40 @@ func (t *taskServer) keep(ctx context.Context, id string, cancel context.CancelF
 // settle records how a task's call ended, unless the task ended first (a
 // cancel): a result is completed (a tool's error too, as isError), a
 // protocol error failed, and an input request makes the task wait for the
-// answer, keeping the call to run again with it.
+// answer, keeping the call to run again with it. A store that does not
+// answer is tried again, with backoff, for as long as the task is kept:
+// the call ran, and its end must not be lost to a store's pause. Past its
+// lease the task reads failed with an unknown outcome, until the end is
+// stored.
 func (t *taskServer) settle(id string, req *mcp.CallToolRequest, res *mcp.CallToolResult, callErr error) {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), t.TTL)
 	defer cancel()
-	if _, err := t.record(ctx, id, "", req.Params.Name, req.Params.Arguments, res, callErr); err != nil {
-		t.Logger.LogAttrs(ctx, slog.LevelError, "keel: a task's end could not be stored; it reads failed once its lease is over", slog.String("task", id), slog.Any("error", err))
+	wait := settleBackoff
+	for {
+		try, done := context.WithTimeout(ctx, 10*time.Second)
+		_, err := t.record(try, id, "", req.Params.Name, req.Params.Arguments, res, callErr)
+		done()
+		if err == nil || errors.Is(err, taskstore.ErrNoTask) {
+			return
+		}
+		t.Logger.LogAttrs(ctx, slog.LevelError, "keel: a task's end could not be stored; trying again", slog.String("task", id), slog.Duration("in", wait), slog.Any("error", err))
+		select {
+		case <-ctx.Done():
+			t.Logger.LogAttrs(ctx, slog.LevelError, "keel: a task's end was never stored; it reads failed, its outcome unknown", slog.String("task", id))
+			return
+		case <-time.After(wait):
+		}
+		wait = min(2*wait, settleBackoffMax)
 	}
 }
+
+// settleBackoff is settle's first wait before it tries a store again; each
+// wait doubles, to settleBackoffMax.
+var settleBackoff, settleBackoffMax = 100 * time.Millisecond, 5 * time.Second
+
+// outcomeUnknown is the status message of a task whose end no replica
+// recorded (taskstore.Record.Unknown).
+const outcomeUnknown = "The outcome is unknown: the call may have run. The server running it stopped, or could not record its end; a later end replaces this."
 
 // record stores the end of run (the task's current one) of task id.
 func (t *taskServer) record(ctx context.Context, id, run, name string, args json.RawMessage, res *mcp.CallToolResult, callErr error) (taskstore.Record, error) {
@@ -520,10 +546,10 @@ func (t *taskServer) record(ctx context.Context, id, run, name string, args json
 		result, _ = json.Marshal(res)
 	}
 	return t.Store.UpdateTask(ctx, id, func(r *taskstore.Record) bool {
-		if r.Status.Terminal() || r.Run != run {
-			return false
+		if r.Status.Terminal() && !r.Unknown || r.Run != run {
+			return false // a cancel, or an end already known, stands
 		}
-		r.Updated, r.Lease = time.Now().UTC(), time.Time{}
+		r.Updated, r.Lease, r.Unknown, r.Error = time.Now().UTC(), time.Time{}, false, nil
 		switch {
 		case rpcErr != nil:
 			r.Status, r.Error, r.Message = taskstore.Failed, rpcErr, "The call ended with a protocol error."
@@ -583,6 +609,12 @@ func (h *handler) collect(ctx context.Context, rec taskstore.Record, ec runtime.
 	}
 	return now
 }
+
+// unknownOutcomeError is the error of a task whose outcome is unknown: an
+// internal error whose data says so, for a client to tell it from a
+// handler's failure (the call may have run; read the task again, or look
+// before sending the write again).
+var unknownOutcomeError = json.RawMessage(`{"code":-32603,"message":"Internal error.","data":{"outcome_unknown":true}}`)
 
 // errorObject is a protocol error as a failed task holds it: its code and
 // the code's fixed text (and a rate limit's wait), as sanitize writes it.
@@ -778,8 +810,8 @@ func (t *taskServer) find(ctx context.Context, id, who string) (taskstore.Record
 			if r.Status != taskstore.Working || r.Lease.IsZero() || !time.Now().After(r.Lease) {
 				return false
 			}
-			r.Status, r.Message, r.Updated, r.Lease = taskstore.Failed, "The server running this task stopped before it ended.", time.Now().UTC(), time.Time{}
-			r.Error = errorObject(protocolError(jsonrpc.CodeInternalError))
+			r.Status, r.Message, r.Updated, r.Lease, r.Unknown = taskstore.Failed, outcomeUnknown, time.Now().UTC(), time.Time{}, true
+			r.Error = unknownOutcomeError
 			return true
 		})
 		if err != nil {

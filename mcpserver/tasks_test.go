@@ -39,7 +39,8 @@ import (
 // Its timeout is a minute, not the generated 2 s: a test cancels it, or
 // outwaits a lease beside it, and a loaded machine must not end it first.
 type taskProbe struct {
-	started, cancelled, ticketed atomic.Int32
+	started, cancelled, ticketed, released atomic.Int32
+	release                                chan struct{} // lookup_incident of INC-777 ends when it is closed
 }
 
 func (p *taskProbe) tools() runtime.ToolSet {
@@ -53,6 +54,10 @@ func (p *taskProbe) tools() runtime.ToolSet {
 				IncidentID string `json:"incident_id"`
 			}) (map[string]any, error) {
 				p.started.Add(1)
+				if in.IncidentID == "INC-777" {
+					<-p.release
+					p.released.Add(1)
+				}
 				if in.IncidentID == "INC-999" {
 					<-ctx.Done()
 					p.cancelled.Add(1)
@@ -419,12 +424,57 @@ func TestATaskSurvivesAKilledReplica(t *testing.T) {
 	cmd.Process.Kill()
 	cmd.Wait()
 	failed := awaitTask(t, other.URL, "alice", running, "failed")
-	var rpcErr struct{ Code int64 }
-	if json.Unmarshal(failed.Result["error"], &rpcErr) != nil || rpcErr.Code != -32603 || failed.Result["result"] != nil {
-		t.Fatalf("the killed replica's task: %s", failed.Result["error"])
+	var rpcErr struct {
+		Code int64
+		Data struct {
+			OutcomeUnknown bool `json:"outcome_unknown"`
+		}
+	}
+	if json.Unmarshal(failed.Result["error"], &rpcErr) != nil || rpcErr.Code != -32603 || !rpcErr.Data.OutcomeUnknown || failed.Result["result"] != nil ||
+		!strings.HasPrefix(failed.str("statusMessage"), "The outcome is unknown: the call may have run.") {
+		t.Fatalf("the killed replica's task: %s %q", failed.Result["error"], failed.str("statusMessage"))
 	}
 	if r := awaitTask(t, other.URL, "alice", ended, "completed"); !strings.Contains(string(r.Result["result"]), `"db"`) {
 		t.Fatalf("the task that ended before the kill: %s", r.Result["result"])
+	}
+}
+
+// A task whose end cannot be stored, Redis paused as its handler returns,
+// completes once Redis answers again: its end is tried again with
+// backoff, and the task never reads failed for a call that ran.
+func TestATaskEndOutlivesAStorePause(t *testing.T) {
+	t.Parallel()
+	rdb := redistest.Start(t)
+	client := redis.NewClient(&redis.Options{Addr: rdb.Addr, MaxRetries: -1, ReadTimeout: 200 * time.Millisecond, WriteTimeout: 200 * time.Millisecond})
+	t.Cleanup(func() { client.Close() })
+	store, err := redistasks.New(client, redistasks.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	probe := taskProbe{release: make(chan struct{})}
+	srv := httptest.NewServer(taskReplica(t, &probe, memstore.NewReplayStore(), store, true))
+	t.Cleanup(srv.Close)
+	id := taskRPC(t, srv.URL, "alice", "tools/call", `"name":"lookup_incident","arguments":{"incident_id":"INC-777"}`, true).str("taskId")
+	awaitTask(t, srv.URL, "alice", id, "working")
+	rdb.Pause()
+	close(probe.release)
+	waitFor(t, "the handler to end", func() bool { return probe.released.Load() == 1 })
+	time.Sleep(time.Second) // the end's first tries meet the paused Redis (each gives up after 200 ms); less than a lease
+	rdb.Resume()
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		r := taskRPC(t, srv.URL, "alice", "tasks/get", `"taskId":"`+id+`"`, true)
+		if r.Error == nil && r.str("status") == "failed" {
+			t.Fatalf("a task whose call ran read failed: %s", r.Result["error"])
+		}
+		if r.Error == nil && r.str("status") == "completed" {
+			if !strings.Contains(string(r.Result["result"]), `"db"`) {
+				t.Fatalf("the result: %s", r.Result["result"])
+			}
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the task never completed: %+v %s", r.Error, r.Result["status"])
+		}
 	}
 }
 

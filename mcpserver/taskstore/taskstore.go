@@ -69,6 +69,10 @@ type Record struct {
 	Run      string `json:"run,omitempty"`
 	Elicits  bool   `json:"elicits,omitempty"`
 	Answered bool   `json:"answered,omitempty"`
+	// Unknown marks a failed task whose end no replica recorded (the one
+	// running it stopped, or could not store its end before its lease was
+	// over): the call may have run. An end stored later replaces it.
+	Unknown bool `json:"unknown,omitempty"`
 }
 
 // ErrNoTask is a Store's answer for a task it does not hold (never
