@@ -56,7 +56,16 @@ type rawReply struct {
 
 func post(t *testing.T, url, body string, headers map[string]string) rawReply {
 	t.Helper()
-	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+	resp := send(t, context.Background(), url, body, headers)
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return rawReply{resp.StatusCode, resp.Header, string(b)}
+}
+
+// send posts body as post does and returns the response unread.
+func send(t *testing.T, ctx context.Context, url, body string, headers map[string]string) *http.Response {
+	t.Helper()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,9 +82,7 @@ func post(t *testing.T, url, body string, headers map[string]string) rawReply {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return rawReply{resp.StatusCode, resp.Header, string(b)}
+	return resp
 }
 
 func serve(t *testing.T, s *mcpserver.Server, opts mcpserver.HTTPOptions) *httptest.Server {
@@ -590,15 +597,8 @@ func TestProgressCallsStreamWithHeartbeats(t *testing.T) {
 	srv := serve(t, gatedServer(t, release), mcpserver.HTTPOptions{Stateless: true, Heartbeat: 30 * time.Millisecond})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, srv.URL,
-		strings.NewReader(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"_meta":{"progressToken":"p1"},"name":"gate","arguments":{}}}`))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	resp := send(t, ctx, srv.URL, `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"_meta":{"progressToken":"p1"},"name":"gate","arguments":{}}}`,
+		map[string]string{"Mcp-Protocol-Version": "2025-06-18"})
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
 		t.Fatalf("%d %v", resp.StatusCode, resp.Header)

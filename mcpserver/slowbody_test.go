@@ -69,12 +69,19 @@ func TestASlowBodyIsDroppedAtItsDeadline(t *testing.T) {
 		t.Errorf("a body sent in time: %d %s", r.status, r.body)
 	}
 	http.DefaultClient.CloseIdleConnections()
+	goroutinesBackTo(t, before, "the slow bodies")
+}
+
+// goroutinesBackTo waits until the goroutines are back to before (two
+// more allowed), or fails the test after 10 s.
+func goroutinesBackTo(t *testing.T, before int, after string) {
+	t.Helper()
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
 		goruntime.GC()
 		if n := goruntime.NumGoroutine(); n <= before+2 {
-			break
+			return
 		} else if time.Now().After(deadline) {
-			t.Fatalf("%d goroutines after the slow bodies, %d before", n, before)
+			t.Fatalf("%d goroutines after %s, %d before", n, after, before)
 		}
 	}
 }
@@ -137,14 +144,7 @@ func TestAnUnreadStreamIsDropped(t *testing.T) {
 			t.Fatalf("client %d: the connection was not closed: %v", i, err)
 		}
 	}
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		goruntime.GC()
-		if n := goruntime.NumGoroutine(); n <= before+2 {
-			break
-		} else if time.Now().After(deadline) {
-			t.Fatalf("%d goroutines after the unread streams, %d before", n, before)
-		}
-	}
+	goroutinesBackTo(t, before, "the unread streams")
 }
 
 // smallBuffers gives each accepted connection a small send buffer.
