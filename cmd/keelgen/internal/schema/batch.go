@@ -1,8 +1,10 @@
 package schema
 
 import (
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/dave/jennifer/jen"
 
@@ -26,8 +28,10 @@ func Batch(pkgs []*model.Package) ([]Reflected, error) {
 	dir, base := pkgs[0].Dir, pkgs[0].Paths[0]
 	program := map[string][]byte{}
 	var units []string
-	for i, pkg := range pkgs {
-		name := fmt.Sprintf("unit%d", i)
+	for _, pkg := range pkgs {
+		// A unit is named after its package's paths, not its place: a case
+		// added or changed recompiles its own unit, not every one after it.
+		name := fmt.Sprintf("unit%x", sha256.Sum256([]byte(strings.Join(pkg.Paths, " "))))[:16]
 		path := base + "/" + batchDir + "/" + name
 		f := jen.NewFilePathName(path, name)
 		f.NoFormat = true
