@@ -358,10 +358,21 @@ type handler struct {
 	log           *slog.Logger
 	taint         *taint // nil: no tool of the set returns text from outside
 	running       *calls // the calls running, capped
+	drain         drain  // Shutdown's
 	// levels are the log levels the clients of HTTP sessions set
 	// (logging/setLevel), by session id: the SDK keeps its own, and
 	// exposes none, and keel answers those sessions' calls.
 	levels sync.Map // session id → mcp.LoggingLevel
+}
+
+// refuseDraining refuses a call, task or answer a draining server takes
+// no more (Shutdown): a wait of a second, for the client to send it again
+// elsewhere.
+func (h *handler) refuseDraining(ctx context.Context, ec runtime.ExecutionContext, req *mcp.CallToolRequest) error {
+	call := runtime.ToolCall{ID: callIDOf(req.Params), Name: req.Params.Name, Arguments: req.Params.Arguments}
+	h.log.LogAttrs(ctx, slog.LevelInfo, "keel: the server drains (Shutdown); the call is refused", slog.String("call_id", call.ID), slog.String("principal", ec.Principal))
+	h.exec.Refused(ctx, ec, call, runtime.RefusedDraining)
+	return rateLimited(rateLimit{RetryAfterSeconds: busyRetry})
 }
 
 // refuseSDKCall is the SDK's handler of a keel tool, which no call
@@ -413,6 +424,10 @@ func (h *handler) run(ctx context.Context, req *mcp.CallToolRequest, opts runOpt
 	}
 	ec := h.context(ctx, req)
 	if !task { // the caps before anything is read or spent (a person's answer, a question's state)
+		if !h.drain.enter() {
+			return nil, h.refuseDraining(ctx, ec, req)
+		}
+		defer h.drain.leave()
 		release, ok := h.running.take(ec)
 		if !ok {
 			call := runtime.ToolCall{ID: callIDOf(req.Params), Name: req.Params.Name, Arguments: req.Params.Arguments}

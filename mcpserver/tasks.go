@@ -95,10 +95,11 @@ type TaskRunner interface {
 // taskServer is a server's Tasks, with its defaults filled in.
 type taskServer struct {
 	Tasks
-	modes    map[string]TaskMode      // of the tools served as tasks
-	askFirst map[string]time.Duration // of the tools whose questions come before their task (AskFirst)
-	running  sync.Map                 // task id → *context.CancelFunc, the tasks this replica runs
-	seal     cipher.AEAD              // seals the arguments and answers a task keeps (taskargs.go)
+	modes     map[string]TaskMode      // of the tools served as tasks
+	askFirst  map[string]time.Duration // of the tools whose questions come before their task (AskFirst)
+	running   sync.Map                 // task id → *context.CancelFunc, the tasks this replica runs
+	abandoned sync.Map                 // task id → true: runs a shutdown cancelled, whose end is not theirs to record
+	seal      cipher.AEAD              // seals the arguments and answers a task keeps (taskargs.go)
 }
 
 // TaskMode is how a tool is served to a client that declared the tasks
@@ -296,6 +297,9 @@ func (h *handler) taskCall(ctx context.Context, req *mcp.CallToolRequest) (res m
 		}
 		return nil, nil, false
 	}
+	if h.drain.closed() {
+		return nil, h.refuseDraining(ctx, ec, req), true
+	}
 	now := time.Now().UTC()
 	rec := taskstore.Record{
 		ID: newTaskID(), Owner: owner(ec), Status: taskstore.Working,
@@ -435,7 +439,9 @@ func (h *handler) startTask(ctx context.Context, id string, req *mcp.CallToolReq
 	ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	mine := &cancel
 	h.tasks.running.Store(id, mine)
+	h.drain.track()
 	go func() {
+		defer h.drain.leave()
 		defer cancel()
 		defer h.tasks.running.CompareAndDelete(id, mine) // a run after an answer may have taken the id
 		var latest atomic.Pointer[string]
@@ -447,6 +453,9 @@ func (h *handler) startTask(ctx context.Context, id string, req *mcp.CallToolReq
 		stop()
 		if first.take(res, err) {
 			return // the call that created the task answers its question, and withdraws it
+		}
+		if _, gone := h.tasks.abandoned.Load(id); gone {
+			return // a shutdown cancelled it: its outcome is unknown, not this
 		}
 		h.tasks.settle(id, req, res, err)
 	}()
@@ -474,7 +483,7 @@ func (t *taskServer) keep(ctx context.Context, id string, cancel context.CancelF
 			}
 			message := progress.Load()
 			rec, err := t.Store.UpdateTask(ctx, id, func(r *taskstore.Record) bool {
-				if r.Status != taskstore.Working {
+				if r.Status != taskstore.Working || ctx.Err() != nil { // a run ended (a drain's deadline) renews nothing
 					return false
 				}
 				now := time.Now().UTC()
@@ -642,6 +651,10 @@ func (h *handler) serveTask(ctx context.Context, method string, req *mcp.ServerR
 	}
 	if rec.Run != "" && rec.Status == taskstore.Working {
 		rec = h.collect(ctx, rec, ec)
+	}
+	if method == methodTaskUpdate && h.drain.closed() { // its answer would run the call here: elsewhere, then
+		h.log.LogAttrs(ctx, slog.LevelInfo, "keel: the server drains (Shutdown); a task's answer is refused", slog.String("task", rec.ID))
+		return nil, rateLimited(rateLimit{RetryAfterSeconds: busyRetry})
 	}
 	switch method {
 	case methodTaskGet:

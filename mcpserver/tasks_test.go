@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -101,6 +102,16 @@ const taskLease = 2 * time.Second
 // client's person.
 func taskReplica(t testing.TB, probe *taskProbe, tasks runtime.ReplayStore, store taskstore.Store, stateless bool) http.Handler {
 	t.Helper()
+	h, err := mcpserver.HTTPHandler(taskServer(t, probe, tasks, store), mcpserver.HTTPOptions{Stateless: stateless, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+// taskServer is taskReplica's server.
+func taskServer(t testing.TB, probe *taskProbe, tasks runtime.ReplayStore, store taskstore.Store) *mcpserver.Server {
+	t.Helper()
 	exec, err := runtime.NewExecutor(probe.tools(), runtime.WithLogger(slog.New(slog.DiscardHandler)),
 		runtime.WithApprovals(grant.HMACKey(grantSecret), tasks))
 	if err != nil {
@@ -110,7 +121,7 @@ func taskReplica(t testing.TB, probe *taskProbe, tasks runtime.ReplayStore, stor
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := mcpserver.New(exec, mcpserver.Options{Context: byHeader, Approvals: approvals, Tasks: &mcpserver.Tasks{
+	return mcpserver.New(exec, mcpserver.Options{Context: byHeader, Approvals: approvals, Tasks: &mcpserver.Tasks{
 		Store: store, PollInterval: 50 * time.Millisecond, Lease: taskLease, Logger: slog.New(slog.DiscardHandler),
 		Mode: func(info runtime.ToolInfo) mcpserver.TaskMode {
 			if info.Effect == runtime.EffectWrite {
@@ -119,11 +130,6 @@ func taskReplica(t testing.TB, probe *taskProbe, tasks runtime.ReplayStore, stor
 			return mcpserver.TaskOptional
 		},
 	}})
-	h, err := mcpserver.HTTPHandler(s, mcpserver.HTTPOptions{Stateless: stateless, Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return h
 }
 
 // rpcReply is a JSON-RPC answer as a test reads it.
@@ -752,5 +758,91 @@ func TestTheTaskClientAcrossReplicas(t *testing.T) {
 	}
 	if ended, err := client(a.URL).Wait(ctx, read.ID, nil); err != nil || !strings.Contains(string(ended.Result), "INC-001") {
 		t.Fatalf("a read as a task: %v %+v", err, ended)
+	}
+}
+
+// Shutdown drains a replica: a new call, a new task and a task's answer
+// are refused with a wait (-32029, 429 with Retry-After) for another
+// replica to take; a call already running ends and is answered; a task
+// still running when Shutdown's ctx ends is cancelled, and its lease is
+// released at once, so the other replica reads it failed with an unknown
+// outcome without waiting out the lease. A second Shutdown, nothing
+// running, returns nil.
+func TestShutdownDrainsAndHandsOverTasks(t *testing.T) {
+	t.Parallel()
+	store := taskstore.NewMemory()
+	replay := memstore.NewReplayStore()
+	probe := taskProbe{release: make(chan struct{})}
+	draining := taskServer(t, &probe, replay, store)
+	ha, err := mcpserver.HTTPHandler(draining, mcpserver.HTTPOptions{Stateless: true, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := httptest.NewServer(ha)
+	t.Cleanup(a.Close)
+	var other taskProbe
+	b := httptest.NewServer(taskReplica(t, &other, replay, store, true))
+	t.Cleanup(b.Close)
+
+	running := make(chan string, 1) // a call already going when the drain starts: its answer
+	go func() {
+		body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"lookup_incident","arguments":{"incident_id":"INC-777"}}}`
+		req, _ := http.NewRequest(http.MethodPost, a.URL, strings.NewReader(body))
+		for k, v := range map[string]string{"Content-Type": "application/json", "Accept": "application/json, text/event-stream",
+			"Mcp-Protocol-Version": "2025-06-18", callerHeader: "alice"} {
+			req.Header.Set(k, v)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			running <- err.Error()
+			return
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		running <- string(b)
+	}()
+	task := taskRPC(t, a.URL, "alice", "tools/call", `"name":"lookup_incident","arguments":{"incident_id":"INC-999"}`, true).str("taskId")
+	waitFor(t, "the call and the task to start", func() bool { return probe.started.Load() == 2 })
+
+	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+	defer cancel()
+	shut := make(chan error, 1)
+	go func() { shut <- draining.Shutdown(ctx) }()
+	refused := func(what, params string, declares bool) {
+		t.Helper()
+		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+			r := taskRPC(t, a.URL, "alice", "tools/call", params, declares)
+			if r.Error != nil && r.Error.Code == -32029 && r.status == http.StatusTooManyRequests {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s on a draining replica: %d %+v", what, r.status, r.Error)
+			}
+		}
+	}
+	refused("a new call", `"name":"lookup_incident","arguments":{"incident_id":"INC-001"}`, false)
+	refused("a new task", `"name":"lookup_incident","arguments":{"incident_id":"INC-001"}`, true)
+	if n := probe.started.Load(); n != 2 {
+		t.Fatalf("%d handlers ran; a refused call ran", n)
+	}
+	close(probe.release)
+	if answer := <-running; !strings.Contains(answer, `"service":"db"`) {
+		t.Fatalf("the call running when the drain began: %s", answer)
+	}
+	if err := <-shut; !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Shutdown with a task still running: %v", err)
+	}
+	r := taskRPC(t, b.URL, "alice", "tasks/get", `"taskId":"`+task+`"`, true) // at once: the lease is released
+	if r.str("status") != "failed" || !strings.Contains(string(r.Result["error"]), `"outcome_unknown":true`) {
+		t.Fatalf("the drained replica's task, read on the other: %s %s", r.Result["status"], r.Result["error"])
+	}
+	waitFor(t, "the drained task's handler to end", func() bool { return probe.cancelled.Load() == 1 })
+	again, stop := context.WithTimeout(context.Background(), 10*time.Second)
+	defer stop()
+	if err := draining.Shutdown(again); err != nil {
+		t.Fatalf("a second Shutdown, nothing running: %v", err)
+	}
+	if r := taskRPC(t, b.URL, "alice", "tools/call", `"name":"lookup_incident","arguments":{"incident_id":"INC-001"}`, false); r.Error != nil {
+		t.Fatalf("the other replica, after: %+v", r.Error)
 	}
 }

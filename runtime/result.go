@@ -48,6 +48,7 @@ const (
 	RefusedTooLarge       = "too_large"        // over the door's size cap
 	RefusedTooSlow        = "too_slow"         // not read whole within the door's deadline
 	RefusedBusy           = "busy"             // past the door's cap on calls running at once
+	RefusedDraining       = "draining"         // the server shuts down (mcpserver.Server.Shutdown)
 	RefusedNotJSON        = "not_json"         // not one JSON value
 	RefusedBatch          = "batch"            // a JSON-RPC batch
 	RefusedNotAMessage    = "not_a_message"    // JSON, but no JSON-RPC message

@@ -30,6 +30,7 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
@@ -114,11 +115,27 @@ func run(args []string, stderr io.Writer) int {
 		return 1
 	}
 	logger.Info("serving tools", "set_digest", exec.SetDigest(), "allow_side_effects", f.allow)
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	// SIGTERM (a deployment's stop) and an interrupt drain the server
+	// (Server.Shutdown): no new call starts, the running ones end.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if f.addr == "" {
 		server := mcpserver.New(exec, mcpserver.Options{Name: "incident-tools", Context: fixedContext(f.allow)})
-		if err := mcpserver.ServeStdio(ctx, server); err != nil && ctx.Err() == nil {
+		serving, endServing := context.WithCancel(context.Background())
+		drained := make(chan struct{})
+		go func() {
+			defer close(drained)
+			select {
+			case <-ctx.Done():
+				drain(server, logger)
+				endServing()
+			case <-serving.Done():
+			}
+		}()
+		err := mcpserver.ServeStdio(serving, server)
+		endServing()
+		<-drained
+		if err != nil && serving.Err() == nil {
 			fmt.Fprintln(stderr, "incident-mcp:", err)
 			return 1
 		}
@@ -159,12 +176,36 @@ func serveHTTP(ctx context.Context, f flags, exec *runtime.Executor, logger *slo
 		return err
 	}
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
-	go func() { <-ctx.Done(); srv.Close() }()
+	stopped := make(chan struct{})
+	go func() { // the calls first, refused with a wait while the listener still answers, then the connections
+		defer close(stopped)
+		<-ctx.Done()
+		drain(server, logger)
+		closing, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if srv.Shutdown(closing) != nil {
+			srv.Close()
+		}
+	}()
 	fmt.Fprintf(stderr, "incident-mcp: Streamable HTTP on http://%s/\n", l.Addr())
 	if err := srv.Serve(l); err != nil && err != http.ErrServerClosed {
 		return err
 	}
+	<-stopped
 	return nil
+}
+
+// drainTimeout bounds a drain: a deployment's stop signal is followed by
+// a kill, often 30 s later.
+const drainTimeout = 25 * time.Second
+
+// drain shuts server down: no new call, the running ones to their end.
+func drain(server *mcpserver.Server, logger *slog.Logger) {
+	ctx, cancel := context.WithTimeout(context.Background(), drainTimeout)
+	defer cancel()
+	if err := server.Shutdown(ctx); err != nil {
+		logger.Warn("the drain ended with calls still running", "error", err)
+	}
 }
 
 // fixedContext is the execution context of a server without tokens: one
