@@ -773,6 +773,7 @@ func TestShutdownDrainsAndHandsOverTasks(t *testing.T) {
 	store := taskstore.NewMemory()
 	replay := memstore.NewReplayStore()
 	probe := taskProbe{release: make(chan struct{})}
+	releaseOnce := sync.OnceFunc(func() { close(probe.release) })
 	draining := taskServer(t, &probe, replay, store)
 	ha, err := mcpserver.HTTPHandler(draining, mcpserver.HTTPOptions{Stateless: true, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
@@ -783,6 +784,7 @@ func TestShutdownDrainsAndHandsOverTasks(t *testing.T) {
 	var other taskProbe
 	b := httptest.NewServer(taskReplica(t, &other, replay, store, true))
 	t.Cleanup(b.Close)
+	t.Cleanup(releaseOnce) // first: a failed test's running call ends, and the servers can close
 
 	running := make(chan string, 1) // a call already going when the drain starts: its answer
 	go func() {
@@ -808,24 +810,28 @@ func TestShutdownDrainsAndHandsOverTasks(t *testing.T) {
 	defer cancel()
 	shut := make(chan error, 1)
 	go func() { shut <- draining.Shutdown(ctx) }()
-	refused := func(what, params string, declares bool) {
-		t.Helper()
-		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-			r := taskRPC(t, a.URL, "alice", "tools/call", params, declares)
-			if r.Error != nil && r.Error.Code == -32029 && r.status == http.StatusTooManyRequests {
-				return
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("%s on a draining replica: %d %+v", what, r.status, r.Error)
-			}
+	isRefused := func(r rpcReply) bool {
+		return r.Error != nil && r.Error.Code == -32029 && r.status == http.StatusTooManyRequests
+	}
+	// Until Shutdown's goroutine has begun the drain, a new call runs;
+	// from the first refusal on, none does.
+	lookup := `"name":"lookup_incident","arguments":{"incident_id":"INC-001"}`
+	before := int32(0)
+	for deadline := time.Now().Add(10 * time.Second); !isRefused(taskRPC(t, a.URL, "alice", "tools/call", lookup, false)); time.Sleep(10 * time.Millisecond) {
+		if before++; time.Now().After(deadline) {
+			t.Fatal("a new call on a draining replica was never refused")
 		}
 	}
-	refused("a new call", `"name":"lookup_incident","arguments":{"incident_id":"INC-001"}`, false)
-	refused("a new task", `"name":"lookup_incident","arguments":{"incident_id":"INC-001"}`, true)
-	if n := probe.started.Load(); n != 2 {
-		t.Fatalf("%d handlers ran; a refused call ran", n)
+	if r := taskRPC(t, a.URL, "alice", "tools/call", lookup, true); !isRefused(r) {
+		t.Fatalf("a new task on a draining replica: %d %+v", r.status, r.Error)
 	}
-	close(probe.release)
+	if r := taskRPC(t, a.URL, "alice", "tools/call", lookup, false); !isRefused(r) {
+		t.Fatalf("a new call after the first refusal: %d %+v", r.status, r.Error)
+	}
+	if n := probe.started.Load(); n != 2+before {
+		t.Fatalf("%d handlers ran, %d of them before the drain began: a refused call ran", n, 2+before)
+	}
+	releaseOnce()
 	if answer := <-running; !strings.Contains(answer, `"service":"db"`) {
 		t.Fatalf("the call running when the drain began: %s", answer)
 	}
