@@ -110,6 +110,9 @@ func (c *stdioConn) readLoop(br *bufio.Reader, limit int) {
 			line = nil // a large frame's buffer is not kept
 		}
 		if err != nil {
+			// The end of input ends the session once keel's calls in
+			// flight have answered: a client may close stdin and wait.
+			c.front.wait(c.closed)
 			c.readErr = err
 			return
 		}
@@ -141,6 +144,7 @@ func (c *stdioConn) frame(line []byte, over bool) (jsonrpc.Message, []byte) {
 	}
 	c.front.cancelCall(&m)
 	msg, refusal, reason := m.ForSDK()
+	c.front.handed(msg)
 	if msg == nil {
 		c.log.LogAttrs(context.Background(), slog.LevelWarn, "keel: a stdio frame that is no JSON-RPC message; answered -32600", slog.String("reason", reason))
 		c.front.refused(&m, refusal)
@@ -174,7 +178,9 @@ func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	if err != nil {
 		return err
 	}
-	return c.writeRaw(append(data, '\n'))
+	err = c.writeRaw(append(data, '\n'))
+	c.front.written(msg)
+	return err
 }
 
 func (c *stdioConn) writeRaw(data []byte) error {

@@ -31,12 +31,111 @@ type callFront struct {
 	stop  context.CancelFunc
 	mu    sync.Mutex
 	calls map[string][]*context.CancelFunc // keel's calls in flight, by their id's bytes
+	// running counts keel's calls from answers to their answer's write:
+	// at the end of input the connection waits for them (wait).
+	running sync.WaitGroup
+
+	// A client may write initialize and its first calls at once (a shell
+	// pipe), and close its input after them. The front reads on while the
+	// SDK answers, so it keeps what the SDK was handed and has not yet
+	// answered: a call read before the session is ready waits for
+	// initialize's answer, and the end of input waits for every answer.
+	sdkMu      sync.Mutex
+	initID     *jsonrpc.ID        // the first initialize request, once read
+	ready      chan struct{}      // closed once initialize is answered
+	sdkPending map[jsonrpc.ID]int // the SDK's requests not yet answered, by id
+	sdkCount   int                // their number
+	sdkIdle    chan struct{}      // closed when sdkCount falls to 0, while wait waits
 }
 
 func newCallFront(h *handler, log *slog.Logger, write func([]byte) error) *callFront {
-	f := &callFront{h: h, log: log, write: write, bound: make(chan struct{}), calls: map[string][]*context.CancelFunc{}}
+	f := &callFront{h: h, log: log, write: write, bound: make(chan struct{}), calls: map[string][]*context.CancelFunc{}, ready: make(chan struct{}), sdkPending: map[jsonrpc.ID]int{}}
 	f.ctx, f.stop = context.WithCancel(context.Background())
 	return f
+}
+
+// handed notes a message handed to the SDK: a request it will answer;
+// the first initialize is the one whose answer makes the session ready.
+func (f *callFront) handed(msg jsonrpc.Message) {
+	req, ok := msg.(*jsonrpc.Request)
+	if !ok || !req.IsCall() {
+		return
+	}
+	f.sdkMu.Lock()
+	defer f.sdkMu.Unlock()
+	f.sdkPending[req.ID]++
+	f.sdkCount++
+	if req.Method == "initialize" && f.initID == nil {
+		id := req.ID
+		f.initID = &id
+	}
+}
+
+// written notes a message the SDK wrote: an answer to a request it was
+// handed; initialize's makes the session ready (the SDK sets its state
+// before it answers).
+func (f *callFront) written(msg jsonrpc.Message) {
+	resp, ok := msg.(*jsonrpc.Response)
+	if !ok {
+		return
+	}
+	f.sdkMu.Lock()
+	defer f.sdkMu.Unlock()
+	if f.initID != nil && resp.ID == *f.initID {
+		select {
+		case <-f.ready:
+		default:
+			close(f.ready)
+		}
+	}
+	n, ok := f.sdkPending[resp.ID]
+	if !ok {
+		return
+	}
+	if n <= 1 {
+		delete(f.sdkPending, resp.ID)
+	} else {
+		f.sdkPending[resp.ID] = n - 1
+	}
+	f.sdkCount--
+	if f.sdkCount == 0 && f.sdkIdle != nil {
+		close(f.sdkIdle)
+		f.sdkIdle = nil
+	}
+}
+
+// initializeRead reports whether an initialize request has been read.
+func (f *callFront) initializeRead() bool {
+	f.sdkMu.Lock()
+	defer f.sdkMu.Unlock()
+	return f.initID != nil
+}
+
+// wait returns once every request read has been answered (keel's calls
+// and the SDK's requests), or once done is closed.
+func (f *callFront) wait(done <-chan struct{}) {
+	ended := make(chan struct{})
+	go func() {
+		f.running.Wait()
+		close(ended)
+	}()
+	select {
+	case <-ended:
+	case <-done:
+		return
+	}
+	f.sdkMu.Lock()
+	if f.sdkCount == 0 {
+		f.sdkMu.Unlock()
+		return
+	}
+	idle := make(chan struct{})
+	f.sdkIdle = idle
+	f.sdkMu.Unlock()
+	select {
+	case <-idle:
+	case <-done:
+	}
 }
 
 // bind makes ss, the session the SDK runs on the connection, known: from
@@ -72,19 +171,48 @@ func (f *callFront) answers(m *front.Message) bool {
 			return false // the SDK refuses it
 		}
 		call.revision, call.logLevel = true, front.MetaLogLevel(params.Meta)
-	} else if f.ss.InitializeParams() == nil {
-		return false // before initialize: the SDK refuses it
+	} else if f.ss.InitializeParams() == nil && !f.initializeRead() {
+		f.refuseEarly(m, call.id)
+		return true
 	}
 	ctx, cancel := context.WithCancel(f.ctx)
 	key, mine := string(call.id), &cancel
 	f.mu.Lock()
 	f.calls[key] = append(f.calls[key], mine)
 	f.mu.Unlock()
+	f.running.Add(1)
 	go func() {
+		defer f.running.Done()
 		defer f.forget(key, mine)
+		if !call.revision && !f.sessionReady(ctx) {
+			f.refuseEarly(m, call.id)
+			return
+		}
 		f.answer(ctx, call)
 	}()
 	return true
+}
+
+// refuseEarly refuses a call read before the session is ready: no
+// initialize came before it, or initialize failed.
+func (f *callFront) refuseEarly(m *front.Message, id []byte) {
+	f.log.LogAttrs(f.ctx, slog.LevelWarn, "keel: a tools/call before initialize was answered; refused", slog.String("id", string(id)))
+	f.refused(m, runtime.RefusedProtocol)
+	f.write(errorAnswer(id, protocolError(jsonrpc.CodeInvalidRequest)))
+}
+
+// sessionReady waits for the SDK's answer to initialize and reports
+// whether the session it made is ready for calls.
+func (f *callFront) sessionReady(ctx context.Context) bool {
+	if f.ss.InitializeParams() != nil {
+		return true
+	}
+	select {
+	case <-f.ready:
+	case <-ctx.Done():
+		return false
+	}
+	return f.ss.InitializeParams() != nil
 }
 
 // refused records a message of the connection the front refused (m nil:
@@ -164,8 +292,10 @@ func (c frontedConnection) Read(ctx context.Context) (jsonrpc.Message, error) {
 	for {
 		msg, err := c.Connection.Read(ctx)
 		if err != nil {
+			c.front.wait(c.front.ctx.Done()) // keel's calls answer before the SDK closes
 			return msg, err
 		}
+		c.front.handed(msg)
 		req, ok := msg.(*jsonrpc.Request)
 		if !ok || !(req.Method == "tools/call" || req.Method == "notifications/cancelled") {
 			return c.front.decoded(ctx, msg), nil
@@ -186,6 +316,12 @@ func (c frontedConnection) Read(ctx context.Context) (jsonrpc.Message, error) {
 			return c.front.decoded(ctx, msg), nil
 		}
 	}
+}
+
+func (c frontedConnection) Write(ctx context.Context, msg jsonrpc.Message) error {
+	err := c.Connection.Write(ctx, msg)
+	c.front.written(msg)
+	return err
 }
 
 func (c frontedConnection) Close() error {
