@@ -16,6 +16,7 @@ import (
 
 	"github.com/keelgen/keel/mcpserver/internal/front"
 	"github.com/keelgen/keel/runtime"
+	"github.com/keelgen/keel/runtime/answercall"
 )
 
 // keel answers a sessionless tools/call over HTTP itself, from the front's
@@ -117,21 +118,31 @@ type clientAsker func(ctx context.Context, p mcp.InputRequest) (mcp.InputRespons
 // askAndRerun asks the client the input requests of r (keel's approval, a
 // handler's own) over its session and runs the call again with the
 // answers and r's request state, as the SDK does for a client of a
-// revision before 2026-07-28.
+// revision before 2026-07-28, round after round while the handler asks
+// (an answer that does not read is asked again). Such a client cannot
+// read an input request in a result: after answercall.MaxRounds the call
+// ends with the tool result input_required.
 func (h *handler) askAndRerun(ctx context.Context, req *mcp.CallToolRequest, r *mcp.CallToolResult, peer callPeer, ask clientAsker) (*mcp.CallToolResult, error) {
-	answers := make(mcp.InputResponseMap, len(r.InputRequests))
-	for id, ir := range r.InputRequests {
-		res, err := ask(ctx, ir)
+	for round := 1; r.InputRequests != nil; round++ {
+		answers := make(mcp.InputResponseMap, len(r.InputRequests))
+		for id, ir := range r.InputRequests {
+			res, err := ask(ctx, ir)
+			if err != nil {
+				return nil, err
+			}
+			answers[id] = res
+		}
+		params := *req.Params
+		params.InputResponses, params.RequestState = answers, r.RequestState
+		again := *req
+		again.Params = &params
+		var err error
+		r, err = h.run(ctx, &again, runOptions{peer: peer, mayAsk: true, lastRound: round+1 >= answercall.MaxRounds})
 		if err != nil {
 			return nil, err
 		}
-		answers[id] = res
 	}
-	params := *req.Params
-	params.InputResponses, params.RequestState = answers, r.RequestState
-	again := *req
-	again.Params = &params
-	return h.run(ctx, &again, runOptions{peer: peer, mayAsk: true})
+	return r, nil
 }
 
 // errorAnswer is a JSON-RPC error response under id.

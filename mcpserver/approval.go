@@ -155,7 +155,7 @@ func briefQuestion(req runtime.ApprovalRequest, arguments json.RawMessage) strin
 // naming no mode is form alone, as before modes existed.
 func canElicit(req *mcp.CallToolRequest) bool {
 	c := req.ClientCapabilities()
-	return c != nil && c.Elicitation != nil && (c.Elicitation.Form != nil || c.Elicitation.URL == nil)
+	return c != nil && c.Elicitation != nil && (c.Elicitation.Form != nil || c.Elicitation.URL == nil) && revisionOf(req).elicits()
 }
 
 // opensURLs reports whether a client of a revision before 2026-07-28 said
@@ -168,7 +168,7 @@ func opensURLs(req *mcp.CallToolRequest) bool {
 		return false
 	}
 	c := req.ClientCapabilities()
-	return c != nil && c.Elicitation != nil && c.Elicitation.URL != nil
+	return c != nil && c.Elicitation != nil && c.Elicitation.URL != nil && revisionOf(req).elicitsURL()
 }
 
 // urlRequired is the 2025-11-25 error that sends a client's person to the

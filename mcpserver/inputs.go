@@ -204,7 +204,7 @@ func accepts(req *mcp.CallToolRequest) ask.Kinds {
 		return 0
 	}
 	var k ask.Kinds
-	if c.Elicitation != nil && (c.Elicitation.Form != nil || c.Elicitation.URL == nil) {
+	if c.Elicitation != nil && (c.Elicitation.Form != nil || c.Elicitation.URL == nil) && revisionOf(req).elicits() {
 		k |= ask.Elicitation
 	}
 	if c.Sampling != nil {

@@ -392,6 +392,9 @@ type runOptions struct {
 	mayAsk bool
 	// progress takes a task's progress reports (its status message).
 	progress func(report.ProgressEntry)
+	// lastRound: the client is asked no more; a handler that asks again
+	// ends the call input_required, as a tool result.
+	lastRound bool
 }
 
 // callPeer is where a call's notifications go: the SDK's session of a
@@ -471,7 +474,7 @@ func (h *handler) run(ctx context.Context, req *mcp.CallToolRequest, opts runOpt
 	}
 	r := h.exec.Execute(ctx, ec, call)
 	h.taint.note(ctx, conversation, wasTainted, ec)
-	if r.Code() == runtime.CodeInputRequired { // the handler asked: its questions go to the client (a task's wait for them)
+	if r.Code() == runtime.CodeInputRequired && !opts.lastRound { // the handler asked: its questions go to the client (a task's wait for them)
 		return h.inputs.required(ec, call, r)
 	}
 	if r.Code() == runtime.CodeInputUnavailable && len(r.Error.Input) > 0 {

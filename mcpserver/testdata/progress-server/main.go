@@ -1,8 +1,10 @@
-// Command progress-server serves one slow tool over MCP, for the TypeScript
-// client's long-call check (ts-client/progress.mjs): deploy runs for steps ×
-// 400 ms and reports progress after each step. It serves standard input and
-// output, or with -http ADDR Streamable HTTP on ADDR (a loopback address),
-// printing "listening URL" once it accepts connections.
+// Command progress-server serves two tools over MCP for the TypeScript
+// client's checks: deploy, the long call of ts-client/progress.mjs, runs
+// for steps × 400 ms and reports progress after each step; seat, the
+// questions of ts-client/ask.mjs, asks the person for a seat (a form of
+// one member) and returns it. It serves standard input and output, or with
+// -http ADDR Streamable HTTP on ADDR (a loopback address), printing
+// "listening URL" once it accepts connections.
 package main
 
 import (
@@ -20,6 +22,7 @@ import (
 
 	"github.com/keelgen/keel/mcpserver"
 	"github.com/keelgen/keel/runtime"
+	"github.com/keelgen/keel/runtime/ask"
 	"github.com/keelgen/keel/runtime/keeltest"
 	"github.com/keelgen/keel/runtime/report"
 )
@@ -34,6 +37,17 @@ type deployArgs struct {
 type deployResult struct {
 	Done int `json:"done"`
 }
+
+// seatForm is seat's question: a form of one member, and no other.
+type seatForm struct {
+	Seat string `json:"seat"`
+}
+
+func (*seatForm) ElicitSchema() []byte {
+	return []byte(`{"type":"object","properties":{"seat":{"type":"string","minLength":2,"maxLength":3}},"required":["seat"]}`)
+}
+
+func (f *seatForm) ReadElicit(content []byte) error { return ask.Decode(f.ElicitSchema(), content, f) }
 
 func main() {
 	addr := flag.String("http", "", "serve Streamable HTTP on this `address` instead of stdio")
@@ -54,7 +68,18 @@ func main() {
 		}
 		return deployResult{Done: a.Steps}, nil
 	}))
-	set := keeltest.Of(deploy)
+	seat := runtime.NewTool(runtime.ToolInfo{
+		Name: "seat", Version: "1", Effect: runtime.EffectRead, Description: "Asks the person for a seat.", Timeout: 30 * time.Second,
+		InputSchema:  json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`),
+		OutputSchema: json.RawMessage(`{"type":"object","properties":{"seat":{"type":"string"}},"required":["seat"],"additionalProperties":false}`),
+	}, runtime.Handle(func(ctx context.Context, _ struct{}) (seatForm, error) {
+		f, err := ask.Elicit[seatForm](ctx, "seat", "Which seat?")
+		if err != nil {
+			return seatForm{}, err
+		}
+		return f, nil
+	}))
+	set := keeltest.Of(deploy, seat)
 	logger := slog.New(slog.NewJSONHandler(os.Stderr, nil))
 	exec, err := runtime.NewExecutor(set, runtime.WithLogger(logger), runtime.WithObserver(runtime.AuditLog(logger)))
 	if err != nil {
