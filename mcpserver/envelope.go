@@ -59,9 +59,16 @@ func isSessionless(r *http.Request, m *front.Message) bool {
 
 func (c envelopeCheck) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodPost || r.Body == nil {
+		// A GET stream's goroutine waits under this frame for the
+		// session's life: the POST's large frame stays off its stack.
 		c.next.ServeHTTP(w, r)
 		return
 	}
+	c.post(w, r)
+}
+
+// post routes one POST.
+func (c envelopeCheck) post(w http.ResponseWriter, r *http.Request) {
 	body, m, ok := c.read(w, r)
 	if !ok {
 		return

@@ -208,10 +208,11 @@ func HTTPHandler(s *Server, opts HTTPOptions) (http.Handler, error) {
 	var sessionless http.Handler
 	var sessions *sessionCap
 	if !opts.Stateless {
-		sessions = &sessionCap{next: h, server: s.sdk, h: s.h, max: opts.MaxSessions, perUser: opts.MaxSessionsPerPrincipal,
+		sessions = &sessionCap{next: h, h: s.h, max: opts.MaxSessions, perUser: opts.MaxSessionsPerPrincipal,
 			lifetime: opts.MaxSessionLifetime, idle: opts.SessionTimeout, log: opts.Logger}
 		h = sessions
 		sessionless = sdk(true)
+		s.h.keepOpening.Store(true)
 	}
 	var calls *inflight
 	if opts.Verifier != nil {
@@ -299,6 +300,16 @@ type originCheck struct {
 }
 
 func (o originCheck) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if o.refused(w, r) {
+		return
+	}
+	// A GET stream's goroutine waits under this frame for the session's
+	// life: the checks' frame stays off its stack.
+	o.next.ServeHTTP(w, r)
+}
+
+// refused reports whether r is refused, having answered it.
+func (o originCheck) refused(w http.ResponseWriter, r *http.Request) bool {
 	err := o.cop.Check(r)
 	if origin := r.Header.Get("Origin"); err == nil && origin != "" && !sameHost(origin, r.Host) {
 		// Safe methods pass Check; a foreign Origin is refused on them too,
@@ -314,15 +325,15 @@ func (o originCheck) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// the SDK's handler does for those it serves.
 		o.log.LogAttrs(r.Context(), slog.LevelWarn, "keel: a loopback server's request for another host refused (DNS rebinding?)")
 		http.Error(w, "Forbidden", http.StatusForbidden)
-		return
+		return true
 	}
 	if err != nil {
 		o.log.LogAttrs(r.Context(), slog.LevelWarn, "keel: cross-origin request refused",
 			slog.String("origin", r.Header.Get("Origin")), slog.String("sec_fetch_site", r.Header.Get("Sec-Fetch-Site")))
 		http.Error(w, "Forbidden", http.StatusForbidden)
-		return
+		return true
 	}
-	o.next.ServeHTTP(w, r)
+	return false
 }
 
 // isLoopback reports whether addr (a host, with or without a port) is a
@@ -358,14 +369,26 @@ type firewall struct {
 
 func (f firewall) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodPost {
-		ctx, drop := context.WithCancel(r.Context())
-		defer drop()
-		g := &guardedWriter{ResponseWriter: w, heartbeat: f.heartbeat} // a GET event stream passes through, its errors guarded
-		g.limit = writeLimit{timeout: f.writeTimeoutOf(r), drop: drop}
-		defer g.stopBeat()
-		f.next.ServeHTTP(g, r.WithContext(ctx))
+		f.stream(w, r)
 		return
 	}
+	f.post(w, r)
+}
+
+// stream serves a GET event stream, which passes through, its errors
+// guarded. Its goroutine waits under this frame for the session's life,
+// so it is kept small.
+func (f firewall) stream(w http.ResponseWriter, r *http.Request) {
+	ctx, drop := context.WithCancel(r.Context())
+	defer drop()
+	g := &guardedWriter{ResponseWriter: w, heartbeat: f.heartbeat}
+	g.limit = writeLimit{timeout: f.writeTimeoutOf(r), drop: drop}
+	defer g.stopBeat()
+	f.next.ServeHTTP(g, r.WithContext(ctx))
+}
+
+// post serves a POST.
+func (f firewall) post(w http.ResponseWriter, r *http.Request) {
 	ctx, drop := context.WithCancel(r.Context()) // a stream its client does not read ends its call
 	defer drop()
 	mode := &postMode{}

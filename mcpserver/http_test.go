@@ -195,6 +195,50 @@ func TestSessionsExpireAndAreCapped(t *testing.T) {
 	}
 }
 
+// A session its client deletes frees its slot at once; one past its
+// lifetime is closed by its own clock, busy or not, and frees its slot.
+func TestDeletedAndOldSessionsFreeTheirSlots(t *testing.T) {
+	t.Parallel()
+	s := exampleServer(t)
+	srv := serve(t, s, mcpserver.HTTPOptions{SessionTimeout: time.Hour, MaxSessions: 1})
+	id := post(t, srv.URL, initialize, nil).header.Get("Mcp-Session-Id")
+	if id == "" {
+		t.Fatal("no session")
+	}
+	req, _ := http.NewRequest(http.MethodDelete, srv.URL, nil)
+	req.Header.Set("Mcp-Session-Id", "not-"+id) // an unknown id deletes nothing
+	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode/100 == 2 {
+		t.Fatalf("DELETE of an unknown session: %v %v", resp, err)
+	}
+	if r := post(t, srv.URL, initialize, nil); r.status != http.StatusServiceUnavailable {
+		t.Fatalf("a second session past the cap of 1: %d", r.status)
+	}
+	req.Header.Set("Mcp-Session-Id", id)
+	req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
+	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode/100 != 2 {
+		t.Fatalf("DELETE: %v %v", resp, err)
+	}
+	if r := post(t, srv.URL, initialize, nil); r.status != http.StatusOK {
+		t.Fatalf("a session in the deleted one's place: %d", r.status)
+	}
+
+	old := exampleServer(t)
+	srv = serve(t, old, mcpserver.HTTPOptions{SessionTimeout: time.Hour, MaxSessionLifetime: 100 * time.Millisecond, MaxSessions: 1})
+	if r := post(t, srv.URL, initialize, nil); r.status != http.StatusOK {
+		t.Fatalf("initialize: %d", r.status)
+	}
+	deadline := time.Now().Add(30 * time.Second) // a bound on a hang, not a timing
+	for liveSessions(old) > 0 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if n := liveSessions(old); n != 0 {
+		t.Fatalf("%d sessions outlived their lifetime", n)
+	}
+	if r := post(t, srv.URL, initialize, nil); r.status != http.StatusOK {
+		t.Fatalf("a session in the old one's place: %d", r.status)
+	}
+}
+
 // Stateless: a call needs no session, and none is kept.
 func TestStatelessServesEveryRequestAlone(t *testing.T) {
 	s := exampleServer(t)

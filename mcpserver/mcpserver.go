@@ -35,6 +35,7 @@ import (
 	"log/slog"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -207,6 +208,13 @@ func New(exec *runtime.Executor, opts Options) *Server {
 				}
 				return res, err
 			}
+			if method == "initialize" && h.keepOpening.Load() {
+				res, err := next(ctx, method, req)
+				if ss, ok := req.GetSession().(*mcp.ServerSession); ok && err == nil && ss.ID() != "" {
+					h.opening.Store(ss.ID(), ss)
+				}
+				return res, err
+			}
 			if list, ok := req.(*mcp.ListToolsRequest); ok && method == "tools/list" && execinfo.Varies(exec) {
 				return h.visible(ctx, list, next)
 			}
@@ -363,6 +371,11 @@ type handler struct {
 	// (logging/setLevel), by session id: the SDK keeps its own, and
 	// exposes none, and keel answers those sessions' calls.
 	levels sync.Map // session id → mcp.LoggingLevel
+	// opening are the sessions whose initialize was answered, by id, until
+	// the HTTP door that opened each records it (sessionRecorder.attach):
+	// kept only once an HTTP handler with sessions exists (keepOpening).
+	opening     sync.Map // session id → *mcp.ServerSession
+	keepOpening atomic.Bool
 }
 
 // refuseDraining refuses a call, task or answer a draining server takes

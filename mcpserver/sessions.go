@@ -16,17 +16,24 @@ import (
 // closed, however busy, so no one can keep slots alive for ever. The
 // principal is the verified token's UserID; without a Verifier no client
 // is told apart, and the global cap alone applies.
+//
+// Opening, counting and closing a session walk no other: keel counts the
+// live sessions by principal as it records and forgets them, and each
+// session's clock (its idle timeout or its lifetime's end, whichever is
+// first) is a timer, not a goroutine. keel
+// closes every session the SDK holds but for a client's DELETE, which it
+// sees pass (ServeHTTP).
 type sessionCap struct {
 	next         http.Handler
-	server       *mcp.Server
 	h            *handler
 	max, perUser int
 	lifetime     time.Duration
 	idle         time.Duration // a session that receives no POST this long closes
 	log          *slog.Logger
 
-	mu       sync.Mutex
-	sessions map[string]sessionInfo // session id → who opened it, and when
+	mu          sync.Mutex
+	sessions    map[string]sessionInfo // session id → who opened it, and when
+	byPrincipal map[string]int         // live sessions by principal
 	// Slots taken by requests that may open a session and have not yet
 	// answered: counted with the live ones, so a burst cannot pass the caps
 	// between the check and the session's opening.
@@ -37,18 +44,25 @@ type sessionCap struct {
 type sessionInfo struct {
 	principal string
 	opened    time.Time
-	*activity
+	*activity // nil until the SDK's session is known (note, done)
 }
 
 // activity is a live session as keel answers its calls: the SDK's
-// session, and its idle timer. keel keeps the timer, not the SDK: the SDK
-// counts only the POSTs it reads, and keel answers a session's calls
-// itself.
+// session, and its clocks. keel keeps them, not the SDK: the SDK counts
+// only the POSTs it reads, and keel answers a session's calls itself.
 type activity struct {
 	ss    *mcp.ServerSession
+	ends  time.Time // the session's lifetime ends
 	mu    sync.Mutex
-	refs  int // POSTs in flight
-	timer *time.Timer
+	refs  int         // POSTs in flight
+	timer *time.Timer // at the idle timeout or the lifetime's end, whichever is first; stopped while a POST is in flight
+}
+
+// rest starts a's clock once no POST is in flight; a.mu is held. A
+// session past its lifetime while busy closes here, when its last POST
+// ends (and its next request finds it expired before that).
+func (a *activity) rest(idle time.Duration) {
+	a.timer.Reset(min(idle, time.Until(a.ends)))
 }
 
 // session is the live session id names, with the principal that opened
@@ -79,29 +93,44 @@ func (c *sessionCap) begin(id string) func() {
 		a.mu.Lock()
 		defer a.mu.Unlock()
 		if a.refs--; a.refs == 0 {
-			a.timer.Reset(c.idle)
+			a.rest(c.idle)
 		}
 	}
 }
 
 func (c *sessionCap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	id := r.Header.Get("Mcp-Session-Id")
-	if id != "" {
-		if c.expired(id) {
-			// The client opens a new session, which counts against the caps.
-			http.Error(w, "Not Found", http.StatusNotFound)
-			return
-		}
-		if r.Method == http.MethodPost {
-			defer c.begin(id)()
-		}
+	switch {
+	case id != "" && c.expired(id):
+		// The client opens a new session, which counts against the caps.
+		http.Error(w, "Not Found", http.StatusNotFound)
+	case id != "" && r.Method == http.MethodPost:
+		defer c.begin(id)()
 		c.next.ServeHTTP(w, r)
-		return
-	}
-	if r.Method != http.MethodPost {
+	case id != "" && r.Method == http.MethodDelete:
+		c.delete(w, r, id)
+	case id == "" && r.Method == http.MethodPost:
+		c.open(w, r)
+	default:
+		// A GET stream's goroutine waits under this frame for the
+		// session's life: it stays small.
 		c.next.ServeHTTP(w, r)
-		return
 	}
+}
+
+// delete passes a client's DELETE to the SDK, which closes the session
+// it holds and answers 2xx; keel forgets it then (not for a refused
+// DELETE: another client's, an unknown id).
+func (c *sessionCap) delete(w http.ResponseWriter, r *http.Request, id string) {
+	rec := &statusRecorder{ResponseWriter: w}
+	c.next.ServeHTTP(rec, r)
+	if rec.status/100 == 2 {
+		c.closeSession(id, nil)
+	}
+}
+
+// open serves a POST without a session, which may open one.
+func (c *sessionCap) open(w http.ResponseWriter, r *http.Request) {
 	principal, known := "", false
 	if tok := auth.TokenInfoFromContext(r.Context()); tok != nil {
 		principal, known = tok.UserID, true
@@ -123,18 +152,10 @@ func (c *sessionCap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // live and pending sessions, all of them and principal's (when known), are
 // under their caps: checked and taken under one lock.
 func (c *sessionCap) reserve(principal string, known bool) (live, mine int, ok bool) {
-	since := time.Now()
-	held := map[string]*mcp.ServerSession{}
-	for ss := range c.server.Sessions() {
-		held[ss.ID()] = ss
-	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	recorded, mine := c.count(held, since, principal)
-	// A session the server holds but keel has not recorded is one a
-	// pending request is opening: counted once, with the pending.
-	live = max(len(held), recorded+c.pending)
-	mine += c.pendingBy[principal]
+	live = len(c.sessions) + c.pending
+	mine = c.byPrincipal[principal] + c.pendingBy[principal]
 	if live >= c.max || (known && mine >= c.perUser) {
 		return live, mine, false
 	}
@@ -154,65 +175,36 @@ func (c *sessionCap) unreserve(principal string) {
 	}
 }
 
-// count drops what the server no longer holds and closes sessions past
-// their lifetime, then counts the recorded sessions, and those of
-// principal; c.mu is held. held is the server's sessions as listed from
-// since on, before c.mu was taken: a session recorded after since may be
-// missing from it, and is counted, not dropped (dropping it let a burst
-// past the caps, and the session past its lifetime). A session is in the
-// server's list before its response is written, so one recorded before
-// since and missing from held has closed.
-func (c *sessionCap) count(held map[string]*mcp.ServerSession, since time.Time, principal string) (recorded, mine int) {
-	now := time.Now()
-	for id, s := range c.sessions {
-		ss, ok := held[id]
-		switch {
-		case !ok && s.opened.Before(since):
-			c.drop(id, s)
-		case ok && now.Sub(s.opened) >= c.lifetime:
-			c.drop(id, s)
-			delete(held, id)
-			go ss.Close()
-		default:
-			recorded++
-			if s.principal == principal {
-				mine++
-			}
-		}
-	}
-	return recorded, mine
-}
-
 // expired reports whether session id has lived past the lifetime, and then
 // closes it.
 func (c *sessionCap) expired(id string) bool {
 	c.mu.Lock()
 	s, ok := c.sessions[id]
 	old := ok && time.Since(s.opened) >= c.lifetime
-	if old {
-		c.drop(id, s)
-	}
 	c.mu.Unlock()
-	if !old {
-		return false
+	if old {
+		c.closeSession(id, s.activity)
 	}
-	for ss := range c.server.Sessions() {
-		if ss.ID() == id {
-			ss.Close()
-		}
-	}
-	return true
+	return old
 }
 
-// forgetWhenClosed drops session id once the SDK closed it (idle, past
-// its lifetime, a DELETE), so keel answers none of its calls after.
-func (c *sessionCap) forgetWhenClosed(id string, a *activity) {
-	a.ss.Wait()
+// closeSession forgets session id (when a is the one recorded, or a is
+// nil) and closes the SDK's session: its idle time or lifetime ran out, or
+// its client deleted it.
+func (c *sessionCap) closeSession(id string, a *activity) {
 	c.mu.Lock()
-	if s, ok := c.sessions[id]; ok && s.activity == a {
+	s, ok := c.sessions[id]
+	mine := ok && (a == nil || s.activity == a)
+	if mine {
 		c.drop(id, s)
 	}
 	c.mu.Unlock()
+	if !mine {
+		return
+	}
+	if s.activity != nil {
+		s.ss.Close()
+	}
 	if c.h != nil {
 		c.h.taint.forget(id) // outside the lock: a shared store may be slow
 	}
@@ -221,12 +213,44 @@ func (c *sessionCap) forgetWhenClosed(id string, a *activity) {
 // drop forgets session id; c.mu is held.
 func (c *sessionCap) drop(id string, s sessionInfo) {
 	delete(c.sessions, id)
+	if c.byPrincipal[s.principal]--; c.byPrincipal[s.principal] <= 0 {
+		delete(c.byPrincipal, s.principal)
+	}
 	if s.activity != nil {
 		s.timer.Stop()
 	}
 	if c.h != nil {
 		c.h.levels.Delete(id)
 	}
+}
+
+// watch starts the session's clock, stopped while its opening POST is in
+// flight; c.mu is held.
+func (c *sessionCap) watch(id string, ss *mcp.ServerSession, opened time.Time) *activity {
+	a := &activity{ss: ss, ends: opened.Add(c.lifetime), refs: 1}
+	a.timer = time.AfterFunc(c.idle, func() { c.closeSession(id, a) })
+	a.timer.Stop()
+	return a
+}
+
+// statusRecorder keeps the status a handler answered.
+type statusRecorder struct {
+	http.ResponseWriter
+	status int
+}
+
+func (s *statusRecorder) WriteHeader(code int) {
+	if s.status == 0 {
+		s.status = code
+	}
+	s.ResponseWriter.WriteHeader(code)
+}
+
+func (s *statusRecorder) Write(b []byte) (int, error) {
+	if s.status == 0 {
+		s.status = http.StatusOK
+	}
+	return s.ResponseWriter.Write(b)
 }
 
 // sessionRecorder notes the session a response opens, and its principal,
@@ -236,44 +260,69 @@ type sessionRecorder struct {
 	c         *sessionCap
 	principal string
 	noted     bool
-	ended     *activity // the session it opened, whose idle clock starts when the POST ends
+	id        string    // the session it opened
+	ended     *activity // and its clocks: the idle one starts when the POST ends
 }
 
 // done ends the opening POST.
 func (s *sessionRecorder) done() {
 	s.note()
+	if s.ended == nil && s.id != "" {
+		s.attach() // the SDK's session, once its initialize was answered
+	}
 	if a := s.ended; a != nil {
 		a.mu.Lock()
 		if a.refs--; a.refs == 0 {
-			a.timer.Reset(s.c.idle)
+			a.rest(s.c.idle)
 		}
 		a.mu.Unlock()
 	}
 }
 
+// note records the session the response opens, as soon as its header is
+// written (a client may send its next request before this one ends),
+// moving its reserved slot to the session.
 func (s *sessionRecorder) note() {
 	if s.noted {
 		return
 	}
 	s.noted = true
-	s.c.mu.Lock()
-	defer s.c.mu.Unlock()
-	s.c.unreserve(s.principal)
-	if id := s.Header().Get("Mcp-Session-Id"); id != "" {
-		if s.c.sessions == nil {
-			s.c.sessions = map[string]sessionInfo{}
+	c := s.c
+	c.mu.Lock()
+	c.unreserve(s.principal)
+	if s.id = s.Header().Get("Mcp-Session-Id"); s.id != "" {
+		if c.sessions == nil {
+			c.sessions, c.byPrincipal = map[string]sessionInfo{}, map[string]int{}
 		}
-		info := sessionInfo{principal: s.principal, opened: time.Now()}
-		for ss := range s.c.server.Sessions() { // the SDK lists a session before its response is written
-			if ss.ID() == id {
-				a := &activity{ss: ss, timer: time.AfterFunc(s.c.idle, func() { ss.Close() }), refs: 1}
-				a.timer.Stop() // its opening POST is in flight: the clock starts when it ends
-				info.activity, s.ended = a, a
-				go s.c.forgetWhenClosed(id, a)
-			}
-		}
-		s.c.sessions[id] = info
+		c.sessions[s.id] = sessionInfo{principal: s.principal, opened: time.Now()}
+		c.byPrincipal[s.principal]++
 	}
+	c.mu.Unlock()
+	if s.id != "" {
+		s.attach()
+	}
+}
+
+// attach gives the recorded session the SDK's, which New's middleware
+// kept when it answered the session's initialize (handler.opening).
+func (s *sessionRecorder) attach() {
+	c := s.c
+	if c.h == nil {
+		return
+	}
+	v, ok := c.h.opening.LoadAndDelete(s.id)
+	if !ok {
+		return // not yet answered (done tries again), or no initialize
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	info, ok := c.sessions[s.id]
+	if !ok || info.activity != nil {
+		return
+	}
+	info.activity = c.watch(s.id, v.(*mcp.ServerSession), info.opened)
+	c.sessions[s.id] = info
+	s.ended = info.activity
 }
 
 func (s *sessionRecorder) WriteHeader(code int) {

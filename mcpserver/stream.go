@@ -78,38 +78,42 @@ func notePostMode(ctx context.Context, body []byte, method string) {
 }
 
 // beat writes a heartbeat on an event stream whenever interval passes with
-// nothing written, until stop.
+// nothing written, until stop. Its clock is a timer, not a goroutine: an
+// idle stream holds none.
 type beat struct {
-	mu      *sync.Mutex
-	w       http.ResponseWriter
-	limit   *writeLimit
-	last    time.Time // of the last write, under mu
-	quit    chan struct{}
-	stopped chan struct{}
-	once    sync.Once
+	mu       *sync.Mutex
+	w        http.ResponseWriter
+	limit    *writeLimit
+	interval time.Duration
+	last     time.Time // of the last write, under mu
+	stopped  bool      // under mu
+	timer    *time.Timer
 }
 
 func startBeat(mu *sync.Mutex, w http.ResponseWriter, limit *writeLimit, interval time.Duration) *beat {
-	b := &beat{mu: mu, w: w, limit: limit, last: time.Now(), quit: make(chan struct{}), stopped: make(chan struct{})}
-	go func() {
-		defer close(b.stopped)
-		t := time.NewTicker(interval)
-		defer t.Stop()
-		for {
-			select {
-			case <-b.quit:
-				return
-			case now := <-t.C:
-				b.mu.Lock()
-				if now.Sub(b.last) >= interval-interval/10 {
-					b.limit.write(b.w, heartbeat)
-					b.last = now
-				}
-				b.mu.Unlock()
-			}
-		}
-	}()
+	b := &beat{mu: mu, w: w, limit: limit, interval: interval, last: time.Now()}
+	b.timer = time.AfterFunc(interval, b.tick)
 	return b
+}
+
+// tick writes a heartbeat when the stream has been quiet for an interval
+// (less a tenth: the timer may fire a little early), and sets the timer
+// for the next one.
+func (b *beat) tick() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.stopped {
+		return
+	}
+	now := time.Now()
+	next := b.interval
+	if quiet := now.Sub(b.last); quiet >= b.interval-b.interval/10 {
+		b.limit.write(b.w, heartbeat)
+		b.last = now
+	} else {
+		next = b.interval - quiet
+	}
+	b.timer.Reset(next)
 }
 
 // wrote records a write, under mu.
@@ -119,12 +123,14 @@ func (b *beat) wrote() {
 	}
 }
 
-// stop ends the heartbeats; no write follows its return. It may be called
-// more than once.
+// stop ends the heartbeats; no write follows its return (a tick waiting
+// for mu finds them stopped). It may be called more than once.
 func (b *beat) stop() {
 	if b != nil {
-		b.once.Do(func() { close(b.quit) })
-		<-b.stopped
+		b.mu.Lock()
+		b.stopped = true
+		b.mu.Unlock()
+		b.timer.Stop()
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	goruntime "runtime"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
@@ -48,6 +49,8 @@ func TestMain(m *testing.M) {
 const (
 	modeSession     = "session"
 	modeSessionless = "sessionless"
+	// modeIdle: sessions, with keel's caps raised for BenchmarkIdleSessions.
+	modeIdle = "idle"
 )
 
 // loadServers are the peers BenchmarkHTTPLoad runs.
@@ -61,7 +64,11 @@ func loadHandler(server, mode string) (http.Handler, error) {
 	}
 	switch server {
 	case "keel":
-		return mcpserver.HTTPHandler(keelServer(&testing.T{}), mcpserver.HTTPOptions{Logger: slog.New(slog.DiscardHandler)})
+		opts := mcpserver.HTTPOptions{Logger: slog.New(slog.DiscardHandler)}
+		if mode == modeIdle {
+			opts.MaxSessions = 1 << 20
+		}
+		return mcpserver.HTTPHandler(keelServer(&testing.T{}), opts)
 	case "mcp-go":
 		return mcpgoserver.NewStreamableHTTPServer(mcpgoServer()), nil
 	case "sdk-typed":
@@ -99,7 +106,16 @@ func serveAlone(spec string) error {
 	}
 	fmt.Printf("listening http://%s\n", ln.Addr())
 	go http.Serve(ln, h)
-	io.Copy(io.Discard, os.Stdin)
+	// Until its input closes, each line "gc" collects garbage and returns
+	// what it can to the kernel, then answers, so that the RSS read next
+	// is the live memory (BenchmarkIdleSessions).
+	lines := bufio.NewScanner(os.Stdin)
+	for lines.Scan() {
+		if lines.Text() == "gc" {
+			debug.FreeOSMemory()
+			fmt.Println("collected")
+		}
+	}
 	return nil
 }
 
@@ -107,6 +123,7 @@ func serveAlone(spec string) error {
 type loadServer struct {
 	cmd *exec.Cmd
 	in  io.Closer
+	out *bufio.Reader
 	url string
 }
 
@@ -132,11 +149,35 @@ func startProcess(b *testing.B, spec string) (*exec.Cmd, io.WriteCloser, io.Read
 
 func startServer(b *testing.B, spec string) *loadServer {
 	cmd, in, out := startProcess(b, spec)
-	line, err := bufio.NewReader(out).ReadString('\n')
+	r := bufio.NewReader(out)
+	line, err := r.ReadString('\n')
 	if err != nil || !strings.HasPrefix(line, "listening ") {
 		b.Fatalf("%s: %q %v", spec, line, err)
 	}
-	return &loadServer{cmd: cmd, in: in, url: strings.TrimSpace(strings.TrimPrefix(line, "listening "))}
+	return &loadServer{cmd: cmd, in: in, out: r, url: strings.TrimSpace(strings.TrimPrefix(line, "listening "))}
+}
+
+// rss is the server process's resident memory once it has collected its
+// garbage (Linux: /proc).
+func (s *loadServer) rss(b *testing.B) int64 {
+	if _, err := io.WriteString(s.in.(io.Writer), "gc\n"); err != nil {
+		b.Fatal(err)
+	}
+	if line, err := s.out.ReadString('\n'); err != nil || line != "collected\n" {
+		b.Fatalf("the server answered %q %v", line, err)
+	}
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", s.cmd.Process.Pid))
+	if err != nil {
+		b.Skip("no /proc: the server's memory is not read here")
+	}
+	for l := range strings.Lines(string(raw)) {
+		if v, ok := strings.CutPrefix(l, "VmRSS:"); ok {
+			kib, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
+			return kib << 10
+		}
+	}
+	b.Fatal("no VmRSS")
+	return 0
 }
 
 func (s *loadServer) stop() {
