@@ -168,6 +168,15 @@ func sanitizeError(err error, log *slog.Logger) *jsonrpc.Error {
 // 2026-07-28 revision names its type (an input request's, else complete)
 // and the server in its _meta, as the SDK marks those it answers.
 func (h *handler) resultAnswer(id []byte, res mcp.Result, revision bool) []byte {
+	if cr, ok := res.(*mcp.CallToolResult); ok && cr.InputRequests == nil {
+		out := make([]byte, 0, resultSize(cr)+len(id))
+		out = append(out, `{"jsonrpc":"2.0","id":`...)
+		out = append(out, id...)
+		out = append(out, `,"result":`...)
+		if out, ok := h.appendCallResult(out, cr, revision); ok {
+			return append(out, '}')
+		}
+	}
 	resultType := ""
 	if revision {
 		m := res.GetMeta()

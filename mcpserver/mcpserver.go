@@ -376,6 +376,7 @@ type handler struct {
 	// kept only once an HTTP handler with sessions exists (keepOpening).
 	opening     sync.Map // session id → *mcp.ServerSession
 	keepOpening atomic.Bool
+	metaCache   metaCache // the _meta naming the server, written once (resultbytes.go)
 }
 
 // refuseDraining refuses a call, task or answer a draining server takes
