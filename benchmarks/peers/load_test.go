@@ -54,7 +54,7 @@ const (
 )
 
 // loadServers are the peers BenchmarkHTTPLoad runs.
-var loadServers = []string{"keel", "mcp-go", "sdk-typed", "sdk-raw"}
+var loadServers = []string{"keel", "mcp-go", "sdk-typed", "sdk-raw", "floor"}
 
 // loadHandler is server's HTTP handler for mode.
 func loadHandler(server, mode string) (http.Handler, error) {
@@ -75,6 +75,8 @@ func loadHandler(server, mode string) (http.Handler, error) {
 		return sdk(typedServer()), nil
 	case "sdk-raw":
 		return sdk(rawServer()), nil
+	case "floor":
+		return floorHTTP(), nil
 	}
 	return nil, fmt.Errorf("no server %q", server)
 }

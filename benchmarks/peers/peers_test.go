@@ -144,6 +144,13 @@ func peers(b testing.TB) []peer {
 		},
 		sdkPeer("sdk-typed", typedServer),
 		sdkPeer("sdk-raw", rawServer),
+		{
+			name: "floor",
+			serve: func(ctx context.Context, in io.ReadCloser, out io.WriteCloser) {
+				serveFloorStdio(ctx, in, out)
+			},
+			http: floorHTTP,
+		},
 	}
 }
 
