@@ -51,11 +51,12 @@ type sessionInfo struct {
 // session, and its clocks. keel keeps them, not the SDK: the SDK counts
 // only the POSTs it reads, and keel answers a session's calls itself.
 type activity struct {
-	ss    *mcp.ServerSession
-	ends  time.Time // the session's lifetime ends
-	mu    sync.Mutex
-	refs  int         // POSTs in flight
-	timer *time.Timer // at the idle timeout or the lifetime's end, whichever is first; stopped while a POST is in flight
+	ss      *mcp.ServerSession
+	ends    time.Time // the session's lifetime ends
+	mu      sync.Mutex
+	refs    int         // POSTs in flight
+	timer   *time.Timer // at the idle timeout or the lifetime's end, whichever is first; stopped while a POST is in flight
+	closing bool        // its clock ran out: no POST begins
 }
 
 // rest starts a's clock once no POST is in flight; a.mu is held. A
@@ -77,14 +78,18 @@ func (c *sessionCap) session(id string) (*activity, string) {
 	return s.activity, s.principal
 }
 
-// begin marks a POST of session id in flight, its idle timer stopped;
-// the returned func ends it.
-func (c *sessionCap) begin(id string) func() {
+// begin marks a POST of session id in flight, its clock stopped; end ends
+// it. gone: the session's clock ran out as the POST came, and it closes.
+func (c *sessionCap) begin(id string) (end func(), gone bool) {
 	a, _ := c.session(id)
 	if a == nil {
-		return func() {}
+		return func() {}, false
 	}
 	a.mu.Lock()
+	if a.closing {
+		a.mu.Unlock()
+		return func() {}, true
+	}
 	if a.refs++; a.refs == 1 {
 		a.timer.Stop()
 	}
@@ -95,18 +100,37 @@ func (c *sessionCap) begin(id string) func() {
 		if a.refs--; a.refs == 0 {
 			a.rest(c.idle)
 		}
+	}, false
+}
+
+// timeUp closes a session whose clock ran out, unless a POST began as it
+// did: that POST's end sets the clock again. A session is never closed
+// under a POST that passed its checks.
+func (c *sessionCap) timeUp(id string, a *activity) {
+	a.mu.Lock()
+	if a.refs > 0 {
+		a.mu.Unlock()
+		return
 	}
+	a.closing = true
+	a.mu.Unlock()
+	c.closeSession(id, a)
 }
 
 func (c *sessionCap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	id := r.Header.Get("Mcp-Session-Id")
 	switch {
-	case id != "" && c.expired(id):
-		// The client opens a new session, which counts against the caps.
-		http.Error(w, "Not Found", http.StatusNotFound)
 	case id != "" && r.Method == http.MethodPost:
-		defer c.begin(id)()
+		end, gone := c.begin(id) // first: its clock does not close the session under it
+		defer end()
+		if gone || c.expired(id) {
+			// The client opens a new session, which counts against the caps.
+			http.Error(w, "Not Found", http.StatusNotFound)
+			return
+		}
 		c.next.ServeHTTP(w, r)
+	case id != "" && c.expired(id):
+		http.Error(w, "Not Found", http.StatusNotFound)
 	case id != "" && r.Method == http.MethodDelete:
 		c.delete(w, r, id)
 	case id == "" && r.Method == http.MethodPost:
@@ -228,7 +252,7 @@ func (c *sessionCap) drop(id string, s sessionInfo) {
 // flight; c.mu is held.
 func (c *sessionCap) watch(id string, ss *mcp.ServerSession, opened time.Time) *activity {
 	a := &activity{ss: ss, ends: opened.Add(c.lifetime), refs: 1}
-	a.timer = time.AfterFunc(c.idle, func() { c.closeSession(id, a) })
+	a.timer = time.AfterFunc(c.idle, func() { c.timeUp(id, a) })
 	a.timer.Stop()
 	return a
 }
