@@ -92,6 +92,17 @@ type TaskRunner interface {
 	CancelTask(ctx context.Context, run string) error
 }
 
+// TaskProgressRunner is a TaskRunner that also says how far a running run
+// has got: its handler's latest report.Progress, which keel puts in the
+// task's statusMessage, as it does for the calls it runs itself
+// (keeltemporal.TaskRunner reads it from its worker's heartbeat).
+type TaskProgressRunner interface {
+	TaskRunner
+	// TaskProgress is TaskResult with, while the run is not done, its
+	// latest progress report (nil: none yet).
+	TaskProgress(ctx context.Context, run string) (r runtime.ToolResult, done bool, progress *report.ProgressEntry, err error)
+}
+
 // taskServer is a server's Tasks, with its defaults filled in.
 type taskServer struct {
 	Tasks
@@ -589,12 +600,23 @@ func (t *taskServer) startRun(ctx context.Context, id, run string, ec runtime.Ex
 // collect asks the runner whether a task's run ended, and records how.
 func (h *handler) collect(ctx context.Context, rec taskstore.Record, ec runtime.ExecutionContext) taskstore.Record {
 	t := h.tasks
-	r, done, err := t.Runner.TaskResult(ctx, rec.Run)
+	var r runtime.ToolResult
+	var done bool
+	var progress *report.ProgressEntry
+	var err error
+	if pr, ok := t.Runner.(TaskProgressRunner); ok {
+		r, done, progress, err = pr.TaskProgress(ctx, rec.Run)
+	} else {
+		r, done, err = t.Runner.TaskResult(ctx, rec.Run)
+	}
 	if err != nil {
 		t.Logger.LogAttrs(ctx, slog.LevelWarn, "keel: the task runner did not say how a run stands", slog.String("task", rec.ID), slog.Any("error", err))
 		return rec
 	}
 	if !done {
+		if progress != nil && progressText(*progress) != rec.Message {
+			return t.noteProgress(ctx, rec, progressText(*progress))
+		}
 		return rec
 	}
 	var res *mcp.CallToolResult
@@ -614,6 +636,24 @@ func (h *handler) collect(ctx context.Context, rec taskstore.Record, ec runtime.
 	now, err := t.record(ctx, rec.ID, rec.Run, rec.Tool, args, res, callErr)
 	if err != nil {
 		t.Logger.LogAttrs(ctx, slog.LevelError, "keel: a task's end could not be stored", slog.String("task", rec.ID), slog.Any("error", err))
+		return rec
+	}
+	return now
+}
+
+// noteProgress puts a running run's latest progress in its task's status
+// message (which moves its lastUpdatedAt), for every replica to read.
+func (t *taskServer) noteProgress(ctx context.Context, rec taskstore.Record, message string) taskstore.Record {
+	now, err := t.Store.UpdateTask(ctx, rec.ID, func(r *taskstore.Record) bool {
+		if r.Status != taskstore.Working || r.Run != rec.Run || r.Message == message {
+			return false
+		}
+		r.Message, r.Updated = message, time.Now().UTC()
+		return true
+	})
+	if err != nil {
+		t.Logger.LogAttrs(ctx, slog.LevelWarn, "keel: a task's progress could not be stored", slog.String("task", rec.ID), slog.Any("error", err))
+		rec.Message = message // this answer says it still
 		return rec
 	}
 	return now

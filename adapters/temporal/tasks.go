@@ -7,12 +7,15 @@ import (
 	"time"
 
 	"go.temporal.io/api/enums/v1"
+	workflowpb "go.temporal.io/api/workflow/v1"
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/keelgen/keel/runtime"
+	"github.com/keelgen/keel/runtime/report"
 )
 
 // TaskWorkflowName is the workflow type a TaskRunner starts and
@@ -87,25 +90,51 @@ func (r *TaskRunner) StartTask(ctx context.Context, run string, ec runtime.Execu
 // once it completed; tool_cancelled when it was cancelled, and
 // tool_internal_error when it failed, timed out or was terminated.
 func (r *TaskRunner) TaskResult(ctx context.Context, run string) (runtime.ToolResult, bool, error) {
+	res, done, _, err := r.TaskProgress(ctx, run)
+	return res, done, err
+}
+
+// TaskProgress is TaskResult that, while the run's activity runs, also
+// reads its handler's latest report.Progress from the worker's last
+// heartbeat (mcpserver.TaskProgressRunner): the task's statusMessage then
+// says it, as a task run on its replica does. One DescribeWorkflowExecution
+// answers both.
+func (r *TaskRunner) TaskProgress(ctx context.Context, run string) (runtime.ToolResult, bool, *report.ProgressEntry, error) {
 	d, err := r.Client.DescribeWorkflowExecution(ctx, run, "")
 	if err != nil {
-		return runtime.ToolResult{}, false, err
+		return runtime.ToolResult{}, false, nil, err
 	}
 	ended := runtime.ToolCall{ID: run}
 	switch status := d.GetWorkflowExecutionInfo().GetStatus(); status {
 	case enums.WORKFLOW_EXECUTION_STATUS_RUNNING:
-		return runtime.ToolResult{}, false, nil
+		return runtime.ToolResult{}, false, heartbeatProgress(d.GetPendingActivities()), nil
 	case enums.WORKFLOW_EXECUTION_STATUS_COMPLETED:
 		var res runtime.ToolResult
 		if err := r.Client.GetWorkflow(ctx, run, "").Get(ctx, &res); err != nil {
-			return runtime.ToolResult{}, false, fmt.Errorf("keeltemporal: the result of run %q: %w", run, err)
+			return runtime.ToolResult{}, false, nil, fmt.Errorf("keeltemporal: the result of run %q: %w", run, err)
 		}
-		return res, true, nil
+		return res, true, nil, nil
 	case enums.WORKFLOW_EXECUTION_STATUS_CANCELED:
-		return ended.Ended("", runtime.CodeToolCancelled), true, nil
+		return ended.Ended("", runtime.CodeToolCancelled), true, nil, nil
 	default:
-		return ended.Ended("", runtime.CodeToolInternalError), true, nil
+		return ended.Ended("", runtime.CodeToolInternalError), true, nil, nil
 	}
+}
+
+// heartbeatProgress is the progress the run's activity last heartbeat
+// (a task workflow runs one activity at a time); nil for none.
+func heartbeatProgress(pending []*workflowpb.PendingActivityInfo) *report.ProgressEntry {
+	for _, a := range pending {
+		details := a.GetHeartbeatDetails()
+		if details == nil || len(details.GetPayloads()) == 0 {
+			continue
+		}
+		var beat Heartbeat
+		if converter.GetDefaultDataConverter().FromPayloads(details, &beat) == nil && beat.Progress != nil {
+			return beat.Progress
+		}
+	}
+	return nil
 }
 
 // CancelTask cancels the run's workflow, which cancels its activity: the

@@ -92,6 +92,17 @@ func TestTaskRunsOnTemporalAndOutlivesReplicaAndWorker(t *testing.T) {
 	if got := awaitStatus(t, b.URL, id, "working"); got.Result["result"] != nil {
 		t.Fatalf("a working task with a result: %+v", got)
 	}
+	// The handler's progress, heartbeat by the worker, is the task's
+	// statusMessage on the replica, as for a task the replica runs itself.
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		msg := mcpRequest(t, b.URL, "tasks/get", `"taskId":"`+id+`"`).str("statusMessage")
+		if strings.HasPrefix(msg, "step ") && strings.HasSuffix(msg, " of 40)") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the running task's statusMessage never told its progress: %q", msg)
+		}
+	}
 	first.kill(t)
 	second := startWorkerProcess(t, srv.Addr, string(dir), "task-q", "second")
 
@@ -110,6 +121,9 @@ func TestTaskRunsOnTemporalAndOutlivesReplicaAndWorker(t *testing.T) {
 		t.Errorf("effects %v, want the one of key %q", effects, result.StructuredContent.Key)
 	}
 }
+
+// The runner reports its runs' progress to the MCP server.
+var _ mcpserver.TaskProgressRunner = (*keeltemporal.TaskRunner)(nil)
 
 // mcpReply is a JSON-RPC answer's result.
 type mcpReply struct{ Result map[string]json.RawMessage }
