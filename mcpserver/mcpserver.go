@@ -284,7 +284,8 @@ func (h *handler) visible(ctx context.Context, req *mcp.ListToolsRequest, next m
 	return &out, nil
 }
 
-// Tool is the MCP description of a keel tool: keel's own schemas, its
+// Tool is the MCP description of a keel tool: keel's own schemas (the
+// input's lists of types as anyOf, which every client reads: mcpform.go), its
 // title, and annotations from its effect and the hints its directive states,
 // with the defaults a reviewer would want when it states none: a write is
 // destructive, a read idempotent and a write not, and a tool open-world
@@ -295,7 +296,7 @@ func Tool(info runtime.ToolInfo) *mcp.Tool {
 		Name:         info.Name,
 		Title:        info.Title,
 		Description:  runtime.ModelTool{Description: info.Description, ErrorCodes: info.Errors, Untrusted: info.HasUntrustedOutput()}.DescriptionForModel(),
-		InputSchema:  json.RawMessage(info.InputSchema),
+		InputSchema:  mcpInputSchema(info.InputSchema),
 		OutputSchema: json.RawMessage(info.OutputSchema),
 		Meta:         toolMeta(info),
 		Icons:        icons(info.Icons),
