@@ -96,6 +96,9 @@ type approvalState struct {
 	// the rounds before (package ask), which the call runs with once
 	// approved.
 	Answers map[string]json.RawMessage `json:"answers,omitempty"`
+	// Memory names the replay store's memory when the state was made
+	// (runtime.MemoryStore): a store that lost it since refuses the state.
+	Memory string `json:"memory,omitempty"`
 }
 
 // stateDomain keeps a state's signature from meaning anything else.
@@ -198,7 +201,7 @@ type urlElicitation struct {
 // ask is the input-required answer to a call the policy sent for approval,
 // or nil when this call's approval is not the client's to give. The caller
 // checked that the client takes elicitation.
-func (a *Approvals) ask(ctx context.Context, ec runtime.ExecutionContext, r runtime.ToolResult, arguments json.RawMessage, answers map[string]json.RawMessage) *mcp.CallToolResult {
+func (a *Approvals) ask(ctx context.Context, ec runtime.ExecutionContext, r runtime.ToolResult, arguments json.RawMessage, answers map[string]json.RawMessage, spent runtime.ReplayStore) *mcp.CallToolResult {
 	if r.Code() != runtime.CodeApprovalRequired || r.Error == nil || r.Error.Approval == nil {
 		return nil
 	}
@@ -206,12 +209,16 @@ func (a *Approvals) ask(ctx context.Context, ec runtime.ExecutionContext, r runt
 	if a.Ask != nil && !a.Ask(ctx, ec, ar) {
 		return nil
 	}
+	memory, err := storeMemory(ctx, spent)
+	if err != nil {
+		return nil // the store cannot say what it remembers: not asked, the call stays approval_required
+	}
 	var nonce [16]byte
 	rand.Read(nonce[:])
 	state, err := a.states().seal(approvalState{
 		Version: 1, CallID: ar.CallID, Tool: ar.Tool, ToolVersion: ar.Version, SetDigest: ar.SetDigest,
 		ArgumentsDigest: ar.ArgumentsDigest, Tenant: ec.Tenant, Principal: ec.Principal,
-		Expires: time.Now().Add(a.ttl()).Unix(), Nonce: hex.EncodeToString(nonce[:]), Answers: answers,
+		Expires: time.Now().Add(a.ttl()).Unix(), Nonce: hex.EncodeToString(nonce[:]), Answers: answers, Memory: memory,
 	})
 	if err != nil {
 		return nil
@@ -331,6 +338,11 @@ func (a *Approvals) answer(ctx context.Context, req *mcp.CallToolRequest, ec run
 	if spent == nil {
 		return out, nil // no store to spend the answer in: no grant
 	}
+	if err := sameMemory(ctx, spent, st.Memory); errors.Is(err, errLost) {
+		return approvalAnswer{}, err
+	} else if err != nil {
+		return out, nil // the store cannot say: the call stays approval_required
+	}
 	first, err := spent.RedeemCall(ctx, answerDomain+st.Nonce, st.CallID, false, time.Unix(st.Expires, 0))
 	if err != nil {
 		return out, nil // the store cannot say: the call stays approval_required
@@ -360,12 +372,51 @@ var errAnswered = errors.New("mcpserver: a request state answered before")
 // before: the client asks anew by calling without it.
 const answeredData = `{"reason":"request_state_answered"}`
 
+// errLost is a request state made before the replay store lost its
+// memory (a Redis restarted empty): its first answer may have been
+// forgotten, so it is spent for good.
+var errLost = fmt.Errorf("mcpserver: a request state %w", runtime.ErrMemoryLost)
+
+// lostData is the data of the error that refuses such a state: the client
+// asks anew by calling without it.
+const lostData = `{"reason":"request_state_lost"}`
+
 // invalidState is the protocol error of a request state refused; one
-// answered before says so in its data.
+// answered before, or made before the store lost its memory, says so in
+// its data.
 func invalidState(err error) error {
 	e := protocolError(jsonrpc.CodeInvalidParams)
-	if errors.Is(err, errAnswered) {
+	switch {
+	case errors.Is(err, errAnswered):
 		e.Data = json.RawMessage(answeredData)
+	case errors.Is(err, errLost):
+		e.Data = json.RawMessage(lostData)
 	}
 	return e
+}
+
+// storeMemory names the replay store's memory (runtime.MemoryStore); ""
+// for a store that names none.
+func storeMemory(ctx context.Context, store runtime.ReplayStore) (string, error) {
+	ms, ok := store.(runtime.MemoryStore)
+	if !ok {
+		return "", nil
+	}
+	return ms.Memory(ctx)
+}
+
+// sameMemory checks that a state made under memory ("" for none) was made
+// under the store's memory as it is: errLost when the store lost it since.
+func sameMemory(ctx context.Context, store runtime.ReplayStore, memory string) error {
+	if memory == "" {
+		return nil
+	}
+	now, err := storeMemory(ctx, store)
+	if err != nil {
+		return err
+	}
+	if now != memory {
+		return errLost
+	}
+	return nil
 }

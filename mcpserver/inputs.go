@@ -51,6 +51,7 @@ type inputState struct {
 	Expires         int64                      `json:"expires"`
 	Nonce           string                     `json:"nonce"`
 	Answers         map[string]json.RawMessage `json:"answers,omitempty"`
+	Memory          string                     `json:"memory,omitempty"` // the replay store's, when made (runtime.MemoryStore)
 }
 
 // newInputs signs with secret, or, without one, the approvals' state
@@ -101,6 +102,11 @@ func (in *inputs) resume(ctx context.Context, state string, ec runtime.Execution
 	if digest, err := grant.ArgumentsDigest(orEmpty(call.Arguments)); err != nil || digest != st.ArgumentsDigest {
 		return inputState{}, errState
 	}
+	if err := sameMemory(ctx, spent, st.Memory); errors.Is(err, errLost) {
+		return inputState{}, err
+	} else if err != nil {
+		return inputState{}, errState // the store cannot say: nothing runs
+	}
 	first, err := spent.RedeemCall(ctx, inputDomain+st.Nonce, st.CallID, false, time.Unix(st.Expires, 0))
 	if err != nil {
 		return inputState{}, errState // the store cannot say: nothing runs
@@ -114,7 +120,7 @@ func (in *inputs) resume(ctx context.Context, state string, ec runtime.Execution
 // required is the InputRequiredResult of a call whose handler asked: its
 // requests, and a state carrying the answers it has, less the ones asked
 // again.
-func (in *inputs) required(ec runtime.ExecutionContext, call runtime.ToolCall, r runtime.ToolResult) (*mcp.CallToolResult, error) {
+func (in *inputs) required(ctx context.Context, ec runtime.ExecutionContext, call runtime.ToolCall, r runtime.ToolResult) (*mcp.CallToolResult, error) {
 	requests := make(mcp.InputRequestMap, len(r.Error.Input))
 	for key, req := range r.Error.Input {
 		ir, err := inputRequest(req)
@@ -129,8 +135,12 @@ func (in *inputs) required(ec runtime.ExecutionContext, call runtime.ToolCall, r
 	}
 	var nonce [16]byte
 	rand.Read(nonce[:])
+	memory, err := storeMemory(ctx, in.spent)
+	if err != nil {
+		return nil, err // the store cannot say what it remembers: no state it could not check
+	}
 	st := inputState{CallID: call.ID, Tool: call.Name, ArgumentsDigest: digest, Tenant: ec.Tenant, Principal: ec.Principal,
-		Expires: time.Now().Add(in.ttl).Unix(), Nonce: hex.EncodeToString(nonce[:])}
+		Expires: time.Now().Add(in.ttl).Unix(), Nonce: hex.EncodeToString(nonce[:]), Memory: memory}
 	for key, a := range call.Answers {
 		if _, again := r.Error.Input[key]; !again {
 			if st.Answers == nil {

@@ -490,7 +490,7 @@ func (h *handler) run(ctx context.Context, req *mcp.CallToolRequest, opts runOpt
 	r := h.exec.Execute(ctx, ec, call)
 	h.taint.note(ctx, conversation, wasTainted, ec)
 	if r.Code() == runtime.CodeInputRequired && !opts.lastRound { // the handler asked: its questions go to the client (a task's wait for them)
-		return h.inputs.required(ec, call, r)
+		return h.inputs.required(ctx, ec, call, r)
 	}
 	if r.Code() == runtime.CodeInputUnavailable && len(r.Error.Input) > 0 {
 		if _, perRequest := req.Params.Meta[mcp.MetaKeyProtocolVersion]; perRequest {
@@ -502,7 +502,8 @@ func (h *handler) run(ctx context.Context, req *mcp.CallToolRequest, opts runOpt
 	// the request's _meta, which no other call pays for.
 	ask := opts.mayAsk && !answered && h.approvals != nil && r.Code() == runtime.CodeApprovalRequired && canElicit(req)
 	if ask {
-		if q := h.approvals.ask(ctx, ec, r, call.Arguments, call.Answers); q != nil {
+		spent, _ := execinfo.Replay(h.exec).(runtime.ReplayStore)
+		if q := h.approvals.ask(ctx, ec, r, call.Arguments, call.Answers, spent); q != nil {
 			return q, nil
 		}
 	}
@@ -595,7 +596,8 @@ func (h *handler) readTools(unmigrated []string) {
 // tool that says text=none gets no JSON copy as text.
 func (h *handler) reply(ctx context.Context, ec runtime.ExecutionContext, r runtime.ToolResult, args json.RawMessage, ask, revision bool) (*mcp.CallToolResult, error) {
 	if h.approvals != nil && ask {
-		if q := h.approvals.ask(ctx, ec, r, args, nil); q != nil {
+		spent, _ := execinfo.Replay(h.exec).(runtime.ReplayStore)
+		if q := h.approvals.ask(ctx, ec, r, args, nil, spent); q != nil {
 			return q, nil
 		}
 	}

@@ -177,8 +177,8 @@ func protocolData(code int64, data json.RawMessage) (json.RawMessage, bool) {
 		}
 		b, err := json.Marshal(out)
 		return b, err == nil
-	case jsonrpc.CodeInvalidParams: // keel's one reason, a request state answered before
-		return data, string(data) == answeredData
+	case jsonrpc.CodeInvalidParams: // keel's reasons: a request state answered before, or made before the store lost its memory
+		return data, string(data) == answeredData || string(data) == lostData
 	case mcp.CodeURLElicitationRequired: // keel's own: the approval page's address and question
 		var d urlElicitations
 		if json.Unmarshal(data, &d) != nil || len(d.Elicitations) == 0 ||

@@ -279,12 +279,56 @@ func owner(ec runtime.ExecutionContext) string {
 }
 
 // newTaskID is an id no one can guess (128 random bits): a task's id is
-// all a client without a verified identity holds.
-func newTaskID() string {
+// all a client without a verified identity holds. After them, the tag of
+// the store's memory it was made under (memoryTag), when the store names
+// one.
+func newTaskID(memory string) string {
 	var b [16]byte
 	rand.Read(b[:])
-	return "task-" + hex.EncodeToString(b[:])
+	id := "task-" + hex.EncodeToString(b[:])
+	if memory != "" {
+		id += "." + memoryTag(memory)
+	}
+	return id
 }
+
+// memoryTag is a short tag of a store's memory's name, which a task's id
+// carries: enough to tell one name from the next, and nothing of it.
+func memoryTag(memory string) string {
+	sum := sha256.Sum256([]byte(memory))
+	return hex.EncodeToString(sum[:6])
+}
+
+// storeMemory names the task store's memory (taskstore.MemoryStore); ""
+// for a store that names none.
+func (t *taskServer) storeMemory(ctx context.Context) (string, error) {
+	ms, ok := t.Store.(taskstore.MemoryStore)
+	if !ok {
+		return "", nil
+	}
+	return ms.Memory(ctx)
+}
+
+// lostTask is the task id names when the store does not find it and its
+// tag names a memory the store lost since (a Redis restarted empty): it
+// reads failed, its outcome unknown, as a task whose replica died does;
+// ok is false for a task that was never made, or expired.
+func (t *taskServer) lostTask(ctx context.Context, id string) (taskstore.Record, bool) {
+	_, tag, tagged := strings.Cut(id, ".")
+	if !tagged {
+		return taskstore.Record{}, false
+	}
+	memory, err := t.storeMemory(ctx)
+	if err != nil || memory == "" || memoryTag(memory) == tag {
+		return taskstore.Record{}, false
+	}
+	now := time.Now().UTC()
+	return taskstore.Record{ID: id, Status: taskstore.Failed, Message: storeLost, Error: unknownOutcomeError, Unknown: true,
+		Created: now, Updated: now, Expires: now}, true
+}
+
+// storeLost is a lost task's status message.
+const storeLost = "The outcome is unknown: the call may have run. The task store lost this task (it restarted empty)."
 
 // taskCall answers a tools/call as a task when the tool is a task tool
 // (ok), or leaves it to the call's usual path.
@@ -311,9 +355,14 @@ func (h *handler) taskCall(ctx context.Context, req *mcp.CallToolRequest) (res m
 	if h.drain.closed() {
 		return nil, h.refuseDraining(ctx, ec, req), true
 	}
+	memory, err := t.storeMemory(ctx)
+	if err != nil {
+		t.Logger.LogAttrs(ctx, slog.LevelError, "keel: the task store did not answer", slog.Any("error", err))
+		return nil, protocolError(jsonrpc.CodeInternalError), true
+	}
 	now := time.Now().UTC()
 	rec := taskstore.Record{
-		ID: newTaskID(), Owner: owner(ec), Status: taskstore.Working,
+		ID: newTaskID(memory), Owner: owner(ec), Status: taskstore.Working,
 		Created: now, Updated: now, Expires: now.Add(t.TTL), Lease: now.Add(t.Lease),
 	}
 	// Creating a task is a call: the caller's scopes and rate come first,
@@ -629,7 +678,7 @@ func (h *handler) collect(ctx context.Context, rec taskstore.Record, ec runtime.
 		if err != nil {
 			answers = nil // a question asked again, rather than answers that do not open
 		}
-		res, callErr = h.inputs.required(ec, runtime.ToolCall{ID: r.CallID, Name: rec.Tool, Arguments: args, Answers: answers}, r)
+		res, callErr = h.inputs.required(ctx, ec, runtime.ToolCall{ID: r.CallID, Name: rec.Tool, Arguments: args, Answers: answers}, r)
 	} else {
 		res, callErr = h.reply(ctx, ec, r, args, rec.Elicits && !rec.Answered, false) // read later, by a client of either revision
 	}
@@ -851,7 +900,13 @@ func (t *taskServer) find(ctx context.Context, id, who string) (taskstore.Record
 		return taskstore.Record{}, protocolError(jsonrpc.CodeInvalidParams)
 	}
 	rec, err := t.Store.Task(ctx, id)
-	if errors.Is(err, taskstore.ErrNoTask) || err == nil && rec.Owner != who {
+	if errors.Is(err, taskstore.ErrNoTask) {
+		if lost, ok := t.lostTask(ctx, id); ok {
+			return lost, nil
+		}
+		return taskstore.Record{}, protocolError(jsonrpc.CodeInvalidParams)
+	}
+	if err == nil && rec.Owner != who {
 		return taskstore.Record{}, protocolError(jsonrpc.CodeInvalidParams)
 	}
 	if err != nil {

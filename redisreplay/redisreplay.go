@@ -11,6 +11,8 @@ package redisreplay
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"sync/atomic"
@@ -149,6 +151,29 @@ func (s *Store) redeem(ctx context.Context, nonce, marker string, retry bool, ex
 		}
 		return false, fmt.Errorf("redisreplay: no answer: %w", context.Cause(ctx))
 	}
+}
+
+// Memory names what the store remembers (runtime.MemoryStore): a random
+// name kept under the key Prefix+"memory", written by the first replica
+// that asks and read by the rest, with no expiry. A Redis that restarted
+// empty holds none, so the next ask writes a new one, and every grant and
+// request state issued under the old name is refused: their markers may
+// be gone. With persistence that keeps every write (appendfsync always)
+// the name, and the markers, survive a restart.
+func (s *Store) Memory(ctx context.Context) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, s.timeout)
+	defer cancel()
+	key := s.prefix + "memory"
+	var fresh [16]byte
+	rand.Read(fresh[:])
+	if err := s.client.SetNX(ctx, key, hex.EncodeToString(fresh[:]), 0).Err(); err != nil {
+		return "", fmt.Errorf("redisreplay: %w", err)
+	}
+	name, err := s.client.Get(ctx, key).Result()
+	if err != nil {
+		return "", fmt.Errorf("redisreplay: %w", err)
+	}
+	return name, nil
 }
 
 // lateAnswer is how long past the timeout a redeem still waits for Redis

@@ -208,6 +208,75 @@ func TestRestartKeepsUnexpiredMarkers(t *testing.T) {
 	}
 }
 
+// The store names its memory, the same on every replica and across a
+// restart that kept its data; a Redis restarted empty gets a new name.
+// A grant issued under the old name (Grant.Memory) is then refused on
+// every replica, though its marker is gone: it could be used again. A
+// grant issued under the new name runs once; one that names no memory
+// is not bound by it.
+func TestAGrantOfALostMemoryIsRefused(t *testing.T) {
+	t.Parallel()
+	srv := redistest.Start(t)
+	a, b := replica(t, srv.Addr, time.Second), replica(t, srv.Addr, time.Second)
+	store, err := redisreplay.New(srv.Client(), redisreplay.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	memory, err := store.Memory(ctx)
+	if err != nil || memory == "" {
+		t.Fatalf("memory %q: %v", memory, err)
+	}
+	other, _ := redisreplay.New(redis.NewClient(&redis.Options{Addr: srv.Addr}), redisreplay.Options{})
+	if m, err := other.Memory(ctx); m != memory || err != nil {
+		t.Fatalf("another replica's store names %q (%v), want %q", m, err, memory)
+	}
+	srv.Kill()
+	srv.Restart()
+	if m, err := store.Memory(ctx); m != memory || err != nil {
+		t.Fatalf("after a restart that kept the data: %q (%v), want %q", m, err, memory)
+	}
+	bound := func(exec *runtime.Executor, memory string) runtime.ExecutionContext {
+		r := exec.Execute(ctx, alice, write)
+		g := r.Error.Approval.Grant(alice.Tenant, alice.Principal, time.Now().Add(time.Minute))
+		g.Memory = memory
+		tok, err := grant.Issue(grantKey, g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ec := alice
+		ec.Grant = tok
+		return ec
+	}
+	used := bound(a, memory)
+	if r := a.Execute(ctx, used, write); !r.OK {
+		t.Fatalf("a grant of the store's memory: %+v", r.Error)
+	}
+	unused := bound(a, memory)
+	srv.RestartEmpty()
+	for _, ec := range []runtime.ExecutionContext{used, unused} {
+		for _, exec := range []*runtime.Executor{a, b} {
+			if r := exec.Execute(ctx, ec, write); r.OK || r.Code() != runtime.CodeApprovalRequired {
+				t.Fatalf("a grant of the lost memory: %+v", r)
+			}
+		}
+	}
+	now, err := store.Memory(ctx)
+	if err != nil || now == memory || now == "" {
+		t.Fatalf("after an empty restart the store names %q (%v), was %q", now, err, memory)
+	}
+	fresh := bound(b, now)
+	if r := a.Execute(ctx, fresh, write); !r.OK {
+		t.Fatalf("a grant of the new memory: %+v", r.Error)
+	}
+	if r := b.Execute(ctx, fresh, write); r.OK {
+		t.Fatal("a grant of the new memory ran twice")
+	}
+	if r := b.Execute(ctx, bound(b, ""), write); !r.OK {
+		t.Fatalf("a grant that names no memory: %+v", r.Error)
+	}
+}
+
 func TestNewRefusesNil(t *testing.T) {
 	if _, err := redisreplay.New(nil, redisreplay.Options{}); err == nil {
 		t.Fatal("a nil client was accepted")

@@ -14,6 +14,7 @@ package redistasks
 
 import (
 	"context"
+	crand "crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -65,7 +66,28 @@ type Store struct {
 	maxOwner int
 }
 
-var _ taskstore.Store = (*Store)(nil)
+var _ taskstore.MemoryStore = (*Store)(nil)
+
+// Memory names what the store holds (taskstore.MemoryStore): a random name
+// kept under the key Prefix+"memory", written by the first replica that
+// asks and read by the rest, with no expiry. A Redis that restarted empty
+// holds none, so the next ask writes a new one: a task made under the old
+// name and not found reads failed, its outcome unknown, not "unknown task".
+func (s *Store) Memory(ctx context.Context) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, s.timeout)
+	defer cancel()
+	key := s.prefix + "memory"
+	var fresh [16]byte
+	crand.Read(fresh[:])
+	if err := s.client.SetNX(ctx, key, hex.EncodeToString(fresh[:]), 0).Err(); err != nil {
+		return "", fmt.Errorf("redistasks: %w", err)
+	}
+	name, err := s.client.Get(ctx, key).Result()
+	if err != nil {
+		return "", fmt.Errorf("redistasks: %w", err)
+	}
+	return name, nil
+}
 
 // New returns a store on client (a *redis.Client, *redis.ClusterClient or
 // any redis.UniversalClient: an update needs WATCH).

@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -122,6 +123,18 @@ func (s *Server) Restart() {
 	if !s.start() {
 		s.t.Fatalf("redis-server: another process took %s while this one was down", s.Addr)
 	}
+}
+
+// RestartEmpty kills the server and starts it again on the same port
+// with nothing it held: a Redis without persistence, or one whose disk
+// was lost. What keel promises then is in SECURITY.md.
+func (s *Server) RestartEmpty() {
+	s.Kill()
+	entries, _ := os.ReadDir(s.dir)
+	for _, e := range entries {
+		os.RemoveAll(filepath.Join(s.dir, e.Name()))
+	}
+	s.Restart()
 }
 
 // Stop ends the server.

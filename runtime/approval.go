@@ -56,6 +56,20 @@ type ReplayStore interface {
 	RedeemCall(ctx context.Context, nonce, callID string, retry bool, expires time.Time) (bool, error)
 }
 
+// A MemoryStore is a ReplayStore that names its memory: Memory returns
+// the same name until the store loses what it recorded (a Redis restarted
+// empty), and a new one from then on. A grant or request state issued
+// under one name is refused under another: what it spent may have been
+// forgotten, and it could be spent again. redisreplay.Store is one.
+type MemoryStore interface {
+	ReplayStore
+	Memory(ctx context.Context) (string, error)
+}
+
+// ErrMemoryLost is a grant or request state issued before its replay
+// store lost its memory (MemoryStore).
+var ErrMemoryLost = errors.New("issued before the replay store lost its memory")
+
 // approvals is an executor's grant checking.
 type approvals struct {
 	key   grant.Key
@@ -112,6 +126,19 @@ func (a *approvals) redeem(ctx context.Context, ec ExecutionContext, call Approv
 		return errors.New("grant: for other arguments")
 	case !time.Now().Before(g.Expires):
 		return errors.New("grant: expired")
+	}
+	if g.Memory != "" { // a store that cannot name its memory cannot tell: the grant is refused
+		ms, ok := a.store.(MemoryStore)
+		if !ok {
+			return fmt.Errorf("grant: %w: the store names none", ErrMemoryLost)
+		}
+		m, err := ms.Memory(ctx)
+		if err != nil {
+			return fmt.Errorf("grant: replay store: %w", err)
+		}
+		if m != g.Memory {
+			return fmt.Errorf("grant: %w", ErrMemoryLost)
+		}
 	}
 	ok, err := a.store.RedeemCall(ctx, g.Nonce, g.CallID, ec.Attempt.retry(), g.Expires)
 	if err != nil {

@@ -109,6 +109,17 @@ type Store interface {
 	UpdateTask(ctx context.Context, id string, change func(*Record) bool) (Record, error)
 }
 
+// A MemoryStore is a Store that names its memory: Memory returns the same
+// name until the store loses what it held (a Redis restarted empty), and
+// a new one from then on. A task's id carries the name it was made under,
+// so a task the store no longer finds is told apart: lost with the
+// store's memory (it reads failed, its outcome unknown), or never made.
+// redistasks.Store is one.
+type MemoryStore interface {
+	Store
+	Memory(ctx context.Context) (string, error)
+}
+
 // Memory is a Store in one process's memory: tasks live as
 // long as the process, so it serves one replica only. It holds at most
 // maxMemoryTasks unexpired tasks, and DefaultMaxPerOwner of one owner;

@@ -37,6 +37,11 @@ type Grant struct {
 	ArgumentsDigest string    `json:"arguments_digest"`
 	Expires         time.Time `json:"expires"`
 	Nonce           string    `json:"nonce"`
+	// Memory names the replay store's memory the grant was issued under
+	// (runtime.MemoryStore): set, the grant is refused once the store has
+	// lost what it recorded (a Redis restarted empty), when it could be
+	// spent a second time. "" is a grant the store's memory does not bind.
+	Memory string `json:"memory,omitempty"`
 }
 
 // Key signs and checks grants: HMACKey (one shared secret) or
