@@ -92,7 +92,7 @@ func (c envelopeCheck) post(w http.ResponseWriter, r *http.Request) {
 	if refusal != "" {
 		c.h.refused(r.Context(), postRequest(r), &m, refusal) // the SDK answers it
 	}
-	notePostMode(r.Context(), body, m.Method)
+	notePostMode(r.Context(), body, &m)
 	if c.inflight != nil && noSession && !c.inflight.cancel(r, &m) {
 		var forget func()
 		r, forget = c.inflight.track(r, &m)

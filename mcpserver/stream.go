@@ -13,8 +13,10 @@ import (
 	"sync"
 	"time"
 
-	"github.com/keelgen/keel/runtime/ask"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+
+	"github.com/keelgen/keel/mcpserver/internal/front"
+	"github.com/keelgen/keel/runtime/ask"
 )
 
 // The SDK answers every POST as an event stream. keel keeps that stream only
@@ -47,34 +49,27 @@ func withPostMode(ctx context.Context, m *postMode) context.Context {
 	return context.WithValue(ctx, postModeKey{}, m)
 }
 
-// notePostMode records, for the firewall, how body, whose method the front
-// read ("" for a batch or a body it could not read), is to be answered.
-func notePostMode(ctx context.Context, body []byte, method string) {
-	m, _ := ctx.Value(postModeKey{}).(*postMode)
-	if m == nil {
+// notePostMode records, for the firewall, how body, whose message the
+// front read (its method "" for a batch or a body it could not read), is
+// to be answered: from the front's reading, never a second parse.
+func notePostMode(ctx context.Context, body []byte, m *front.Message) {
+	mode, _ := ctx.Value(postModeKey{}).(*postMode)
+	if mode == nil {
 		return
 	}
 	trimmed := bytes.TrimLeft(body, " \t\r\n")
-	m.batch = len(trimmed) > 0 && trimmed[0] == '['
-	if method == "subscriptions/listen" {
-		m.stream = true // its acknowledgement comes first, as an event
-		return
+	mode.batch = len(trimmed) > 0 && trimmed[0] == '['
+	switch m.Method {
+	case "subscriptions/listen":
+		mode.stream = true // its acknowledgement comes first, as an event
+	case "tools/call":
+		for _, mm := range m.MetaMembers {
+			if mm.Name == "progressToken" {
+				token := mm.Value.Bytes(m.Raw)
+				mode.stream = len(token) > 0 && string(token) != "null"
+			}
+		}
 	}
-	if method != "tools/call" || !bytes.Contains(body, []byte(`"progressToken"`)) { // most calls ask for none: no second parse
-		return
-	}
-	var msg struct {
-		Params struct {
-			Meta struct {
-				ProgressToken json.RawMessage `json:"progressToken"`
-			} `json:"_meta"`
-		} `json:"params"`
-	}
-	if json.Unmarshal(body, &msg) != nil {
-		return // the SDK's to answer
-	}
-	token := msg.Params.Meta.ProgressToken
-	m.stream = len(token) > 0 && string(token) != "null"
 }
 
 // beat writes a heartbeat on an event stream whenever interval passes with
