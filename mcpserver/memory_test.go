@@ -3,17 +3,12 @@ package mcpserver_test
 import (
 	"encoding/json"
 	"log/slog"
-	"net/http/httptest"
 	"strings"
 	"sync/atomic"
 	"testing"
 
-	"github.com/redis/go-redis/v9"
-
 	"github.com/keelgen/keel/mcpserver"
-	"github.com/keelgen/keel/memstore"
 	"github.com/keelgen/keel/redisreplay"
-	"github.com/keelgen/keel/redistasks"
 	"github.com/keelgen/keel/redistest"
 	"github.com/keelgen/keel/runtime"
 	"github.com/keelgen/keel/runtime/grant"
@@ -110,15 +105,8 @@ func TestAStoreThatLostItsMemoryRefusesEarlierInputStates(t *testing.T) {
 func TestATaskLostWithItsStoreReadsFailed(t *testing.T) {
 	t.Parallel()
 	rdb := redistest.Start(t)
-	client := redis.NewClient(&redis.Options{Addr: rdb.Addr})
-	t.Cleanup(func() { client.Close() })
-	store, err := redistasks.New(client, redistasks.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
 	var probe taskProbe
-	srv := httptest.NewServer(taskReplica(t, &probe, memstore.NewReplayStore(), store, true))
-	t.Cleanup(srv.Close)
+	srv := redisTaskServer(t, rdb.Addr, &probe)
 	done := taskRPC(t, srv.URL, "alice", "tools/call", `"name":"lookup_incident","arguments":{"incident_id":"INC-001"}`, true).str("taskId")
 	awaitTask(t, srv.URL, "alice", done, "completed")
 

@@ -355,6 +355,21 @@ func redisTaskReplicas(t *testing.T, pa, pb *taskProbe) (a, b *httptest.Server) 
 	return replica(pa), replica(pb)
 }
 
+// redisTaskServer is a stateless replica whose tasks live on the Redis at
+// addr, its grants spent in this process.
+func redisTaskServer(t *testing.T, addr string, probe *taskProbe) *httptest.Server {
+	t.Helper()
+	client := redis.NewClient(&redis.Options{Addr: addr})
+	t.Cleanup(func() { client.Close() })
+	store, err := redistasks.New(client, redistasks.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(taskReplica(t, probe, memstore.NewReplayStore(), store, true))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
 // Two replicas on one Redis: a task made on one is answered by the other;
 // a cancel sent to the other ends the call where it runs; an approval
 // answered on the other runs the write there, once.
@@ -410,15 +425,8 @@ func TestATaskSurvivesAKilledReplica(t *testing.T) {
 	if url == "" {
 		t.Fatal("the replica process did not start")
 	}
-	client := redis.NewClient(&redis.Options{Addr: rdb.Addr})
-	t.Cleanup(func() { client.Close() })
-	store, err := redistasks.New(client, redistasks.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
 	var probe taskProbe
-	other := httptest.NewServer(taskReplica(t, &probe, memstore.NewReplayStore(), store, true))
-	t.Cleanup(other.Close)
+	other := redisTaskServer(t, rdb.Addr, &probe)
 
 	ended := taskRPC(t, url, "alice", "tools/call", `"name":"lookup_incident","arguments":{"incident_id":"INC-001"}`, true).str("taskId")
 	awaitTask(t, other.URL, "alice", ended, "completed")

@@ -12,9 +12,6 @@
 //
 // Prints one line per check and a closing "N passed, M failed" line; exits 1
 // if any check failed.
-import { spawn } from "node:child_process";
-import { once } from "node:events";
-import { createInterface } from "node:readline";
 
 import { Client as ClientV1 } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport as StdioV1 } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -23,7 +20,7 @@ import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { Client as ClientV2, StreamableHTTPClientTransport as HTTPV2 } from "@modelcontextprotocol/client";
 import { StdioClientTransport as StdioV2 } from "@modelcontextprotocol/client/stdio";
 
-import { check, finish } from "./checks.mjs";
+import { check, finish, startHTTP } from "./checks.mjs";
 
 const [server] = process.argv.slice(2);
 if (!server) {
@@ -117,19 +114,14 @@ for (const kind of Object.keys(clients)) {
   }
 }
 
-const proc = spawn(server, ["-http", "127.0.0.1:0"], { stdio: ["ignore", "pipe", "pipe"] });
-let log = "";
-proc.stderr.on("data", (b) => (log += b));
 try {
-  const lines = createInterface({ input: proc.stdout });
-  const [first] = await Promise.race([
-    once(lines, "line"),
-    new Promise((_, reject) => setTimeout(() => reject(new Error(`no address from the server: ${log}`)), 10000)),
-  ]);
-  await overHTTP(first.replace(/^listening /, ""), () => log);
+  const { url, log, proc } = await startHTTP(server);
+  try {
+    await overHTTP(url, log);
+  } finally {
+    proc.kill();
+  }
 } catch (e) {
   check("HTTP: client run", false, e.stack ?? String(e));
-} finally {
-  proc.kill();
 }
 finish("mcp-ts ask");

@@ -8,16 +8,13 @@
 //
 // Prints one line per check and a closing "N passed, M failed" line; exits 1
 // if any check failed.
-import { spawn } from "node:child_process";
-import { once } from "node:events";
-import { createInterface } from "node:readline";
 
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js";
 
-import { check, finish } from "./checks.mjs";
+import { check, finish, startHTTP } from "./checks.mjs";
 
 const [server] = process.argv.slice(2);
 if (!server) {
@@ -78,20 +75,12 @@ async function overStdio() {
 // Over HTTP a call with a progress token is answered as an event stream:
 // the progress on it, then the result.
 async function overHTTP() {
-  const proc = spawn(server, ["-http", "127.0.0.1:0"], { stdio: ["ignore", "pipe", "pipe"] });
-  let log = "";
-  proc.stderr.on("data", (b) => (log += b));
+  const { url, log, proc } = await startHTTP(server);
   try {
-    const lines = createInterface({ input: proc.stdout });
-    const [first] = await Promise.race([
-      once(lines, "line"),
-      new Promise((_, reject) => setTimeout(() => reject(new Error(`no address from the server: ${log}`)), 10000)),
-    ]);
-    const url = first.replace(/^listening /, "");
     const client = new Client({ name: "keel-ts-progress", version: "1.0.0" });
     await client.connect(new StreamableHTTPClientTransport(new URL(url)));
     try {
-      await longCalls("http", client, () => log);
+      await longCalls("http", client, log);
     } finally {
       await client.close();
     }
