@@ -97,7 +97,7 @@ type approvalState struct {
 	// approved.
 	Answers map[string]json.RawMessage `json:"answers,omitempty"`
 	// Memory names the replay store's memory when the state was made
-	// (runtime.MemoryStore): a store that lost it since refuses the state.
+	// (Memory, as runtime.ReplayStore says): a store that lost it since refuses the state.
 	Memory string `json:"memory,omitempty"`
 }
 
@@ -375,7 +375,7 @@ const answeredData = `{"reason":"request_state_answered"}`
 // errLost is a request state made before the replay store lost its
 // memory (a Redis restarted empty): its first answer may have been
 // forgotten, so it is spent for good.
-var errLost = fmt.Errorf("mcpserver: a request state %w", runtime.ErrMemoryLost)
+var errLost = errors.New("mcpserver: a request state made before the replay store lost its memory")
 
 // lostData is the data of the error that refuses such a state: the client
 // asks anew by calling without it.
@@ -395,10 +395,12 @@ func invalidState(err error) error {
 	return e
 }
 
-// storeMemory names the replay store's memory (runtime.MemoryStore); ""
-// for a store that names none.
+// storeMemory names the replay store's memory (a store with Memory, as
+// runtime.ReplayStore says); "" for a store that names none.
 func storeMemory(ctx context.Context, store runtime.ReplayStore) (string, error) {
-	ms, ok := store.(runtime.MemoryStore)
+	ms, ok := store.(interface {
+		Memory(ctx context.Context) (string, error)
+	})
 	if !ok {
 		return "", nil
 	}

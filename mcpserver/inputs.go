@@ -51,7 +51,7 @@ type inputState struct {
 	Expires         int64                      `json:"expires"`
 	Nonce           string                     `json:"nonce"`
 	Answers         map[string]json.RawMessage `json:"answers,omitempty"`
-	Memory          string                     `json:"memory,omitempty"` // the replay store's, when made (runtime.MemoryStore)
+	Memory          string                     `json:"memory,omitempty"` // the replay store's, when made (Memory, as runtime.ReplayStore says)
 }
 
 // newInputs signs with secret, or, without one, the approvals' state

@@ -153,7 +153,7 @@ func (s *Store) redeem(ctx context.Context, nonce, marker string, retry bool, ex
 	}
 }
 
-// Memory names what the store remembers (runtime.MemoryStore): a random
+// Memory names what the store remembers (as runtime.ReplayStore says): a random
 // name kept under the key Prefix+"memory", written by the first replica
 // that asks and read by the rest, with no expiry. A Redis that restarted
 // empty holds none, so the next ask writes a new one, and every grant and

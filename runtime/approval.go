@@ -52,23 +52,24 @@ func (r ApprovalRequest) Grant(tenant, principal string, expires time.Time) gran
 // Attempt.Number is above 1) may run; false otherwise. A store that cannot
 // decide returns an error, and the grant is refused. memstore's
 // ReplayStore and redisreplay's Store are both.
+//
+// A store that also has Memory(ctx) (string, error) names its memory: the
+// same name until it loses what it recorded (a Redis restarted empty), a
+// new one from then on (redisreplay's does). A grant issued under one name
+// (grant.Grant.Memory) is refused under another, since its marker may be
+// gone; one that names a memory is refused by a store that names none.
 type ReplayStore interface {
 	RedeemCall(ctx context.Context, nonce, callID string, retry bool, expires time.Time) (bool, error)
 }
 
-// A MemoryStore is a ReplayStore that names its memory: Memory returns
-// the same name until the store loses what it recorded (a Redis restarted
-// empty), and a new one from then on. A grant or request state issued
-// under one name is refused under another: what it spent may have been
-// forgotten, and it could be spent again. redisreplay.Store is one.
-type MemoryStore interface {
-	ReplayStore
+// memoryStore is a ReplayStore that names its memory (ReplayStore's
+// comment): redisreplay.Store is one.
+type memoryStore interface {
 	Memory(ctx context.Context) (string, error)
 }
 
-// ErrMemoryLost is a grant or request state issued before its replay
-// store lost its memory (MemoryStore).
-var ErrMemoryLost = errors.New("issued before the replay store lost its memory")
+// errMemoryLost is a grant issued before its replay store lost its memory.
+var errMemoryLost = errors.New("issued before the replay store lost its memory")
 
 // approvals is an executor's grant checking.
 type approvals struct {
@@ -128,16 +129,16 @@ func (a *approvals) redeem(ctx context.Context, ec ExecutionContext, call Approv
 		return errors.New("grant: expired")
 	}
 	if g.Memory != "" { // a store that cannot name its memory cannot tell: the grant is refused
-		ms, ok := a.store.(MemoryStore)
+		ms, ok := a.store.(memoryStore)
 		if !ok {
-			return fmt.Errorf("grant: %w: the store names none", ErrMemoryLost)
+			return fmt.Errorf("grant: %w: the store names none", errMemoryLost)
 		}
 		m, err := ms.Memory(ctx)
 		if err != nil {
 			return fmt.Errorf("grant: replay store: %w", err)
 		}
 		if m != g.Memory {
-			return fmt.Errorf("grant: %w", ErrMemoryLost)
+			return fmt.Errorf("grant: %w", errMemoryLost)
 		}
 	}
 	ok, err := a.store.RedeemCall(ctx, g.Nonce, g.CallID, ec.Attempt.retry(), g.Expires)

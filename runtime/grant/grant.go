@@ -38,7 +38,7 @@ type Grant struct {
 	Expires         time.Time `json:"expires"`
 	Nonce           string    `json:"nonce"`
 	// Memory names the replay store's memory the grant was issued under
-	// (runtime.MemoryStore): set, the grant is refused once the store has
+	// (Memory, as runtime.ReplayStore says): set, the grant is refused once the store has
 	// lost what it recorded (a Redis restarted empty), when it could be
 	// spent a second time. "" is a grant the store's memory does not bind.
 	Memory string `json:"memory,omitempty"`
