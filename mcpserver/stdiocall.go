@@ -292,7 +292,6 @@ func (c frontedConnection) Read(ctx context.Context) (jsonrpc.Message, error) {
 	for {
 		msg, err := c.Connection.Read(ctx)
 		if err != nil {
-			c.front.wait(c.front.ctx.Done()) // keel's calls answer before the SDK closes
 			return msg, err
 		}
 		c.front.handed(msg)
