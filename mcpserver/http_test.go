@@ -195,6 +195,22 @@ func TestSessionsExpireAndAreCapped(t *testing.T) {
 	}
 }
 
+// An initialize the SDK fails (its params unreadable) holds no slot, though
+// the SDK names a session in its answer: five of them, then a good one,
+// under a cap of 2.
+func TestFailedInitializesHoldNoSlot(t *testing.T) {
+	t.Parallel()
+	srv := serve(t, exampleServer(t), mcpserver.HTTPOptions{SessionTimeout: time.Hour, MaxSessions: 2})
+	for range 5 {
+		if r := post(t, srv.URL, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":5}}`, nil); !strings.Contains(r.body, `"error"`) {
+			t.Fatalf("a bad initialize: %d %s", r.status, r.body)
+		}
+	}
+	if r := post(t, srv.URL, initialize, nil); r.status != http.StatusOK || r.header.Get("Mcp-Session-Id") == "" {
+		t.Fatalf("a good initialize after bad ones: %d %s", r.status, r.body)
+	}
+}
+
 // A session its client deletes frees its slot at once; one past its
 // lifetime is closed by its own clock, busy or not, and frees its slot.
 func TestDeletedAndOldSessionsFreeTheirSlots(t *testing.T) {

@@ -210,7 +210,9 @@ func New(exec *runtime.Executor, opts Options) *Server {
 			}
 			if method == "initialize" && h.keepOpening.Load() {
 				res, err := next(ctx, method, req)
-				if ss, ok := req.GetSession().(*mcp.ServerSession); ok && err == nil && ss.ID() != "" {
+				// Kept whether initialize succeeded or not: a session the
+				// SDK holds gets keel's clock either way.
+				if ss, ok := req.GetSession().(*mcp.ServerSession); ok && ss.ID() != "" {
 					h.opening.Store(ss.ID(), ss)
 				}
 				return res, err

@@ -293,6 +293,9 @@ func (s *sessionRecorder) done() {
 	s.note()
 	if s.ended == nil && s.id != "" {
 		s.attach() // the SDK's session, once its initialize was answered
+		if s.ended == nil {
+			s.c.closeSession(s.id, nil) // no initialize reached the SDK: nothing to keep, nor to count
+		}
 	}
 	if a := s.ended; a != nil {
 		a.mu.Lock()
