@@ -16,7 +16,6 @@ import (
 
 	"github.com/keelgen/keel/mcpserver/internal/front"
 	"github.com/keelgen/keel/runtime"
-	"github.com/keelgen/keel/runtime/answercall"
 )
 
 // keel answers a sessionless tools/call over HTTP itself, from the front's
@@ -120,8 +119,8 @@ type clientAsker func(ctx context.Context, p mcp.InputRequest) (mcp.InputRespons
 // answers and r's request state, as the SDK does for a client of a
 // revision before 2026-07-28, round after round while the handler asks
 // (an answer that does not read is asked again). Such a client cannot
-// read an input request in a result: after answercall.MaxRounds the call
-// ends with the tool result input_required.
+// read an input request in a result: after askRounds runs the call ends
+// with the tool result input_required.
 func (h *handler) askAndRerun(ctx context.Context, req *mcp.CallToolRequest, r *mcp.CallToolResult, peer callPeer, ask clientAsker) (*mcp.CallToolResult, error) {
 	for round := 1; r.InputRequests != nil; round++ {
 		answers := make(mcp.InputResponseMap, len(r.InputRequests))
@@ -137,13 +136,19 @@ func (h *handler) askAndRerun(ctx context.Context, req *mcp.CallToolRequest, r *
 		again := *req
 		again.Params = &params
 		var err error
-		r, err = h.run(ctx, &again, runOptions{peer: peer, mayAsk: true, lastRound: round+1 >= answercall.MaxRounds})
+		r, err = h.run(ctx, &again, runOptions{peer: peer, mayAsk: true, lastRound: round+1 >= askRounds})
 		if err != nil {
 			return nil, err
 		}
 	}
 	return r, nil
 }
+
+// askRounds bounds the runs of one call whose handler asks a client of a
+// revision before 2026-07-28, as runtime/answercall's MaxRounds bounds a
+// harness's (a test holds them equal); not imported, since that package's
+// tests would bring their providers into every server's go.sum.
+const askRounds = 8
 
 // errorAnswer is a JSON-RPC error response under id.
 func errorAnswer(id []byte, e *jsonrpc.Error) []byte {
