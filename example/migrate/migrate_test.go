@@ -104,6 +104,33 @@ func shapes(t *testing.T, cs *mcp.ClientSession) map[string]shape {
 	return out
 }
 
+// jsonTypes are a member schema's JSON types, in order: its "type" (one
+// or a list), or those of an anyOf whose every alternative is a type alone.
+func jsonTypes(p map[string]any) []string {
+	switch t := p["type"].(type) {
+	case string:
+		return []string{t}
+	case []any:
+		var out []string
+		for _, v := range t {
+			s, _ := v.(string)
+			out = append(out, s)
+		}
+		return out
+	}
+	alts, _ := p["anyOf"].([]any)
+	var out []string
+	for _, a := range alts {
+		m, _ := a.(map[string]any)
+		s, ok := m["type"].(string)
+		if !ok || len(m) != 1 {
+			return nil
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
 func TestMovedServersAnswerAlike(t *testing.T) {
 	urls := servers(t)
 	sessions := map[string]*mcp.ClientSession{}
@@ -140,10 +167,12 @@ func TestMovedServersAnswerAlike(t *testing.T) {
 				t.Errorf("%s: icons %s and _meta %s on %s; %s and %s on keel", name, old.Icons, old.Meta, before, now.Icons, now.Meta)
 			}
 			for member, p := range old.Properties {
-				// Each member's JSON type, null among them where null means
-				// something (a wire.Nullable in keel).
-				if fmt.Sprint(p["type"]) != fmt.Sprint(now.Properties[member]["type"]) && (before == "go-sdk" || member == "folder" || member == "value") {
-					t.Errorf("%s.%s: type %v on %s, %v on keel", name, member, p["type"], before, now.Properties[member]["type"])
+				// Each member's JSON types, null among them where null
+				// means something (a wire.Nullable in keel). keel lists a
+				// list of types as an anyOf of one type each, which the
+				// go-sdk's client reads (docs/mcp.md).
+				if fmt.Sprint(jsonTypes(p)) != fmt.Sprint(jsonTypes(now.Properties[member])) && (before == "go-sdk" || member == "folder" || member == "value") {
+					t.Errorf("%s.%s: types %v on %s, %v on keel", name, member, jsonTypes(p), before, jsonTypes(now.Properties[member]))
 				}
 				if before == "mcp-go" && p["description"] != now.Properties[member]["description"] {
 					t.Errorf("%s.%s: described %q on %s, %q on keel", name, member, p["description"], before, now.Properties[member]["description"])
