@@ -11,14 +11,14 @@ package redisreplay
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"sync/atomic"
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/keelgen/keel/internal/redismemory"
 )
 
 // Defaults of Options.
@@ -163,13 +163,7 @@ func (s *Store) redeem(ctx context.Context, nonce, marker string, retry bool, ex
 func (s *Store) Memory(ctx context.Context) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
-	key := s.prefix + "memory"
-	var fresh [16]byte
-	rand.Read(fresh[:])
-	if err := s.client.SetNX(ctx, key, hex.EncodeToString(fresh[:]), 0).Err(); err != nil {
-		return "", fmt.Errorf("redisreplay: %w", err)
-	}
-	name, err := s.client.Get(ctx, key).Result()
+	name, err := redismemory.Name(ctx, s.client, s.prefix+"memory")
 	if err != nil {
 		return "", fmt.Errorf("redisreplay: %w", err)
 	}

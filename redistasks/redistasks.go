@@ -14,7 +14,6 @@ package redistasks
 
 import (
 	"context"
-	crand "crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -25,6 +24,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/keelgen/keel/internal/redismemory"
 	"github.com/keelgen/keel/mcpserver/taskstore"
 )
 
@@ -76,13 +76,7 @@ var _ taskstore.MemoryStore = (*Store)(nil)
 func (s *Store) Memory(ctx context.Context) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
-	key := s.prefix + "memory"
-	var fresh [16]byte
-	crand.Read(fresh[:])
-	if err := s.client.SetNX(ctx, key, hex.EncodeToString(fresh[:]), 0).Err(); err != nil {
-		return "", fmt.Errorf("redistasks: %w", err)
-	}
-	name, err := s.client.Get(ctx, key).Result()
+	name, err := redismemory.Name(ctx, s.client, s.prefix+"memory")
 	if err != nil {
 		return "", fmt.Errorf("redistasks: %w", err)
 	}
