@@ -1,10 +1,12 @@
 // Package memstore holds the in-memory stores of one process that a
-// deployment plugs into the executor: a rate limiter (runtime.RateLimiter)
-// and a store of redeemed approval grants (runtime.ReplayStore). Their
-// shared counterparts for replicas are redisrate and redisreplay.
+// deployment plugs into the executor: a rate limiter (runtime.RateLimiter),
+// a store of redeemed approval grants (runtime.ReplayStore) and one of
+// write calls' outcomes (runtime.OutcomeStore). Their shared counterparts
+// for replicas are redisrate and redisreplay.
 package memstore
 
 import (
+	"bytes"
 	"container/heap"
 	"context"
 	"errors"
@@ -201,4 +203,94 @@ func (h *expiryHeap) Pop() any {
 	x := old[len(old)-1]
 	*h = old[:len(old)-1]
 	return x
+}
+
+// DefaultOutcomeStoreSize is how many keys an OutcomeStore made by
+// NewOutcomeStore holds.
+const DefaultOutcomeStoreSize = 1 << 16
+
+// ErrOutcomeStoreFull is an OutcomeStore's answer when it holds its bound
+// of unexpired keys: the write is refused (idempotency_unchecked) rather
+// than an earlier outcome forgotten.
+var ErrOutcomeStoreFull = errors.New("outcome store is full of unexpired outcomes")
+
+// OutcomeStore is the in-memory runtime.OutcomeStore of one process: what
+// each write call did, by idempotency key, until it expires. Each entry
+// holds a result's bytes, so the bound counts results of up to the
+// executor's MaxOutputBytes each.
+type OutcomeStore struct {
+	mu       sync.Mutex
+	max      int
+	held     map[string]runtime.Outcome
+	byExpiry expiryHeap
+}
+
+// NewOutcomeStore returns an empty store bounded by DefaultOutcomeStoreSize.
+func NewOutcomeStore() *OutcomeStore { return NewOutcomeStoreSize(DefaultOutcomeStoreSize) }
+
+// NewOutcomeStoreSize returns an empty store of at most size unexpired
+// keys (at least 1).
+func NewOutcomeStoreSize(size int) *OutcomeStore {
+	return &OutcomeStore{max: max(size, 1), held: map[string]runtime.Outcome{}}
+}
+
+// Claim stores claim under key unless the key holds an unexpired claim or
+// result (runtime.OutcomeStore).
+func (s *OutcomeStore) Claim(_ context.Context, key string, claim runtime.Outcome, takeover bool) (*runtime.Outcome, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.evict(time.Now())
+	if cur, ok := s.held[key]; ok {
+		if !takeover || cur.Result != nil || cur.Digest != claim.Digest {
+			cur.Result = bytes.Clone(cur.Result)
+			return &cur, nil
+		}
+	} else if len(s.held) >= s.max {
+		return nil, ErrOutcomeStoreFull
+	}
+	claim.Result = nil
+	s.put(key, claim)
+	return nil, nil
+}
+
+// Finish records result under key until until, or clears the key for a nil
+// result, when the key holds token's claim.
+func (s *OutcomeStore) Finish(_ context.Context, key, token string, result []byte, until time.Time) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	cur, ok := s.held[key]
+	if !ok || cur.Token != token || cur.Result != nil {
+		return nil
+	}
+	if result == nil {
+		delete(s.held, key)
+		return nil
+	}
+	cur.Result, cur.Until = bytes.Clone(result), until
+	s.put(key, cur)
+	return nil
+}
+
+// Len is how many unexpired keys the store holds.
+func (s *OutcomeStore) Len() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.evict(time.Now())
+	return len(s.held)
+}
+
+func (s *OutcomeStore) put(key string, o runtime.Outcome) {
+	s.held[key] = o
+	heap.Push(&s.byExpiry, expiring{nonce: key, expires: o.Until})
+}
+
+// evict drops the keys whose time is up; a heap entry of a key since
+// stored again with another time is only dropped from the heap.
+func (s *OutcomeStore) evict(now time.Time) {
+	for len(s.byExpiry) > 0 && !now.Before(s.byExpiry[0].expires) {
+		e := heap.Pop(&s.byExpiry).(expiring)
+		if cur, ok := s.held[e.nonce]; ok && cur.Until.Equal(e.expires) {
+			delete(s.held, e.nonce)
+		}
+	}
 }

@@ -92,3 +92,54 @@ func BenchmarkReplayStoreRedeem(b *testing.B) {
 		})
 	}
 }
+
+// An OutcomeStore keeps a claim or a result until its time, replaces a
+// running claim of the same digest only for a takeover, ends only the
+// claim of the token that holds it, and refuses a new key past its bound
+// rather than forget one.
+func TestOutcomeStoreClaimsAndRecords(t *testing.T) {
+	ctx := context.Background()
+	s := NewOutcomeStoreSize(2)
+	later := time.Now().Add(time.Minute)
+	claim := func(key, token, digest string, until time.Time, takeover bool) *runtime.Outcome {
+		t.Helper()
+		held, err := s.Claim(ctx, key, runtime.Outcome{Token: token, Digest: digest, Until: until}, takeover)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return held
+	}
+	if held := claim("k", "t1", "d", later, false); held != nil {
+		t.Fatalf("a new key is held: %+v", held)
+	}
+	if held := claim("k", "t2", "d", later, false); held == nil || held.Token != "t1" || held.Result != nil {
+		t.Fatalf("a running claim: %+v", held)
+	}
+	if held := claim("k", "t2", "other", later, true); held == nil || held.Token != "t1" {
+		t.Fatalf("a takeover with another digest: %+v", held)
+	}
+	if held := claim("k", "t2", "d", later, true); held != nil {
+		t.Fatalf("a takeover with the same digest: %+v", held)
+	}
+	if err := s.Finish(ctx, "k", "t1", []byte(`{"late":true}`), later); err != nil { // the claim is t2's now
+		t.Fatal(err)
+	}
+	if err := s.Finish(ctx, "k", "t2", []byte(`{"ok":true}`), later); err != nil {
+		t.Fatal(err)
+	}
+	if held := claim("k", "t3", "d", later, true); held == nil || string(held.Result) != `{"ok":true}` {
+		t.Fatalf("a recorded result: %+v", held)
+	}
+	if held := claim("gone", "t4", "d", time.Now().Add(-time.Second), false); held != nil {
+		t.Fatalf("%+v", held)
+	}
+	if held := claim("gone", "t5", "d", later, false); held != nil {
+		t.Fatalf("a claim past its time is still held: %+v", held)
+	}
+	if _, err := s.Claim(ctx, "third", runtime.Outcome{Token: "t6", Until: later}, false); !errors.Is(err, ErrOutcomeStoreFull) {
+		t.Fatalf("a key past the bound: %v", err)
+	}
+	if err := s.Finish(ctx, "gone", "t5", nil, time.Time{}); err != nil || s.Len() != 1 {
+		t.Fatalf("a cleared key: %v, %d keys", err, s.Len())
+	}
+}

@@ -5,8 +5,10 @@
 // clock is off by less than the margin. A store that does not answer in
 // time, or answers an error, refuses the grant: the call stays
 // approval_required; if Redis then answers that it did record the marker,
-// the store removes it again, so the refused grant is not spent. It lives
-// in its own package so that runtime keeps no Redis dependency.
+// the store removes it again, so the refused grant is not spent. The
+// store is also a runtime.OutcomeStore (outcomes.go): what each write call
+// did, so a retry on any replica gets it instead of running again. It
+// lives in its own package so that runtime keeps no Redis dependency.
 package redisreplay
 
 import (

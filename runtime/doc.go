@@ -1,8 +1,9 @@
 // Package runtime is what keelgen's generated code and agent harnesses
 // import: the Executor that runs every tool call through one fixed order,
 //
-//	registered and visible? → scopes → rate → input schema → policy →
-//	handler → business or internal error → output schema → result
+//	registered and visible? → scopes → rate → input schema →
+//	recorded outcome → policy → handler → business or internal error →
+//	output schema → result
 //
 // and the types a harness hands it and gets back. The order lives in one
 // file, order.go (execute and one method per stage), and is described in
@@ -20,7 +21,9 @@
 // CodeToolCancelled, CodeInvalidToolOutput, or a declared business code).
 // Options: [WithLogger], [WithLimits], [WithErrorDetails],
 // [WithDefaultTimeout], [WithPolicy], [WithToolFilter], [WithRateLimits],
-// [WithObserver] (and [AuditLog]), [WithToolGroups]. A handler fails with
+// [WithObserver] (and [AuditLog]), [WithToolGroups], [WithOutcomes] (a
+// write sent again under its call id gets its first result: an
+// [OutcomeStore], memstore.NewOutcomeStore or redisreplay for replicas). A handler fails with
 // [Fail], reads the caller with [ExecutionContextFrom], returns content
 // blocks with [WithContent], and sends logs and progress to a caller that
 // listens with runtime/report. [Executor.ModelToolsFor] is what this caller's

@@ -43,9 +43,14 @@ func IdempotencyKey(ctx context.Context) string {
 	if !ok {
 		return ""
 	}
+	return keyDigest(c.ec.Tenant, c.ec.Principal, c.tool.Name, c.callID)
+}
+
+// keyDigest is the SHA-256 of a call's parts, each with its length, so no
+// two calls' parts run together alike.
+func keyDigest(tenant, principal, tool, callID string) string {
 	h := sha256.New()
-	// Each part with its length, so no two calls' parts run together alike.
-	for _, part := range [...]string{c.ec.Tenant, c.ec.Principal, c.tool.Name, c.callID} {
+	for _, part := range [...]string{tenant, principal, tool, callID} {
 		h.Write(binary.AppendUvarint(nil, uint64(len(part))))
 		h.Write([]byte(part))
 	}

@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"time"
 
+	"github.com/keelgen/keel/memstore"
 	"github.com/keelgen/keel/runtime"
 	"github.com/keelgen/keel/runtime/keeltest"
 )
@@ -45,4 +47,34 @@ func Example() {
 	// ok {"text":"Hello, Ada!"}
 	// failed invalid_arguments
 	// unknown_tool
+}
+
+// A write sent again under its call id is answered with what it did the
+// first time: the handler runs once. (memstore keeps one process's
+// outcomes; redisreplay.Store keeps them for every replica.)
+func ExampleWithOutcomes() {
+	charges := 0
+	charge := runtime.NewTool(runtime.ToolInfo{Name: "charge", Version: "1", Effect: runtime.EffectWrite, Description: "Charges an account.",
+		InputSchema:  json.RawMessage(`{"type":"object","additionalProperties":false,"required":["cents"],"properties":{"cents":{"type":"integer"}}}`),
+		OutputSchema: json.RawMessage(`{"type":"object"}`)},
+		runtime.Handle(func(_ context.Context, in struct {
+			Cents int `json:"cents"`
+		}) (map[string]int, error) {
+			charges++
+			return map[string]int{"receipt": charges}, nil
+		}))
+	exec, err := runtime.NewExecutor(keeltest.Of(charge), runtime.WithLogger(slog.New(slog.DiscardHandler)),
+		runtime.WithOutcomes(memstore.NewOutcomeStore(), 24*time.Hour))
+	if err != nil {
+		panic(err)
+	}
+	ec := runtime.ExecutionContext{Tenant: "acme", Principal: "ada", AllowSideEffects: true}
+	call := runtime.ToolCall{ID: "pay-1", Name: "charge", Arguments: json.RawMessage(`{"cents":500}`)}
+	first := exec.Execute(context.Background(), ec, call)
+	again := exec.Execute(context.Background(), ec, call) // a retry after a lost answer
+	call.Arguments = json.RawMessage(`{"cents":900}`)
+	reused := exec.Execute(context.Background(), ec, call)
+	fmt.Println(string(first.Data), string(again.Data), reused.Code(), charges)
+	// Output:
+	// {"receipt":1} {"receipt":1} call_id_reused 1
 }

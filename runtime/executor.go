@@ -34,6 +34,7 @@ type Executor struct {
 	pinned    string
 	setDigest string
 	approvals *approvals
+	outcomes  *outcomes
 	observers []Observer
 	// filter hides tools from some callers; scoped: a tool declares scopes.
 	// Either makes what a caller sees depend on who it is (Varies).
@@ -317,8 +318,9 @@ const (
 // Neither the call nor the handler can make it panic. Observers (the audit
 // log, traces) see every call once, with its stage timings.
 //
-//	registered and visible? → scopes → rate → input schema → policy →
-//	handler → business or internal error → output schema → result
+//	registered and visible? → scopes → rate → input schema →
+//	recorded outcome → policy → handler → business or internal error →
+//	output schema → result
 func (e *Executor) Execute(ctx context.Context, ec ExecutionContext, call ToolCall) (r ToolResult) {
 	defer func() {
 		// The handler runs on its own goroutine, which recovers; this is for

@@ -28,7 +28,8 @@ type CallRecord struct {
 	// follows a call across retries and workers.
 	Attempt Attempt
 	// Decision is "allow", "deny", "approval_required", "approved" (by a
-	// grant), or "" when the call never reached the policy.
+	// grant), "recorded" (a write sent again, answered with its recorded
+	// outcome: WithOutcomes), or "" when the call never reached the policy.
 	Decision     string
 	PolicyReason string
 	// Refusal says why a door refused the message before the executor read

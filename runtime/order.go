@@ -21,7 +21,7 @@ import (
 
 // execute is the fixed order, one step per stage. obs, when not nil,
 // collects what observers see.
-func (e *Executor) execute(ctx context.Context, ec ExecutionContext, call ToolCall, obs *observedCall) ToolResult {
+func (e *Executor) execute(ctx context.Context, ec ExecutionContext, call ToolCall, obs *observedCall) (r ToolResult) {
 	tool := e.set.Lookup(call.Name) // 1. registered?
 	if tool == nil || !e.dispatchable(tool, call.Name) {
 		e.logUnknown(ctx, call.ID, len(call.Name), tool)
@@ -43,15 +43,21 @@ func (e *Executor) execute(ctx context.Context, ec ExecutionContext, call ToolCa
 	if !ok {
 		return c.result
 	}
-	if !c.policy(ec, args) { // 6. effect / approval policy
+	if e.outcomes != nil && c.info.Effect == EffectWrite { // 6. recorded outcome: a write sent again is answered, not run
+		if !c.once(ec) {
+			return c.result
+		}
+		defer c.settle(&r) // its end is recorded, or its key cleared, whichever way it ends
+	}
+	if !c.policy(ec, args) { // 7. effect / approval policy
 		return c.result
 	}
-	err := c.invoke(ec, args) // 7. handler
+	err := c.invoke(ec, args) // 8. handler
 	c.sw.lap(stageHandler)
-	if err != nil { // 8. business error or internal error
+	if err != nil { // 9. business error or internal error
 		return c.classify(err)
 	}
-	out, ok := c.output(args) // 9. output schema
+	out, ok := c.output(args) // 10. output schema
 	if !ok {
 		return c.result
 	}
@@ -61,7 +67,7 @@ func (e *Executor) execute(ctx context.Context, ec ExecutionContext, call ToolCa
 			return c.result
 		}
 	}
-	r := ToolResult{CallID: call.ID, ToolName: c.info.Name, ToolVersion: &c.info.Version, OK: true, Data: out, Content: blocks} // 10. result
+	r = ToolResult{CallID: call.ID, ToolName: c.info.Name, ToolVersion: &c.info.Version, OK: true, Data: out, Content: blocks} // 11. result
 	// Text from outside is shown only between marks, never in the author's text.
 	if c.info.OwnText && !c.tool.untrusted { // the contract first: most tools pay one bool, no assertion
 		if tc, has := args.(ownText); has {
@@ -90,6 +96,7 @@ type callRun struct {
 	sw         stopwatch
 	argsDigest string       // without a record; with one, the record keeps it
 	asks       *callContext // the handler's context, whose input requests classify reads
+	claim      *claim       // the call's hold on its idempotency key (once), settled at its end
 	result     ToolResult
 }
 
@@ -209,6 +216,73 @@ func (c *callRun) validatedInput() (wire.Call, error) {
 	return call, err
 }
 
+// once is the recorded-outcome stage, for a write of an executor made
+// WithOutcomes: it claims the call's key and goes on (true), or ends the
+// call with the recorded result, or with call_in_progress,
+// call_id_reused or idempotency_unchecked (false).
+func (c *callRun) once(ec ExecutionContext) bool {
+	o := c.e.outcomes
+	key := outcomeKey(ec.Tenant, ec.Principal, c.info.Name, c.call.ID)
+	mine := Outcome{Token: newToken(), Digest: c.digest(), Until: time.Now().Add(c.timeout() + leaseGrace)}
+	held, err := o.store.Claim(c.ctx, key, mine, ec.Attempt.retry())
+	switch {
+	case err != nil:
+		c.log(slog.LevelWarn, "keel: the outcome store could not claim the call; it is refused", slog.Any("error", err))
+		c.fail(CodeIdempotencyUnchecked, msgOutcomeUnknown).Error.RetryAfterSeconds = uncheckedRetry
+	case held == nil:
+		c.claim = &claim{key: key, token: mine.Token}
+		return true
+	case held.Digest != mine.Digest:
+		c.log(slog.LevelInfo, "keel: a call id sent again with other arguments", slog.String("recorded_digest", held.Digest))
+		c.fail(CodeCallIDReused, msgCallIDReused)
+	case held.Result == nil:
+		secs := max(1, int(math.Ceil(time.Until(held.Until).Seconds())))
+		c.log(slog.LevelInfo, "keel: a call id sent again while it runs")
+		c.fail(CodeCallInProgress, fmt.Sprintf(msgCallInProgress, secs)).Error.RetryAfterSeconds = secs
+	default:
+		r, err := readOutcome(held.Result)
+		if err != nil {
+			c.log(slog.LevelError, "keel: a recorded outcome could not be read; the call is refused", slog.Any("error", err))
+			c.fail(CodeIdempotencyUnchecked, msgOutcomeUnknown).Error.RetryAfterSeconds = uncheckedRetry
+			break
+		}
+		c.log(slog.LevelInfo, "keel: a call sent again; answered with its recorded outcome")
+		r.CallID = c.call.ID
+		if len(r.Untrusted) > 0 && ec.Tainted != nil {
+			ec.Tainted.Store(true) // as the first answer did
+		}
+		if c.rec != nil {
+			c.rec.Decision = "recorded"
+		}
+		c.result = r
+	}
+	return false
+}
+
+// settle ends a claimed call's hold on its key: a result that says what
+// the handler did is recorded, anything else clears the key, except a
+// handler still running past its deadline, whose claim stands until its
+// lease ends. The store is written even when the caller has gone.
+func (c *callRun) settle(r *ToolResult) {
+	var result []byte
+	until := time.Time{}
+	switch code := r.Code(); {
+	case code == CodeToolTimeout:
+		return
+	case r.OK || code == CodeInvalidToolOutput || (r.Error != nil && !isExecutorCode(code)):
+		b, err := recordOutcome(*r)
+		if err != nil {
+			c.log(slog.LevelError, "keel: the call's outcome could not be encoded; its key is cleared", slog.Any("error", err))
+			break
+		}
+		result, until = b, time.Now().Add(c.e.outcomes.keep)
+	}
+	ctx := context.WithoutCancel(c.ctx)
+	if err := c.e.outcomes.store.Finish(ctx, c.claim.key, c.claim.token, result, until); err != nil {
+		c.log(slog.LevelWarn, "keel: the call's outcome could not be stored; its key is held until its lease ends", slog.Any("error", err))
+	}
+}
+
 // policy decides on a valid call. A call it sends for approval runs only
 // with a grant for exactly this call.
 func (c *callRun) policy(ec ExecutionContext, args wire.Call) bool {
@@ -267,10 +341,7 @@ func (c *callRun) decide(req PolicyRequest) (d Decision) {
 // left to finish; its result is dropped.
 func (c *callRun) invoke(ec ExecutionContext, call wire.Call) error {
 	ctx := c.ctx
-	timeout := c.info.Timeout
-	if timeout <= 0 {
-		timeout = c.e.timeout
-	}
+	timeout := c.timeout()
 	if err := ctx.Err(); err != nil { // the caller already gave up: run nothing
 		return fmt.Errorf("%w: %w before the handler started", errCancelled, err)
 	}
@@ -304,16 +375,24 @@ func (c *callRun) invoke(ec ExecutionContext, call wire.Call) error {
 		timer.Stop()
 		timers.Put(timer)
 	}()
-	select {
-	case err := <-wake:
-		dones.Put(wake)
-		return finished(hctx, err)
-	case <-timer.C:
-		hctx.cancel(context.DeadlineExceeded)
-		return fmt.Errorf("%w: %w after %v", errTimeout, context.DeadlineExceeded, timeout)
-	case <-ctx.Done(): // nil for a context that is never cancelled: never chosen
-		hctx.cancel(ctx.Err())
-		return fmt.Errorf("%w: %w", errCancelled, context.Cause(ctx))
+	gone := ctx.Done() // nil for a context that is never cancelled: never chosen
+	for {
+		select {
+		case err := <-wake:
+			dones.Put(wake)
+			return finished(hctx, err)
+		case <-timer.C:
+			hctx.cancel(context.DeadlineExceeded)
+			return fmt.Errorf("%w: %w after %v", errTimeout, context.DeadlineExceeded, timeout)
+		case <-gone:
+			hctx.cancel(ctx.Err())
+			if c.claim == nil {
+				return fmt.Errorf("%w: %w", errCancelled, context.Cause(ctx))
+			}
+			// A claimed write waits for its handler, within its deadline:
+			// what it did is recorded for the retry of a caller that left.
+			gone = nil
+		}
 	}
 }
 

@@ -16,11 +16,11 @@ import (
 )
 
 // theOrder is the executor's order as every text of it writes it.
-const theOrder = "registered and visible? → scopes → rate → input schema → policy → handler → business or internal error → output schema → result"
+const theOrder = "registered and visible? → scopes → rate → input schema → recorded outcome → policy → handler → business or internal error → output schema → result"
 
 // spine is the order as execute runs it: the call that makes each stage,
 // in turn (the first, the lookup, has none of its own).
-var spine = []string{"kept", "scoped", "limited", "input", "policy", "invoke", "classify", "output"}
+var spine = []string{"kept", "scoped", "limited", "input", "once", "policy", "invoke", "classify", "output"}
 
 // The order is one text: execute's stage calls are spine, in that order,
 // in order.go, where every stage method lives; each copy of the order (the

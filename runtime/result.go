@@ -42,6 +42,16 @@ const (
 	// CodeInputUnavailable: the handler needs to ask something the
 	// caller's client cannot answer (ToolCall.Accepts lacks its kind).
 	CodeInputUnavailable Code = "input_unavailable"
+	// CodeCallInProgress: a write's call id is running now (WithOutcomes);
+	// nothing ran again. RetryAfterSeconds says when its result may be
+	// recorded.
+	CodeCallInProgress Code = "call_in_progress"
+	// CodeCallIDReused: a write's call id was used for a call with other
+	// arguments (WithOutcomes); nothing ran.
+	CodeCallIDReused Code = "call_id_reused"
+	// CodeIdempotencyUnchecked: whether a write's call id already ran could
+	// not be checked (its OutcomeStore did not answer); nothing ran.
+	CodeIdempotencyUnchecked Code = "idempotency_unchecked"
 
 	// Why a door refused a message (CallRecord.Refusal, Executor.Refused),
 	// in words observers may key on.
@@ -61,6 +71,7 @@ var executorCodes = []Code{
 	CodeUnknownTool, CodeInvalidArguments, CodeApprovalRequired,
 	CodeToolInternalError, CodeInvalidToolOutput, CodeToolTimeout, CodeToolCancelled, CodeInsufficientScope, CodeRateLimitExceeded,
 	CodeRefusedMessage, CodeInputRequired, CodeInputUnavailable,
+	CodeCallInProgress, CodeCallIDReused, CodeIdempotencyUnchecked,
 }
 
 func isExecutorCode(c Code) bool {
@@ -133,8 +144,8 @@ type ToolError struct {
 	// approval_required, by an executor made WithApprovals, when the policy
 	// sent the call for approval.
 	Approval *ApprovalRequest `json:"approval,omitempty"`
-	// RetryAfterSeconds is when a rate_limit_exceeded call may be tried
-	// again, rounded up.
+	// RetryAfterSeconds is when a rate_limit_exceeded, call_in_progress or
+	// idempotency_unchecked call may be tried again, rounded up.
 	RetryAfterSeconds int `json:"retry_after_seconds,omitempty"`
 	// LimitUnchecked: the call is rate_limit_exceeded because its limit
 	// could not be checked (the limiter's store did not answer), not

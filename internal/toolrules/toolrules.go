@@ -21,7 +21,7 @@ import (
 var ExecutorCodes = []string{
 	"unknown_tool", "invalid_arguments", "approval_required", "tool_internal_error", "invalid_tool_output",
 	"tool_timeout", "tool_cancelled", "insufficient_scope", "rate_limit_exceeded", "refused_message",
-	"input_required", "input_unavailable",
+	"input_required", "input_unavailable", "call_in_progress", "call_id_reused", "idempotency_unchecked",
 }
 
 var businessCode = regexp.MustCompile(`^[a-z][a-z0-9]*(_[a-z0-9]+)*$`)

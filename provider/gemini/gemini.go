@@ -101,8 +101,10 @@ type FunctionCall struct {
 }
 
 // Call turns a functionCall into a keel ToolCall; the executor checks
-// it. Gemini's calls may carry no id; fallbackID (the part's index, say)
-// stands in. A call without args is a call with {}, as on every path.
+// it. Gemini's calls may carry no id; fallbackID stands in: name this
+// one call with it (the turn and the part's index), since an executor
+// made runtime.WithOutcomes answers a write's id sent again with its first
+// outcome. A call without args is a call with {}, as on every path.
 func Call(c FunctionCall, fallbackID string) runtime.ToolCall {
 	id := c.ID
 	if id == "" {

@@ -62,7 +62,9 @@ type ToolCall struct {
 }
 
 // Call turns one tool call into a keel ToolCall. Ollama's calls may carry no
-// id; fallbackID (e.g. the message's index and the call's) stands in.
+// id; fallbackID (the message's index and the call's) stands in: it must
+// name this one call, since an executor made runtime.WithOutcomes answers
+// a write's id sent again with its first outcome.
 func Call(c ToolCall, fallbackID string) runtime.ToolCall {
 	id := c.ID
 	if id == "" {

@@ -69,7 +69,7 @@ func parse(args []string, stderr io.Writer) (flags, error) {
 	fs.DurationVar(&f.sessionTimeout, "session-timeout", mcpserver.DefaultSessionTimeout, "close a session idle this `long`")
 	fs.IntVar(&f.maxSessions, "max-sessions", mcpserver.DefaultMaxSessions, "refuse a new session past this `many` live ones")
 	fs.StringVar(&f.grantKey, "grant-key", "", "take approval grants signed with the HMAC secret in `file` (32 bytes or more)")
-	fs.StringVar(&f.redisAddr, "redis", "", "use up grants in the Redis at `address` (shared by replicas) instead of in memory")
+	fs.StringVar(&f.redisAddr, "redis", "", "keep used grants and writes' outcomes in the Redis at `address` (shared by replicas) instead of in memory")
 	if err := fs.Parse(args); err != nil {
 		return f, err
 	}
@@ -78,9 +78,6 @@ func parse(args []string, stderr io.Writer) (flags, error) {
 	}
 	if f.addr != "" && f.tokens == "" && !f.insecure && !isLoopback(f.addr) {
 		return f, fmt.Errorf("-http %s is not a loopback address: set -tokens, or -insecure-no-auth to serve it without authentication", f.addr)
-	}
-	if f.redisAddr != "" && f.grantKey == "" {
-		return f, errors.New("-redis needs -grant-key: it stores used grants")
 	}
 	return f, nil
 }
@@ -95,19 +92,20 @@ func run(args []string, stderr io.Writer) int {
 	}
 	// The protected log goes to stderr: stdout carries the protocol on stdio.
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
-	opts := []runtime.Option{runtime.WithLogger(logger)}
+	replay, outcomes, err := stores(f.redisAddr)
+	if err != nil {
+		fmt.Fprintln(stderr, "incident-mcp:", err)
+		return 1
+	}
+	// A write sent again under its keel/call_id gets its first result.
+	opts := []runtime.Option{runtime.WithLogger(logger), runtime.WithOutcomes(outcomes, 0)}
 	if f.grantKey != "" {
-		store, err := replayStore(f.redisAddr)
-		if err != nil {
-			fmt.Fprintln(stderr, "incident-mcp:", err)
-			return 1
-		}
 		key, err := os.ReadFile(f.grantKey)
 		if err != nil {
 			fmt.Fprintln(stderr, "incident-mcp:", err)
 			return 1
 		}
-		opts = append(opts, runtime.WithApprovals(grant.HMACKey(bytes.TrimSpace(key)), store))
+		opts = append(opts, runtime.WithApprovals(grant.HMACKey(bytes.TrimSpace(key)), replay))
 	}
 	exec, err := generated.NewExecutor(opts...)
 	if err != nil {
@@ -216,11 +214,17 @@ func fixedContext(allow bool) mcpserver.ContextFunc {
 	}
 }
 
-func replayStore(addr string) (runtime.ReplayStore, error) {
+// stores are the grants' replay store and the writes' outcome store: this
+// process's memory, or the Redis that -redis names, shared by replicas.
+func stores(addr string) (runtime.ReplayStore, runtime.OutcomeStore, error) {
 	if addr == "" {
-		return memstore.NewReplayStore(), nil
+		return memstore.NewReplayStore(), memstore.NewOutcomeStore(), nil
 	}
-	return redisreplay.New(redis.NewClient(&redis.Options{Addr: addr}), redisreplay.Options{})
+	s, err := redisreplay.New(redis.NewClient(&redis.Options{Addr: addr}), redisreplay.Options{})
+	if err != nil {
+		return nil, nil, err
+	}
+	return s, s, nil
 }
 
 func isLoopback(addr string) bool {
