@@ -4,6 +4,8 @@ go 1.26.0
 
 require github.com/keelgen/keel v0.6.0
 
+require golang.org/x/net v0.61.0 // indirect
+
 require (
 	filippo.io/edwards25519 v1.2.0 // indirect
 	github.com/bahlo/generic-list-go v0.2.0 // indirect

@@ -7,6 +7,8 @@ require (
 	github.com/modelcontextprotocol/go-sdk v1.8.0
 )
 
+require golang.org/x/net v0.61.0 // indirect
+
 require (
 	filippo.io/edwards25519 v1.2.0 // indirect
 	github.com/bahlo/generic-list-go v0.2.0 // indirect

@@ -1,12 +1,14 @@
 // Package toolrules holds the rules a tool's declaration follows, which
 // keelgen checks when it writes a set and the runtime when it verifies
-// one: scopes, groups, content types, business codes and the schema dialect. It is
-// a leaf (it imports no keel package), so runtime may import it and
+// one: scopes, groups, content types, business codes and the schema
+// dialect, its formats held to their RFCs by internal/formats. It is a leaf
+// (of keel's packages it imports only that other leaf), so runtime may import it and
 // keelgen's stages check the same rules without the runtime exporting them.
 package toolrules
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"regexp"
 	"slices"
@@ -14,6 +16,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/keelgen/keel/internal/formats"
 )
 
 // ExecutorCodes are the executor's own codes, which no business code may
@@ -113,6 +117,7 @@ func CompileSchema(name string, doc []byte) (*jsonschema.Schema, error) {
 	c.UseLoader(noLoader{})
 	c.DefaultDraft(jsonschema.Draft2020)
 	c.AssertFormat()
+	RegisterFormats(c)
 	c.UseRegexpEngine(ECMARegexp)
 	url := "keel:///" + name + ".json"
 	if err := c.AddResource(url, v); err != nil {
@@ -124,6 +129,23 @@ func CompileSchema(name string, doc []byte) (*jsonschema.Schema, error) {
 	}
 	return s, nil
 }
+
+// RegisterFormats has c check the formats keel holds to their RFCs
+// (internal/formats) as keel's generated readers do, instead of by the
+// validator's own reading.
+func RegisterFormats(c *jsonschema.Compiler) {
+	for _, f := range formats.All {
+		valid := f.Valid
+		c.RegisterFormat(&jsonschema.Format{Name: f.Name, Validate: func(v any) error {
+			if s, ok := v.(string); ok && !valid(s) {
+				return errNotOfFormat
+			}
+			return nil // a format says nothing of a value that is not a string
+		}})
+	}
+}
+
+var errNotOfFormat = errors.New("not of its format")
 
 // BoundText is m as valid UTF-8, cut at a character boundary to at most
 // limit bytes.

@@ -68,14 +68,17 @@ func EqualNumber(lit []byte, exact string) bool {
 // Length counts s in code points, as minLength and maxLength do.
 func Length(s string) int { return utf8.RuneCountInString(s) }
 
-// formats are the JSON Schema validator's own format checks: the generated
-// code and the oracle it is tested against agree on every format. They are
+// formats are the format checks of the schema compiler keel runs
+// (toolrules.CompileSchema): internal/formats' for the formats keel holds
+// to their RFCs, the JSON Schema validator's for the rest, so the
+// generated code and the hand-bound path agree on every format. They are
 // compiled on first use, not at the start of every program that links keel.
 var formats = sync.OnceValue(func() map[string]func(any) error {
 	out := map[string]func(any) error{}
 	for _, name := range formatNames {
 		c := jsonschema.NewCompiler()
 		c.AssertFormat()
+		toolrules.RegisterFormats(c)            // those keel holds to their RFCs itself (internal/formats)
 		c.UseRegexpEngine(toolrules.ECMARegexp) // the regex format: a pattern ECMA-262 and keel read alike
 		doc, _ := jsonschema.UnmarshalJSON(bytes.NewReader(fmt.Appendf(nil, `{"format":%q}`, name)))
 		if err := c.AddResource("keel:///format.json", doc); err != nil {
