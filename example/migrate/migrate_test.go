@@ -239,6 +239,30 @@ func TestMovedServersAnswerAlike(t *testing.T) {
 		t.Errorf(`a limit of "1": mcp-go %s, keel %s`, lax[0], lax[1])
 	}
 
+	// A null for an optional member whose type has no null: keel reads it
+	// as absent, as it does for every shape (docs/executor.md), and so did
+	// mcp-go's GetInt; the go-sdk's validator refuses it (docs/migrate.md
+	// says so).
+	absent, null := map[string]string{}, map[string]string{}
+	for _, name := range []string{"go-sdk", "mcp-go", "keel"} {
+		for args, into := range map[string]map[string]string{`{"query":"api"}`: absent, `{"query":"api","limit":null}`: null} {
+			res, err := sessions[name].CallTool(context.Background(), &mcp.CallToolParams{Name: "search_dashboards", Arguments: json.RawMessage(args)})
+			switch {
+			case err != nil:
+				into[name] = "error"
+			case res.IsError:
+				into[name] = "isError"
+			default:
+				b, _ := json.Marshal(res.StructuredContent)
+				into[name] = string(b)
+			}
+		}
+	}
+	t.Logf("a null limit: %v; none: %v", null, absent)
+	if null["keel"] != absent["keel"] || null["mcp-go"] != null["keel"] || null["go-sdk"] != "isError" {
+		t.Errorf("a null limit: go-sdk %s, keel %s; without one: go-sdk %s, keel %s", null["go-sdk"], null["keel"], absent["go-sdk"], absent["keel"])
+	}
+
 	// What keel refuses that the peers ran or answered loosely: a member
 	// misspelled (with what to send instead), a bound crossed.
 	for _, bad := range []struct{ tool, args, want string }{
