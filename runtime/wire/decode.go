@@ -166,13 +166,25 @@ func (d *Decoder) Null() bool {
 // generated union's reader chooses its alternative by it.
 func (d *Decoder) Kind() byte { return byte(d.dec.PeekKind()) }
 
-// String reads a string.
+// String reads a string: its bytes as the decoder checked them, copied
+// once, and unescaped only when they hold an escape.
 func (d *Decoder) String() (string, error) {
-	tok, err := d.token('"', "string")
+	v, err := d.dec.ReadValue()
 	if err != nil {
-		return "", err
+		return "", jsonError(err)
 	}
-	return tok.String(), nil
+	if k := v.Kind(); k != '"' {
+		return "", Failf("type", kindName(k)+", not string")
+	}
+	inner := v[1 : len(v)-1]
+	if bytes.IndexByte(inner, '\\') < 0 {
+		return string(inner), nil
+	}
+	d.scratch, err = jsontext.AppendUnquote(d.scratch[:0], v)
+	if err != nil {
+		return "", jsonError(err)
+	}
+	return string(d.scratch), nil
 }
 
 // Bool reads true or false.
