@@ -35,9 +35,9 @@ type Outcome struct {
 	Result []byte    // the recorded result; nil while the call runs
 }
 
-// DefaultOutcomeKeep is how long WithOutcomes keeps a result when it is
+// defaultOutcomeKeep is how long WithOutcomes keeps a result when it is
 // given no other time.
-const DefaultOutcomeKeep = 24 * time.Hour
+const defaultOutcomeKeep = 24 * time.Hour
 
 // outcomes is an executor's idempotency: its store and how long it keeps
 // a result.
@@ -52,7 +52,7 @@ type outcomes struct {
 // same arguments gets the first call's result without running anything,
 // the same key with other arguments is call_id_reused, and one sent while
 // the first runs is call_in_progress. A result, a declared business
-// error and invalid_tool_output are kept for keep (0: DefaultOutcomeKeep);
+// error and invalid_tool_output are kept for keep (0: 24 hours);
 // every other end (a refusal, approval_required, input_required,
 // tool_internal_error, tool_cancelled before the handler returned) clears
 // the key, so the call may run again. A store that cannot answer refuses
@@ -67,7 +67,7 @@ func WithOutcomes(store OutcomeStore, keep time.Duration) Option {
 			e.refuse("WithOutcomes", "keep %v is negative", keep)
 		default:
 			if keep == 0 {
-				keep = DefaultOutcomeKeep
+				keep = defaultOutcomeKeep
 			}
 			e.outcomes = &outcomes{store: store, keep: keep}
 		}
