@@ -65,9 +65,19 @@ func post(t *testing.T, url, body string, headers map[string]string) rawReply {
 // send posts body as post does and returns the response unread.
 func send(t *testing.T, ctx context.Context, url, body string, headers map[string]string) *http.Response {
 	t.Helper()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(body))
+	resp, err := sendQuiet(ctx, url, body, headers)
 	if err != nil {
 		t.Fatal(err)
+	}
+	return resp
+}
+
+// sendQuiet posts body as send does and returns the error, for a request
+// the test may give up on.
+func sendQuiet(ctx context.Context, url, body string, headers map[string]string) (*http.Response, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(body))
+	if err != nil {
+		return nil, err
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
@@ -78,11 +88,7 @@ func send(t *testing.T, ctx context.Context, url, body string, headers map[strin
 		}
 		req.Header.Set(k, v)
 	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return resp
+	return http.DefaultClient.Do(req)
 }
 
 func serve(t *testing.T, s *mcpserver.Server, opts mcpserver.HTTPOptions) *httptest.Server {

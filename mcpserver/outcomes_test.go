@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
-	"net/http"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -96,18 +95,4 @@ func TestAWriteSentAgainAfterADroppedConnectionRunsOnce(t *testing.T) {
 	if r := call(a); string(r.Result.StructuredContent) != `{"receipt":1}` || runs.Load() != 1 {
 		t.Fatalf("the first replica: %+v; the handler ran %d times", r, runs.Load())
 	}
-}
-
-// sendQuiet posts body as send does, for a request the test gives up on.
-func sendQuiet(ctx context.Context, url, body string, headers map[string]string) (*http.Response, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(body))
-	if err != nil {
-		return nil, err
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	for k, v := range headers {
-		req.Header.Set(k, v)
-	}
-	return http.DefaultClient.Do(req)
 }

@@ -52,10 +52,14 @@ type outcomes struct {
 // same arguments gets the first call's result without running anything,
 // the same key with other arguments is call_id_reused, and one sent while
 // the first runs is call_in_progress. A result, a declared business
-// error and invalid_tool_output are kept for keep (0: 24 hours);
-// every other end (a refusal, approval_required, input_required,
-// tool_internal_error, tool_cancelled before the handler returned) clears
-// the key, so the call may run again. A store that cannot answer refuses
+// error and invalid_tool_output are kept for keep (0: 24 hours); a
+// tool_timeout holds the key until its lease ends (the handler may still
+// run); every other end (a refusal, approval_required, input_required,
+// tool_internal_error, tool_cancelled by a handler that returned its
+// context's error or never started) clears the key, so the call may run
+// again. A caller that leaves does not end a claimed write: the executor
+// waits for its handler, within its deadline, and records what it did.
+// A store that cannot answer refuses
 // the write as idempotency_unchecked. A nil store, or a negative keep,
 // fails NewExecutor.
 func WithOutcomes(store OutcomeStore, keep time.Duration) Option {
