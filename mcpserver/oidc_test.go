@@ -59,7 +59,14 @@ func notesServer(t *testing.T) (resource string, p *oidctest.Provider) {
 				return map[string]string{"by": ec.Principal}, nil
 			}))
 	}
-	s := mcpserver.New(quietExecutor(t, keeltest.Of(tool("read_notes", "notes:read"), tool("write_notes", "notes:write"))),
+	// Not quietExecutor's 100 ms: under CI's two race passes at once a call
+	// that discovery and step-up share the machine with outlasted it.
+	exec, err := runtime.NewExecutor(keeltest.Of(tool("read_notes", "notes:read"), tool("write_notes", "notes:write")),
+		runtime.WithLogger(slog.New(slog.DiscardHandler)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := mcpserver.New(exec,
 		mcpserver.Options{Context: mcpserver.TokenContext(func(_ context.Context, tok *auth.TokenInfo) runtime.ExecutionContext {
 			return runtime.ExecutionContext{Principal: tok.UserID}
 		})})
